@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// command is one subcommand. Each lives in its own file and registers itself from init,
+// so adding a command never touches a shared table.
+type command struct {
+	name    string
+	summary string
+	// run parses args itself (flag.NewFlagSet) and returns an error; an *exitError
+	// carries a specific exit code.
+	run func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+var commands = map[string]command{}
+
+func register(c command) {
+	if _, dup := commands[c.name]; dup {
+		panic("perfbot: command registered twice: " + c.name)
+	}
+	commands[c.name] = c
+}
+
+// exitError asks for a specific process exit code. A nil err means the code was
+// already explained to the user (for example by the guard's own log lines).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageError marks bad command-line input (exit code 2).
+func usageError(format string, a ...any) error {
+	return &exitError{code: 2, err: fmt.Errorf(format, a...)}
+}
+
+// newFlags returns a flag set that reports errors instead of exiting, and prints its
+// usage to stderr.
+func newFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: perfbot %s %s\n", name, usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args and turns a flag error into a usage error; -h gives exit 0.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return &exitError{code: 0}
+		}
+		return &exitError{code: 2}
+	}
+	return nil
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		printHelp(stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "perfbot: unknown command %q (run `perfbot help`)\n", args[0])
+		return 2
+	}
+	err := c.run(ctx, args[1:], stdout, stderr)
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintf(stderr, "perfbot %s: %v\n", c.name, ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintf(stderr, "perfbot %s: %v\n", c.name, err)
+	return 1
+}
+
+func printHelp(w io.Writer) {
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString("perfbot: guarded GPU decode profiles, their analysis and their publication\n\ncommands:\n")
+	for _, n := range names {
+		fmt.Fprintf(&b, "  %-10s %s\n", n, commands[n].summary)
+	}
+	b.WriteString("\nrun `perfbot <command> -h` for its flags\n")
+	io.WriteString(w, b.String())
+}

@@ -1,0 +1,136 @@
+package results
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// KernelsHeader is the exact header of `<run>_decode_kernels.csv`.
+const KernelsHeader = "kernel,class,roles,port_units,calls,calls_per_token,total_ns,avg_ns,share_pct"
+
+// KernelRow is one kernel name's row in the decode window.
+type KernelRow struct {
+	Kernel        string
+	Class         string
+	Roles         []string // sorted
+	Units         []string // sorted
+	Calls         int64
+	CallsPerToken float64 // already rounded to 2 decimals
+	TotalNs       int64
+	AvgNs         int64
+	SharePct      float64 // printed with 3 decimals
+}
+
+// AvgNs is total/calls rounded to the nearest integer, ties to even.
+func AvgNs(total, calls int64) int64 {
+	if calls == 0 {
+		return 0
+	}
+	q, r := total/calls, total%calls
+	switch {
+	case 2*r > calls:
+		q++
+	case 2*r == calls && q%2 == 1:
+		q++
+	}
+	return q
+}
+
+// WriteKernels writes rows in the repo's format: CRLF line ends, minimal quoting.
+// The rows must already be in their final order (total_ns descending).
+func WriteKernels(w io.Writer, rows []KernelRow) error {
+	cw := csv.NewWriter(w)
+	cw.UseCRLF = true
+	if err := cw.Write(strings.Split(KernelsHeader, ",")); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		rec := []string{
+			r.Kernel, r.Class, strings.Join(r.Roles, ";"), strings.Join(r.Units, ";"),
+			strconv.FormatInt(r.Calls, 10), PyFloat(r.CallsPerToken),
+			strconv.FormatInt(r.TotalNs, 10), strconv.FormatInt(r.AvgNs, 10),
+			strconv.FormatFloat(r.SharePct, 'f', 3, 64),
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteKernelsFile writes rows to path atomically.
+func WriteKernelsFile(path string, rows []KernelRow) error {
+	var b bytes.Buffer
+	if err := WriteKernels(&b, rows); err != nil {
+		return err
+	}
+	return WriteFileAtomic(path, b.Bytes())
+}
+
+// ReadKernels reads a `<run>_decode_kernels.csv` (perfbot's or the repo analyzer's).
+func ReadKernels(r io.Reader, name string) ([]KernelRow, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = 9
+	head, err := cr.Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading header: %w", name, err)
+	}
+	if strings.Join(head, ",") != KernelsHeader {
+		return nil, fmt.Errorf("%s:1: header %q: want %q", name, strings.Join(head, ","), KernelsHeader)
+	}
+	var rows []KernelRow
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return rows, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		var row KernelRow
+		row.Kernel, row.Class = rec[0], rec[1]
+		row.Roles = splitList(rec[2])
+		row.Units = splitList(rec[3])
+		ints := []*int64{&row.Calls, &row.TotalNs, &row.AvgNs}
+		for i, col := range []int{4, 6, 7} {
+			v, err := strconv.ParseInt(rec[col], 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: %s %q: not an integer", name, line, strings.Split(KernelsHeader, ",")[col], rec[col])
+			}
+			*ints[i] = v
+		}
+		floats := []*float64{&row.CallsPerToken, &row.SharePct}
+		for i, col := range []int{5, 8} {
+			v, err := strconv.ParseFloat(rec[col], 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: %s %q: not a number", name, line, strings.Split(KernelsHeader, ",")[col], rec[col])
+			}
+			*floats[i] = v
+		}
+		rows = append(rows, row)
+	}
+}
+
+// ReadKernelsFile reads the CSV at path.
+func ReadKernelsFile(path string) ([]KernelRow, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadKernels(f, path)
+}
+
+func splitList(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ";")
+}
