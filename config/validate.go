@@ -1,0 +1,375 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lablup/perfbot/runner/results"
+)
+
+// fieldError is one broken rule, at a dotted key path of the file.
+type fieldError struct {
+	path string
+	msg  string
+}
+
+var (
+	// Model names are typed in comments (`models=llama,qwen3`) and used as key paths,
+	// so no commas, dots or spaces.
+	modelNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
+	backendRE   = regexp.MustCompile(`^[a-z][a-z0-9]{0,31}$`)
+)
+
+const (
+	// GitHub refuses comments above 65536 characters; bytes are the safe bound.
+	maxCommentBytes = 65536
+	// GitHub Actions ends a job on a self-hosted runner after 5 days.
+	maxRunTimeout = 5 * 24 * time.Hour
+	maxSampleHz   = 100
+)
+
+// Validate checks every rule of the schema. Errors name the key path
+// (`models.llama.weights_gib: must be > 0`); Parse adds the file and line.
+func (c Config) Validate() error {
+	fes := c.check()
+	if len(fes) == 0 {
+		return nil
+	}
+	errs := make([]error, len(fes))
+	for i, fe := range fes {
+		errs[i] = fmt.Errorf("%s: %s", fe.path, fe.msg)
+	}
+	return errors.Join(errs...)
+}
+
+func (c Config) check() []fieldError {
+	var fes []fieldError
+	add := func(p, format string, a ...any) {
+		fes = append(fes, fieldError{p, fmt.Sprintf(format, a...)})
+	}
+
+	switch c.Version {
+	case Version:
+	case 0:
+		add("version", "missing; put `version: 1` at the top of the file")
+	default:
+		add("version", "schema version %d is not supported; this perfbot reads version %d", c.Version, Version)
+	}
+	if c.Epic < 0 {
+		add("epic", "must be an issue number, or 0 for no epic comment (got %d)", c.Epic)
+	}
+	if !slices.Contains(Permissions, c.Trigger.MinPermission) {
+		add("trigger.min_permission", "unknown permission %q; use one of %s",
+			c.Trigger.MinPermission, strings.Join(Permissions, ", "))
+	}
+
+	c.checkModels(add)
+	c.checkSampling(add)
+
+	if c.Shape.Prompt < 1 {
+		add("shape.prompt", "must be >= 1 token (got %d)", c.Shape.Prompt)
+	}
+	if c.Shape.Generate < 1 {
+		add("shape.generate", "must be >= 1 token (got %d)", c.Shape.Generate)
+	}
+	if c.Shape.Warmup < 0 {
+		add("shape.warmup", "must be >= 0 tokens (got %d)", c.Shape.Warmup)
+	}
+
+	c.checkRunners(add)
+	c.checkGuard(add)
+
+	for _, b := range []struct{ key, name string }{
+		{"branches.profile", c.Branches.Profile},
+		{"branches.baseline", c.Branches.Baseline},
+	} {
+		if msg := checkBranch(b.name); msg != "" {
+			add(b.key, "%s", msg)
+		}
+	}
+	if p, q := c.Branches.Profile, c.Branches.Baseline; p != "" && q != "" {
+		switch {
+		case p == q:
+			add("branches.baseline", "is the same branch as branches.profile; give each its own")
+		case strings.HasPrefix(q, p+"/") || strings.HasPrefix(p, q+"/"):
+			add("branches.baseline", "%q and %q cannot both exist in git (one is a folder of the other)", p, q)
+		}
+	}
+
+	for _, r := range []struct{ key, p string }{
+		{"results.profiles", c.Results.Profiles},
+		{"results.reports", c.Results.Reports},
+		{"results.benchmarks", c.Results.Benchmarks},
+	} {
+		if msg := checkRepoPath(r.p); msg != "" {
+			add(r.key, "%s", msg)
+		}
+	}
+	if c.Rules != "" {
+		if msg := checkRepoPath(c.Rules); msg != "" {
+			add("rules", "%s (or \"\" for perfbot's own rules)", msg)
+		}
+	}
+
+	for i, argv := range c.Verify {
+		key := "verify." + strconv.Itoa(i)
+		if len(argv) == 0 {
+			add(key, "is an empty command; give an argv list like [python3, scripts/check.py]")
+		} else if strings.TrimSpace(argv[0]) == "" {
+			add(key+".0", "the program name is empty")
+		}
+	}
+
+	if c.Limits.MaxModels < 1 {
+		add("limits.max_models", "must be >= 1 (got %d)", c.Limits.MaxModels)
+	}
+	if c.Limits.RunTimeout < time.Minute {
+		add("limits.run_timeout_mins", "must be >= 1 minute (got %s)", c.Limits.RunTimeout)
+	} else if c.Limits.RunTimeout > maxRunTimeout {
+		add("limits.run_timeout_mins", "must be <= %d: GitHub Actions ends a self-hosted job after 5 days",
+			int(maxRunTimeout/time.Minute))
+	}
+	if c.Limits.CommentMaxBytes < 1 || c.Limits.CommentMaxBytes > maxCommentBytes {
+		add("limits.comment_max_bytes", "must be in 1..%d, GitHub's comment size limit (got %d)",
+			maxCommentBytes, c.Limits.CommentMaxBytes)
+	}
+	return fes
+}
+
+func (c Config) checkModels(add func(p, format string, a ...any)) {
+	if len(c.Models) == 0 {
+		add("models", "no models; configure at least one (name: {dir: ..., model_type: ..., weights_gib: ...})")
+	}
+	seen := map[string]bool{}
+	byBase := map[string]string{}
+	for _, m := range c.Models {
+		key := "models." + m.Name
+		if !modelNameRE.MatchString(m.Name) {
+			add(key, "model name %q: use letters, digits, '-' and '_' (at most 64, no dots or commas)", m.Name)
+		}
+		if seen[m.Name] {
+			add(key, "model %q is configured twice", m.Name)
+		}
+		seen[m.Name] = true
+		if m.Dir == "" {
+			add(key+".dir", "missing; give the model's directory")
+		} else if msg := checkRepoPath(m.Dir); msg != "" {
+			add(key+".dir", "%s", msg)
+		} else {
+			// Run names are `<basename of dir>_<tag>`: two dirs with one basename would
+			// write over each other's results.
+			base := path.Base(strings.TrimRight(m.Dir, "/"))
+			if other, dup := byBase[base]; dup {
+				add(key+".dir", "has the same directory name %q as models.%s; their run names and results files would collide", base, other)
+			} else {
+				byBase[base] = m.Name
+			}
+		}
+		switch {
+		case m.ModelType == "" && m.ConfigPath == "":
+			add(key, "give either model_type (e.g. llama) or config (the path of the model's config.json)")
+		case m.ModelType != "" && m.ConfigPath != "":
+			add(key+".config", "give model_type or config, not both")
+		case m.ModelType != "":
+			if strings.ContainsAny(m.ModelType, " \t\n/") {
+				add(key+".model_type", "%q is not a model type (like llama or qwen3_moe)", m.ModelType)
+			}
+		default:
+			if msg := checkRepoPath(m.ConfigPath); msg != "" {
+				add(key+".config", "%s", msg)
+			} else if !strings.HasSuffix(m.ConfigPath, ".json") {
+				add(key+".config", "%q is not a JSON file; give the path of the model's config.json", m.ConfigPath)
+			}
+		}
+		if !(m.WeightsGiB > 0) || math.IsInf(m.WeightsGiB, 0) {
+			add(key+".weights_gib", "must be > 0 (the size of the weights in GiB, used to plan memory)")
+		}
+	}
+
+	if c.DefaultModels != nil && len(c.DefaultModels) == 0 {
+		add("default_models", "is empty; name at least one model, or leave the key out to run all")
+	}
+	picked := map[string]bool{}
+	for i, name := range c.DefaultModels {
+		key := "default_models." + strconv.Itoa(i)
+		if _, ok := c.Model(name); !ok {
+			add(key, "%q is not a configured model; known: %s", name, strings.Join(c.modelNames(), ", "))
+		}
+		if picked[name] {
+			add(key, "%q is listed twice", name)
+		}
+		picked[name] = true
+	}
+	n := len(c.DefaultModels)
+	if c.DefaultModels == nil {
+		n = len(c.Models)
+	}
+	if c.Limits.MaxModels >= 1 && n > c.Limits.MaxModels {
+		add("default_models", "a plain `/profile rocm` would run %d models, more than limits.max_models (%d); set default_models to fewer or raise the limit",
+			n, c.Limits.MaxModels)
+	}
+}
+
+func (c Config) checkSampling(add func(p, format string, a ...any)) {
+	if len(c.SamplingTags) == 0 {
+		add("sampling", "is empty; list at least one setting (greedy, t<T> or t<T>-p<P>)")
+	}
+	if len(c.Sampling) != len(c.SamplingTags) {
+		add("sampling", "has %d settings but %d tags", len(c.Sampling), len(c.SamplingTags))
+		return
+	}
+	seen := map[string]int{}
+	for i, tag := range c.SamplingTags {
+		key := "sampling." + strconv.Itoa(i)
+		s, err := results.ParseSampling(tag)
+		if err != nil {
+			add(key, "%v", err)
+			continue
+		}
+		if s != c.Sampling[i] {
+			add(key, "tag %q does not match its setting %+v", tag, c.Sampling[i])
+		}
+		if j, dup := seen[s.Tag()]; dup {
+			add(key, "is the same setting as sampling.%d (run tag %s)", j, s.Tag())
+		} else {
+			seen[s.Tag()] = i
+		}
+	}
+}
+
+func (c Config) checkRunners(add func(p, format string, a ...any)) {
+	if len(c.Runners["rocm"]) == 0 {
+		add("runners.rocm", "missing; the rocm jobs need runner labels, e.g. [self-hosted, linux, rocm]")
+	}
+	for _, backend := range slices.Sorted(maps.Keys(c.Runners)) {
+		key := "runners." + backend
+		if !backendRE.MatchString(backend) {
+			add(key, "backend %q: use lowercase letters and digits (like rocm)", backend)
+		}
+		labels := c.Runners[backend]
+		if len(labels) == 0 && backend != "rocm" {
+			add(key, "has no labels; list the runner labels its jobs need")
+		}
+		seen := map[string]bool{}
+		for i, l := range labels {
+			lk := key + "." + strconv.Itoa(i)
+			switch {
+			case strings.TrimSpace(l) == "":
+				add(lk, "is an empty label")
+			case strings.ContainsAny(l, " \t\n,"):
+				add(lk, "label %q contains a space or comma; runner labels cannot", l)
+			case seen[strings.ToLower(l)]:
+				add(lk, "label %q is listed twice (labels are case-insensitive)", l)
+			}
+			seen[strings.ToLower(l)] = true
+		}
+	}
+}
+
+func (c Config) checkGuard(add func(p, format string, a ...any)) {
+	g := c.Guard
+	if g.IdleWindow < time.Second {
+		add("guard.idle_secs", "must be >= 1 second (got %s)", g.IdleWindow)
+	}
+	if g.SampleHz < 1 || g.SampleHz > maxSampleHz {
+		add("guard.sample_hz", "must be in 1..%d (got %d)", maxSampleHz, g.SampleHz)
+	}
+	if g.MaxAttempts < 1 {
+		add("guard.max_attempts", "must be >= 1 (got %d)", g.MaxAttempts)
+	}
+	if g.MaxWait < g.IdleWindow {
+		add("guard.max_wait_secs", "(%d) is shorter than guard.idle_secs (%d): the guard could never see a full idle window",
+			int(g.MaxWait/time.Second), int(g.IdleWindow/time.Second))
+	}
+	if g.MaxForeignCPUPct < 0 || math.IsNaN(g.MaxForeignCPUPct) || math.IsInf(g.MaxForeignCPUPct, 0) {
+		add("guard.max_foreign_cpu_pct", "must be >= 0 (0 turns CPU-contention detection off)")
+	}
+	switch {
+	case g.Lock == "":
+		add("guard.lock", "missing; give the host-wide lock file shared with scripts/rocm_gpu_guard.sh")
+	case !strings.HasPrefix(g.Lock, "/"):
+		add("guard.lock", "%q must be an absolute path on the host (every guard on the host must agree on it)", g.Lock)
+	case strings.HasSuffix(g.Lock, "/") || path.Clean(g.Lock) != g.Lock:
+		add("guard.lock", "%q is not a clean file path; write it like /tmp/mlxcel-rocm-gpu-guard.lock", g.Lock)
+	}
+}
+
+// checkRepoPath returns why p is not a path inside the repository, or "".
+func checkRepoPath(p string) string {
+	switch {
+	case strings.TrimSpace(p) == "":
+		return "is empty; give a path relative to the repository root"
+	case strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~"):
+		return fmt.Sprintf("%q is absolute; give a path relative to the repository root", p)
+	case strings.Contains(p, `\`):
+		return fmt.Sprintf("%q contains a backslash; use / between folders", p)
+	case len(p) >= 2 && p[1] == ':':
+		return fmt.Sprintf("%q looks like a drive path; give a path relative to the repository root", p)
+	}
+	for _, part := range strings.Split(p, "/") {
+		if part == ".." {
+			return fmt.Sprintf("%q leaves the repository with ..; give a path inside it", p)
+		}
+	}
+	if path.Clean(p) == "." {
+		return fmt.Sprintf("%q is the repository root; name a folder or file inside it", p)
+	}
+	return ""
+}
+
+// checkBranch returns why git would refuse name as a branch (git check-ref-format), or "".
+func checkBranch(name string) string {
+	bad := func(why string) string {
+		return fmt.Sprintf("%q is not a valid branch name: %s", name, why)
+	}
+	switch {
+	case name == "":
+		return "is empty; give a branch name like perfbot/rocm-profile"
+	case name == "@" || name == "HEAD":
+		return bad("git reserves that name")
+	case strings.HasPrefix(name, "-"):
+		return bad("it starts with -")
+	case strings.HasPrefix(name, "/") || strings.HasSuffix(name, "/"):
+		return bad("it starts or ends with /")
+	case strings.Contains(name, "//"):
+		return bad("it has an empty folder (//)")
+	case strings.Contains(name, ".."):
+		return bad("it contains ..")
+	case strings.Contains(name, "@{"):
+		return bad("it contains @{")
+	case strings.HasSuffix(name, "."):
+		return bad("it ends with .")
+	case strings.HasPrefix(name, "refs/"):
+		return bad("give the short name, without refs/")
+	}
+	for _, r := range name {
+		if r < 0x20 || r == 0x7f || strings.ContainsRune(" ~^:?*[\\", r) {
+			return bad(fmt.Sprintf("it contains %q", r))
+		}
+	}
+	for _, part := range strings.Split(name, "/") {
+		if strings.HasPrefix(part, ".") {
+			return bad("a part starts with .")
+		}
+		if strings.HasSuffix(part, ".lock") {
+			return bad("a part ends with .lock")
+		}
+	}
+	return ""
+}
+
+func (c Config) modelNames() []string {
+	names := make([]string, len(c.Models))
+	for i, m := range c.Models {
+		names[i] = m.Name
+	}
+	return names
+}
