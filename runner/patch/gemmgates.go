@@ -1,0 +1,271 @@
+package patch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Options tunes GemmGates.
+type Options struct {
+	// DryRun computes the changes without writing them or running the checker.
+	DryRun bool
+	// Python runs the checker; default "python3".
+	Python string
+	// CheckerTimeout bounds the checker run; default 2 minutes.
+	CheckerTimeout time.Duration
+	// OutputLimit is how many bytes of checker output the report keeps; default 16 KiB.
+	OutputLimit int
+}
+
+// FileReport says what happened to one of the two files.
+type FileReport struct {
+	Path    string   `json:"path"`
+	Changed bool     `json:"changed"`
+	Changes []string `json:"changes,omitempty"`
+}
+
+// CheckerResult is the verdict of the repo's own dispatch checker on the patched tree.
+type CheckerResult struct {
+	VerifyResult
+	// Verdict is "passed" or "failed"; a run that exited 0 without the success line
+	// counts as failed.
+	Verdict string `json:"verdict"`
+	// Awaiting is the "N awaiting a predicate" figure, -1 when the output had none.
+	Awaiting int `json:"awaiting"`
+	// Failures are the checker's `<path>:<line>: <reason>` lines.
+	Failures []string `json:"failures,omitempty"`
+}
+
+// Report says what GemmGates did, for the PR body (Markdown) and the publisher (JSON).
+type Report struct {
+	OverlayCommit string       `json:"overlay_commit"`
+	Tests         []TestResult `json:"tests"`
+	Decision      Decision     `json:"decision"`
+	DryRun        bool         `json:"dry_run"`
+	// GatesBefore is how the gates looked: "metal-cuda" or "predicate".
+	GatesBefore   string         `json:"gates_before,omitempty"`
+	GatesReplaced int            `json:"gates_replaced"`
+	Entry         EntryChange    `json:"entry"`
+	EntriesBefore int            `json:"entries_before"`
+	EntriesAfter  int            `json:"entries_after"`
+	Files         []FileReport   `json:"files"`
+	Checker       *CheckerResult `json:"checker,omitempty"`
+	Notes         []string       `json:"notes,omitempty"`
+}
+
+// Changed reports whether any file was (or, on a dry run, would be) changed.
+func (r Report) Changed() bool {
+	for _, f := range r.Files {
+		if f.Changed {
+			return true
+		}
+	}
+	return false
+}
+
+// GemmGates applies the outcome of the three grouped_gemm numeric tests to the repo at
+// repoDir: three passes switch the gates and drop the checker entry, a failure on the
+// GPU is recorded in the entry's comment, anything else changes nothing. It checks
+// both files before writing either, writes each atomically, then runs the repo's
+// checker. A *RefusedError means a file was not as expected and nothing was written.
+func GemmGates(ctx context.Context, repoDir string, outcome Outcome, opts Options) (Report, error) {
+	if err := outcome.Validate(); err != nil {
+		return Report{}, fmt.Errorf("checking the test outcome: %w", err)
+	}
+	r := Report{
+		OverlayCommit: outcome.OverlayCommit,
+		Tests:         outcome.inFileOrder(),
+		Decision:      outcome.Decide(),
+		DryRun:        opts.DryRun,
+	}
+	rustFile := filepath.Join(repoDir, filepath.FromSlash(RustPath))
+	checkerFile := filepath.Join(repoDir, filepath.FromSlash(CheckerPath))
+	rustSrc, rustMode, errR := readSource(rustFile)
+	checkerSrc, checkerMode, errC := readSource(checkerFile)
+	var missing []Problem
+	for _, f := range []struct {
+		rel string
+		err error
+	}{{RustPath, errR}, {CheckerPath, errC}} {
+		switch {
+		case errors.Is(f.err, fs.ErrNotExist):
+			missing = append(missing, Problem{Path: f.rel, Msg: "file not found; is --repo the root of an mlxcel checkout?"})
+		case f.err != nil:
+			return r, fmt.Errorf("reading %s: %w", f.rel, f.err)
+		}
+	}
+	if len(missing) > 0 {
+		return r, &RefusedError{Problems: missing}
+	}
+
+	rp, probs := planRust(rustSrc, r.Decision)
+	needEntry := rp.state != statePredicate || r.Decision == Record
+	cp, cprobs := planChecker(checkerSrc, r.Decision, outcome, needEntry)
+	if probs = append(probs, cprobs...); len(probs) > 0 {
+		return r, &RefusedError{Problems: probs}
+	}
+	r.GatesBefore = string(rp.state)
+	r.GatesReplaced = rp.gatesReplaced
+	r.Entry, r.EntriesBefore, r.EntriesAfter = cp.entry, cp.entriesBefore, cp.entriesAfter
+	r.Files = []FileReport{
+		{Path: RustPath, Changed: rp.out != rustSrc, Changes: rp.changes()},
+		{Path: CheckerPath, Changed: cp.out != checkerSrc, Changes: cp.changes()},
+	}
+	r.Notes = notes(r)
+	if opts.DryRun {
+		return r, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return r, fmt.Errorf("patching the grouped_gemm gates: %w", err)
+	}
+	var writes []pendingWrite
+	if rp.out != rustSrc {
+		writes = append(writes, pendingWrite{rustFile, RustPath, rp.out, rustMode})
+	}
+	if cp.out != checkerSrc {
+		writes = append(writes, pendingWrite{checkerFile, CheckerPath, cp.out, checkerMode})
+	}
+	if err := writeAll(writes); err != nil {
+		return r, err
+	}
+	r.Checker = runChecker(ctx, repoDir, opts)
+	if r.Checker.Verdict == "passed" && r.Checker.Awaiting >= 0 && r.Checker.Awaiting != r.EntriesAfter {
+		r.Notes = append(r.Notes, fmt.Sprintf("the checker counts %d awaiting a predicate but %s has %d entries", r.Checker.Awaiting, setName, r.EntriesAfter))
+	}
+	return r, nil
+}
+
+// notes explains the outcomes that leave the files alone or partly alone.
+func notes(r Report) []string {
+	var n []string
+	for _, t := range r.Tests {
+		switch t.Outcome {
+		case BuildFailed:
+			n = append(n, fmt.Sprintf("%s did not build: no verdict on ROCm, so nothing is recorded for it; fix the build and profile again", t.Name))
+		case NotRun:
+			n = append(n, fmt.Sprintf("%s matched no test (`running 0 tests`): the test was renamed or removed, or perfbot's list of tests is stale", t.Name))
+		}
+	}
+	return n
+}
+
+func readSource(path string) (string, fs.FileMode, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", 0, err
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", 0, err
+	}
+	return string(b), st.Mode().Perm(), nil
+}
+
+type pendingWrite struct {
+	path, rel, data string
+	mode            fs.FileMode
+}
+
+// writeAll stages every file in a temp file beside it before renaming any, so a full
+// disk or a permission problem leaves both files as they were.
+func writeAll(ws []pendingWrite) error {
+	tmps := make([]string, len(ws))
+	cleanup := func() {
+		for _, t := range tmps {
+			if t != "" {
+				os.Remove(t)
+			}
+		}
+	}
+	for k, w := range ws {
+		f, err := os.CreateTemp(filepath.Dir(w.path), "."+filepath.Base(w.path)+".perfbot*")
+		if err != nil {
+			cleanup()
+			return fmt.Errorf("writing %s: %w", w.rel, err)
+		}
+		tmps[k] = f.Name()
+		_, err = f.WriteString(w.data)
+		if err == nil {
+			err = f.Chmod(w.mode)
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			cleanup()
+			return fmt.Errorf("writing %s: %w", w.rel, err)
+		}
+	}
+	for k, w := range ws {
+		if err := os.Rename(tmps[k], w.path); err != nil {
+			cleanup()
+			return fmt.Errorf("replacing %s (files before it in this list were already written: %s): %w", w.rel, writtenBefore(ws, k), err)
+		}
+		tmps[k] = ""
+	}
+	return nil
+}
+
+func writtenBefore(ws []pendingWrite, k int) string {
+	var names []string
+	for _, w := range ws[:k] {
+		names = append(names, w.rel)
+	}
+	return listOrNone(names)
+}
+
+var (
+	awaitingRe = regexp.MustCompile(`Kernel port dispatch check passed:.*?(\d+) awaiting a predicate`)
+	failureRe  = regexp.MustCompile(`^  (\S+:\d+: .*)$`)
+)
+
+// runChecker runs the repo's checker from the repo root and reads its verdict.
+func runChecker(ctx context.Context, repoDir string, opts Options) *CheckerResult {
+	py := opts.Python
+	if py == "" {
+		py = "python3"
+	}
+	timeout := opts.CheckerTimeout
+	if timeout <= 0 {
+		timeout = 2 * time.Minute
+	}
+	limit := opts.OutputLimit
+	if limit <= 0 {
+		limit = 16 << 10
+	}
+	res := &CheckerResult{
+		VerifyResult: runCommand(ctx, repoDir, []string{py, CheckerPath}, timeout, limit),
+		Verdict:      "failed",
+		Awaiting:     -1,
+	}
+	return parseChecker(res)
+}
+
+func parseChecker(res *CheckerResult) *CheckerResult {
+	if m := awaitingRe.FindStringSubmatch(res.Output); m != nil {
+		res.Awaiting, _ = strconv.Atoi(m[1])
+		if res.Passed() {
+			res.Verdict = "passed"
+		}
+	}
+	failed := false
+	for _, l := range strings.Split(res.Output, "\n") {
+		l = strings.TrimRight(l, "\r")
+		if strings.HasPrefix(l, "Kernel port dispatch check failed:") {
+			failed = true
+			continue
+		}
+		if m := failureRe.FindStringSubmatch(l); failed && m != nil {
+			res.Failures = append(res.Failures, m[1])
+		}
+	}
+	return res
+}

@@ -1,0 +1,15 @@
+//go:build unix
+
+package patch
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// killGroupOnCancel starts the command in its own process group and kills the group
+// when the context ends.
+func killGroupOnCancel(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+}

@@ -1,0 +1,105 @@
+package patch
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// VerifyResult is one command run on the patched tree.
+type VerifyResult struct {
+	Command []string `json:"command"`
+	// ExitCode is the process's exit code, -1 when it did not exit by itself
+	// (timed out, killed by a signal, or never started).
+	ExitCode int  `json:"exit_code"`
+	TimedOut bool `json:"timed_out,omitempty"`
+	// Err says why the command could not run or was stopped, empty otherwise.
+	Err string `json:"error,omitempty"`
+	// Output is the tail of stdout and stderr, interleaved as written.
+	Output string `json:"output"`
+	// OutputBytes is the full output size; Truncated says Output is only its tail.
+	OutputBytes int64         `json:"output_bytes"`
+	Truncated   bool          `json:"truncated,omitempty"`
+	Duration    time.Duration `json:"duration_ns"`
+}
+
+// Passed reports a clean exit 0.
+func (v VerifyResult) Passed() bool { return v.Err == "" && !v.TimedOut && v.ExitCode == 0 }
+
+// runCommand runs argv in dir with a timeout, keeping the last limit bytes of its
+// output. On timeout or cancellation the whole process group is killed, so a `make`
+// that started a python3 does not outlive it.
+func runCommand(ctx context.Context, dir string, argv []string, timeout time.Duration, limit int) VerifyResult {
+	res := VerifyResult{Command: append([]string(nil), argv...), ExitCode: -1}
+	if len(argv) == 0 {
+		res.Err = "empty command"
+		return res
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(cctx, argv[0], argv[1:]...)
+	cmd.Dir = dir
+	out := &tailBuffer{limit: limit}
+	cmd.Stdout = out
+	cmd.Stderr = out
+	cmd.WaitDelay = 5 * time.Second
+	killGroupOnCancel(cmd)
+	start := time.Now()
+	err := cmd.Run()
+	res.Duration = time.Since(start)
+	res.Output, res.OutputBytes, res.Truncated = out.result()
+	if cmd.ProcessState != nil {
+		res.ExitCode = cmd.ProcessState.ExitCode()
+	}
+	switch {
+	case ctx.Err() != nil:
+		res.Err = "stopped: " + ctx.Err().Error()
+	case errors.Is(cctx.Err(), context.DeadlineExceeded):
+		res.TimedOut = true
+		res.Err = "timed out after " + timeout.String()
+	case err != nil && cmd.ProcessState == nil:
+		res.Err = "could not start: " + err.Error()
+	case err != nil && res.ExitCode == -1:
+		res.Err = err.Error() // killed by a signal
+	}
+	return res
+}
+
+// tailBuffer keeps the last limit bytes written to it. exec serializes writes when
+// Stdout and Stderr are the same writer.
+type tailBuffer struct {
+	limit int
+	buf   []byte
+	total int64
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.total += int64(len(p))
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > 2*t.limit {
+		t.buf = append(t.buf[:0:0], t.buf[len(t.buf)-t.limit:]...)
+	}
+	return len(p), nil
+}
+
+// result returns the tail starting at a line (or at least a rune) boundary.
+func (t *tailBuffer) result() (string, int64, bool) {
+	b := t.buf
+	truncated := int64(len(b)) < t.total
+	if len(b) > t.limit {
+		b = b[len(b)-t.limit:]
+		truncated = true
+	}
+	if truncated {
+		if i := strings.IndexByte(string(b), '\n'); i >= 0 && i < len(b)/2 {
+			b = b[i+1:]
+		}
+		for len(b) > 0 && !utf8.RuneStart(b[0]) {
+			b = b[1:]
+		}
+	}
+	return strings.ToValidUTF8(string(b), "\uFFFD"), t.total, truncated
+}
