@@ -1,0 +1,79 @@
+package rocprof
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestParseKernelTraceNumbers pushes integers of every width through the row parser's
+// 8-digits-at-a-time path and its fallbacks, against strconv.
+func TestParseKernelTraceNumbers(t *testing.T) {
+	t.Parallel()
+	var values []string
+	digits := "98765432109876543210123"
+	for n := 1; n <= len(digits); n++ {
+		values = append(values, digits[:n], "1"+strings.Repeat("0", n-1), "0"+digits[:n])
+	}
+	values = append(values, "9223372036854775807", "9223372036854775808", "-42", "+42", "-9223372036854775808",
+		"12345678a", "1234567812345678x", "1234567x12345678", "1x", "", "١٢", "1 2", "0x10", "1e9", "12345678"+"\x00")
+	for _, v := range values {
+		content := `"Kernel_Name","Start_Timestamp","End_Timestamp"` + "\n" + fmt.Sprintf("\"k\",%s,%s\n", v, v)
+		tr, err := parseString(t, content, parseOptions{})
+		want, werr := strconv.ParseInt(v, 10, 64)
+		if strings.HasPrefix(v, "+") {
+			want, werr = strconv.ParseInt(v[1:], 10, 64)
+		}
+		switch {
+		case werr != nil && err == nil:
+			t.Errorf("%q: parsed as %d, strconv says %v", v, tr.Dispatches[0].Start, werr)
+		case werr != nil:
+			if w := fmt.Sprintf("trace.csv:2: Start_Timestamp %q: not a number", v); err.Error() != w {
+				t.Errorf("%q: error %q, want %q", v, err, w)
+			}
+		case err != nil:
+			t.Errorf("%q: %v, strconv says %d", v, err, want)
+		case tr.Dispatches[0].Start != want || tr.Dispatches[0].End != want:
+			t.Errorf("%q: got %d..%d, want %d", v, tr.Dispatches[0].Start, tr.Dispatches[0].End, want)
+		}
+	}
+}
+
+// FuzzParseKernelTrace must never panic, and how the input is cut into chunks and
+// spread over workers must never change the outcome.
+func FuzzParseKernelTrace(f *testing.F) {
+	f.Add([]byte(renderTrace(layoutSpec{header: header7}, sample, "\n")))
+	f.Add([]byte("\xEF\xBB\xBF" + renderTrace(layoutSpec{header: header62, agentAsInt: true}, sample, "\r\n")))
+	f.Add([]byte(renderTrace(layoutSpec{header: headerLegacy}, sample[:2], "\n")))
+	f.Add([]byte(renderTrace(layoutSpec{header: headerRocpd}, sample[:1], "\n") + `"x","KERNEL_DISPATCH","Agent 1",1`))
+	f.Add([]byte(`"Kernel_Name","Start_Timestamp","End_Timestamp","Grid_Size_X"` + "\n\"a\"b\",1,2,3\n\"\",-1,0,\n"))
+	f.Add([]byte(""))
+	f.Add([]byte("\n\n\r\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		base, baseErr := parseKernelTrace(bytes.NewReader(data), "fuzz.csv", parseOptions{workers: 1})
+		for _, opt := range []parseOptions{{chunkSize: 1, workers: 2}, {chunkSize: 7, workers: 3}} {
+			got, err := parseKernelTrace(bytes.NewReader(data), "fuzz.csv", opt)
+			if (err == nil) != (baseErr == nil) || (err != nil && err.Error() != baseErr.Error()) {
+				t.Fatalf("%+v: error %v, one chunk gives %v", opt, err, baseErr)
+			}
+			if err != nil {
+				continue
+			}
+			if got.Rows != base.Rows || got.Inversions != base.Inversions || got.Layout != base.Layout {
+				t.Fatalf("%+v: rows/inversions/layout %d/%d/%s, one chunk gives %d/%d/%s", opt, got.Rows, got.Inversions, got.Layout, base.Rows, base.Inversions, base.Layout)
+			}
+			if fmt.Sprint(flatten(got)) != fmt.Sprint(flatten(base)) {
+				t.Fatalf("%+v: dispatches differ from the one-chunk parse", opt)
+			}
+		}
+		if baseErr == nil {
+			for _, d := range base.Dispatches {
+				if d.End < d.Start || int(d.Name) >= len(base.Names) || int(d.Agent) >= len(base.Agents) {
+					t.Fatalf("bad record %+v (names %d, agents %d)", d, len(base.Names), len(base.Agents))
+				}
+			}
+		}
+	})
+}
