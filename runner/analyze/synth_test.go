@@ -1,0 +1,179 @@
+package analyze
+
+import (
+	"testing"
+
+	"github.com/lablup/perfbot/runner/benchlog"
+	"github.com/lablup/perfbot/runner/modelcfg"
+	"github.com/lablup/perfbot/runner/results"
+	"github.com/lablup/perfbot/runner/rocprof"
+	"github.com/lablup/perfbot/runner/synth"
+)
+
+// analyzeSynth writes a synthetic run, reads it back through the real readers and
+// analyzes it, returning the analysis and the synthesizer's ground truth.
+func analyzeSynth(t *testing.T, o synth.Options) (*Result, *synth.Truth) {
+	t.Helper()
+	out, err := synth.Generate(o, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := rocprof.ReadKernelTrace(out.TraceFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lg, err := benchlog.ParseFile(out.BenchLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := benchlog.ParseFile(out.PlainLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc, err := modelcfg.Read(out.ModelDir + "/config.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Analyze(Input{Name: out.Run, Trace: tr, Log: lg, Plain: plain, Model: mc, Sampling: o.Sampling})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, out.Truth
+}
+
+// checkTruth compares every figure the synthesizer planted with what the analysis found.
+func checkTruth(t *testing.T, res *Result, truth *synth.Truth) {
+	t.Helper()
+	m := res.Metrics
+	if m.Window.Clock != truth.Clock {
+		t.Errorf("clock = %s, truth %s", m.Window.Clock, truth.Clock)
+	}
+	if len(m.Decode) != truth.DecodeDispatches {
+		t.Fatalf("decode dispatches = %d, truth %d", len(m.Decode), truth.DecodeDispatches)
+	}
+	for _, c := range []struct {
+		what      string
+		got, want int64
+	}{
+		{"wall ns", m.WallNs, truth.WallNs},
+		{"gpu sum ns", m.GPUSumNs, truth.GPUSumNs},
+		{"gpu busy ns", m.GPUBusyNs, truth.GPUBusyNs},
+		{"host gap ns", m.WallNs - m.GPUBusyNs, truth.HostGapNs},
+		{"straddlers", int64(m.Straddlers), int64(truth.Straddlers)},
+		{"idle gap before first ns", m.IdleGapNs, truth.IdleGapBeforeFirstNs},
+		{"tail ns", m.TailNs, truth.RoleHostGapNs["tail"]},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s = %d, truth %d", c.what, c.got, c.want)
+		}
+	}
+	if got := cut(res.Summary.Checks.LastDispatchBeforeDecode, 120); got != cut(truth.LastBeforeDecode, 120) {
+		t.Errorf("last dispatch before decode = %q, truth %q", got, truth.LastBeforeDecode)
+	}
+	// The gap attribution adds up exactly to wall - busy.
+	var gaps int64
+	for _, g := range m.GapNs {
+		gaps += g
+	}
+	if gaps+m.TailNs != m.WallNs-m.GPUBusyNs {
+		t.Errorf("gaps %d + tail %d != wall - busy %d", gaps, m.TailNs, m.WallNs-m.GPUBusyNs)
+	}
+	// Every dispatch's role is the one the synthesizer gave it.
+	att := res.Attribution
+	roleGap := map[string]int64{}
+	perStep := map[string]int{}
+	wrong := 0
+	for i := range m.Decode {
+		got := att.RoleNames[att.Roles[i]]
+		want := truth.RoleNames[truth.DecodeRoles[i]]
+		if got != want {
+			if wrong < 5 {
+				t.Errorf("dispatch %d (name %d): role %s, truth %s", i, m.Decode[i].Name, got, want)
+			}
+			wrong++
+		}
+		roleGap[got] += m.GapNs[i]
+		perStep[got]++
+	}
+	if wrong > 0 {
+		t.Errorf("%d of %d dispatches got another role than the truth", wrong, len(m.Decode))
+	}
+	for role, want := range truth.RoleHostGapNs {
+		if role == "tail" {
+			continue
+		}
+		if roleGap[role] != want {
+			t.Errorf("host gap charged to %s = %d ns, truth %d", role, roleGap[role], want)
+		}
+	}
+	for role, n := range truth.RoleDispatches {
+		if perStep[role] != n {
+			t.Errorf("%s: %d dispatches, truth %d", role, perStep[role], n)
+		}
+	}
+	// Per forward pass, the attributed roles repeat exactly (47 / 50 ssm_step per Mamba2
+	// layer, 3 expert GEMVs per MoE layer, ...); unattributed also holds the window's
+	// edges, which belong to no step.
+	for role, n := range truth.RolesPerStep {
+		if role == "unattributed" {
+			continue
+		}
+		if got := perStep[role]; got != n*truth.Steps {
+			t.Errorf("%s: %d dispatches in the window, truth %d per step x %d steps", role, got, n, truth.Steps)
+		}
+	}
+}
+
+func TestAnalysisEqualsThePlantedTruth(t *testing.T) {
+	t.Parallel()
+	sampled, _ := results.ParseSampling("t0.7-p0.95")
+	for _, model := range []string{"llama", "qwen3-moe", "granite-hybrid", "nemotron-hybrid"} {
+		for _, layout := range []string{"7", "6.4", "6.2", "rocpd-csv"} {
+			o := synth.DefaultOptions()
+			o.Model, o.Layout, o.Tokens, o.Seed = model, layout, 6, 7
+			if layout == "6.4" {
+				o.Sampling = sampled
+			}
+			t.Run(model+"/"+layout, func(t *testing.T) {
+				t.Parallel()
+				res, truth := analyzeSynth(t, o)
+				checkTruth(t, res, truth)
+			})
+		}
+	}
+}
+
+func TestClockPickAndStraddlersOnSynthRuns(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name  string
+		tweak func(*synth.Options)
+		clock string
+	}{
+		{"boottime na", func(o *synth.Options) { o.ClockNA = "boottime" }, "monotonic"},
+		{"monotonic na", func(o *synth.Options) { o.ClockNA = "monotonic" }, "boottime"},
+		{"large offset", func(o *synth.Options) { o.ClockOffset = 5_000_000_000 }, "boottime"},
+		{"straddlers and overlap", func(o *synth.Options) { o.Straddlers = 3; o.Overlap = 0.2 }, "boottime"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			o := synth.DefaultOptions()
+			o.Model, o.Tokens, o.Seed = "granite-hybrid", 4, 3
+			c.tweak(&o)
+			res, truth := analyzeSynth(t, o)
+			checkTruth(t, res, truth)
+			if res.Summary.Clock != c.clock && truth.Clock == c.clock {
+				t.Errorf("clock = %s, want %s", res.Summary.Clock, c.clock)
+			}
+			if o.Straddlers > 0 {
+				if res.Summary.Checks.KernelsStraddlingDecodeStart != o.Straddlers {
+					t.Errorf("straddlers = %d, planted %d", res.Summary.Checks.KernelsStraddlingDecodeStart, o.Straddlers)
+				}
+				if res.Metrics.GPUBusyNs == res.Metrics.GPUSumNs {
+					t.Errorf("overlapping dispatches planted but busy == sum")
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,253 @@
+package attrib
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lablup/perfbot/internal/testfix"
+)
+
+func TestDefaultRulesFollowTheSpec(t *testing.T) {
+	t.Parallel()
+	r := Default()
+	want := "gather_qmv gather_mm qmv qmm gemm rms_norm layer_norm rope sdpa softmax logsumexp arg_reduce scan sort random conv reduce gather_scatter copy binary ternary unary dequantize compiled other"
+	if got := strings.Join(r.ClassNames(), " "); got != want {
+		t.Errorf("classes\n got %s\nwant %s", got, want)
+	}
+	var ids []string
+	for _, u := range r.Units() {
+		ids = append(ids, u.ID)
+	}
+	if got := strings.Join(ids, " "); got != "2063 2064 2065 2067 2068" {
+		t.Errorf("units %s", got)
+	}
+	ov := r.Overrides()
+	if len(ov) != 1 || ov[0].Unit != "2068" || ov[0].Action != ActionBefore || ov[0].Other != "2063" || !strings.Contains(ov[0].Reason, "batched serving") {
+		t.Errorf("overrides %+v", ov)
+	}
+	// The embedded file is what DefaultRulesYAML hands out, and it parses the same.
+	again, err := Parse(DefaultRulesYAML(), "copy.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(again.RoleNames(), " ") != strings.Join(r.RoleNames(), " ") {
+		t.Error("DefaultRulesYAML parses to other roles")
+	}
+}
+
+func TestLoadReadsAFileAndNamesItInErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	good := filepath.Join(dir, "rules.yml")
+	if err := os.WriteFile(good, DefaultRulesYAML(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := Load(good); err != nil || r.Name() != good {
+		t.Fatalf("Load: %v", err)
+	}
+	bad := filepath.Join(dir, "bad.yml")
+	if err := os.WriteFile(bad, []byte("version: 1\nclasses:\n  - {name: qmv, pattern: '('}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(bad)
+	if err == nil || !strings.HasPrefix(err.Error(), bad+":3: classes.0.pattern: not a Go regular expression") {
+		t.Errorf("Load(bad) = %v", err)
+	}
+	if _, err := Load(filepath.Join(dir, "missing.yml")); err == nil || !strings.Contains(err.Error(), "reading rules") {
+		t.Errorf("Load(missing) = %v", err)
+	}
+}
+
+const baseRules = `version: 1
+classes:
+  - {name: qmv, pattern: 'qmv'}
+  - {name: rope, pattern: 'rope'}
+roles:
+  - kind: match
+    match: {class: rope}
+    role: rope_append
+units:
+  - id: "1"
+    port: fused rope
+    roles: [rope_append]
+    reach:
+      default: [{model_type: [llama]}]
+    notes:
+      - text: fine
+`
+
+// Every mistake is reported with the file, the line and the path of the value.
+func TestParseErrorsPointAtTheLine(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, old, new, want string
+	}{
+		{"unknown top-level key", "version: 1\n", "version: 1\nbogus: 2\n", `r.yml:2: unknown key "bogus"`},
+		{"version", "version: 1", "version: 2", "r.yml:1: version: version 2 is not supported"},
+		{"bad regexp", "pattern: 'qmv'", "pattern: 'q(mv'", "r.yml:3: classes.0.pattern: not a Go regular expression"},
+		{"class other", "name: rope,", "name: other,", `r.yml:4: classes.1.name: "other" is the class`},
+		{"duplicate class", "name: rope,", "name: qmv,", `r.yml:4: classes.1.name: class "qmv" is declared twice`},
+		{"unknown kind", "kind: match", "kind: matches", `r.yml:6: roles.0.kind: unknown kind "matches"`},
+		{"key of another kind", "    role: rope_append\n", "    role: rope_append\n    within: 3\n", "r.yml:9: roles.0.within: within does not apply to kind match"},
+		{"unknown class", "match: {class: rope}", "match: {class: ropes}", `r.yml:7: roles.0.match: unknown class "ropes"`},
+		{"selector key", "match: {class: rope}", "match: {klass: rope}", `r.yml:7: unknown key "klass" in a selector`},
+		{"empty selector", "match: {class: rope}", "match: {ignore_case: true}", "r.yml:7: an empty selector matches everything"},
+		{"missing role", "    role: rope_append\n", "", "r.yml:6: roles.0.role: match: give the role to assign"},
+		{"unattributed role", "    role: rope_append\n", "    role: unattributed\n", `r.yml:8: roles.0.role: "unattributed" is what no rule claims`},
+		{"bad role name", "    role: rope_append\n", "    role: Rope-Append\n", `r.yml:8: roles.0.role: role name "Rope-Append"`},
+		{"unit role no rule assigns", "roles: [rope_append]", "roles: [rope_apend]", `r.yml:12: units.0.roles.0: no rule under roles: assigns "rope_apend"`},
+		{"unit without port", "    port: fused rope\n", "", "r.yml:10: units.0.port: unit 1: say what the port is"},
+		{"duplicate unit", "      - text: fine\n", "      - text: fine\n  - id: \"1\"\n    port: again\n    roles: [rope_append]\n", `r.yml:17: units.1.id: unit "1" is defined twice`},
+		{"fraction out of range", "    reach:\n", "    recoverable:\n      rope_append: {fraction: 1.5}\n    reach:\n", "r.yml:14: units.0.recoverable.rope_append: give fraction"},
+		{"fraction without reason", "    reach:\n", "    recoverable:\n      rope_append: {fraction: 0.5}\n    reach:\n", "r.yml:14: units.0.recoverable.rope_append: say why"},
+		{"fraction of a foreign role", "    reach:\n", "    recoverable:\n      ssm_step: {fraction: 1}\n    reach:\n", `units.0.recoverable.ssm_step: role "ssm_step" is not one of the unit's roles`},
+		{"sampling", "{model_type: [llama]}", "{sampling: warm}", `r.yml:14: units.0.reach.default.0.sampling: sampling "warm": want greedy or sampled`},
+		{"reach role not the unit's", "{model_type: [llama]}", "{roles: [ssm_step]}", `units.0.reach.default.0.roles: role "ssm_step" is not one of the unit's roles`},
+		{"empty model list", "{model_type: [llama]}", "{model_type: []}", "units.0.reach.default.0.model_type: an empty list matches no model"},
+		{"bad not", "{model_type: [llama]}", "{model_type: {none: [llama]}}", "r.yml:14: want a list of names or {not: [names]}"},
+		{"note placeholder", "text: fine", "text: '{model} is fine'", "r.yml:16: units.0.notes.0.text: unknown placeholder {model}"},
+		{"note with roles", "      - text: fine\n", "      - text: fine\n        when: {roles: [rope_append]}\n", "units.0.notes.0.when.roles: roles belong in a reach condition"},
+		{"override unit", "      - text: fine\n", "      - text: fine\nranking:\n  - {unit: \"9\", action: pin, reason: r}\n", `r.yml:18: ranking.0.unit: no unit "9"`},
+		{"override action", "      - text: fine\n", "      - text: fine\nranking:\n  - {unit: \"1\", action: top, reason: r}\n", `r.yml:18: ranking.0.action: action "top": want pin, before or after`},
+		{"override reason", "      - text: fine\n", "      - text: fine\nranking:\n  - {unit: \"1\", action: pin}\n", "r.yml:18: ranking.0.reason: an override must say why"},
+		{"override before itself", "      - text: fine\n", "      - text: fine\nranking:\n  - {unit: \"1\", action: before, other: \"1\", reason: r}\n", "ranking.0.other: a unit cannot move before itself"},
+		{"wrong type", "    port: fused rope\n", "    port: fused rope\n    epic_item: three\n", "r.yml:12: cannot unmarshal !!str `three` into int"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			if !strings.Contains(baseRules, c.old) {
+				t.Fatalf("base rules lack %q", c.old)
+			}
+			src := strings.Replace(baseRules, c.old, c.new, 1)
+			_, err := Parse([]byte(src), "r.yml")
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %v\nwant it to contain %q\nrules:\n%s", err, c.want, src)
+			}
+		})
+	}
+	if _, err := Parse([]byte(baseRules), "r.yml"); err != nil {
+		t.Fatalf("base rules: %v", err)
+	}
+}
+
+// A new model family and a new port are a rules edit: the same dispatches attribute
+// differently once the target repo's rules say so.
+func TestNewFamilyAndUnitThroughRulesAlone(t *testing.T) {
+	t.Parallel()
+	const kGDN = "void mlx::core::rocm::gated_delta_step_kernel<__half>(__half const*, __half*)"
+	src := string(DefaultRulesYAML())
+	edits := []struct{ old, new string }{
+		// A class for the new kernel, before the generic ones.
+		{"classes:\n", "classes:\n  - {name: gated_delta, pattern: 'gated_delta'}\n"},
+		// A role for it, and a new Mamba2 family for the SSM port.
+		{"roles:\n", "roles:\n  - kind: match\n    match: {class: gated_delta}\n    role: gdn_step\n"},
+		{"&mamba2 [granitemoehybrid,", "&mamba2 [jamba, granitemoehybrid,"},
+		// A new port unit reaching the new role for its family.
+		{"\n# Ranking overrides", `
+  - id: "2099"
+    epic_item: 9
+    port: gated delta net decode (gdn_step_kernel)
+    roles: [gdn_step]
+    reach:
+      default:
+        - model_type: [jamba]
+    notes:
+      - when: {model_type: [jamba]}
+        text: jamba's linear-attention layers call gdn_step_kernel
+
+# Ranking overrides`},
+	}
+	for _, e := range edits {
+		if !strings.Contains(src, e.old) {
+			t.Fatalf("default rules lack %q", e.old)
+		}
+		src = strings.Replace(src, e.old, e.new, 1)
+	}
+	extended, err := Parse([]byte(src), "extended.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := append([]disp{{kQmv, 100}}, names(kConv, kExp, kExp, kRms, kMul)...)
+	ds = append(ds, disp{kQmv, 100}, disp{kGDN, 0}, disp{kGDN, 0}, disp{kQmv, 100})
+	in := build(ds, false)
+	in.ModelType = "jamba"
+
+	before, err := Default().Attribute(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := extended.Attribute(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gdn := indexOf(in.Names, kGDN)
+	if before.Classes[gdn] != Other || after.Classes[gdn] != "gated_delta" {
+		t.Errorf("class of the new kernel: %s before, %s after", before.Classes[gdn], after.Classes[gdn])
+	}
+	if strings.Join(before.KernelRoles[gdn], ";") != "" || strings.Join(after.KernelRoles[gdn], ";") != "gdn_step" {
+		t.Errorf("roles of the new kernel: %q before, %q after", before.KernelRoles[gdn], after.KernelRoles[gdn])
+	}
+	if _, ok := before.Units.Get("2099"); ok {
+		t.Error("the default rules know unit 2099")
+	}
+	u, ok := after.Units.Get("2099")
+	if !ok || u.ReachedDefaultSharePct == 0 || u.Note != "jamba's linear-attention layers call gdn_step_kernel" {
+		t.Errorf("unit 2099: %+v (present %v)", u, ok)
+	}
+	ssmBefore, _ := before.Units.Get("2067")
+	ssmAfter, _ := after.Units.Get("2067")
+	if ssmBefore.ReachedDefaultSharePct != 0 || ssmAfter.ReachedDefaultSharePct == 0 || ssmAfter.ReachedDefaultSharePct != ssmAfter.FallbackSharePct {
+		t.Errorf("2067 on jamba: reached %v before, %v after (fallback %v)", ssmBefore.ReachedDefaultSharePct, ssmAfter.ReachedDefaultSharePct, ssmAfter.FallbackSharePct)
+	}
+	if ssmAfter.Note != "every Mamba2 layer's elementwise SSM step goes to ssm_update_kernel" {
+		t.Errorf("2067 note on jamba: %q", ssmAfter.Note)
+	}
+	// The new role is listed among the known roles even where it does not occur.
+	in.ModelType = "llama"
+	plain := build(names(kQmv, kRms), false)
+	res, err := extended.Attribute(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := res.RoleDispatchesPerToken.Get("gdn_step"); !ok {
+		t.Error("gdn_step missing from role_dispatches_per_token of a run without it")
+	}
+}
+
+// A rule's `when` limits it to some runs.
+func TestRuleWhenCondition(t *testing.T) {
+	t.Parallel()
+	src := strings.Replace(baseRules, "    role: rope_append\n", "    role: rope_append\n    when: {model_type: {not: [qwen3_moe]}}\n", 1)
+	r, err := Parse([]byte(src), "r.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := build(names(kRope, kQmv), false)
+	for model, want := range map[string]string{"llama": "rope_append", "qwen3_moe": "-"} {
+		in.ModelType = model
+		got, _ := rolesOf(t, r, in)
+		if got[0] != want {
+			t.Errorf("%s: rope got %s, want %s", model, got[0], want)
+		}
+	}
+}
+
+// docs/rules.md shows the shipped default verbatim and documents every kind.
+func TestRulesDocShowsTheDefault(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile(filepath.Join(testfix.RepoRoot(t), "docs", "rules.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), "```yaml\n"+string(DefaultRulesYAML())+"```\n") {
+		t.Error("docs/rules.md does not hold the shipped default rules verbatim; paste runner/attrib/default_rules.yml into it")
+	}
+	for _, k := range kindNames() {
+		if !strings.Contains(string(doc), "| `"+k+"` |") {
+			t.Errorf("docs/rules.md lacks kind %s", k)
+		}
+	}
+}
