@@ -33,3 +33,11 @@ awk -v wc="$wc_s" -v an="$an_s" -v rss="$rss" -v size="$size" -v rows="$rows" 'B
   printf "perfbot analyze: median %.3f s (%.0f MB/s), peak RSS %.1f MB\n", an, size/1e6/an, rss/1024
   printf "ratio analyze / wc -l: %.1f (target <= 10); peak RSS target < 64 MB\n", an/wc
 }'
+
+# The attribution step alone against the whole analysis, on the same 1,024-token run.
+bench=$(go test ./runner/analyze -run '^$' -bench 'AnalyzeWhole|AttributionStep' -benchtime 5x)
+whole=$(awk '/^BenchmarkAnalyzeWhole/ {print $3}' <<<"$bench")
+attr=$(awk '/^BenchmarkAttributionStep/ {print $3}' <<<"$bench")
+awk -v w="$whole" -v a="$attr" 'BEGIN {
+  printf "analysis in-process: %.1f ms; attribution step alone: %.1f ms = %.1f %% of it (target <= 20 %%)\n", w/1e6, a/1e6, 100*a/w
+}'
