@@ -1,0 +1,24 @@
+package publish
+
+import (
+	"context"
+	"testing"
+)
+
+// BenchmarkPublishDryRunRerun measures a dry run of results already published: read,
+// rank, scratch worktree, patch, checker, render, validate, and a push that finds
+// nothing to do.
+func BenchmarkPublishDryRunRerun(b *testing.B) {
+	tg := newTarget(b)
+	res := layResults(b, tg.base, profile{date: "2026-09-30", tests: allPassed})
+	o := Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), DryRunDir: b.TempDir()}
+	if _, err := Publish(context.Background(), o); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		sum, err := Publish(context.Background(), o)
+		if err != nil || sum.Git.Action != "unchanged" {
+			b.Fatalf("%v %+v", err, sum.Git)
+		}
+	}
+}

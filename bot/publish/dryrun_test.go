@@ -1,0 +1,187 @@
+package publish
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/lablup/perfbot/bot/report"
+	"github.com/lablup/perfbot/runner/results"
+)
+
+// A dry run makes the commit on the local bot branch, pushes only to the remote on
+// this machine, writes the GitHub documents as files, and a second dry run of the same
+// results changes nothing.
+func TestDryRun(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	res := layResults(t, tg.base, profile{date: "2026-09-30", tests: allPassed, trace: true})
+	out := t.TempDir()
+	o := Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out, TriggerCommentID: triggerID}
+	sum, err := Publish(context.Background(), o)
+	if err != nil {
+		t.Fatalf("Publish: %v", err)
+	}
+	if !sum.DryRun || !sum.OK() || sum.Git.Action != "created" || tg.branch(t) != sum.Git.Commit {
+		t.Fatalf("summary %+v; remote branch %s", sum, tg.branch(t))
+	}
+	if got := gitT(t, tg.checkout, "rev-parse", "refs/heads/"+botBranch); got != sum.Git.Commit {
+		t.Errorf("the local bot branch is %s, want the commit %s", got, sum.Git.Commit)
+	}
+	want := map[string]string{"git": "created", "pr": "created", "epic": "created", "status": "created", "check": "created", "reaction": "skipped"}
+	if diff := cmp.Diff(want, actions(sum)); diff != "" {
+		t.Errorf("actions (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(sum.Reaction.Detail, "rocket") {
+		t.Errorf("reaction = %+v, want it to say it would react rocket", sum.Reaction)
+	}
+	var written Summary
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(out, DrySummary))), &written); err != nil {
+		t.Fatal(err)
+	}
+	if written.Git.Commit != sum.Git.Commit || written.Report != sum.Report {
+		t.Errorf("summary.json %+v differs from the returned summary", written)
+	}
+	committed := map[string]bool{}
+	for p := range treeFiles(t, tg.bare, sum.Git.Commit) {
+		committed[p] = true
+	}
+	for _, name := range []string{DryPR, DryEpic, DryStatus, DryCheckRun, DryStepSummary} {
+		md := readFile(t, filepath.Join(out, name))
+		if err := report.Validate(md, committed, ""); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	page := tg.file(t, sum.Git.Commit, sum.Report)
+	checkPageNumbers(t, page, res)
+
+	again, err := Publish(context.Background(), o)
+	if err != nil {
+		t.Fatalf("second dry run: %v", err)
+	}
+	want = map[string]string{"git": "unchanged", "pr": "unchanged", "epic": "unchanged", "status": "unchanged", "check": "unchanged", "reaction": "skipped"}
+	if diff := cmp.Diff(want, actions(again)); diff != "" {
+		t.Errorf("second dry run actions (-want +got):\n%s", diff)
+	}
+}
+
+// checkPageNumbers compares the page's tables with the summaries, figure by figure:
+// each number is the summary's own, printed as the summary prints it.
+func checkPageNumbers(t *testing.T, page, resultsRoot string) {
+	t.Helper()
+	paths, _ := filepath.Glob(filepath.Join(resultsRoot, "*", "*_summary.json"))
+	if len(paths) == 0 {
+		t.Fatal("no summaries")
+	}
+	resultRows := tableRows(t, page, "## Results")
+	costRows := tableRows(t, page, "## Profiler cost")
+	shareRows := tableRows(t, page, "## Share per port unit")
+	for _, p := range paths {
+		s, err := results.ReadSummary(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := "`" + s.Name + "`"
+		opt := func(n *results.Num) string {
+			if n == nil {
+				return "—"
+			}
+			return results.PyFloat(float64(*n))
+		}
+		f := func(n results.Num) string { return results.PyFloat(float64(n)) }
+		wantRow := []string{name, report.Text(s.ModelType), "greedy", f(s.ProfiledDecodeTokS), opt(s.PlainDecodeTokS),
+			f(s.GPUMsPerToken), f(s.HostGapMsPerToken), f(s.HostGapPctOfWall), opt(s.PlainHostGapMsPerTokenEst),
+			f(s.DispatchesPerToken), "0", f(s.Checks.IdleGapBeforeFirstDecodeDispatchUs)}
+		if diff := cmp.Diff(wantRow, resultRows[name]); diff != "" {
+			t.Errorf("results row of %s (-summary +page):\n%s", s.Name, diff)
+		}
+		if got := costRows[name]; len(got) < 4 || got[3] != opt(s.ProfilerDecodeSlowdownPct) {
+			t.Errorf("profiler cost row of %s = %q, want slowdown %s", s.Name, got, opt(s.ProfilerDecodeSlowdownPct))
+		}
+		top := tableRows(t, page, "### "+report.Text(s.Name))
+		for i, k := range s.TopKernels {
+			row := top[strconv.Itoa(i+1)]
+			want := []string{strconv.Itoa(i + 1), report.CellCode(k.Kernel), report.Text(k.Class), f(k.CallsPerToken), f(k.SharePct)}
+			if diff := cmp.Diff(want, row); diff != "" {
+				t.Errorf("top kernel %d of %s (-summary +page):\n%s", i+1, s.Name, diff)
+			}
+		}
+		shares := shareRows[name]
+		for i, kv := range s.PortUnits {
+			want := f(kv.Unit.ReachedDefaultSharePct) + " (" + f(kv.Unit.FallbackSharePct) + ")"
+			if i+1 >= len(shares) || shares[i+1] != want {
+				t.Errorf("share of #%s in %s = %q, want %q", kv.ID, s.Name, shares, want)
+			}
+		}
+	}
+}
+
+// tableRows returns the rows of the first table after a heading, keyed by the first
+// cell, with the cells as written (escapes kept, pipes split as GFM splits them).
+func tableRows(t *testing.T, md, heading string) map[string][]string {
+	t.Helper()
+	i := strings.Index(md, "\n"+heading+"\n")
+	if i < 0 {
+		t.Fatalf("no heading %q in the page", heading)
+	}
+	rows := map[string][]string{}
+	inTable := false
+	for _, line := range strings.Split(md[i+len(heading)+2:], "\n") {
+		if !strings.HasPrefix(line, "|") {
+			if inTable {
+				break
+			}
+			continue
+		}
+		inTable = true
+		cells := splitRow(line)
+		if len(cells) > 0 {
+			rows[cells[0]] = cells
+		}
+	}
+	return rows
+}
+
+func splitRow(line string) []string {
+	line = strings.TrimSpace(line)
+	line = strings.TrimPrefix(strings.TrimSuffix(line, "|"), "|")
+	var cells []string
+	start := 0
+	for i := 0; i < len(line); i++ {
+		if line[i] == '|' && (i == 0 || line[i-1] != '\\') {
+			cells = append(cells, strings.TrimSpace(line[start:i]))
+			start = i + 1
+		}
+	}
+	return append(cells, strings.TrimSpace(line[start:]))
+}
+
+// A repository whose remote is not on this machine gets a dry-run remote in the
+// dry-run folder; nothing goes over the network.
+func TestDryRunWithNetworkRemotePushesToLocalBare(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	gitT(t, tg.checkout, "remote", "set-url", "origin", "https://github.invalid/lablup/mlxcel.git")
+	t.Cleanup(func() { gitT(t, tg.checkout, "remote", "set-url", "origin", tg.bare) })
+	res := layResults(t, tg.base, profile{date: "2026-09-30"})
+	out := t.TempDir()
+	sum, err := Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out})
+	if err != nil {
+		t.Fatalf("Publish: %v", err)
+	}
+	bare := filepath.Join(out, "remote.git")
+	if sum.Git.Remote != bare {
+		t.Errorf("pushed to %q, want %q", sum.Git.Remote, bare)
+	}
+	if got := gitT(t, bare, "rev-parse", "refs/heads/"+botBranch); got != sum.Git.Commit {
+		t.Errorf("the dry-run remote holds %s, want %s", got, sum.Git.Commit)
+	}
+	if _, err := os.Stat(filepath.Join(out, DryPR)); err != nil {
+		t.Error(err)
+	}
+}

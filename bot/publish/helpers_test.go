@@ -1,0 +1,282 @@
+package publish
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lablup/perfbot/bot/gh"
+	"github.com/lablup/perfbot/config"
+	"github.com/lablup/perfbot/internal/ghstub"
+	"github.com/lablup/perfbot/internal/testfix"
+	"github.com/lablup/perfbot/runner/hostinfo"
+	"github.com/lablup/perfbot/runner/patch"
+)
+
+// TestMain gives every git process a home without user or system config, as on a
+// fresh runner, so nothing depends on the machine's git setup.
+func TestMain(m *testing.M) {
+	home, err := os.MkdirTemp("", "publish-home-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GITHUB_TOKEN"} {
+		os.Unsetenv(k)
+	}
+	os.Setenv("HOME", home)
+	os.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	os.Setenv("NO_PROXY", "127.0.0.1,localhost")
+	os.Setenv("no_proxy", "127.0.0.1,localhost")
+	code := m.Run()
+	os.RemoveAll(home)
+	os.Exit(code)
+}
+
+const (
+	botBranch = "perfbot/rocm-profile"
+	botLogin  = "perfbot[bot]"
+	epicIssue = 1814
+)
+
+var testRepo = gh.Repo{Owner: "lablup", Name: "mlxcel"}
+
+// gitT runs git for test setup with a fixed human identity and fails the test on error.
+func gitT(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(),
+		"GIT_AUTHOR_NAME=Maintainer", "GIT_AUTHOR_EMAIL=maintainer@example.com",
+		"GIT_COMMITTER_NAME=Maintainer", "GIT_COMMITTER_EMAIL=maintainer@example.com",
+		"GIT_AUTHOR_DATE=2026-09-30T10:00:00+0900", "GIT_COMMITTER_DATE=2026-09-30T10:00:00+0900")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("git %s: %v: %s", strings.Join(args, " "), err, errb.String())
+	}
+	return strings.TrimRight(out.String(), "\n")
+}
+
+// target is the target repository: a bare remote standing in for GitHub and a clone of
+// it to publish from, at a base commit holding the two files the patch edits.
+type target struct {
+	bare     string
+	checkout string
+	base     string
+}
+
+func newTarget(t testing.TB) *target {
+	t.Helper()
+	root := t.TempDir()
+	seed := filepath.Join(root, "seed")
+	gitT(t, root, "init", "--quiet", "--initial-branch=main", seed)
+	copyTree(t, "testdata/repo", seed)
+	writeFile(t, filepath.Join(seed, "README.md"), "# mlxcel\n")
+	gitT(t, seed, "add", "-A")
+	gitT(t, seed, "commit", "--quiet", "-m", "base")
+	bare := filepath.Join(root, "remote.git")
+	gitT(t, root, "clone", "--quiet", "--bare", seed, bare)
+	checkout := filepath.Join(root, "checkout")
+	gitT(t, root, "clone", "--quiet", bare, checkout)
+	tg := &target{bare: bare, checkout: checkout, base: gitT(t, seed, "rev-parse", "HEAD")}
+	before := snapshot(t, checkout)
+	t.Cleanup(func() {
+		if got := gitT(t, bare, "rev-parse", "refs/heads/main"); got != tg.base {
+			t.Errorf("the remote's default branch moved: %s -> %s", tg.base, got)
+		}
+		if after := snapshot(t, checkout); after != before {
+			t.Errorf("the checkout was modified:\nbefore %s\nafter  %s", before, after)
+		}
+	})
+	return tg
+}
+
+// snapshot is the checkout's working tree state: git status plus the HEAD commit.
+func snapshot(t testing.TB, dir string) string {
+	return gitT(t, dir, "rev-parse", "HEAD") + " " + gitT(t, dir, "status", "--porcelain", "--untracked-files=all")
+}
+
+// branch returns what the bare remote holds at the bot branch, or "".
+func (tg *target) branch(t testing.TB) string {
+	t.Helper()
+	cmd := exec.Command("git", "-C", tg.bare, "rev-parse", "--verify", "--quiet", "refs/heads/"+botBranch)
+	out, err := cmd.Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func (tg *target) file(t testing.TB, commit, p string) string {
+	t.Helper()
+	return gitT(t, tg.bare, "show", commit+":"+p)
+}
+
+func copyTree(t testing.TB, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		dst := filepath.Join(to, rel)
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeFile(t testing.TB, p, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeJSON(t testing.TB, p string, v any) {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, p, string(b)+"\n")
+}
+
+// profile describes a results folder to lay out.
+type profile struct {
+	date  string   // YYYY-MM-DD
+	runs  []string // fixture runs to include; nil means both
+	tests []patch.TestOutcome
+	trace bool // add a kernel trace, which must never be committed
+}
+
+var fixtureRuns = []string{"Meta-Llama-3.1-8B-Instruct-4bit_greedy", "Qwen3-30B-A3B-4bit_greedy"}
+
+// layResults writes a results folder as `perfbot run profile` does, from the real
+// 2026-09-30 profile of the fixtures, for the commit base, and returns its root.
+func layResults(t testing.TB, base string, pr profile) string {
+	t.Helper()
+	root := t.TempDir()
+	dir := filepath.Join(root, "gfx1151_"+base[:8])
+	fix := testfix.Path(t, "mlxcel-gfx1151", "rocm_profiles", "gfx1151_929c80ab")
+	runs := pr.runs
+	if runs == nil {
+		runs = fixtureRuns
+	}
+	for _, run := range runs {
+		for _, suffix := range []string{"_summary.json", "_decode_kernels.csv", "_kernel_stats.csv", "_bench.log", "_plain_bench.log"} {
+			b, err := os.ReadFile(filepath.Join(fix, run+suffix))
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, filepath.Join(dir, run+suffix), string(b))
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(fix, "guard.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "guard.log"), string(b))
+	var sessRuns []map[string]string
+	for _, run := range runs {
+		sessRuns = append(sessRuns, map[string]string{"name": run, "status": "ok"})
+	}
+	writeJSON(t, filepath.Join(dir, "session.json"), map[string]any{
+		"commit": base, "date": pr.date, "gfx": "gfx1151",
+		"models": []string{"llama", "qwen3"}, "sampling": []string{"greedy"}, "runs": sessRuns,
+	})
+	writeJSON(t, filepath.Join(dir, "hostinfo.json"), hostinfo.Info{
+		ROCm: hostinfo.Fact{Value: "10.0.0"}, HIP: hostinfo.Fact{Value: "7.15.26333-e1a6bc5663"},
+		GPU: hostinfo.Fact{Value: "Radeon 8060S Graphics"}, GFX: hostinfo.Fact{Value: "gfx1151"},
+		VRAM: hostinfo.Fact{Value: "96.0 GiB"}, VRAMBytes: 103079215104,
+		OverlayCommit: hostinfo.Fact{Value: "75915908"}, Kernel: hostinfo.Fact{Reason: "/proc/sys/kernel/osrelease is unreadable"},
+	})
+	if pr.tests != nil {
+		var tests []map[string]string
+		for i, name := range patch.TestNames {
+			tests = append(tests, map[string]string{"name": name, "outcome": string(pr.tests[i]), "detail": "ok"})
+		}
+		writeJSON(t, filepath.Join(dir, "gemm_tests.json"), map[string]any{"overlay_commit": "75915908", "tests": tests})
+	}
+	if pr.trace {
+		writeFile(t, filepath.Join(dir, runs[0]+"_kernel_trace.csv"), "\"Kind\"\n")
+	}
+	return root
+}
+
+var allPassed = []patch.TestOutcome{patch.Passed, patch.Passed, patch.Passed}
+
+// sleeps records the waits the GitHub client asks for and returns at once.
+type sleeps struct {
+	mu sync.Mutex
+	d  []time.Duration
+}
+
+func (s *sleeps) sleep(ctx context.Context, d time.Duration) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.d = append(s.d, d)
+	return ctx.Err()
+}
+
+func (s *sleeps) got() []time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]time.Duration(nil), s.d...)
+}
+
+var testNow = time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)
+
+// client is a token client of the stub with recorded sleeps and a fixed clock.
+func client(t *testing.T, s *ghstub.Stub, sl *sleeps) *gh.Client {
+	t.Helper()
+	c, err := gh.NewTokenClient("ghs_testtoken0123456789", gh.Options{
+		BaseURL: s.URL(), Login: botLogin, Sleep: sl.sleep,
+		Now: func() time.Time { return testNow }, Logger: slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func testConfig() config.Config {
+	c := config.Default()
+	c.Epic = epicIssue
+	return c
+}
+
+func example(t testing.TB, name string) string {
+	return testfix.Path(t, "github", "rest-openapi-examples", name+".json")
+}
+
+func readFile(t testing.TB, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

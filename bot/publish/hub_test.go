@@ -1,0 +1,209 @@
+package publish
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"path"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/lablup/perfbot/internal/ghstub"
+	"github.com/lablup/perfbot/internal/testfix"
+)
+
+// hub keeps the state of the GitHub stub across publishes: the bot branch's pull
+// request, the comments on the epic and the status comments. Its responders answer
+// from that state with GitHub's documented example objects; the tests declare which
+// calls must happen, and the stub fails on any other and on any that does not.
+type hub struct {
+	t *testing.T
+	s *ghstub.Stub
+
+	mu       sync.Mutex
+	pr       map[string]any
+	epic     []map[string]any
+	statuses map[int64]map[string]any
+	nextID   int64
+}
+
+const (
+	pullsPath    = "/repos/lablup/mlxcel/pulls"
+	epicPath     = "/repos/lablup/mlxcel/issues/1814/comments"
+	commentsPath = "/repos/lablup/mlxcel/issues/comments/"
+	checkPath    = "/repos/lablup/mlxcel/check-runs/"
+	triggerID    = 4242
+	checkRunID   = 777
+)
+
+func newHub(t *testing.T) *hub {
+	return &hub{t: t, s: ghstub.New(t), statuses: map[int64]map[string]any{}, nextID: 9000}
+}
+
+func (h *hub) object(name string, overrides map[string]any) map[string]any {
+	h.t.Helper()
+	m, err := ghstub.Object(example(h.t, name))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	for k, v := range overrides {
+		if err := ghstub.Set(m, k, v); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+	return m
+}
+
+func answer(status int, v any) ghstub.Response {
+	b, _ := json.Marshal(v)
+	return ghstub.Response{Status: status, Header: http.Header{}, Body: b}
+}
+
+func body(req ghstub.Request) map[string]any {
+	m, _ := req.JSON()
+	return m
+}
+
+// comment makes a comment answer written by the bot.
+func (h *hub) comment(id int64, issue int, text string) map[string]any {
+	return h.object("issue-comment", map[string]any{
+		"id": id, "body": text, "user.login": botLogin,
+		"html_url": fmt.Sprintf("https://github.com/lablup/mlxcel/issues/%d#issuecomment-%d", issue, id),
+	})
+}
+
+// addStatus makes a status comment saying the run is queued, as acceptance left it.
+func (h *hub) addStatus(id int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.statuses[id] = h.comment(id, 12, "<!-- perfbot:status -->\n**/profile rocm**: running model 2/2.")
+}
+
+func (h *hub) listPRs() ghstub.Responder {
+	return ghstub.Func(func(req ghstub.Request) ghstub.Response {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if h.pr == nil {
+			return answer(200, []any{})
+		}
+		items, err := ghstub.Items(example(h.t, "pull-request-simple-items"))
+		if err != nil || len(items) == 0 {
+			h.t.Errorf("pull request list example: %v", err)
+			return answer(500, nil)
+		}
+		item := items[0]
+		for _, k := range []string{"number", "html_url", "title", "body", "draft", "labels"} {
+			item[k] = h.pr[k]
+		}
+		item["head"].(map[string]any)["ref"] = h.pr["head"].(map[string]any)["ref"]
+		item["base"].(map[string]any)["ref"] = h.pr["base"].(map[string]any)["ref"]
+		return answer(200, []any{item})
+	})
+}
+
+func (h *hub) createPR() ghstub.Responder {
+	return ghstub.Func(func(req ghstub.Request) ghstub.Response {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		b := body(req)
+		h.pr = h.object("pull-request", map[string]any{
+			"number": 57, "html_url": "https://github.com/lablup/mlxcel/pull/57",
+			"title": b["title"], "body": b["body"], "draft": b["draft"] == true, "labels": []any{},
+			"head.ref": b["head"], "base.ref": b["base"],
+		})
+		return answer(201, h.pr)
+	})
+}
+
+func (h *hub) editPR() ghstub.Responder {
+	return ghstub.Func(func(req ghstub.Request) ghstub.Response {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		b := body(req)
+		h.pr["title"], h.pr["body"] = b["title"], b["body"]
+		return answer(200, h.pr)
+	})
+}
+
+func (h *hub) listEpic() ghstub.Responder {
+	return ghstub.Func(func(req ghstub.Request) ghstub.Response {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		list := []any{h.object("issue-comment", map[string]any{"id": 1, "body": "Tracking the ROCm ports.", "user.login": "maintainer"})}
+		for _, c := range h.epic {
+			list = append(list, c)
+		}
+		return answer(200, list)
+	})
+}
+
+func (h *hub) createEpic() ghstub.Responder {
+	return ghstub.Func(func(req ghstub.Request) ghstub.Response {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.nextID++
+		c := h.comment(h.nextID, epicIssue, body(req)["body"].(string))
+		h.epic = append(h.epic, c)
+		return answer(201, c)
+	})
+}
+
+// editComment edits an epic or a status comment by the id in the path.
+func (h *hub) editComment() ghstub.Responder {
+	return ghstub.Func(func(req ghstub.Request) ghstub.Response {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		id, _ := strconv.ParseInt(path.Base(req.Path), 10, 64)
+		text := body(req)["body"].(string)
+		for _, c := range h.epic {
+			if fmt.Sprint(c["id"]) == strconv.FormatInt(id, 10) {
+				c["body"] = text
+				return answer(200, c)
+			}
+		}
+		if c, ok := h.statuses[id]; ok {
+			c["body"] = text
+			return answer(200, c)
+		}
+		return answer(404, map[string]string{"message": "Not Found"})
+	})
+}
+
+func (h *hub) getStatus() ghstub.Responder {
+	return ghstub.Func(func(req ghstub.Request) ghstub.Response {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		id, _ := strconv.ParseInt(path.Base(req.Path), 10, 64)
+		return answer(200, h.statuses[id])
+	})
+}
+
+func (h *hub) checkRun() ghstub.Responder {
+	return ghstub.Func(func(req ghstub.Request) ghstub.Response {
+		b := body(req)
+		return answer(200, h.object("check-run", map[string]any{"id": checkRunID, "status": "completed", "conclusion": b["conclusion"]}))
+	})
+}
+
+func (h *hub) reaction() ghstub.Responder {
+	return ghstub.Func(func(req ghstub.Request) ghstub.Response {
+		return answer(201, h.object("reaction", map[string]any{"content": body(req)["content"]}))
+	})
+}
+
+// expectFinish declares the status comment, check run and reaction calls of the end of
+// a publish; edit says whether the status comment changes.
+func (h *hub) expectFinish(status int64, edit bool, conclusion, reaction string) {
+	id := strconv.FormatInt(status, 10)
+	h.s.Expect("GET", commentsPath+id, h.getStatus())
+	if edit {
+		h.s.Expect("PATCH", commentsPath+id, h.editComment())
+	}
+	h.s.Expect("PATCH", checkPath+strconv.Itoa(checkRunID), h.checkRun()).JSONBody(map[string]any{"conclusion": conclusion, "status": "completed"})
+	h.s.Expect("POST", commentsPath+strconv.Itoa(triggerID)+"/reactions", h.reaction()).JSONBody(map[string]any{"content": reaction})
+}
+
+func rateLimitFile(t testing.TB, name string) string {
+	return testfix.Path(t, "github", "rate-limit", name)
+}

@@ -1,0 +1,217 @@
+package publish
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/lablup/perfbot/bot/gh"
+	"github.com/lablup/perfbot/bot/gitpub"
+	"github.com/lablup/perfbot/config"
+	"github.com/lablup/perfbot/runner/patch"
+)
+
+// GitHub is what publishing needs from the API; *gh.Client has it.
+type GitHub interface {
+	UpsertPR(ctx context.Context, r gh.Repo, s gh.PRSpec) (gh.PR, gh.Action, error)
+	FindCommentWithMarker(ctx context.Context, r gh.Repo, issue int, marker string) (*gh.Comment, error)
+	UpsertComment(ctx context.Context, r gh.Repo, issue int, marker, body string) (gh.Comment, gh.Action, error)
+	UpdateComment(ctx context.Context, r gh.Repo, id int64, body string) (gh.Comment, gh.Action, error)
+	CompleteCheckRun(ctx context.Context, r gh.Repo, id int64, o gh.CheckOutput) error
+	React(ctx context.Context, r gh.Repo, commentID int64, content string) error
+	DefaultBranch(ctx context.Context, r gh.Repo) (string, error)
+}
+
+// Options says what to publish and where.
+type Options struct {
+	// ResultsDir is the folder `perfbot run profile` wrote: the <gfx>_<commit> folder,
+	// or the folder holding exactly one of them.
+	ResultsDir string
+	// RepoDir is a clone of the target repository holding the base commit; its
+	// checkout is not touched (the patch is applied in a scratch worktree).
+	RepoDir string
+	Config  config.Config
+	// Base is the pinned commit the bot branch is built on; "" takes the session's
+	// commit. It must be the profiled commit.
+	Base string
+	// Branch is the bot branch; "" takes Config.Branches.Profile.
+	Branch string
+	// BaseBranch is the branch the pull request merges into; "" asks GitHub for the
+	// default branch (a dry run takes "main").
+	BaseBranch string
+	// Remote is the remote of RepoDir to push to; "" means origin.
+	Remote string
+	// GitToken authenticates an https push; it never reaches argv or logs.
+	GitToken string
+	// Author is the commit identity; zero means perfbot[bot].
+	Author gitpub.Identity
+
+	// GH makes the GitHub writes; nil means a dry run into DryRunDir.
+	GH GitHub
+	// Repo is the target repository on GitHub; needed with GH, optional for a dry run
+	// (links are then repo-relative paths).
+	Repo gh.Repo
+	// ServerURL is where links point, default https://github.com.
+	ServerURL string
+	// DryRunDir receives the documents instead of GitHub: pr.md, epic-comment.md,
+	// status-comment.md, check-run.md, step-summary.md and summary.json.
+	DryRunDir string
+
+	CheckRunID       int64 // the check run made at acceptance; 0 in token mode
+	TriggerCommentID int64 // the comment that asked for the run; gets the final reaction
+	StatusCommentID  int64 // the status comment to finish
+	Issue            int   // the issue or pull request the command came from
+	// Epic overrides Config.Epic when positive (the command's epic= argument).
+	Epic int
+	// Command is the command as the status comment names it; default "/profile rocm".
+	Command string
+
+	// Python runs the repo's checker; default python3.
+	Python string
+	// VerifyTimeout bounds each verification command; default 10 minutes.
+	VerifyTimeout time.Duration
+	Now           func() time.Time
+}
+
+func (o Options) normalize() (Options, error) {
+	var errs []error
+	if o.ResultsDir == "" {
+		errs = append(errs, errors.New("no results folder: pass the folder `perfbot run profile` wrote"))
+	}
+	if o.RepoDir == "" {
+		errs = append(errs, errors.New("no repository: pass a clone of the target repository"))
+	}
+	if o.GH == nil && o.DryRunDir == "" {
+		errs = append(errs, errors.New("neither a GitHub client nor a dry-run folder: give one"))
+	}
+	if o.GH != nil && o.Repo.Owner == "" {
+		errs = append(errs, errors.New("no GitHub repository (owner/name) to publish to"))
+	}
+	if o.Branch == "" {
+		o.Branch = o.Config.Branches.Profile
+	}
+	if o.Branch == "" {
+		errs = append(errs, errors.New("no bot branch: set branches.profile in the configuration"))
+	}
+	if o.Epic <= 0 {
+		o.Epic = o.Config.Epic
+	}
+	if o.Remote == "" {
+		o.Remote = "origin"
+	}
+	if o.Author.Name == "" {
+		o.Author = gitpub.Identity{Name: "perfbot[bot]", Email: "perfbot[bot]@users.noreply.github.com"}
+	}
+	if o.ServerURL == "" {
+		o.ServerURL = "https://github.com"
+	}
+	o.ServerURL = strings.TrimRight(o.ServerURL, "/")
+	if o.Command == "" {
+		o.Command = "/profile rocm"
+	}
+	if o.Python == "" {
+		o.Python = "python3"
+	}
+	if o.VerifyTimeout <= 0 {
+		o.VerifyTimeout = 10 * time.Minute
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Config.Results.Profiles == "" || o.Config.Results.Reports == "" {
+		d := config.Default()
+		if o.Config.Results.Profiles == "" {
+			o.Config.Results.Profiles = d.Results.Profiles
+		}
+		if o.Config.Results.Reports == "" {
+			o.Config.Results.Reports = d.Results.Reports
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return o, fmt.Errorf("publishing: %w", err)
+	}
+	return o, nil
+}
+
+// Summary says what Publish did; a dry run writes it as summary.json.
+type Summary struct {
+	DryRun     bool     `json:"dry_run"`
+	Results    string   `json:"results"`
+	GFX        string   `json:"gfx"`
+	Commit     string   `json:"commit"`
+	Date       string   `json:"date"`
+	Runs       []string `json:"runs"`
+	Order      []string `json:"order"`
+	Report     string   `json:"report"`
+	Files      []string `json:"files"`
+	Skipped    []string `json:"skipped,omitempty"`
+	Git        Git      `json:"git"`
+	Patch      *Patch   `json:"patch,omitempty"`
+	Verify     Verify   `json:"verify"`
+	Draft      bool     `json:"draft"`
+	Why        []string `json:"draft_reasons,omitempty"`
+	PR         Outcome  `json:"pr"`
+	Epic       Outcome  `json:"epic"`
+	Status     Outcome  `json:"status_comment"`
+	CheckRun   Outcome  `json:"check_run"`
+	Reaction   Outcome  `json:"reaction"`
+	Notes      []string `json:"notes,omitempty"`
+	Errors     []string `json:"errors,omitempty"`
+	Conclusion string   `json:"conclusion"` // success or failure
+
+	// StepSummary is the job step summary (Markdown, under 1 MiB).
+	StepSummary string `json:"-"`
+}
+
+// Git is what happened to the bot branch.
+type Git struct {
+	Branch  string `json:"branch"`
+	Remote  string `json:"remote"`
+	Base    string `json:"base"`
+	Commit  string `json:"commit,omitempty"`
+	Action  string `json:"action,omitempty"` // created, updated or unchanged
+	Pushed  bool   `json:"pushed"`
+	Retries int    `json:"retries,omitempty"`
+	Error   string `json:"error,omitempty"`
+}
+
+// Patch is what the grouped_gemm patch did.
+type Patch struct {
+	Decision string   `json:"decision"`
+	Changed  []string `json:"changed,omitempty"`
+	Checker  string   `json:"checker,omitempty"`
+	Error    string   `json:"error,omitempty"`
+}
+
+// Verify is the verification of the patched tree.
+type Verify struct {
+	Passed   bool     `json:"passed"`
+	Commands []string `json:"commands"`
+	Failed   []string `json:"failed,omitempty"`
+}
+
+// Outcome is one GitHub write: created, updated, unchanged, completed, reacted,
+// written (dry run), skipped or failed.
+type Outcome struct {
+	Action string `json:"action"`
+	Number int64  `json:"number,omitempty"`
+	URL    string `json:"url,omitempty"`
+	Detail string `json:"detail,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
+
+// OK reports whether publishing finished without an error.
+func (s Summary) OK() bool { return s.Conclusion == "success" }
+
+// verifyCommands are the configured commands; the shipped default (the checker) also
+// gets `make verify-kernel-port-dispatch` when the Makefile has that target.
+func verifyCommands(cfg config.Config, dir string) [][]string {
+	def := config.Default().Verify
+	if slices.EqualFunc(cfg.Verify, def, slices.Equal[[]string]) {
+		return patch.DefaultVerifyCommands(dir)
+	}
+	return cfg.Verify
+}

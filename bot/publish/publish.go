@@ -1,0 +1,844 @@
+package publish
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/lablup/perfbot/bot/gh"
+	"github.com/lablup/perfbot/bot/gitpub"
+	"github.com/lablup/perfbot/bot/report"
+	"github.com/lablup/perfbot/runner/attrib"
+	"github.com/lablup/perfbot/runner/patch"
+	"github.com/lablup/perfbot/runner/rank"
+	"github.com/lablup/perfbot/runner/results"
+)
+
+// Files a dry run writes instead of the GitHub writes.
+const (
+	DryPR          = "pr.md"
+	DryEpic        = "epic-comment.md"
+	DryStatus      = "status-comment.md"
+	DryCheckRun    = "check-run.md"
+	DryStepSummary = "step-summary.md"
+	DrySummary     = "summary.json"
+)
+
+var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// Publish publishes a results folder (see the package comment). The Summary says what
+// each step did, also when an error is returned: a failed GitHub write does not undo
+// the push, and the status comment, check run and reaction still report the failure.
+// An error before anything was done (bad options) comes with a zero Summary.
+func Publish(ctx context.Context, o Options) (Summary, error) {
+	o, err := o.normalize()
+	if err != nil {
+		return Summary{}, err
+	}
+	p := &publisher{o: o, sum: Summary{DryRun: o.GH == nil, Conclusion: "success"}}
+	p.sum.Git = Git{Branch: o.Branch, Remote: o.Remote}
+	if o.DryRunDir != "" && o.GH == nil {
+		if err := os.MkdirAll(o.DryRunDir, 0o755); err != nil {
+			return p.sum, fmt.Errorf("making the dry-run folder: %w", err)
+		}
+	}
+	if err := p.prepare(ctx); err != nil {
+		p.fail(err)
+		p.finish(ctx)
+		return p.sum, p.err()
+	}
+	if err := p.push(ctx); err != nil {
+		p.fail(err)
+		p.finish(ctx)
+		return p.sum, p.err()
+	}
+	p.pullRequest(ctx)
+	p.epic(ctx)
+	p.finish(ctx)
+	return p.sum, p.err()
+}
+
+// publisher carries one Publish call.
+type publisher struct {
+	o    Options
+	sum  Summary
+	errs []error
+
+	f        *folder
+	rk       *rank.Ranking
+	base     string
+	date     string
+	when     time.Time
+	models   []string
+	sampling []string
+
+	files     map[string][]byte
+	pagePath  string
+	gemmMD    string
+	verifyMD  string
+	verified  bool
+	draftWhy  []string
+	pushed    bool
+	commit    string
+	linkRoot  string // where repo links start: a blob URL root, or "" (repo-relative)
+	prURL     string
+	prNumber  int
+	prDraft   bool
+	epicURL   string
+	prFailed  bool
+	gemmPatch *patch.Report
+}
+
+func (p *publisher) fail(err error) {
+	p.errs = append(p.errs, err)
+	p.sum.Errors = append(p.sum.Errors, err.Error())
+	p.sum.Conclusion = "failure"
+}
+
+func (p *publisher) err() error { return errors.Join(p.errs...) }
+
+// prepare reads and ranks the results, patches and verifies a scratch checkout of the
+// base commit, and renders the page: everything before the push.
+func (p *publisher) prepare(ctx context.Context) error {
+	o := p.o
+	f, err := readFolder(o.ResultsDir)
+	if err != nil {
+		return err
+	}
+	p.f = f
+	p.sum.Results, p.sum.GFX = f.name, f.gfx
+	p.sum.Skipped = f.skipped
+	p.sum.Notes = append(p.sum.Notes, f.notes...)
+	for _, s := range f.runs {
+		p.sum.Runs = append(p.sum.Runs, s.Name)
+	}
+
+	rules, rulesFile := attrib.Default(), ""
+	if o.Config.Rules != "" {
+		rulesFile = filepath.Join(o.RepoDir, filepath.FromSlash(o.Config.Rules))
+		if rules, err = attrib.Load(rulesFile); err != nil {
+			return fmt.Errorf("loading the attribution rules: %w", err)
+		}
+	}
+	if p.rk, err = rank.Rank(f.runs, rules); err != nil {
+		return fmt.Errorf("ranking: %w", err)
+	}
+	p.sum.Order = p.rk.Order
+
+	if err := p.pinBase(ctx); err != nil {
+		return err
+	}
+	p.dates()
+	p.models, p.sampling = f.session.Models, f.session.Sampling
+	if len(p.sampling) == 0 {
+		p.sampling = distinct(f.runs, func(s *results.Summary) string { return samplingTag(s) })
+	}
+	if len(p.models) == 0 {
+		p.models = distinct(f.runs, func(s *results.Summary) string { return strings.TrimSuffix(s.Name, "_"+samplingTag(s)) })
+	}
+
+	wt, err := addWorktree(ctx, o.RepoDir, p.base)
+	if err != nil {
+		return err
+	}
+	defer wt.remove()
+	p.files = map[string][]byte{}
+	p.applyPatch(ctx, wt.dir)
+	p.verify(ctx, wt.dir)
+
+	resultsDir := path.Join(o.Config.Results.Profiles, f.name)
+	for _, name := range f.files {
+		b, err := os.ReadFile(filepath.Join(f.dir, name))
+		if err != nil {
+			return fmt.Errorf("reading the results: %w", err)
+		}
+		p.files[path.Join(resultsDir, name)] = b
+	}
+	p.pagePath = path.Join(o.Config.Results.Reports, fmt.Sprintf("rocm-decode-profile-%s-%s.md", f.gfx, p.date))
+	page, err := p.renderPage(rules, rulesFile, resultsDir)
+	if err != nil {
+		return err
+	}
+	p.files[p.pagePath] = []byte(page)
+	p.sum.Report = p.pagePath
+	for k := range p.files {
+		p.sum.Files = append(p.sum.Files, k)
+	}
+	sort.Strings(p.sum.Files)
+	return nil
+}
+
+// pinBase resolves the base commit and checks it is the profiled one.
+func (p *publisher) pinBase(ctx context.Context) error {
+	want := p.o.Base
+	if want == "" {
+		want = p.f.session.Commit
+	}
+	if want == "" {
+		want = p.f.commit8
+	}
+	sha, err := resolveCommit(ctx, p.o.RepoDir, want)
+	if err != nil {
+		return fmt.Errorf("pinning the base commit: %w", err)
+	}
+	if !strings.HasPrefix(sha, p.f.commit8) {
+		return fmt.Errorf("pinning the base commit: the results are of commit %s (folder %s) but the base is %s: publish on the profiled commit", p.f.commit8, p.f.name, sha)
+	}
+	if !fullSHA.MatchString(sha) {
+		return fmt.Errorf("pinning the base commit: %q is not a full SHA", sha)
+	}
+	p.base = sha
+	p.sum.Commit, p.sum.Git.Base = sha, sha
+	return nil
+}
+
+// dates fixes the page's date and the commit time from the session, so a rerun of the
+// same results makes the same page and commit.
+func (p *publisher) dates() {
+	s := p.f.session
+	p.date, p.when = s.Date, s.When
+	if p.when.IsZero() && p.date != "" {
+		p.when, _ = time.Parse(time.DateOnly, p.date)
+	}
+	if p.when.IsZero() {
+		p.when = p.o.Now()
+		p.sum.Notes = append(p.sum.Notes, "the session has no date: the report is dated today and a rerun on another day makes another page")
+	}
+	if p.date == "" {
+		p.date = p.when.Format(time.DateOnly)
+	}
+	p.sum.Date = p.date
+}
+
+// applyPatch applies the numeric tests' outcome to the scratch checkout and keeps the
+// two source files for the commit.
+func (p *publisher) applyPatch(ctx context.Context, dir string) {
+	if p.f.gemm == nil {
+		return
+	}
+	r, err := patch.GemmGates(ctx, dir, *p.f.gemm, patch.Options{Python: p.o.Python})
+	ps := &Patch{Decision: string(p.f.gemm.Decide())}
+	p.sum.Patch = ps
+	if err != nil {
+		ps.Error = err.Error()
+		p.draftWhy = append(p.draftWhy, "the grouped_gemm gate patch was not applied: "+err.Error())
+		return
+	}
+	p.gemmPatch = &r
+	p.gemmMD = r.Markdown()
+	ps.Decision = string(r.Decision)
+	if r.Checker != nil {
+		ps.Checker = r.Checker.Verdict
+	}
+	for _, fr := range r.Files {
+		if fr.Changed {
+			ps.Changed = append(ps.Changed, fr.Path)
+			b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(fr.Path)))
+			if err != nil {
+				ps.Error = err.Error()
+				p.draftWhy = append(p.draftWhy, "reading the patched "+fr.Path+": "+err.Error())
+				continue
+			}
+			p.files[fr.Path] = b
+		}
+	}
+}
+
+func (p *publisher) verify(ctx context.Context, dir string) {
+	cmds := verifyCommands(p.o.Config, dir)
+	if len(cmds) == 0 {
+		p.verified = true
+		p.verifyMD = "### Verification of the patched tree\n\nNo verification command is configured (`verify:` in the configuration).\n"
+		p.sum.Verify = Verify{Passed: true}
+		return
+	}
+	rs := patch.VerifyWith(ctx, dir, cmds, patch.VerifyOptions{Timeout: p.o.VerifyTimeout})
+	p.verifyMD = patch.VerifyMarkdown(rs)
+	p.verified = patch.VerifyPassed(rs)
+	p.sum.Verify.Passed = p.verified
+	for _, r := range rs {
+		c := strings.Join(r.Command, " ")
+		p.sum.Verify.Commands = append(p.sum.Verify.Commands, c)
+		if !r.Passed() {
+			p.sum.Verify.Failed = append(p.sum.Verify.Failed, c)
+			why := fmt.Sprintf("exit %d", r.ExitCode)
+			if r.Err != "" {
+				why = r.Err
+			}
+			p.draftWhy = append(p.draftWhy, fmt.Sprintf("verification `%s` failed (%s)", c, why))
+		}
+	}
+}
+
+func (p *publisher) renderPage(rules *attrib.Rules, rulesFile, resultsDir string) (string, error) {
+	f := p.f
+	rows, notes := guardRows(f.guard)
+	env := []report.Row{{Label: "mlxcel commit", Value: p.base}, {Label: "results", Value: f.name}}
+	env = append(env, f.env...)
+	if !f.hasHost {
+		env = append(env, report.Row{Label: "host facts", Value: "hostinfo.json is missing from the results"})
+	}
+	comment, lines := reproduce(f, p.o.Config.Results.Profiles, p.models, p.sampling, p.base)
+	d := report.PageData{
+		GFX: f.gfx, Date: p.date, Commit: p.base, Models: p.models, Sampling: p.sampling,
+		Env: env, Method: methodRows(f.guard), Guard: rows, GuardNotes: notes,
+		Runs: f.runs, Rules: rulesData(rules, rulesFile), UnitIDs: unitIDs(f),
+		RankingMD: p.rk.Markdown(), Gemm: gemmData(f.gemm, p.gemmPatch, patchProblem(p.sum.Patch)),
+		Reproduce: lines, ReproduceBy: comment,
+	}
+	withSummary := map[string]bool{}
+	for _, s := range f.runs {
+		withSummary[s.Name] = true
+	}
+	for _, r := range f.session.Runs {
+		if !withSummary[r.Name] && r.Name != "" {
+			d.FailedRuns = append(d.FailedRuns, r)
+		}
+	}
+	for _, name := range f.files {
+		d.Files = append(d.Files, report.Link{Text: name, URL: relPath(path.Dir(p.pagePath), path.Join(resultsDir, name))})
+	}
+	page, err := report.Render(report.Page, d)
+	if err != nil {
+		return "", err
+	}
+	committed := map[string]bool{p.pagePath: true}
+	for k := range p.files {
+		committed[k] = true
+	}
+	if err := report.Validate(page, committed, p.pagePath); err != nil {
+		return "", fmt.Errorf("checking the report page: %w", err)
+	}
+	return page, nil
+}
+
+func patchProblem(ps *Patch) string {
+	if ps == nil {
+		return ""
+	}
+	return ps.Error
+}
+
+// push commits the page, the results and the patched sources on the bot branch.
+func (p *publisher) push(ctx context.Context) error {
+	o := p.o
+	remote := o.Remote
+	defBranch := o.BaseBranch
+	if o.GH == nil {
+		var err error
+		if remote, err = p.dryRemote(ctx); err != nil {
+			return err
+		}
+		if defBranch == "" {
+			defBranch = "main"
+		}
+	} else if defBranch == "" {
+		b, err := o.GH.DefaultBranch(ctx, o.Repo)
+		if err != nil {
+			return fmt.Errorf("finding the branch the pull request merges into: %w", err)
+		}
+		defBranch = b
+	}
+	p.o.BaseBranch = defBranch
+	p.sum.Git.Remote = remote
+	pub := &gitpub.Publisher{Dir: o.RepoDir, Remote: remote, DefaultBranch: defBranch, Token: o.GitToken, Branches: []string{o.Branch}}
+	res, err := pub.Publish(ctx, gitpub.Change{
+		Base: p.base, Branch: o.Branch, Files: p.files, Message: p.commitMessage(),
+		Author: o.Author, Date: p.when,
+	})
+	p.sum.Git.Commit, p.sum.Git.Action, p.sum.Git.Pushed, p.sum.Git.Retries = res.Commit, res.Action, res.Pushed, res.Retries
+	if err != nil {
+		p.sum.Git.Error = err.Error()
+		return fmt.Errorf("committing the results to %s: %w", o.Branch, err)
+	}
+	p.pushed, p.commit = true, res.Commit
+	if o.Repo.Owner != "" {
+		p.linkRoot = fmt.Sprintf("%s/%s/%s/blob/%s/", o.ServerURL, o.Repo.Owner, o.Repo.Name, res.Commit)
+	}
+	if o.GH == nil {
+		p.dryLocalBranch(ctx, res.Commit)
+	}
+	return nil
+}
+
+// dryRemote is where a dry run pushes: the repo's remote when it is on this machine,
+// else a bare repository made in the dry-run folder.
+func (p *publisher) dryRemote(ctx context.Context) (string, error) {
+	u, err := git(ctx, p.o.RepoDir, "remote", "get-url", p.o.Remote)
+	if err == nil && localRemote(u) {
+		return p.o.Remote, nil
+	}
+	bare, err := filepath.Abs(filepath.Join(p.o.DryRunDir, "remote.git"))
+	if err != nil {
+		return "", fmt.Errorf("making the dry run's remote: %w", err)
+	}
+	if _, err := os.Stat(bare); err != nil {
+		if _, err := git(ctx, p.o.DryRunDir, "init", "--quiet", "--bare", bare); err != nil {
+			return "", fmt.Errorf("making the dry run's remote: %w", err)
+		}
+	}
+	p.sum.Notes = append(p.sum.Notes, "dry run: the repository's remote is not on this machine, so the commit was pushed to "+bare)
+	return bare, nil
+}
+
+// dryLocalBranch points the local bot branch at the commit, unless it is checked out.
+func (p *publisher) dryLocalBranch(ctx context.Context, commit string) {
+	head, _ := git(ctx, p.o.RepoDir, "symbolic-ref", "--quiet", "HEAD")
+	if head == "refs/heads/"+p.o.Branch {
+		p.sum.Notes = append(p.sum.Notes, "dry run: the bot branch is checked out in the repository, so it was not moved")
+		return
+	}
+	if _, err := git(ctx, p.o.RepoDir, "update-ref", "-m", "perfbot publish --dry-run", "refs/heads/"+p.o.Branch, commit); err != nil {
+		p.sum.Notes = append(p.sum.Notes, "dry run: the local bot branch was not updated: "+err.Error())
+	}
+}
+
+func (p *publisher) commitMessage() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "rocm: decode profile of %s at %s (%s)\n\n", p.f.gfx, p.f.commit8, p.date)
+	fmt.Fprintf(&b, "Runs: %s.\nRanked port order: %s.\n", strings.Join(p.sum.Runs, ", "), p.rk.OrderLine())
+	if ps := p.sum.Patch; ps != nil {
+		fmt.Fprintf(&b, "grouped_gemm numeric tests: %s", ps.Decision)
+		if len(ps.Changed) > 0 {
+			fmt.Fprintf(&b, " (changed %s)", strings.Join(ps.Changed, ", "))
+		}
+		b.WriteString(".\n")
+	}
+	fmt.Fprintf(&b, "Report: %s\n", p.pagePath)
+	return b.String()
+}
+
+func (p *publisher) link(text, repoPath string) report.Link {
+	return report.Link{Text: text, URL: p.linkRoot + repoPath}
+}
+
+func (p *publisher) validateRemote(md string) error {
+	committed := map[string]bool{}
+	for k := range p.files {
+		committed[k] = true
+	}
+	return report.Validate(md, committed, p.linkRoot)
+}
+
+// pullRequest opens or updates the one pull request of the bot branch.
+func (p *publisher) pullRequest(ctx context.Context) {
+	o := p.o
+	d := report.PRData{
+		GFX: p.f.gfx, Date: p.date, Commit: p.base, Models: p.models, Sampling: p.sampling,
+		Report: p.link(path.Base(p.pagePath), p.pagePath), Runs: p.f.runs,
+		Order: p.rk.OrderLine(), RankingMD: p.rk.Markdown(), GemmMD: p.gemmMD, VerifyMD: p.verifyMD,
+		Draft: len(p.draftWhy) > 0, DraftReasons: p.draftWhy,
+	}
+	if o.Issue > 0 {
+		d.Issue = o.Issue
+	}
+	for _, k := range p.sum.Files {
+		d.Files = append(d.Files, p.link(k, k))
+	}
+	p.sum.Draft, p.sum.Why = d.Draft, d.DraftReasons
+	title := fmt.Sprintf("rocm: decode profile of %s at %s (%s)", p.f.gfx, p.f.commit8, p.date)
+	body, err := report.Render(report.PRBody, d)
+	if err == nil {
+		err = p.validateRemote(body)
+	}
+	if err == nil && len([]rune(body)) > report.MaxComment {
+		body = gh.Truncate(body, report.MaxComment-100)
+	}
+	if err != nil {
+		p.prFailed = true
+		p.sum.PR = Outcome{Action: "failed", Error: err.Error()}
+		p.fail(fmt.Errorf("rendering the pull request body: %w", err))
+		return
+	}
+	spec := gh.PRSpec{Head: o.Branch, Base: o.BaseBranch, Title: title, Body: body, Draft: d.Draft}
+	if o.GH == nil {
+		doc := fmt.Sprintf("# %s\n\nHead `%s` into `%s`; draft: %t.\n\n---\n\n%s", title, spec.Head, spec.Base, spec.Draft, body)
+		action, err := p.writeDry(DryPR, doc)
+		p.sum.PR = Outcome{Action: action, URL: DryPR}
+		if err != nil {
+			p.prFailed = true
+			p.sum.PR.Error = err.Error()
+			p.fail(err)
+		}
+		p.prDraft = spec.Draft
+		return
+	}
+	pr, action, err := o.GH.UpsertPR(ctx, o.Repo, spec)
+	if err != nil {
+		p.prFailed = true
+		p.sum.PR = Outcome{Action: "failed", Error: err.Error()}
+		p.fail(fmt.Errorf("opening the pull request: %w", err))
+		return
+	}
+	p.prURL, p.prNumber, p.prDraft = pr.URL, pr.Number, pr.Draft
+	p.sum.PR = Outcome{Action: string(action), Number: int64(pr.Number), URL: pr.URL}
+	if pr.Draft != spec.Draft && action != gh.Created {
+		p.sum.Notes = append(p.sum.Notes, fmt.Sprintf("pull request #%d was opened earlier with draft=%t; GitHub's REST API cannot change that: convert it by hand", pr.Number, pr.Draft))
+	}
+}
+
+// epic upserts the ranking comment on the epic, keeping the history it holds.
+func (p *publisher) epic(ctx context.Context) {
+	o := p.o
+	if o.Epic <= 0 {
+		p.sum.Epic = Outcome{Action: "skipped", Detail: "no epic issue is configured"}
+		return
+	}
+	var earlier string
+	var found *gh.Comment
+	if o.GH == nil {
+		b, err := os.ReadFile(filepath.Join(o.DryRunDir, DryEpic))
+		if err == nil {
+			earlier = string(b)
+		}
+	} else {
+		var err error
+		found, err = o.GH.FindCommentWithMarker(ctx, o.Repo, o.Epic, report.EpicMarker)
+		if err != nil {
+			p.epicFailed(err)
+			return
+		}
+		if found != nil {
+			earlier = found.Body
+		}
+	}
+	hist, err := report.ParseHistory(earlier)
+	if err != nil {
+		p.sum.Notes = append(p.sum.Notes, err.Error()+"; the history starts over")
+	}
+	cur := report.HistoryEntry{
+		Key: p.f.name + "@" + p.date, Date: p.date, GFX: p.f.gfx, Commit: p.f.commit8,
+		Order: p.rk.Order, Report: p.linkRoot + p.pagePath, PR: p.prURL,
+	}
+	if p.linkRoot == "" {
+		cur.Report = ""
+	}
+	kept, prev := report.MergeHistory(hist, cur)
+	d := report.EpicData{Current: cur, Units: epicUnits(p.rk), Report: p.link(path.Base(p.pagePath), p.pagePath), History: kept, Previous: prev}
+	if p.prURL != "" {
+		d.PR = &report.Link{Text: fmt.Sprintf("#%d", p.prNumber), URL: p.prURL}
+	}
+	if prev != nil {
+		d.Changes = report.Changes(prev.Order, cur.Order)
+	}
+	body, err := report.Render(report.Epic, d)
+	if err == nil {
+		err = p.validateRemote(body)
+	}
+	if err != nil {
+		p.sum.Epic = Outcome{Action: "failed", Error: err.Error()}
+		p.fail(fmt.Errorf("rendering the epic comment: %w", err))
+		return
+	}
+	if o.GH == nil {
+		action, err := p.writeDry(DryEpic, body)
+		p.sum.Epic = Outcome{Action: action, Number: int64(o.Epic), URL: DryEpic}
+		if err != nil {
+			p.sum.Epic.Error = err.Error()
+			p.fail(err)
+		}
+		return
+	}
+	cm, action, err := o.GH.UpsertComment(ctx, o.Repo, o.Epic, report.EpicMarker, body)
+	if err != nil {
+		p.epicFailed(err)
+		return
+	}
+	p.epicURL = cm.URL
+	p.sum.Epic = Outcome{Action: string(action), Number: int64(o.Epic), URL: cm.URL}
+}
+
+func (p *publisher) epicFailed(err error) {
+	msg := err.Error()
+	if errors.Is(err, gh.ErrNotFound) {
+		msg = fmt.Sprintf("epic issue #%d was not found (%v): the results and the pull request are published; set `epic:` in the configuration to an existing issue, or pass epic= with the command", p.o.Epic, err)
+	}
+	p.sum.Epic = Outcome{Action: "failed", Number: int64(p.o.Epic), Error: msg}
+	p.fail(fmt.Errorf("updating the ranking comment on #%d: %s", p.o.Epic, msg))
+}
+
+// finish reports the end: the status comment, the check run, the reaction and the
+// step summary. They run after a failure too, to say so.
+func (p *publisher) finish(ctx context.Context) {
+	o := p.o
+	steps, links := p.steps()
+	state := "done"
+	if !p.sumOK() {
+		state = "failed"
+	}
+	detail := ""
+	if p.f != nil && len(p.f.runs) > 0 {
+		detail = fmt.Sprintf("%d run(s) of %s at %s; ranked port order %s.", len(p.f.runs), p.f.gfx, p.f.commit8, p.orderLine())
+	}
+	status, err := report.Render(report.Status, report.StatusData{
+		State: state, Command: o.Command, Detail: detail, Links: links, Steps: steps, Errors: p.sum.Errors,
+	})
+	if err != nil {
+		p.fail(fmt.Errorf("rendering the status comment: %w", err))
+	} else {
+		p.statusComment(ctx, status)
+	}
+	p.checkRun(ctx, steps)
+	p.react(ctx)
+	p.stepSummary(steps)
+	if o.GH == nil {
+		b, err := json.MarshalIndent(p.sum, "", "  ")
+		if err == nil {
+			_, err = p.writeDry(DrySummary, string(b)+"\n")
+		}
+		if err != nil {
+			p.fail(fmt.Errorf("writing the dry run's summary: %w", err))
+		}
+	}
+}
+
+func (p *publisher) sumOK() bool { return p.sum.Conclusion == "success" }
+
+func (p *publisher) orderLine() string {
+	if p.rk == nil {
+		return ""
+	}
+	return p.rk.OrderLine()
+}
+
+// steps are the publishing steps as the status comment and summaries show them: the
+// state reached, not what this call changed, so a rerun renders the same text.
+func (p *publisher) steps() ([]report.Step, []report.Link) {
+	var steps []report.Step
+	var links []report.Link
+	if p.pushed {
+		rep := p.link("report", p.pagePath)
+		links = append(links, rep)
+		steps = append(steps, report.Step{Name: "commit", Outcome: fmt.Sprintf("%s on %s", short(p.commit), p.o.Branch)})
+	} else if p.sum.Git.Error != "" {
+		steps = append(steps, report.Step{Name: "commit", Outcome: "not pushed", Error: p.sum.Git.Error})
+	}
+	if p.pushed {
+		switch {
+		case p.prURL != "":
+			l := report.Link{Text: fmt.Sprintf("#%d", p.prNumber), URL: p.prURL}
+			links = append(links, report.Link{Text: "pull request", URL: p.prURL})
+			out := "open"
+			if p.prDraft {
+				out = "open as a draft"
+			}
+			steps = append(steps, report.Step{Name: "pull request", Outcome: out, Link: &l})
+		case p.prFailed:
+			steps = append(steps, report.Step{Name: "pull request", Outcome: "not opened", Error: p.sum.PR.Error})
+		case p.o.GH == nil:
+			steps = append(steps, report.Step{Name: "pull request", Outcome: "written to " + DryPR + " (dry run)"})
+		}
+		switch {
+		case p.epicURL != "":
+			l := report.Link{Text: fmt.Sprintf("#%d", p.o.Epic), URL: p.epicURL}
+			links = append(links, report.Link{Text: "ranking comment", URL: p.epicURL})
+			steps = append(steps, report.Step{Name: "ranking comment", Outcome: "up to date", Link: &l})
+		case p.sum.Epic.Action == "failed":
+			steps = append(steps, report.Step{Name: "ranking comment", Outcome: "not updated", Error: p.sum.Epic.Error})
+		case p.sum.Epic.Action == "skipped":
+			steps = append(steps, report.Step{Name: "ranking comment", Outcome: "skipped: " + p.sum.Epic.Detail})
+		case p.o.GH == nil:
+			steps = append(steps, report.Step{Name: "ranking comment", Outcome: "written to " + DryEpic + " (dry run)"})
+		}
+	}
+	return steps, links
+}
+
+func short(sha string) string {
+	if len(sha) > 8 {
+		return sha[:8]
+	}
+	return sha
+}
+
+func (p *publisher) statusComment(ctx context.Context, body string) {
+	o := p.o
+	if o.GH == nil {
+		action, err := p.writeDry(DryStatus, body)
+		p.sum.Status = Outcome{Action: action, URL: DryStatus}
+		if err != nil {
+			p.sum.Status.Error = err.Error()
+			p.fail(err)
+		}
+		return
+	}
+	if o.StatusCommentID <= 0 {
+		p.sum.Status = Outcome{Action: "skipped", Detail: "no status comment id was given"}
+		return
+	}
+	cm, action, err := o.GH.UpdateComment(ctx, o.Repo, o.StatusCommentID, body)
+	if err != nil {
+		p.sum.Status = Outcome{Action: "failed", Number: o.StatusCommentID, Error: err.Error()}
+		p.fail(fmt.Errorf("updating the status comment: %w", err))
+		return
+	}
+	p.sum.Status = Outcome{Action: string(action), Number: o.StatusCommentID, URL: cm.URL}
+}
+
+func (p *publisher) summaryData(steps []report.Step) report.SummaryData {
+	d := report.SummaryData{DryRun: p.o.GH == nil, Draft: p.sum.Draft, Verified: p.verified, Steps: steps, Errors: p.sum.Errors, Commit: p.base, Date: p.date}
+	if p.f != nil {
+		d.GFX, d.Runs = p.f.gfx, p.f.runs
+	}
+	if p.rk != nil {
+		d.Order, d.RankingMD = p.rk.OrderLine(), p.rk.Markdown()
+	}
+	if p.pushed {
+		d.Report = p.link(path.Base(p.pagePath), p.pagePath)
+	}
+	if p.prURL != "" {
+		d.PR = &report.Link{Text: fmt.Sprintf("#%d", p.prNumber), URL: p.prURL}
+	}
+	return d
+}
+
+func (p *publisher) checkRun(ctx context.Context, steps []report.Step) {
+	o := p.o
+	d := p.summaryData(steps)
+	conclusion, title := "success", "Decode profile published"
+	switch {
+	case !p.sumOK():
+		conclusion, title = "failure", "Publishing the decode profile failed"
+	case p.sum.Draft:
+		conclusion, title = "neutral", "Decode profile published as a draft pull request"
+	}
+	var body string
+	var err error
+	if p.pushed {
+		body, err = report.Render(report.CheckRun, d)
+	} else {
+		body = "Publishing failed before anything was pushed:\n\n"
+		for _, e := range p.sum.Errors {
+			body += "- " + report.Text(e) + "\n"
+		}
+	}
+	if err != nil {
+		p.fail(fmt.Errorf("rendering the check run summary: %w", err))
+		return
+	}
+	out := gh.CheckOutput{Conclusion: conclusion, Title: title, Summary: gh.Truncate(body, report.MaxCheckRunSummary), DetailsURL: p.prURL}
+	if o.GH == nil {
+		doc := fmt.Sprintf("# %s\n\nConclusion: %s.\n\n---\n\n%s", title, conclusion, out.Summary)
+		action, err := p.writeDry(DryCheckRun, doc)
+		p.sum.CheckRun = Outcome{Action: action, Detail: conclusion, URL: DryCheckRun}
+		if err != nil {
+			p.sum.CheckRun.Error = err.Error()
+			p.fail(err)
+		}
+		return
+	}
+	if o.CheckRunID <= 0 {
+		p.sum.CheckRun = Outcome{Action: "skipped", Detail: "no check run (token mode)"}
+		return
+	}
+	if err := o.GH.CompleteCheckRun(ctx, o.Repo, o.CheckRunID, out); err != nil {
+		p.sum.CheckRun = Outcome{Action: "failed", Number: o.CheckRunID, Error: err.Error()}
+		p.fail(fmt.Errorf("completing the check run: %w", err))
+		return
+	}
+	p.sum.CheckRun = Outcome{Action: "completed", Number: o.CheckRunID, Detail: conclusion}
+}
+
+func (p *publisher) react(ctx context.Context) {
+	o := p.o
+	content := "rocket"
+	if !p.sumOK() {
+		content = "confused"
+	}
+	if o.TriggerCommentID <= 0 {
+		p.sum.Reaction = Outcome{Action: "skipped", Detail: "no trigger comment id was given"}
+		return
+	}
+	if o.GH == nil {
+		p.sum.Reaction = Outcome{Action: "skipped", Number: o.TriggerCommentID, Detail: "dry run: would react " + content}
+		return
+	}
+	if err := o.GH.React(ctx, o.Repo, o.TriggerCommentID, content); err != nil {
+		p.sum.Reaction = Outcome{Action: "failed", Number: o.TriggerCommentID, Detail: content, Error: err.Error()}
+		p.fail(fmt.Errorf("reacting to the trigger comment: %w", err))
+		return
+	}
+	p.sum.Reaction = Outcome{Action: "reacted", Number: o.TriggerCommentID, Detail: content}
+}
+
+func (p *publisher) stepSummary(steps []report.Step) {
+	var md string
+	if p.pushed {
+		var err error
+		md, err = report.Render(report.StepSummary, p.summaryData(steps))
+		if err != nil {
+			p.fail(fmt.Errorf("rendering the step summary: %w", err))
+			return
+		}
+	} else {
+		md = "## ROCm decode profile: publishing failed\n\n"
+		for _, e := range p.sum.Errors {
+			md += "- " + report.Text(e) + "\n"
+		}
+	}
+	md = gh.Truncate(md, report.MaxStepSummary)
+	p.sum.StepSummary = md
+	if p.o.GH == nil {
+		if _, err := p.writeDry(DryStepSummary, md); err != nil {
+			p.fail(err)
+		}
+	}
+}
+
+// writeDry writes one dry-run document and says whether it was created, updated or
+// unchanged, as the GitHub write would.
+func (p *publisher) writeDry(name, body string) (string, error) {
+	file := filepath.Join(p.o.DryRunDir, name)
+	old, err := os.ReadFile(file)
+	action := string(gh.Created)
+	switch {
+	case err == nil && string(old) == body:
+		return string(gh.Unchanged), nil
+	case err == nil:
+		action = string(gh.Updated)
+	}
+	if err := results.WriteFileAtomic(file, []byte(body)); err != nil {
+		return "failed", fmt.Errorf("writing the dry run's %s: %w", name, err)
+	}
+	return action, nil
+}
+
+func samplingTag(s *results.Summary) string {
+	if s.Sampling != "" {
+		return s.Sampling
+	}
+	sm := results.Sampling{Temperature: float64(s.Temperature), TopP: 1}
+	if s.TopP != nil {
+		sm.TopP = float64(*s.TopP)
+	}
+	return sm.Tag()
+}
+
+func distinct(runs []*results.Summary, key func(*results.Summary) string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range runs {
+		if k := key(s); !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// relPath is the relative link from a folder to a file, both repo-relative.
+func relPath(fromDir, to string) string {
+	rel, err := filepath.Rel(filepath.FromSlash(fromDir), filepath.FromSlash(to))
+	if err != nil {
+		return to
+	}
+	return filepath.ToSlash(rel)
+}

@@ -1,0 +1,221 @@
+package report
+
+import (
+	"github.com/lablup/perfbot/runner/patch"
+	"github.com/lablup/perfbot/runner/results"
+)
+
+// Kind names one document perfbot renders.
+type Kind string
+
+// The documents, one template each.
+const (
+	Page        Kind = "page"         // data: PageData
+	PRBody      Kind = "pr"           // data: PRData
+	Epic        Kind = "epic"         // data: EpicData
+	Status      Kind = "status"       // data: StatusData
+	StepSummary Kind = "step-summary" // data: SummaryData
+	CheckRun    Kind = "check-run"    // data: SummaryData
+)
+
+// Kinds lists every document kind.
+var Kinds = []Kind{Page, PRBody, Epic, Status, StepSummary, CheckRun}
+
+// Hidden markers that let the bot find its own comments and bodies again.
+const (
+	EpicMarker   = "<!-- perfbot:port-ranking -->"
+	StatusMarker = "<!-- perfbot:status -->"
+	PRMarker     = "<!-- perfbot:rocm-profile -->"
+)
+
+// Limits of the places the documents go.
+const (
+	// MaxStepSummary is GitHub's bound on one step's summary (1 MiB).
+	MaxStepSummary = 1 << 20
+	// MaxCheckRunSummary is GitHub's bound on a check run's summary (65535 characters).
+	MaxCheckRunSummary = 65535
+	// MaxComment is GitHub's bound on a comment or pull request body (65536 characters).
+	MaxComment = 65536
+)
+
+// Link is a link with untrusted text; URL is a full URL or a repo-relative path.
+type Link struct {
+	Text string
+	URL  string
+}
+
+// Row is one label/value line of a two-column table.
+type Row struct {
+	Label string
+	Value string
+}
+
+// GuardRow summarises the guard's evidence for one section (a run's plain or profiled
+// phase, or the numeric tests).
+type GuardRow struct {
+	Section          string
+	Attempts         int
+	Rejected         int
+	Samples          int
+	ContendedSamples int
+	IdleResets       int
+	HolderResets     int    // idle resets caused by another GPU process
+	CompilerResets   int    // idle resets caused by a compiler
+	Waited           string // from the start of the wait to the idle window, e.g. "2m9s"
+	Outcome          string
+}
+
+// RunState is a run of the session that did not produce a summary.
+type RunState struct {
+	Name   string
+	Status string
+	Detail string
+}
+
+// RulesUnit is one port unit of the attribution rules as the report shows it.
+type RulesUnit struct {
+	ID        string
+	EpicItem  int
+	Port      string
+	Roles     []string
+	Fractions []string // "moe_expert_gemv 0: a fused kernel still reads the weights"
+}
+
+// Rules says which attribution rules the analysis and the ranking used.
+type Rules struct {
+	Name    string
+	Digest  string // sha256 of the rules file, "" for the shipped rules
+	Classes []string
+	Roles   []string
+	Units   []RulesUnit
+}
+
+// Gemm is the outcome of the gather_mm numeric tests and what the patcher did with it.
+type Gemm struct {
+	OverlayCommit string
+	Tests         []patch.TestResult
+	Decision      string
+	Changed       []string // repo paths the patch changed
+	Problem       string   // why the patch was not applied, if it was not
+}
+
+// PageData fills the report page.
+type PageData struct {
+	GFX      string
+	Date     string // YYYY-MM-DD
+	Commit   string // full SHA of the profiled commit
+	Models   []string
+	Sampling []string
+	// Env is the environment table (from hostinfo.json).
+	Env []Row
+	// Method describes what ran, one sentence or command per entry.
+	Method      []Row
+	Guard       []GuardRow
+	GuardNotes  []string
+	Runs        []*results.Summary
+	FailedRuns  []RunState
+	Rules       Rules
+	UnitIDs     []string // the columns of the port unit share table
+	RankingMD   string   // runner/rank's Markdown, trusted
+	Gemm        *Gemm
+	Files       []Link
+	Reproduce   []string // shell lines
+	ReproduceBy string   // the comment that reproduces the run
+}
+
+// PRData fills the pull request body.
+type PRData struct {
+	GFX          string
+	Date         string
+	Commit       string
+	Models       []string
+	Sampling     []string
+	Issue        int // where the command was given; 0 when unknown
+	Report       Link
+	Runs         []*results.Summary
+	Order        string // "#2067, #2065, ..."
+	RankingMD    string // runner/rank's Markdown, trusted
+	GemmMD       string // runner/patch's report Markdown, trusted
+	VerifyMD     string // runner/patch's verification Markdown, trusted
+	Draft        bool
+	DraftReasons []string
+	Files        []Link
+	Notes        []string
+}
+
+// EpicUnit is one line of the ranked order in the epic comment.
+type EpicUnit struct {
+	Rank                  int
+	ID                    string
+	Port                  string
+	Evidence              bool
+	BestRun               string
+	ReachedSharePct       float64
+	RecoverableMsPerToken float64
+	RecoverablePctOfWall  float64
+	DispatchesRemoved     float64
+	FallbackNotReachedPct float64
+	Note                  string
+	Override              string // the override's reason, when one moved or pinned the unit
+}
+
+// HistoryEntry is one earlier ranking kept in the epic comment.
+type HistoryEntry struct {
+	Key    string   `json:"key"` // results folder and date: one entry per profile
+	Date   string   `json:"date"`
+	GFX    string   `json:"gfx"`
+	Commit string   `json:"commit"`
+	Order  []string `json:"order"`
+	Report string   `json:"report,omitempty"`
+	PR     string   `json:"pr,omitempty"`
+}
+
+// EpicData fills the epic ranking comment.
+type EpicData struct {
+	Current HistoryEntry
+	Units   []EpicUnit
+	Report  Link
+	PR      *Link
+	// Changes says what changed since the previous ranking; empty on the first.
+	Changes  []string
+	Previous *HistoryEntry
+	// History holds the kept rankings, newest first, the current one included.
+	History []HistoryEntry
+}
+
+// Step is one publishing step and how it went.
+type Step struct {
+	Name    string
+	Outcome string
+	Link    *Link
+	Error   string
+}
+
+// StatusData fills the status comment.
+type StatusData struct {
+	State   string // queued, waiting, running, publishing, done or failed
+	Command string // e.g. "/profile rocm"
+	Model   int    // running model k of Models
+	Models  int
+	Detail  string
+	Links   []Link
+	Steps   []Step
+	Errors  []string
+}
+
+// SummaryData fills the job step summary and the check run summary.
+type SummaryData struct {
+	GFX       string
+	Date      string
+	Commit    string
+	DryRun    bool
+	Runs      []*results.Summary
+	Order     string
+	RankingMD string
+	Report    Link
+	PR        *Link
+	Draft     bool
+	Verified  bool
+	Steps     []Step
+	Errors    []string
+}

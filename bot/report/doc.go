@@ -1,0 +1,11 @@
+// Package report owns the Markdown documents perfbot publishes: the profile report page,
+// the pull request body, the epic ranking comment (with its hidden history), the status
+// comment, the check run summary and the job step summary. It fills the embedded
+// templates of package templates with plain values, escapes every piece of untrusted
+// text (kernel names, model names, error output) so that it can never break a table or
+// inject markup, and validates a rendered document by parsing it back with goldmark.
+//
+// It must not read result folders, run processes, talk to git or to GitHub, or compute
+// figures of its own: numbers arrive from the summaries and the ranking and are only
+// formatted here.
+package report

@@ -1,0 +1,212 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/lablup/perfbot/bot/gh"
+	"github.com/lablup/perfbot/bot/gitpub"
+	"github.com/lablup/perfbot/bot/publish"
+	"github.com/lablup/perfbot/bot/report"
+	"github.com/lablup/perfbot/config"
+)
+
+func init() {
+	register(command{name: "publish", summary: "commit a profile's results and report, open the PR, update the epic ranking", run: runPublish})
+}
+
+const publishUsage = "--results DIR --repo DIR [--dry-run DIR] [--config FILE] [--github-repo OWNER/NAME] [--check-run-id N] [--status-comment-id N] [--trigger-comment-id N] [--issue N] [--epic N] [--json]"
+
+// publishOptions are the flags of `perfbot publish`.
+type publishOptions struct {
+	results, repo, dryRun, configPath    string
+	base, branch, baseBranch, remote     string
+	githubRepo, botLogin, authorName     string
+	authorEmail, python                  string
+	checkRun, statusComment, triggerCmnt int64
+	issue, epic                          int
+	verifyTimeout                        time.Duration
+	json                                 bool
+}
+
+func runPublish(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var o publishOptions
+	fs := newFlags("publish", publishUsage, stderr)
+	fs.StringVar(&o.results, "results", "", "results folder written by `perfbot run profile` (the <gfx>_<commit> folder or its parent)")
+	fs.StringVar(&o.repo, "repo", "", "clone of the target repository holding the profiled commit (its checkout is not touched)")
+	fs.StringVar(&o.dryRun, "dry-run", "", "write the pull request, comments and check run as files into this folder instead of GitHub; push only to a remote on this machine")
+	fs.StringVar(&o.configPath, "config", "", "perfbot.yml (default: <repo>/"+config.DefaultPath+" when present, else the defaults)")
+	fs.StringVar(&o.base, "base", "", "pinned base commit (default: the profiled commit from session.json)")
+	fs.StringVar(&o.branch, "branch", "", "bot branch (default: branches.profile of the configuration)")
+	fs.StringVar(&o.baseBranch, "base-branch", "", "branch the pull request merges into (default: the repository's default branch)")
+	fs.StringVar(&o.remote, "remote", "origin", "remote of --repo to push to")
+	fs.StringVar(&o.githubRepo, "github-repo", os.Getenv("GITHUB_REPOSITORY"), "target repository on GitHub, owner/name (default $GITHUB_REPOSITORY)")
+	fs.StringVar(&o.botLogin, "bot-login", os.Getenv("PERFBOT_BOT_LOGIN"), "login of the token's account, e.g. github-actions[bot] (default $PERFBOT_BOT_LOGIN; looked up when empty)")
+	fs.StringVar(&o.authorName, "author-name", "perfbot[bot]", "commit author name")
+	fs.StringVar(&o.authorEmail, "author-email", "perfbot[bot]@users.noreply.github.com", "commit author email")
+	fs.StringVar(&o.python, "python", "python3", "Python that runs the repo's checker")
+	fs.Int64Var(&o.checkRun, "check-run-id", 0, "check run created at acceptance (App mode); completed at the end")
+	fs.Int64Var(&o.statusComment, "status-comment-id", 0, "status comment to finish in place")
+	fs.Int64Var(&o.triggerCmnt, "trigger-comment-id", 0, "comment that asked for the run; gets rocket or confused")
+	fs.IntVar(&o.issue, "issue", 0, "issue or pull request the command came from")
+	fs.IntVar(&o.epic, "epic", 0, "epic issue for the ranking comment (default: epic of the configuration)")
+	fs.DurationVar(&o.verifyTimeout, "verify-timeout", 10*time.Minute, "time limit per verification command")
+	fs.BoolVar(&o.json, "json", false, "print the summary as JSON")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError("unexpected argument %q", fs.Arg(0))
+	}
+	if o.results == "" || o.repo == "" {
+		return usageError("--results and --repo are required (usage: perfbot publish %s)", publishUsage)
+	}
+	if o.checkRun < 0 || o.statusComment < 0 || o.triggerCmnt < 0 || o.issue < 0 || o.epic < 0 {
+		return usageError("ids and issue numbers must be positive")
+	}
+	cfg, err := loadPublishConfig(o)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	po := publish.Options{
+		ResultsDir: o.results, RepoDir: o.repo, Config: cfg, Base: o.base, Branch: o.branch,
+		BaseBranch: o.baseBranch, Remote: o.remote, DryRunDir: o.dryRun,
+		Author:     gitpub.Identity{Name: o.authorName, Email: o.authorEmail},
+		ServerURL:  os.Getenv("GITHUB_SERVER_URL"),
+		CheckRunID: o.checkRun, StatusCommentID: o.statusComment, TriggerCommentID: o.triggerCmnt,
+		Issue: o.issue, Epic: o.epic, Python: o.python, VerifyTimeout: o.verifyTimeout,
+	}
+	if o.githubRepo != "" {
+		if po.Repo, err = gh.ParseRepo(o.githubRepo); err != nil {
+			return usageError("--github-repo: %v", err)
+		}
+	}
+	token := strings.TrimSpace(os.Getenv("GITHUB_TOKEN"))
+	po.GitToken = token
+	if o.dryRun == "" {
+		if po.Repo.Owner == "" {
+			return usageError("give --github-repo owner/name (or set GITHUB_REPOSITORY), or --dry-run DIR")
+		}
+		c, err := gh.NewTokenClient(token, gh.Options{BaseURL: os.Getenv("GITHUB_API_URL"), Login: o.botLogin})
+		if err != nil {
+			return usageError("%v (set GITHUB_TOKEN, or use --dry-run DIR)", err)
+		}
+		po.GH = c
+	}
+	sum, perr := publish.Publish(ctx, po)
+	if sum.StepSummary != "" {
+		if err := appendStepSummary(sum.StepSummary); err != nil {
+			fmt.Fprintf(stderr, "perfbot publish: %v\n", err)
+		}
+	}
+	if o.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(sum); err != nil {
+			return err
+		}
+	} else if sum.Results != "" {
+		printPublishSummary(stdout, sum, o.dryRun)
+	}
+	if perr != nil {
+		return fmt.Errorf("publishing: %w", perr)
+	}
+	return nil
+}
+
+func loadPublishConfig(o publishOptions) (config.Config, error) {
+	path := o.configPath
+	if path == "" {
+		p := filepath.Join(o.repo, filepath.FromSlash(config.DefaultPath))
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			return config.Default(), nil
+		}
+		path = p
+	}
+	return config.Load(path)
+}
+
+// appendStepSummary adds the summary to the Actions job's step summary, when there is one.
+func appendStepSummary(md string) error {
+	path := os.Getenv("GITHUB_STEP_SUMMARY")
+	if path == "" {
+		return nil
+	}
+	if len(md) > report.MaxStepSummary {
+		md = gh.Truncate(md, report.MaxStepSummary)
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("writing the step summary: %w", err)
+	}
+	if _, err := f.WriteString(md); err != nil {
+		f.Close()
+		return fmt.Errorf("writing the step summary: %w", err)
+	}
+	return f.Close()
+}
+
+func printPublishSummary(w io.Writer, s publish.Summary, dryRun string) {
+	var b strings.Builder
+	mode := ""
+	if s.DryRun {
+		mode = " (dry run into " + dryRun + ")"
+	}
+	fmt.Fprintf(&b, "published %s (%s)%s: %d run(s), ranked port order %s\n", s.Results, s.Date, mode, len(s.Runs), strings.Join(s.Order, ", "))
+	g := s.Git
+	switch {
+	case g.Error != "":
+		fmt.Fprintf(&b, "  commit    not pushed: %s\n", g.Error)
+	case g.Commit != "":
+		fmt.Fprintf(&b, "  commit    %s on %s: %s (remote %s, pushed %t)\n", g.Commit, g.Branch, g.Action, g.Remote, g.Pushed)
+	}
+	if s.Report != "" {
+		fmt.Fprintf(&b, "  report    %s\n", s.Report)
+	}
+	if s.Patch != nil {
+		fmt.Fprintf(&b, "  patch     %s %s%s\n", s.Patch.Decision, strings.Join(s.Patch.Changed, ", "), errSuffix(s.Patch.Error))
+	}
+	verdict := "passed"
+	if !s.Verify.Passed {
+		verdict = "FAILED: " + strings.Join(s.Verify.Failed, "; ")
+	}
+	fmt.Fprintf(&b, "  verify    %s\n", verdict)
+	if s.Draft {
+		fmt.Fprintf(&b, "  draft     %s\n", strings.Join(s.Why, "; "))
+	}
+	for _, row := range []struct {
+		name string
+		o    publish.Outcome
+	}{{"pr", s.PR}, {"epic", s.Epic}, {"status", s.Status}, {"check run", s.CheckRun}, {"reaction", s.Reaction}} {
+		if row.o.Action == "" {
+			continue
+		}
+		fmt.Fprintf(&b, "  %-9s %s", row.name, row.o.Action)
+		if row.o.URL != "" {
+			fmt.Fprintf(&b, " %s", row.o.URL)
+		}
+		if row.o.Detail != "" {
+			fmt.Fprintf(&b, " (%s)", row.o.Detail)
+		}
+		b.WriteString(errSuffix(row.o.Error) + "\n")
+	}
+	for _, n := range s.Notes {
+		fmt.Fprintf(&b, "  note      %s\n", n)
+	}
+	io.WriteString(w, b.String())
+}
+
+func errSuffix(e string) string {
+	if e == "" {
+		return ""
+	}
+	return ": " + e
+}

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lablup/perfbot/bot/publish"
+	"github.com/lablup/perfbot/bot/report"
+	"github.com/lablup/perfbot/internal/testfix"
+	"github.com/lablup/perfbot/runner/results"
+)
+
+// publishGit runs git for test setup with a fixed identity and no user config.
+func publishGit(t *testing.T, home, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=Maintainer", "GIT_AUTHOR_EMAIL=maintainer@example.com",
+		"GIT_COMMITTER_NAME=Maintainer", "GIT_COMMITTER_EMAIL=maintainer@example.com")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("git %s: %v: %s", strings.Join(args, " "), err, errb.String())
+	}
+	return strings.TrimSpace(out.String())
+}
+
+// publishCLI runs one perfbot command and fails the test unless it exits with code.
+func publishCLI(t *testing.T, code int, args ...string) string {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if got := run(context.Background(), args, &out, &errb); got != code {
+		t.Fatalf("perfbot %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), got, code, out.String(), errb.String())
+	}
+	return out.String()
+}
+
+// `perfbot publish --dry-run` on synthetic runs analysed by perfbot itself: the page
+// committed on the local bot branch shows every figure exactly as the summaries hold it.
+func TestPublishDryRunOnAnalysedRuns(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("GITHUB_STEP_SUMMARY", "")
+	t.Setenv("GITHUB_REPOSITORY", "")
+	root := t.TempDir()
+
+	// The target repository: a remote on this machine and a clone of it.
+	seed := filepath.Join(root, "seed")
+	publishGit(t, home, root, "init", "--quiet", "--initial-branch=main", seed)
+	src := patchTestRepo(t)
+	if err := os.CopyFS(seed, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	publishGit(t, home, seed, "add", "-A")
+	publishGit(t, home, seed, "commit", "--quiet", "-m", "base")
+	base := publishGit(t, home, seed, "rev-parse", "HEAD")
+	bare := filepath.Join(root, "remote.git")
+	publishGit(t, home, root, "clone", "--quiet", "--bare", seed, bare)
+	repo := filepath.Join(root, "checkout")
+	publishGit(t, home, root, "clone", "--quiet", bare, repo)
+
+	// Two runs as the runner leaves them: synthetic traces, analysed by perfbot.
+	folder := filepath.Join(root, "results", results.FolderName("gfx1151", base))
+	for _, m := range []struct{ model, sampling string }{{"llama", "greedy"}, {"qwen3-moe", "t0.7"}} {
+		raw := filepath.Join(root, "raw", m.model)
+		publishCLI(t, 0, "synth", "--model", m.model, "--sampling", m.sampling, "--tokens", "24", "--out", raw)
+		traces, _ := filepath.Glob(filepath.Join(raw, "*_kernel_trace.csv"))
+		if len(traces) != 1 {
+			t.Fatalf("synth wrote %v", traces)
+		}
+		name := strings.TrimSuffix(filepath.Base(traces[0]), "_kernel_trace.csv")
+		logs, _ := filepath.Glob(filepath.Join(raw, "*bench*.log"))
+		var profiled, plain string
+		for _, l := range logs {
+			if strings.Contains(filepath.Base(l), "plain") {
+				plain = l
+			} else {
+				profiled = l
+			}
+		}
+		dirs, _ := filepath.Glob(filepath.Join(raw, "*", "config.json"))
+		if len(dirs) != 1 || profiled == "" || plain == "" {
+			t.Fatalf("synth wrote logs %v, model configs %v", logs, dirs)
+		}
+		publishCLI(t, 0, "analyze", "--trace", traces[0], "--log", profiled, "--plain-log", plain, "--model-dir", filepath.Dir(dirs[0]),
+			"--sampling", m.sampling, "--name", name, "--out-dir", folder)
+		for from, to := range map[string]string{profiled: name + "_bench.log", plain: name + "_plain_bench.log"} {
+			b, err := os.ReadFile(from)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(folder, to), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	guardLog, err := os.ReadFile(testfix.Path(t, "mlxcel-gfx1151", "rocm_profiles", "gfx1151_929c80ab", "guard.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(folder, "guard.log"), guardLog, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sess, _ := json.Marshal(map[string]any{"commit": base, "date": "2026-10-02"})
+	if err := os.WriteFile(filepath.Join(folder, "session.json"), sess, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	out := filepath.Join(root, "dry")
+	stdout := publishCLI(t, 0, "publish", "--results", filepath.Dir(folder), "--repo", repo, "--dry-run", out, "--epic", "1814", "--json")
+	var sum publish.Summary
+	if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
+		t.Fatalf("summary: %v\n%s", err, stdout)
+	}
+	if !sum.OK() || sum.Git.Action != "created" || !sum.Git.Pushed {
+		t.Fatalf("summary %+v", sum)
+	}
+	if got := publishGit(t, home, repo, "rev-parse", "refs/heads/perfbot/rocm-profile"); got != sum.Git.Commit {
+		t.Errorf("local bot branch %s, want %s", got, sum.Git.Commit)
+	}
+	page := publishGit(t, home, bare, "show", sum.Git.Commit+":"+sum.Report)
+	paths, _ := filepath.Glob(filepath.Join(folder, "*_summary.json"))
+	if len(paths) != 2 {
+		t.Fatalf("summaries: %v", paths)
+	}
+	for _, p := range paths {
+		s, err := results.ReadSummary(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt := func(n *results.Num) string {
+			if n == nil {
+				return "—"
+			}
+			return results.PyFloat(float64(*n))
+		}
+		f := func(n results.Num) string { return results.PyFloat(float64(n)) }
+		row := strings.Join([]string{"", report.CellCode(s.Name), report.Text(s.ModelType), s.Sampling, f(s.ProfiledDecodeTokS), opt(s.PlainDecodeTokS),
+			f(s.GPUMsPerToken), f(s.HostGapMsPerToken), f(s.HostGapPctOfWall), opt(s.PlainHostGapMsPerTokenEst),
+			f(s.DispatchesPerToken), "0", f(s.Checks.IdleGapBeforeFirstDecodeDispatchUs), ""}, " | ")
+		if !strings.Contains(page, strings.TrimSpace(row)+"\n") {
+			t.Errorf("the page has no results row matching the summary of %s:\n%s", s.Name, row)
+		}
+		for i, k := range s.TopKernels {
+			kr := strings.Join([]string{"", itoa(i + 1), report.CellCode(k.Kernel), report.Text(k.Class), f(k.CallsPerToken), f(k.SharePct), ""}, " | ")
+			if !strings.Contains(page, strings.TrimSpace(kr)+"\n") {
+				t.Errorf("the page has no top-kernel row matching %s #%d:\n%s", s.Name, i+1, kr)
+			}
+		}
+	}
+	for _, name := range []string{publish.DryPR, publish.DryEpic, publish.DryStatus, publish.DryCheckRun, publish.DryStepSummary, publish.DrySummary} {
+		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
+			t.Error(err)
+		}
+	}
+
+	// The text summary of a rerun says nothing changed.
+	text := publishCLI(t, 0, "publish", "--results", folder, "--repo", repo, "--dry-run", out, "--epic", "1814")
+	for _, s := range []string{"unchanged (remote origin, pushed false)", "pr        unchanged"} {
+		if !strings.Contains(text, s) {
+			t.Errorf("rerun summary lacks %q:\n%s", s, text)
+		}
+	}
+}
+
+func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+func TestPublishUsage(t *testing.T) {
+	t.Setenv("GITHUB_REPOSITORY", "")
+	t.Setenv("GITHUB_TOKEN", "")
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"publish"}, "--results and --repo are required"},
+		{[]string{"publish", "--results", dir, "--repo", dir}, "--github-repo"},
+		{[]string{"publish", "--results", dir, "--repo", dir, "--github-repo", "lablup/mlxcel"}, "no GitHub token"},
+		{[]string{"publish", "--results", dir, "--repo", dir, "--github-repo", "not a repo"}, "owner/name"},
+		{[]string{"publish", "--results", dir, "--repo", dir, "--dry-run", dir, "--issue", "-1"}, "positive"},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(context.Background(), c.args, &out, &errb); code != 2 || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 saying %q", c.args, code, errb.String(), c.want)
+		}
+	}
+}
