@@ -3,6 +3,8 @@ package rank
 import (
 	"fmt"
 	"strings"
+
+	"github.com/lablup/perfbot/internal/mdtext"
 )
 
 // OrderLine is the ranked order as the epic comment states it: `#2067, #2065, ...`.
@@ -34,17 +36,17 @@ func (rk *Ranking) Markdown() string {
 	b.WriteString("|---:|---|---|---|---:|---:|---:|---:|---:|---|---|\n")
 	for _, u := range rk.Units {
 		f := u.Best
-		run := "`" + f.Run + "`"
+		run := mdtext.CellCode(f.Run)
 		if !u.Evidence && f.FallbackSharePct == 0 && f.FallbackDispatchesPerToken == 0 {
 			run = "none"
 		}
 		optIn := "—"
 		if o := u.OptIn; o != nil {
-			optIn = fmt.Sprintf("%.2f %% reached, %.4f ms/token (%.2f %% of wall) in `%s`", o.ReachedSharePct, o.RecoverableMsPerToken, o.RecoverablePctOfWall, o.Run)
+			optIn = fmt.Sprintf("%.2f %% reached, %.4f ms/token (%.2f %% of wall) in %s", o.ReachedSharePct, o.RecoverableMsPerToken, o.RecoverablePctOfWall, mdtext.CellCode(o.Run))
 		}
 		notReached := fmt.Sprintf("%.2f %%", f.FallbackNotReachedPct)
 		if m := u.MostNotReached; m != nil {
-			notReached += fmt.Sprintf(" (%.2f %% in `%s`)", m.FallbackNotReachedPct, m.Run)
+			notReached += fmt.Sprintf(" (%.2f %% in %s)", m.FallbackNotReachedPct, mdtext.CellCode(m.Run))
 		}
 		unit := "#" + u.ID
 		if u.EpicItem > 0 {
@@ -90,12 +92,13 @@ func (rk *Ranking) Markdown() string {
 func codeList(names []string) string {
 	out := make([]string, len(names))
 	for i, n := range names {
-		out[i] = "`" + n + "`"
+		out[i] = mdtext.Code(n)
 	}
 	return strings.Join(out, ", ")
 }
 
-// cell keeps text inside one table cell.
+// cell keeps rules-file text (ports, notes) inside one table cell; the text is the
+// target repo's own and stays readable as raw Markdown.
 func cell(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
 }
