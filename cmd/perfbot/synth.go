@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/lablup/perfbot/runner/results"
@@ -78,7 +79,7 @@ func runSynth(_ context.Context, args []string, stdout, stderr io.Writer) error 
 		float64(t.GPUBusyNs)/1e6/float64(t.GeneratedTokens), float64(t.HostGapNs)/1e6/float64(t.GeneratedTokens),
 		float64(t.DecodeDispatches)/float64(t.GeneratedTokens))
 	for _, f := range []string{out.TraceFile, out.StatsFile, out.AgentInfoFile, out.BenchLog, out.PlainLog,
-		out.ModelDir + "/config.json", out.TruthFile} {
+		filepath.Join(out.ModelDir, "config.json"), out.TruthFile} {
 		fmt.Fprintf(stdout, "  %s\n", f)
 	}
 	return nil

@@ -45,6 +45,8 @@ func stream(o *Options, purpose uint64) uint64 {
 	return purpose ^ h.Sum64()
 }
 
+// run lays out the whole process once (load, warmup, measured prefill, decode), hands
+// every dispatch to visit in start order and returns the phase marks.
 func (p *plan) run(o *Options, visit func(*disp)) marks {
 	g := &gen{p: p, o: o, rng: rand.New(rand.NewPCG(uint64(o.Seed), stream(o, seedStream))), visit: visit}
 	var mk marks

@@ -302,7 +302,7 @@ func (p *plan) truth(o *Options, run string, a *truthAcc, clockName string) *Tru
 		GPUSumNs: a.sum, GPUBusyNs: a.busy, WallNs: a.hi - a.lo, HostGapNs: a.hi - a.lo - a.busy,
 		Straddlers: a.straddlers, IdleGapBeforeFirstNs: a.firstStart - a.lastBeforeEnd,
 		RolesPerStep: map[string]int{}, RoleGPUNs: map[string]int64{}, RoleHostGapNs: map[string]int64{},
-		RoleDispatches: map[string]int{}, RoleNames: RoleNames,
+		RoleDispatches: map[string]int{}, RoleNames: slices.Clone(RoleNames),
 		PromptTokens: o.Prompt, Layout: o.Layout, Seed: o.Seed,
 		DecodeStartNs: a.lo, MeasuredEndNs: a.hi,
 	}
