@@ -1,0 +1,274 @@
+package guard
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// Two guards on one lock run one after the other, whether the first holder is a perfbot
+// guard or the shell guard's `flock` on the same file.
+func TestLockSerializesGuards(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name  string
+		first func(t *testing.T, w world, order string) (release func())
+	}{
+		{"perfbot then perfbot", func(t *testing.T, w world, order string) func() {
+			stdin, feed := stdinPipe(t)
+			echo := newLines()
+			o := w.options()
+			o.Stdin, o.Stderr = stdin, echo
+			run := goRun(context.Background(), o, []string{"sh", "-c", `echo A-start >> "$0"; read x; echo A-end >> "$0"`, order}, nil)
+			echo.wait(t, `attempt 1/1: start:`)
+			return func() {
+				fmt.Fprintln(feed, "x")
+				if out, err := run.wait(t); err != nil || out.ExitCode != 0 {
+					t.Errorf("first guard: %+v %v", out, err)
+				}
+			}
+		}},
+		{"shell flock then perfbot", func(t *testing.T, w world, order string) func() {
+			stdin, feed := stdinPipe(t)
+			out := newLines()
+			cmd := exec.Command("flock", w.lock, "sh", "-c", `echo A-start >> "$0"; echo locked; read x; echo A-end >> "$0"`, order)
+			cmd.Stdin, cmd.Stdout = stdin, out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			out.wait(t, `^locked$`)
+			return func() {
+				fmt.Fprintln(feed, "x")
+				if err := cmd.Wait(); err != nil {
+					t.Error(err)
+				}
+			}
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			order := filepath.Join(w.dir, "order")
+			releaseFirst := tc.first(t, w, order)
+
+			echo := newLines()
+			o := w.options()
+			o.Stderr = echo
+			second := goRun(context.Background(), o, []string{"sh", "-c", `echo B-start >> "$0"; echo B-end >> "$0"`, order}, nil)
+			echo.wait(t, `^rocm_gpu_guard: waiting for the host lock `+w.lock+`: held by `)
+			st, err := Status(w.lock)
+			if err != nil || !st.Held {
+				t.Fatalf("status while the first holds the lock: %+v %v", st, err)
+			}
+			releaseFirst()
+			out, err := second.wait(t)
+			if err != nil || out.ExitCode != 0 {
+				t.Fatalf("second guard: %+v %v", out, err)
+			}
+			b, err := os.ReadFile(order)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Fields(string(b)); strings.Join(got, " ") != "A-start A-end B-start B-end" {
+				t.Fatalf("order = %v", got)
+			}
+			// The second guard saw the lock busy, so it waited at least one poll.
+			recs := w.attempts(t)
+			if last := recs[len(recs)-1]; last.Command[len(last.Command)-2] != `echo B-start >> "$0"; echo B-end >> "$0"` || last.LockWaitSecs < 0.1 {
+				t.Fatalf("second guard's record %+v", last)
+			}
+		})
+	}
+}
+
+// While a guard runs, the holder record names it; --status reads it; afterwards the
+// lock is free and the record gone. A record left by a killed guard shows as stale.
+func TestStatusAndHolderRecord(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	if st, err := Status(w.lock); err != nil || st.Held || st.Text() != "free\n" {
+		t.Fatalf("never used lock: %+v %v", st, err)
+	}
+	stdin, feed := stdinPipe(t)
+	echo := newLines()
+	o := w.options()
+	o.Hold = true
+	o.Stdin, o.Stdout, o.Stderr = stdin, echo, echo
+	run := goRun(context.Background(), o, []string{"sh", "-c", `echo "held=$ROCM_GPU_GUARD_LOCK_HELD"; read x; exit 4`}, nil)
+	held := echo.wait(t, `^held=(\d+)$`)
+	if held[1] != strconv.Itoa(os.Getpid()) {
+		t.Errorf("command saw %s=%s, want the guard's pid %d", EnvLockHeld, held[1], os.Getpid())
+	}
+	st, err := Status(w.lock)
+	if err != nil || !st.Held || st.Holder == nil {
+		t.Fatalf("status = %+v %v", st, err)
+	}
+	if h := *st.Holder; h.PID != os.Getpid() || h.Mode != "hold" || h.Cmd != `sh -c echo "held=$ROCM_GPU_GUARD_LOCK_HELD"; read x; exit 4` || h.Start <= 0 {
+		t.Fatalf("holder = %+v", h)
+	}
+	if txt := st.Text(); !strings.HasPrefix(txt, "held\npid="+strconv.Itoa(os.Getpid())+"\nstart=") || !strings.Contains(txt, "\nmode=hold\ncmd=sh -c ") {
+		t.Fatalf("status text:\n%s", txt)
+	}
+	fmt.Fprintln(feed, "x")
+	out, err := run.wait(t)
+	if err != nil || out.ExitCode != 4 {
+		t.Fatalf("hold outcome %+v %v", out, err)
+	}
+	if _, err := os.Stat(HolderPath(w.lock)); !os.IsNotExist(err) {
+		t.Fatalf("holder record left behind: %v", err)
+	}
+	if log := w.logText(t); !strings.Contains(log, "hold: start: sh -c") || !strings.Contains(log, "hold: exit 4\n") || strings.Contains(log, "waiting for") {
+		t.Fatalf("hold log:\n%s", log)
+	}
+	// A guard killed with SIGKILL leaves its record; the lock itself is free.
+	if err := os.WriteFile(HolderPath(w.lock), []byte("pid=999999\nstart=1\nmode=guard\ncmd=x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err = Status(w.lock)
+	if err != nil || st.Held || !st.Stale || !strings.HasPrefix(st.Text(), "free\nstale holder record") {
+		t.Fatalf("stale status = %+v %v\n%s", st, err, st.Text())
+	}
+}
+
+func TestParseHolder(t *testing.T) {
+	t.Parallel()
+	r, err := ParseHolder([]byte("pid=12\nstart=1700000000\nmode=guard\ncmd=a b=c\nextra=1\n"))
+	if err != nil || r != (HolderRecord{PID: 12, Start: 1700000000, Mode: "guard", Cmd: "a b=c"}) {
+		t.Fatalf("ParseHolder = %+v %v", r, err)
+	}
+	if _, err := ParseHolder([]byte("mode=guard\n")); err == nil {
+		t.Fatal("a record without pid must be refused")
+	}
+}
+
+func helperCmd(t *testing.T, c helperConfig, env []string, argv ...string) *exec.Cmd {
+	t.Helper()
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], append([]string{"--"}, argv...)...)
+	cmd.Env = append(os.Environ(), "GUARD_TEST_HELPER=guard", "GUARD_TEST_CONFIG="+string(b))
+	cmd.Env = append(cmd.Env, env...)
+	return cmd
+}
+
+// A guard run by a guard (ROCM_GPU_GUARD_LOCK_HELD naming an ancestor) skips the lock;
+// the same variable naming a process that is not an ancestor does not.
+func TestNestedGuard(t *testing.T) {
+	t.Parallel()
+	t.Run("ancestor holds the lock", func(t *testing.T) {
+		t.Parallel()
+		w := newWorld(t)
+		b, _ := json.Marshal(helperConfig{Lock: w.lock, KFD: w.kfd, Log: w.log, MaxWaitMS: 5000})
+		o := w.options()
+		o.Env = []string{"GUARD_TEST_HELPER=guard", "GUARD_TEST_CONFIG=" + string(b)}
+		out, err := Run(context.Background(), o, []string{os.Args[0], "--", "sh", "-c", "exit 0"})
+		if err != nil || out.ExitCode != 0 || out.Verdict != Clean {
+			t.Fatalf("outer: %+v %v\n%s", out, err, w.logText(t))
+		}
+		log := w.logText(t)
+		want := fmt.Sprintf("host lock held by ancestor guard pid %d: not taking it again", os.Getpid())
+		if !strings.Contains(log, want) || strings.Contains(log, "waiting for the host lock") {
+			t.Fatalf("log lacks %q:\n%s", want, log)
+		}
+		recs := w.attempts(t)
+		if len(recs) != 2 || !recs[0].Nested || recs[1].Nested {
+			t.Fatalf("records (inner first) = %+v", recs)
+		}
+	})
+	t.Run("not an ancestor", func(t *testing.T) {
+		t.Parallel()
+		w := newWorld(t)
+		l, busy, err := tryLock(w.lock)
+		if err != nil || busy {
+			t.Fatal(err, busy)
+		}
+		defer l.release()
+		other := startProc(t, "sleep", "600")
+		var stderr strings.Builder
+		cmd := helperCmd(t, helperConfig{Lock: w.lock, KFD: w.kfd, Log: w.log, MaxWaitMS: 300},
+			[]string{EnvLockHeld + "=" + strconv.Itoa(other.Process.Pid)}, "true")
+		cmd.Stderr = &stderr
+		err = cmd.Run()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != ExitContended {
+			t.Fatalf("exit = %v, want %d\n%s", err, ExitContended, stderr.String())
+		}
+		log := w.logText(t)
+		for _, want := range []string{
+			fmt.Sprintf("%s=%d is not an ancestor of this guard: taking the host lock", EnvLockHeld, other.Process.Pid),
+			"waiting for the host lock " + w.lock + ": held by a process that wrote no holder record",
+			"gave up after 0s of waiting for the host lock",
+		} {
+			if !strings.Contains(log, want) {
+				t.Errorf("log lacks %q:\n%s", want, log)
+			}
+		}
+	})
+}
+
+// SIGINT/SIGTERM to a guard process stop the command's whole process group (even
+// members that ignore SIGTERM), release the lock and exit 130/143.
+func TestSignalLeavesNothingRunning(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		sig  syscall.Signal
+		code int
+		trap string
+	}{
+		{syscall.SIGTERM, 143, ""},
+		{syscall.SIGTERM, 143, `trap "" TERM;`},
+		{syscall.SIGINT, 130, `trap "" TERM;`},
+	}
+	for _, tc := range cases {
+		t.Run(fmt.Sprintf("%s %s", signalName(tc.sig), tc.trap), func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			out := newLines()
+			cmd := helperCmd(t, helperConfig{Lock: w.lock, KFD: w.kfd, Log: w.log, GraceMS: 300}, nil,
+				"sh", "-c", tc.trap+` sleep 600 & echo "bg $!"; sh -c 'sleep 600 & echo "deep $!"; wait' & echo "leader $$"; wait`)
+			cmd.Stdout, cmd.Stderr = out, out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			var pids []int
+			for _, who := range []string{"bg", "leader", "deep"} {
+				pid, _ := strconv.Atoi(out.waitAny(t, `^`+who+` (\d+)$`)[1])
+				pids = append(pids, pid)
+			}
+			if st, err := Status(w.lock); err != nil || !st.Held {
+				t.Fatalf("lock not held during the run: %+v %v", st, err)
+			}
+			if err := cmd.Process.Signal(tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			err := cmd.Wait()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != tc.code {
+				t.Fatalf("guard exit = %v, want %d\n%s", err, tc.code, out.text())
+			}
+			for _, pid := range pids {
+				if running(pid) {
+					t.Errorf("pid %d still running", pid)
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+			if st, err := Status(w.lock); err != nil || st.Held || st.Holder != nil {
+				t.Fatalf("lock after the signal: %+v %v", st, err)
+			}
+			if log := w.logText(t); !strings.Contains(log, "caught "+signalName(tc.sig)+": stopping command and monitor\n") {
+				t.Fatalf("log:\n%s", log)
+			}
+		})
+	}
+}
