@@ -1,0 +1,264 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/lablup/perfbot/config"
+	"github.com/lablup/perfbot/runner/guard"
+	"github.com/lablup/perfbot/runner/host"
+	"github.com/lablup/perfbot/runner/job"
+	"github.com/lablup/perfbot/runner/patch"
+	"github.com/lablup/perfbot/runner/results"
+)
+
+func init() {
+	register(command{name: "run", summary: "run the host jobs: a guarded profile session, the grouped_gemm numeric tests", run: runRun})
+}
+
+const runUsage = `profile --repo DIR --out DIR [--config FILE] [--models a,b] [--sampling greedy,t0.7-p0.95]
+                   [--traces DIR] [--no-build] [--bench PATH] [--gfx TARGET] [--root DIR]
+       perfbot run gemm-tests --repo DIR --out FILE [--config FILE] [--guard-log FILE] [--logs DIR]
+                   [--timeout 30m] [--root DIR]`
+
+func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprintf(stderr, "usage: perfbot run %s\n", runUsage)
+		if len(args) == 0 {
+			return &exitError{code: 2}
+		}
+		return nil
+	}
+	switch args[0] {
+	case "profile":
+		return runProfile(ctx, args[1:], stdout, stderr)
+	case "gemm-tests":
+		return runGemmTests(ctx, args[1:], stdout, stderr)
+	}
+	return usageError("unknown job %q: use profile or gemm-tests", args[0])
+}
+
+// runHost is the machine the jobs run on: root "/" for real, a fake root in tests.
+func runHost(root string) (*host.Machine, error) {
+	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+		return nil, usageError("--root %s is not a folder", root)
+	}
+	return host.New(root, os.Getenv("PATH"), os.Environ()), nil
+}
+
+// loadRunConfig reads the target repo's config: --config, else the checkout's
+// .github/perfbot.yml. Without either, required says whether that is an error or
+// the defaults do.
+func loadRunConfig(path, repo string, required bool) (config.Config, error) {
+	explicit := path != ""
+	if !explicit {
+		path = filepath.Join(repo, filepath.FromSlash(config.DefaultPath))
+	}
+	if _, err := os.Stat(path); err != nil && !explicit && !required {
+		return config.Default(), nil
+	}
+	c, err := config.Load(path)
+	if err != nil {
+		if !explicit && errors.Is(err, os.ErrNotExist) {
+			return c, usageError("the checkout has no %s: give --config FILE", config.DefaultPath)
+		}
+		return c, fmt.Errorf("loading the config: %w", err)
+	}
+	return c, nil
+}
+
+// guardFromConfig is the config's guard settings with the shell guard's environment
+// overrides on top.
+func guardFromConfig(c config.Config, h host.Host) (guard.Options, error) {
+	g := job.GuardOptions(c.Guard)
+	if err := g.ApplyEnv(os.Getenv); err != nil {
+		return g, usageError("%v", err)
+	}
+	g.Host = h
+	return g, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// interruptCode is the shell's code for the signal that stopped the job.
+func interruptCode(ctx context.Context) int {
+	if strings.Contains(fmt.Sprint(context.Cause(ctx)), syscall.SIGTERM.String()) {
+		return 128 + int(syscall.SIGTERM)
+	}
+	return 128 + int(syscall.SIGINT)
+}
+
+func runProfile(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("run profile", "--repo DIR --out DIR [flags]", stderr)
+	repo := fs.String("repo", "", "the mlxcel checkout to build and profile")
+	cfgPath := fs.String("config", "", "perfbot config (default: the checkout's "+config.DefaultPath+")")
+	models := fs.String("models", "", "comma-separated config model names (default: the config's default_models)")
+	sampling := fs.String("sampling", "", "comma-separated sampling tags: greedy, t0.7, t0.7-p0.95 (default: the config's)")
+	out := fs.String("out", "", "results root: the folder goes to `DIR`/<results.profiles>/<gfx>_<commit8>")
+	traces := fs.String("traces", "", "traces root for the workflow's artifacts (default: <out>/traces)")
+	noBuild := fs.Bool("no-build", false, "skip the cargo build and use the bench already built")
+	bench := fs.String("bench", "", "bench binary, relative to the checkout or absolute (default: "+job.DefaultBench+")")
+	gfx := fs.String("gfx", "", "GPU target naming the results folder (default: rocminfo's)")
+	root := fs.String("root", "/", "read host files under `DIR` (a fake host); tools come from $PATH")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError("unexpected argument %q", fs.Arg(0))
+	}
+	if *repo == "" || *out == "" {
+		return usageError("--repo and --out are required")
+	}
+	h, err := runHost(*root)
+	if err != nil {
+		return err
+	}
+	cfg, err := loadRunConfig(*cfgPath, *repo, true)
+	if err != nil {
+		return err
+	}
+	var samp []results.Sampling
+	for _, tag := range splitList(*sampling) {
+		s, err := results.ParseSampling(tag)
+		if err != nil {
+			return usageError("--sampling: %v", err)
+		}
+		samp = append(samp, s)
+	}
+	ms := splitList(*models)
+	for _, m := range ms {
+		if _, ok := cfg.Model(m); !ok {
+			names := make([]string, len(cfg.Models))
+			for i, cm := range cfg.Models {
+				names[i] = cm.Name
+			}
+			return usageError("--models: %q is not a model of the config; known: %s", m, strings.Join(names, ", "))
+		}
+	}
+	g, err := guardFromConfig(cfg, h)
+	if err != nil {
+		return err
+	}
+	if *traces == "" {
+		*traces = filepath.Join(*out, "traces")
+	}
+	rep, err := job.Profile(ctx, job.ProfileOptions{
+		Host: h, RepoDir: *repo, Config: cfg, Models: ms, Sampling: samp, OutDir: *out, TraceDir: *traces,
+		Guard: g, SkipBuild: *noBuild, Bench: *bench, GFX: *gfx, Progress: stderr,
+	})
+	if rep.Folder != "" {
+		fmt.Fprintf(stdout, "results: %s\ntraces:  %s\n", rep.Folder, *traces)
+		for _, r := range rep.Session.Runs {
+			line := fmt.Sprintf("  %-14s %s", r.Status, r.Name)
+			if r.Reason != "" {
+				line += ": " + r.Reason
+			}
+			fmt.Fprintln(stdout, line)
+		}
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return &exitError{code: interruptCode(ctx), err: err}
+		}
+		return err
+	}
+	if failed := rep.Failed(); len(failed) > 0 {
+		names := make([]string, len(failed))
+		for i, r := range failed {
+			names[i] = r.Name + " (" + string(r.Status) + ")"
+		}
+		err := fmt.Errorf("%d of %d runs failed: %s; their logs and reasons are in %s",
+			len(failed), len(rep.Session.Runs), strings.Join(names, ", "), filepath.Join(rep.Folder, job.SessionFile))
+		if rep.OnlyGuardGaveUp() {
+			// The host was busy: worth trying again later (the guard's own code).
+			return &exitError{code: guard.ExitContended, err: err}
+		}
+		return err
+	}
+	return nil
+}
+
+func runGemmTests(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("run gemm-tests", "--repo DIR --out FILE [flags]", stderr)
+	repo := fs.String("repo", "", "the mlxcel checkout to test")
+	out := fs.String("out", "", "write the outcome JSON (FORMATS.md §7) to `FILE`, e.g. <results folder>/"+job.GemmTestsFile)
+	cfgPath := fs.String("config", "", "perfbot config for the guard settings (default: the checkout's "+config.DefaultPath+" if any)")
+	guardLog := fs.String("guard-log", "", "append the guard's evidence to `FILE` (e.g. the session's guard.log)")
+	logs := fs.String("logs", "", "keep the build's and each test's full output in `DIR`")
+	timeout := fs.Duration("timeout", job.DefaultTestTimeout, "time limit of one test run")
+	root := fs.String("root", "/", "read host files under `DIR` (a fake host); tools come from $PATH")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError("unexpected argument %q", fs.Arg(0))
+	}
+	if *repo == "" || *out == "" {
+		return usageError("--repo and --out are required")
+	}
+	if *timeout <= 0 {
+		return usageError("--timeout must be positive (e.g. 30m)")
+	}
+	h, err := runHost(*root)
+	if err != nil {
+		return err
+	}
+	cfg, err := loadRunConfig(*cfgPath, *repo, false)
+	if err != nil {
+		return err
+	}
+	g, err := guardFromConfig(cfg, h)
+	if err != nil {
+		return err
+	}
+	g.LogPath = *guardLog
+	outcome, err := job.GemmTests(ctx, job.GemmOptions{
+		Host: h, RepoDir: *repo, Guard: g, Timeout: *timeout, LogDir: *logs, Progress: stderr,
+	})
+	if outcome.OverlayCommit != "" && outcome.Validate() == nil {
+		if werr := writeOutcome(*out, outcome); werr != nil {
+			return werr
+		}
+		for _, t := range outcome.Tests {
+			fmt.Fprintf(stdout, "%-12s %s: %s\n", t.Outcome, t.Name, t.Detail)
+		}
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return &exitError{code: interruptCode(ctx), err: err}
+		}
+		return err
+	}
+	return nil
+}
+
+func writeOutcome(path string, o patch.Outcome) error {
+	b, err := json.MarshalIndent(o, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding the outcome: %w", err)
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("writing the outcome: %w", err)
+		}
+	}
+	if err := results.WriteFileAtomic(path, append(b, '\n')); err != nil {
+		return fmt.Errorf("writing the outcome: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,742 @@
+package job
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/lablup/perfbot/config"
+	"github.com/lablup/perfbot/runner/analyze"
+	"github.com/lablup/perfbot/runner/attrib"
+	"github.com/lablup/perfbot/runner/benchlog"
+	"github.com/lablup/perfbot/runner/guard"
+	"github.com/lablup/perfbot/runner/host"
+	"github.com/lablup/perfbot/runner/hostinfo"
+	"github.com/lablup/perfbot/runner/modelcfg"
+	"github.com/lablup/perfbot/runner/results"
+	"github.com/lablup/perfbot/runner/rocprof"
+)
+
+// DefaultBench is the bench binary the build leaves, relative to the checkout.
+const DefaultBench = "target/release/mlxcel-bench-decode"
+
+// BuildCommand builds the bench (PRODUCT.md, the flow of `/profile rocm`).
+var BuildCommand = []string{"cargo", "build", "--release", "--features", "rocm", "--bin", "mlxcel-bench-decode"}
+
+// PhaseMarksEnv makes the bench print its phase marks (FORMATS.md §2).
+const PhaseMarksEnv = "MLXCEL_BENCH_PHASE_MARKS=1"
+
+// ProfileOptions configure one profile session.
+type ProfileOptions struct {
+	Host    host.Host // the machine: every command and host fact; nil means host.Local()
+	RepoDir string    // the mlxcel checkout
+	Config  config.Config
+	// Models are config model names; nil means Config.DefaultModels (all models when
+	// that is empty). They run in the config's order.
+	Models []string
+	// Sampling settings; nil means Config.Sampling.
+	Sampling []results.Sampling
+	// OutDir is the results root: the folder is OutDir/<results.profiles>/<gfx>_<commit8>.
+	OutDir string
+	// TraceDir is the traces root: each run's profiler output goes to TraceDir/<run>/.
+	TraceDir string
+	// Guard is the base of every guarded run (GuardOptions builds it from the config);
+	// the job sets its log, label, environment and output writers.
+	Guard guard.Options
+	// Rules attribute the kernels; nil means the config's rules file, else perfbot's.
+	Rules *attrib.Rules
+	// SkipBuild uses the bench already built.
+	SkipBuild bool
+	// Bench is the bench binary, relative to the checkout or absolute; "" is DefaultBench.
+	Bench string
+	// GFX overrides the GPU target rocminfo reports (it names the results folder).
+	GFX string
+	// Progress gets one line per step: which run, which attempt, waits and since when.
+	Progress io.Writer
+	Now      func() time.Time // nil means time.Now
+}
+
+// GuardOptions turns the config's guard settings into guard options (the caller
+// applies the environment overrides after, as the shell guard does).
+func GuardOptions(g config.Guard) guard.Options {
+	o := guard.DefaultOptions()
+	o.Idle = g.IdleWindow
+	o.SampleHz = float64(g.SampleHz)
+	o.MaxAttempts = g.MaxAttempts
+	o.MaxWait = g.MaxWait
+	o.MaxForeignCPU = g.MaxForeignCPUPct
+	if g.Lock != "" {
+		o.LockPath = g.Lock
+	}
+	return o
+}
+
+// modelRun is one model of the session, resolved from the config.
+type modelRun struct {
+	cfg config.Model
+	arg string // the -m argument: relative to the checkout, or absolute
+	err error  // the model dir could not be found
+}
+
+// profiler is one profile session in progress.
+type profiler struct {
+	o        ProfileOptions
+	prog     *progress
+	folder   string
+	guardLog string
+	sess     *Session
+	info     hostinfo.Info
+	flags    []string
+	scrub    scrubber
+	rules    *attrib.Rules
+	models   []modelRun
+	sampling []results.Sampling
+}
+
+// Profile runs a profile session: it probes the host, builds the bench, runs every
+// model at every sampling setting (plain, then profiled, each under the guard),
+// analyzes each run and fills the results folder. A run that fails is recorded with
+// its reason and the others go on; the error is for a session that could not go on
+// at all (bad options, no GPU target or commit, a failed build, a guard that cannot
+// work, an interrupt). The report says how each run ended, also with an error.
+func Profile(ctx context.Context, o ProfileOptions) (ProfileReport, error) {
+	p, err := newProfiler(o)
+	if err != nil {
+		return ProfileReport{}, err
+	}
+	// Probes first: rocminfo and friends open /dev/kfd and would count as GPU holders
+	// inside a guarded wait.
+	p.prog.printf("probing the host (ROCm, GPU, rocprofv3, checkout)")
+	p.info = hostinfo.Collect(ctx, p.o.Host, p.o.RepoDir)
+	if err := p.open(); err != nil {
+		return ProfileReport{}, err
+	}
+	rep := func() ProfileReport { return ProfileReport{Folder: p.folder, Session: *p.sess} }
+	if err := p.session(ctx); err != nil {
+		p.finish(err)
+		return rep(), err
+	}
+	p.finish(nil)
+	return rep(), nil
+}
+
+func newProfiler(o ProfileOptions) (*profiler, error) {
+	if o.Host == nil {
+		o.Host = host.Local()
+	}
+	if o.Guard.Host == nil {
+		o.Guard.Host = o.Host
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Bench == "" {
+		o.Bench = DefaultBench
+	}
+	for _, d := range []struct {
+		name string
+		p    *string
+	}{{"the checkout (RepoDir)", &o.RepoDir}, {"the results root (OutDir)", &o.OutDir}, {"the traces root (TraceDir)", &o.TraceDir}} {
+		if *d.p == "" {
+			return nil, fmt.Errorf("no folder given for %s", d.name)
+		}
+		abs, err := filepath.Abs(*d.p)
+		if err != nil {
+			return nil, fmt.Errorf("resolving %s: %w", d.name, err)
+		}
+		*d.p = abs
+	}
+	if fi, err := os.Stat(o.RepoDir); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("the checkout %s is not a folder: give the mlxcel checkout to profile", o.RepoDir)
+	}
+	p := &profiler{o: o, prog: &progress{w: o.Progress, now: o.Now}}
+	if err := p.pickModels(); err != nil {
+		return nil, err
+	}
+	p.sampling = o.Sampling
+	if len(p.sampling) == 0 {
+		p.sampling = o.Config.Sampling
+	}
+	if len(p.sampling) == 0 {
+		return nil, errors.New("no sampling settings: give some (greedy, t0.7, t0.7-p0.95) or set sampling in the config")
+	}
+	if o.Config.Shape.Generate < 1 || o.Config.Shape.Prompt < 1 {
+		return nil, fmt.Errorf("the config's shape (prompt %d, generate %d) is not a workload: load the config with config.Load",
+			o.Config.Shape.Prompt, o.Config.Shape.Generate)
+	}
+	rules, err := p.loadRules()
+	if err != nil {
+		return nil, err
+	}
+	p.rules = rules
+	return p, nil
+}
+
+// pickModels resolves the requested model names against the config.
+func (p *profiler) pickModels() error {
+	c := p.o.Config
+	want := p.o.Models
+	if len(want) == 0 {
+		want = c.DefaultModels
+	}
+	if len(want) == 0 {
+		for _, m := range c.Models {
+			want = append(want, m.Name)
+		}
+	}
+	if len(want) == 0 {
+		return errors.New("no models to run: the config names none")
+	}
+	for _, name := range want {
+		if _, ok := c.Model(name); !ok {
+			known := make([]string, len(c.Models))
+			for i, m := range c.Models {
+				known[i] = m.Name
+			}
+			return fmt.Errorf("model %q is not in the config; known: %s", name, strings.Join(known, ", "))
+		}
+	}
+	if max := c.Limits.MaxModels; max > 0 && len(want) > max {
+		return fmt.Errorf("%d models asked for, more than limits.max_models (%d): ask for fewer or raise the limit", len(want), max)
+	}
+	// The config's order is the run order.
+	for _, m := range c.Models {
+		if slices.Contains(want, m.Name) {
+			arg, err := p.modelArg(m)
+			p.models = append(p.models, modelRun{cfg: m, arg: arg, err: err})
+		}
+	}
+	return nil
+}
+
+// modelArg finds the model directory: absolute as given, else in the checkout (the
+// bench runs there), else in perfbot's working folder.
+func (p *profiler) modelArg(m config.Model) (string, error) {
+	if filepath.IsAbs(m.Dir) {
+		if isDir(m.Dir) {
+			return m.Dir, nil
+		}
+		return "", fmt.Errorf("model directory %s of models.%s does not exist: fix models.%s.dir or put the model there", m.Dir, m.Name, m.Name)
+	}
+	if isDir(filepath.Join(p.o.RepoDir, m.Dir)) {
+		return m.Dir, nil
+	}
+	if abs, err := filepath.Abs(m.Dir); err == nil && isDir(abs) {
+		return abs, nil
+	}
+	return "", fmt.Errorf("model directory %s of models.%s is neither in the checkout nor in the working folder: fix models.%s.dir or put the model there",
+		m.Dir, m.Name, m.Name)
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+func (p *profiler) repoPath(rel string) string {
+	if filepath.IsAbs(rel) {
+		return rel
+	}
+	return filepath.Join(p.o.RepoDir, filepath.FromSlash(rel))
+}
+
+func (p *profiler) loadRules() (*attrib.Rules, error) {
+	if p.o.Rules != nil {
+		return p.o.Rules, nil
+	}
+	if p.o.Config.Rules == "" {
+		return attrib.Default(), nil
+	}
+	r, err := attrib.Load(p.repoPath(p.o.Config.Rules))
+	if err != nil {
+		return nil, fmt.Errorf("loading the attribution rules (rules: %s in the config): %w", p.o.Config.Rules, err)
+	}
+	return r, nil
+}
+
+// open names and prepares the results folder and writes the host facts and the
+// first manifest.
+func (p *profiler) open() error {
+	gfx := p.o.GFX
+	if gfx == "" {
+		if !p.info.GFX.Known() {
+			return fmt.Errorf("the GPU target is unknown (%s): the results folder is named after it; check the ROCm install or give the target (gfx1151)", p.info.GFX.Reason)
+		}
+		gfx = p.info.GFX.Value
+	}
+	if !p.info.MlxcelCommit.Known() {
+		return fmt.Errorf("the checkout's commit is unknown (%s): give an mlxcel git checkout", p.info.MlxcelCommit.Reason)
+	}
+	commit := p.info.MlxcelCommit.Value
+	p.folder = filepath.Join(p.o.OutDir, filepath.FromSlash(p.o.Config.Results.Profiles), results.FolderName(gfx, commit))
+	if err := os.MkdirAll(p.folder, 0o755); err != nil {
+		return fmt.Errorf("creating the results folder: %w", err)
+	}
+	if err := os.MkdirAll(p.o.TraceDir, 0o755); err != nil {
+		return fmt.Errorf("creating the traces folder: %w", err)
+	}
+	p.guardLog = filepath.Join(p.folder, GuardLogFile)
+	// One guard log per session: a rerun on the same commit starts it again.
+	for _, f := range []string{p.guardLog, p.guardLog + ".jsonl"} {
+		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("starting the guard log: %w", err)
+		}
+	}
+	subs := []pathSub{
+		{p.o.TraceDir, "<trace-dir>"},
+		{p.o.RepoDir, "<checkout>"},
+		{p.o.OutDir, "<out>"},
+		{os.TempDir(), "<tmp>"},
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "/" {
+		subs = append(subs, pathSub{home, "~"})
+	}
+	p.scrub = newScrubber(subs...)
+	b, err := json.MarshalIndent(p.info, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding the host facts: %w", err)
+	}
+	if err := results.WriteFileAtomic(filepath.Join(p.folder, HostInfoFile), append(b, '\n')); err != nil {
+		return fmt.Errorf("writing the host facts: %w", err)
+	}
+	p.flags = profilerFlags(p.info.Rocprof)
+	now := p.o.Now()
+	p.sess = &Session{
+		Commit: commit, GFX: gfx, Folder: filepath.Base(p.folder),
+		Date: now.Format(time.DateOnly), Started: now, State: "running",
+		Shape: shapeOf(p.o.Config.Shape), Profiler: p.flags,
+		Build:    Build{Command: BuildCommand, Status: "skipped"},
+		GuardLog: GuardLogFile, HostInfo: HostInfoFile,
+	}
+	if p.info.OverlayCommit.Known() {
+		p.sess.OverlayCommit = p.info.OverlayCommit.Value
+	}
+	for _, m := range p.models {
+		p.sess.Models = append(p.sess.Models, m.cfg.Name)
+	}
+	for _, s := range p.sampling {
+		p.sess.Sampling = append(p.sess.Sampling, s.Tag())
+	}
+	for _, m := range p.models {
+		for _, s := range p.sampling {
+			p.sess.Runs = append(p.sess.Runs, RunRecord{
+				Name: results.RunName(m.cfg.Dir, s), Model: m.cfg.Name, ModelDir: m.cfg.Dir,
+				Sampling: s.Tag(), Status: StatusNotRun,
+			})
+		}
+	}
+	p.prog.printf("results folder %s: %d runs (%s x %s)", p.folder, len(p.sess.Runs),
+		strings.Join(p.sess.Models, ","), strings.Join(p.sess.Sampling, ","))
+	return p.sess.save(p.folder)
+}
+
+// profilerFlags are the rocprofv3 flags the installed version supports (FORMATS.md
+// §1.1): --hip-graph-trace only when listed; csv asked for explicitly, with
+// --output-format (every version) unless only -f is listed.
+func profilerFlags(f hostinfo.RocprofFlags) []string {
+	flags := []string{"--kernel-trace"}
+	if f.HIPGraphTrace {
+		flags = append(flags, "--hip-graph-trace")
+	}
+	flags = append(flags, "--stats")
+	format := "--output-format"
+	if f.Known && f.ShortFormat && !f.OutputFormat {
+		format = "-f"
+	}
+	return append(flags, format, "csv")
+}
+
+// finish closes the manifest: the state, the end time, runs that never started.
+func (p *profiler) finish(err error) {
+	p.sess.Finished = p.o.Now()
+	switch {
+	case err == nil:
+		p.sess.State = "complete"
+	case errors.Is(err, errInterrupted):
+		p.sess.State = "interrupted"
+		p.sess.Error = p.scrub.text(err.Error())
+	default:
+		p.sess.State = "failed"
+		p.sess.Error = p.scrub.text(err.Error())
+	}
+	for i := range p.sess.Runs {
+		r := &p.sess.Runs[i]
+		if r.Status == StatusNotRun && r.Reason == "" {
+			r.Reason = "the session stopped before this run: " + p.sess.Error
+		}
+	}
+	p.scrubGuardLog()
+	if serr := p.sess.save(p.folder); serr != nil {
+		p.prog.printf("could not write the session manifest: %v", serr)
+	}
+}
+
+var errInterrupted = errors.New("interrupted")
+
+// session builds the bench and runs everything.
+func (p *profiler) session(ctx context.Context) error {
+	if _, err := p.o.Host.LookPath("rocprofv3"); err != nil {
+		return fmt.Errorf("rocprofv3 is not on the PATH (%v): install rocprofiler-sdk (ROCm 6.2 or later) on the runner", err)
+	}
+	if err := p.build(ctx); err != nil {
+		return err
+	}
+	bench := p.o.Bench
+	if !filepath.IsAbs(bench) {
+		bench = filepath.Join(p.o.RepoDir, bench)
+	}
+	if fi, err := os.Stat(bench); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+		return fmt.Errorf("the bench %s is not an executable file: build it (cargo build --release --features rocm --bin mlxcel-bench-decode) or give its path", p.o.Bench)
+	}
+	i := 0
+	for _, m := range p.models {
+		for _, s := range p.sampling {
+			rec := &p.sess.Runs[i]
+			i++
+			err := p.runOne(ctx, fmt.Sprintf("[%d/%d]", i, len(p.sess.Runs)), m, s, rec)
+			p.scrubGuardLog()
+			if serr := p.sess.save(p.folder); serr != nil && err == nil {
+				err = serr
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// build runs BuildCommand in the checkout, outside the guard: a build is not a
+// measurement (and a compiler inside a guarded run would be its own contention).
+func (p *profiler) build(ctx context.Context) error {
+	if p.o.SkipBuild {
+		p.prog.printf("build skipped: using %s", p.o.Bench)
+		return nil
+	}
+	b := &p.sess.Build
+	b.Log = "build.log"
+	p.prog.printf("building the bench: %s", strings.Join(BuildCommand, " "))
+	start := time.Now()
+	code, out, err := runLogged(ctx, p.o.Host, p.o.RepoDir, filepath.Join(p.o.TraceDir, b.Log), BuildCommand)
+	b.Seconds = round1(time.Since(start).Seconds())
+	if err != nil || code != 0 {
+		b.Status = "failed"
+		why := firstError(out)
+		if err != nil {
+			why = err.Error()
+		}
+		b.Reason = p.scrub.text(fmt.Sprintf("%s exited with %s: %s", strings.Join(BuildCommand[:2], " "), exitText(code), why))
+		for i := range p.sess.Runs {
+			p.sess.Runs[i].Reason = "the bench did not build: " + b.Reason
+		}
+		p.prog.printf("build failed after %.0fs: %s", b.Seconds, b.Reason)
+		if ctx.Err() != nil {
+			return fmt.Errorf("building the bench: %w: %w", errInterrupted, ctx.Err())
+		}
+		return fmt.Errorf("building the bench: %s (full log in the traces folder, build.log)", b.Reason)
+	}
+	b.Status = "ok"
+	p.prog.printf("built in %.0fs", b.Seconds)
+	return nil
+}
+
+// runLogged runs argv in dir (not guarded), writing its output to logPath ("" for
+// none); it returns the exit status and the output.
+func runLogged(ctx context.Context, h host.Host, dir, logPath string, argv []string) (int, []byte, error) {
+	var buf bytes.Buffer
+	var w io.Writer = &buf
+	if logPath != "" {
+		f, err := os.Create(logPath)
+		if err != nil {
+			return -1, nil, fmt.Errorf("creating the log: %w", err)
+		}
+		defer f.Close()
+		w = io.MultiWriter(f, &buf)
+	}
+	cmd := h.Command(ctx, argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = w, w
+	cmd.WaitDelay = 5 * time.Second
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, buf.Bytes(), nil
+	case errors.As(err, &ee):
+		code := ee.ExitCode()
+		if code < 0 {
+			code = 128 + int(signalOf(ee))
+		}
+		return code, buf.Bytes(), nil
+	}
+	return -1, buf.Bytes(), fmt.Errorf("running %s: %w", argv[0], err)
+}
+
+func signalOf(ee *exec.ExitError) syscall.Signal {
+	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return ws.Signal()
+	}
+	return 0
+}
+
+// firstError is the first compiler error of a build log, with its location when the
+// next line gives one.
+func firstError(out []byte) string {
+	lines := strings.Split(string(out), "\n")
+	for i, ln := range lines {
+		t := strings.TrimSpace(ln)
+		if !strings.HasPrefix(t, "error") {
+			continue
+		}
+		if i+1 < len(lines) {
+			if loc, ok := strings.CutPrefix(strings.TrimSpace(lines[i+1]), "--> "); ok {
+				return t + " at " + loc
+			}
+		}
+		return t
+	}
+	if tail := tailLines(out, 1); len(tail) > 0 {
+		return tail[0]
+	}
+	return "no output"
+}
+
+// runOne runs one model at one sampling setting: the plain bench, the profiled bench,
+// the analysis. It returns an error only when the session cannot go on.
+func (p *profiler) runOne(ctx context.Context, idx string, m modelRun, s results.Sampling, rec *RunRecord) error {
+	run := rec.Name
+	defer slices.Sort(rec.Files)
+	if m.err != nil {
+		rec.Reason = m.err.Error()
+		p.prog.printf("%s %s: not run: %s", idx, run, rec.Reason)
+		return nil
+	}
+	rec.Status = StatusRunning
+	rec.Reason = ""
+	if err := p.sess.save(p.folder); err != nil {
+		return err
+	}
+	// A rerun replaces the run's files: stale ones would pass for this session's.
+	for _, suffix := range []string{"_kernel_stats.csv", "_decode_kernels.csv", "_summary.json", "_bench.log", "_plain_bench.log"} {
+		if err := os.Remove(filepath.Join(p.folder, run+suffix)); err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("removing the last session's files of %s: %w", run, err)
+		}
+	}
+	traces := filepath.Join(p.o.TraceDir, run)
+	if err := os.RemoveAll(traces); err != nil {
+		return fmt.Errorf("clearing the traces of %s: %w", run, err)
+	}
+	if err := os.MkdirAll(traces, 0o755); err != nil {
+		return fmt.Errorf("creating the traces folder of %s: %w", run, err)
+	}
+	rec.Traces = run
+	shape := p.o.Config.Shape
+	bench := []string{p.o.Bench, "-m", m.arg, "-p", "profile", "-n", strconv.Itoa(shape.Generate),
+		"--warmup-tokens", strconv.Itoa(shape.Warmup), "--ignore-eos", "--prompt-tokens", strconv.Itoa(shape.Prompt)}
+	bench = append(bench, s.BenchArgs()...)
+
+	// The plain run: the bench alone, for the profiler's slowdown.
+	plainLog := run + "_plain_bench.log"
+	plain, err := p.phase(ctx, idx, run, "plain", bench, nil, filepath.Join(traces, run+"_plain_bench.raw.log"), plainLog, rec)
+	rec.Plain = phaseOf(run+" plain", plainLog, plain)
+	if err != nil || rec.Status != StatusRunning {
+		return err
+	}
+
+	// The profiled run.
+	prof := append([]string{"rocprofv3"}, p.flags...)
+	prof = append(prof, "-d", traces, "-o", run, "--")
+	prof = append(prof, bench...)
+	benchLog := run + "_bench.log"
+	profiled, err := p.phase(ctx, idx, run, "profiled", prof, []string{PhaseMarksEnv}, filepath.Join(traces, run+"_bench.raw.log"), benchLog, rec)
+	rec.Profiled = phaseOf(run+" profiled", benchLog, profiled)
+	if err != nil || rec.Status != StatusRunning {
+		return err
+	}
+	p.analyze(idx, m, s, rec, traces, plain.output, profiled.output)
+	return nil
+}
+
+// phase runs one guarded bench command and records its cleaned log. It leaves
+// rec.Status at running when the command ran clean and exited 0.
+func (p *profiler) phase(ctx context.Context, idx, run, what string, argv, env []string, rawPath, logName string, rec *RunRecord) (guarded, error) {
+	label := run + " " + what
+	if err := guard.Section(p.guardLog, label); err != nil {
+		return guarded{}, err
+	}
+	g := p.o.Guard
+	g.LogPath = p.guardLog
+	r := runGuarded(ctx, g, label, inDir(p.o.RepoDir, argv), env, rawPath, p.prog, idx+" "+label)
+	// A log is kept whenever the command printed something, a crash's above all; a
+	// run the guard never started has only the guard's lines, which are in guard.log.
+	if clean := benchlog.Clean(r.output, p.scrub.paths()); len(bytes.TrimSpace(clean)) > 0 {
+		if err := results.WriteFileAtomic(filepath.Join(p.folder, logName), clean); err != nil {
+			return r, fmt.Errorf("writing %s: %w", logName, err)
+		}
+		rec.Files = append(rec.Files, logName)
+	}
+	switch {
+	case r.interrupted():
+		rec.Status, rec.Reason = StatusInterrupted, "stopped during the "+what+" run"
+		p.prog.printf("%s %s: interrupted", idx, label)
+		cause := r.err
+		if cause == nil {
+			cause = context.Cause(ctx)
+		}
+		return r, fmt.Errorf("%w during %s: %w", errInterrupted, label, cause)
+	case r.err != nil && r.out.Verdict == guard.NotStarted:
+		rec.Status = StatusBenchCrashed
+		rec.Reason = p.scrub.text(fmt.Sprintf("the %s run could not start: %v", what, r.err))
+		return r, fmt.Errorf("running %s: %w", label, r.err)
+	case r.err != nil:
+		// The guard itself could not work (no KFD dir, unwritable log, a broken
+		// monitor): every later run would fail the same way.
+		rec.Status = StatusNotRun
+		rec.Reason = p.scrub.text(fmt.Sprintf("the GPU guard failed in the %s run: %v", what, r.err))
+		return r, fmt.Errorf("guarding %s: %w", label, r.err)
+	case r.gaveUp():
+		rec.Status, rec.Reason = StatusGuardGaveUp, p.scrub.text(r.gaveUpReason(g))+" ("+what+" run)"
+		p.prog.printf("%s %s: %s", idx, label, rec.Reason)
+	case r.out.ExitCode != 0:
+		rec.Status = StatusBenchCrashed
+		why := fmt.Sprintf("the %s run exited with %s", what, exitText(r.out.ExitCode))
+		if tail := tailLines(benchlog.Clean(r.output, p.scrub.paths()), 3); len(tail) > 0 {
+			why += "; last lines: " + strings.Join(tail, " | ")
+		}
+		rec.Reason = p.scrub.text(why)
+		p.prog.printf("%s %s: %s", idx, label, rec.Reason)
+	default:
+		p.prog.printf("%s %s: done (%d attempt(s))", idx, label, len(r.out.Attempts))
+	}
+	return r, nil
+}
+
+// analyze finds the profiler's files, copies the stats and writes the decode kernels
+// and the summary.
+func (p *profiler) analyze(idx string, m modelRun, s results.Sampling, rec *RunRecord, traces string, plainLog, benchLog []byte) {
+	run := rec.Name
+	fail := func(format string, a ...any) {
+		rec.Status, rec.Reason = StatusAnalysisFailed, p.scrub.text(fmt.Sprintf(format, a...))
+		p.prog.printf("%s %s: analysis failed: %s", idx, run, rec.Reason)
+	}
+	outs, err := rocprof.FindOutputs(traces, run)
+	if err != nil {
+		fail("finding the profiler's files: %v", err)
+		return
+	}
+	for _, f := range []string{outs.KernelTrace, outs.KernelStats, outs.AgentInfo} {
+		if f != "" {
+			rec.ProfilerFiles = append(rec.ProfilerFiles, filepath.Base(f))
+		}
+	}
+	for _, f := range outs.Other {
+		rec.ProfilerFiles = append(rec.ProfilerFiles, filepath.Base(f))
+	}
+	slices.Sort(rec.ProfilerFiles)
+	if outs.KernelTrace == "" {
+		why := fmt.Sprintf("rocprofv3 wrote no %s_kernel_trace.csv in <trace-dir>/%s", run, run)
+		if reported := rocprof.OpenedResultFiles(benchLog); len(reported) > 0 {
+			names := make([]string, len(reported))
+			for i, r := range reported {
+				names[i] = filepath.Base(r)
+			}
+			why += " (it reported " + strings.Join(names, ", ") + ")"
+		}
+		fail("%s: was csv output asked for, and did the bench dispatch any kernel?", why)
+		return
+	}
+	if outs.KernelStats != "" {
+		b, err := os.ReadFile(outs.KernelStats)
+		if err == nil {
+			err = results.WriteFileAtomic(filepath.Join(p.folder, run+"_kernel_stats.csv"), b)
+		}
+		if err != nil {
+			fail("copying the kernel stats: %v", err)
+			return
+		}
+		rec.Files = append(rec.Files, run+"_kernel_stats.csv")
+	}
+	trace, err := rocprof.ReadKernelTrace(outs.KernelTrace)
+	if err != nil {
+		fail("reading the kernel trace: %v", err)
+		return
+	}
+	lg, err := benchlog.Parse(bytes.NewReader(benchLog), run+"_bench.log")
+	if err != nil {
+		fail("reading the bench log: %v", err)
+		return
+	}
+	in := analyze.Input{Name: run, Trace: trace, Log: lg, Sampling: s, Rules: p.rules}
+	if len(plainLog) > 0 {
+		if in.Plain, err = benchlog.Parse(bytes.NewReader(plainLog), run+"_plain_bench.log"); err != nil {
+			fail("reading the plain bench log: %v", err)
+			return
+		}
+	}
+	if in.Model, err = p.modelConfig(m); err != nil {
+		fail("%v", err)
+		return
+	}
+	res, err := analyze.Analyze(in)
+	if err != nil {
+		fail("analyzing: %v", err)
+		return
+	}
+	kernels, summary, err := res.WriteOutputs(p.folder)
+	if err != nil {
+		fail("writing the analysis: %v", err)
+		return
+	}
+	rec.Files = append(rec.Files, filepath.Base(kernels), filepath.Base(summary))
+	sum := res.Summary
+	rec.Status = StatusOK
+	rec.DecodeDispatches = sum.DecodeDispatches
+	rec.GPUMsPerToken = float64(sum.GPUMsPerToken)
+	rec.HostGapMsPerToken = float64(sum.HostGapMsPerToken)
+	p.prog.printf("%s %s: %d decode dispatches, %s GPU ms/token, %s host gap ms/token", idx, run,
+		sum.DecodeDispatches, results.PyFloat(float64(sum.GPUMsPerToken)), results.PyFloat(float64(sum.HostGapMsPerToken)))
+}
+
+// modelConfig is what the analysis needs of the model: the config's config.json when
+// it names one, else the model_type it gives (with the model dir's config.json for the
+// rope scaling, when there is one).
+func (p *profiler) modelConfig(m modelRun) (modelcfg.Model, error) {
+	if m.cfg.ConfigPath != "" {
+		mc, err := modelcfg.Read(p.repoPath(m.cfg.ConfigPath))
+		if err != nil {
+			return modelcfg.Model{}, fmt.Errorf("reading models.%s.config: %w", m.cfg.Name, err)
+		}
+		return mc, nil
+	}
+	dir := m.arg
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(p.o.RepoDir, dir)
+	}
+	mc, err := modelcfg.Read(filepath.Join(dir, "config.json"))
+	if err != nil {
+		mc = modelcfg.Model{}
+	}
+	mc.ModelType = m.cfg.ModelType
+	return mc, nil
+}
+
+// scrubGuardLog replaces local folders in the guard log and its JSON lines, which are
+// committed. Between runs no guard has them open.
+func (p *profiler) scrubGuardLog() {
+	for _, f := range []string{p.guardLog, p.guardLog + ".jsonl"} {
+		if err := p.scrub.file(f); err != nil {
+			p.prog.printf("could not clean local paths out of %s: %v", filepath.Base(f), err)
+		}
+	}
+}
