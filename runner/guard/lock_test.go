@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -270,5 +271,34 @@ func TestSignalLeavesNothingRunning(t *testing.T) {
 				t.Fatalf("log:\n%s", log)
 			}
 		})
+	}
+}
+
+// The command runs in Options.Dir, and a relative command path is taken from there,
+// while the log keeps the argv as given (as the shell guard's does after a cd).
+func TestCommandRunsInDir(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	dir := t.TempDir()
+	if err := os.MkdirAll(dir+"/target/release", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir+"/target/release/here", []byte("#!/bin/sh\npwd\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	o := w.options()
+	o.Hold = true
+	o.Dir = dir
+	o.Stdout, o.Stderr = &out, io.Discard
+	res, err := Run(context.Background(), o, []string{"target/release/here"})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("outcome %+v %v", res, err)
+	}
+	if got := strings.TrimSpace(out.String()); got != dir {
+		t.Errorf("command ran in %q, want %q", got, dir)
+	}
+	if log := w.logText(t); !strings.Contains(log, "hold: start: target/release/here\n") {
+		t.Errorf("log does not show the argv as given:\n%s", log)
 	}
 }

@@ -62,6 +62,10 @@ type Options struct {
 	// this process, the lock is already held for us and is not taken again.
 	LockHeldBy int
 
+	// Dir is the command's working folder (a real path; empty: the guard's own). A
+	// relative command path (target/release/...) is taken relative to it, as a shell
+	// that changed folder first would; the log shows the argv as given.
+	Dir    string
 	Env    []string // extra KEY=VALUE entries for the command
 	Stdin  io.Reader
 	Stdout io.Writer

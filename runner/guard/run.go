@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -331,7 +332,13 @@ func cpuSuffix(cs []CPUUse) string {
 
 // start starts the command in its own process group.
 func (r *runner) start() (*commandRun, error) {
-	cmd := r.o.Host.Command(context.Background(), r.argv[0], r.argv[1:]...)
+	name := r.argv[0]
+	if r.o.Dir != "" && strings.Contains(name, "/") && !filepath.IsAbs(name) {
+		name = filepath.Join(r.o.Dir, name)
+	}
+	cmd := r.o.Host.Command(context.Background(), name, r.argv[1:]...)
+	cmd.Args[0] = r.argv[0]
+	cmd.Dir = r.o.Dir
 	cmd.Env = append(cmd.Env, r.o.Env...)
 	cmd.Env = append(cmd.Env, EnvLockHeld+"="+strconv.Itoa(r.heldBy))
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = r.o.Stdin, r.o.Stdout, r.o.Stderr

@@ -123,7 +123,9 @@ func GemmTests(ctx context.Context, o GemmOptions) (patch.Outcome, error) {
 			}
 		}
 		argv := append([]string{"timeout", "--kill-after=" + secs(timeoutKillAfter), secs(o.Timeout)}, TestCommand(name)...)
-		r := runGuarded(ctx, o.Guard, label, inDir(o.RepoDir, argv), nil, logPath(name+".log"), prog,
+		g := o.Guard
+		g.Dir = o.RepoDir
+		r := runGuarded(ctx, g, label, argv, nil, logPath(name+".log"), prog,
 			fmt.Sprintf("[%d/%d] %s", i+1, len(patch.TestNames), name))
 		res := patch.TestResult{Name: name}
 		switch {

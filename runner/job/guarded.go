@@ -12,14 +12,6 @@ import (
 	"github.com/lablup/perfbot/runner/guard"
 )
 
-// inDir runs argv in dir. The guard starts its command in perfbot's own working
-// folder, and cargo reads its config (.cargo/config.toml) from the working folder, so
-// every guarded command goes through `env -C <dir>`, which changes folder and execs: the
-// guard still watches one process, the command itself.
-func inDir(dir string, argv []string) []string {
-	return append([]string{"env", "-C", dir}, argv...)
-}
-
 // guarded is how one guarded command ended.
 type guarded struct {
 	out    guard.Outcome

@@ -577,7 +577,8 @@ func (p *profiler) phase(ctx context.Context, idx, run, what string, argv, env [
 	}
 	g := p.o.Guard
 	g.LogPath = p.guardLog
-	r := runGuarded(ctx, g, label, inDir(p.o.RepoDir, argv), env, rawPath, p.prog, idx+" "+label)
+	g.Dir = p.o.RepoDir // cargo and the bench read config from their working folder
+	r := runGuarded(ctx, g, label, argv, env, rawPath, p.prog, idx+" "+label)
 	// A log is kept whenever the command printed something, a crash's above all; a
 	// run the guard never started has only the guard's lines, which are in guard.log.
 	if clean := benchlog.Clean(r.output, p.scrub.paths()); len(bytes.TrimSpace(clean)) > 0 {

@@ -165,7 +165,7 @@ func TestProfileEndToEnd(t *testing.T) {
 	if !slices.Equal(sections, wantSections) {
 		t.Errorf("guard.log sections %v, want %v", sections, wantSections)
 	}
-	if len(starts) != 8 || !strings.HasPrefix(starts[1], "env -C <checkout> rocprofv3 --kernel-trace --hip-graph-trace --stats --output-format csv -d <trace-dir>/"+allRuns[0]+" -o "+allRuns[0]+" -- target/release/mlxcel-bench-decode -m "+llamaDir+" -p profile -n 16 --warmup-tokens 4 --ignore-eos --prompt-tokens 64 --temperature 0 --top-p 1.0") {
+	if len(starts) != 8 || !strings.HasPrefix(starts[1], "rocprofv3 --kernel-trace --hip-graph-trace --stats --output-format csv -d <trace-dir>/"+allRuns[0]+" -o "+allRuns[0]+" -- target/release/mlxcel-bench-decode -m "+llamaDir+" -p profile -n 16 --warmup-tokens 4 --ignore-eos --prompt-tokens 64 --temperature 0 --top-p 1.0") {
 		t.Errorf("attempt commands:\n%s", strings.Join(starts, "\n"))
 	}
 	jl := readFile(t, filepath.Join(folder, "guard.log.jsonl"))
@@ -451,12 +451,12 @@ func TestPhaseLogKeepsTheLastAttempt(t *testing.T) {
 	pl := newPhaseLog(&raw, &progress{w: &prog, now: func() time.Time { return time.Date(2026, 9, 30, 17, 41, 1, 0, time.UTC) }}, "[1/1] run plain")
 	input := guard.EchoPrefix + "waiting for 90s of idle GPU and no compiler\n" +
 		guard.EchoPrefix + "idle streak reset after 11s: gpu=[42:mlxcel-bench-de] compilers=[]\n" +
-		guard.EchoPrefix + "attempt 1/5: start: env -C /x bench\n" +
+		guard.EchoPrefix + "attempt 1/5: start: target/release/bench\n" +
 		"[phase] warmup_start boottime_ns=1\n" +
 		guard.EchoPrefix + "sample 3: CONTENDED foreign_gpu=[7:x] compilers=[]\n" +
 		guard.EchoPrefix + "sample 4: CONTENDED foreign_gpu=[7:x] compilers=[]\n" +
 		guard.EchoPrefix + "attempt 1: REJECTED (contended), exit 0; rerunning\n" +
-		guard.EchoPrefix + "attempt 2/5: start: env -C /x bench\n" +
+		guard.EchoPrefix + "attempt 2/5: start: target/release/bench\n" +
 		"second attempt line\nno line end"
 	// Split writes at awkward places, as pipes do.
 	for i := 0; i < len(input); i += 7 {
