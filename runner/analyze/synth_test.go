@@ -1,10 +1,13 @@
 package analyze
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/lablup/perfbot/runner/attrib"
 	"github.com/lablup/perfbot/runner/benchlog"
 	"github.com/lablup/perfbot/runner/modelcfg"
+	"github.com/lablup/perfbot/runner/rank"
 	"github.com/lablup/perfbot/runner/results"
 	"github.com/lablup/perfbot/runner/rocprof"
 	"github.com/lablup/perfbot/runner/synth"
@@ -175,5 +178,34 @@ func TestClockPickAndStraddlersOnSynthRuns(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The ranked order over synthetic runs of the four families, greedy and top-p, shaped
+// by the published figures: SSM first, MoE second, samplers third (ANALYSIS.md §7).
+func TestRankOverSynthRunsOfTheFourFamilies(t *testing.T) {
+	t.Parallel()
+	topP, _ := results.ParseSampling("t0.7-p0.95")
+	var sums []*results.Summary
+	for i, model := range []string{"llama", "qwen3-moe", "granite-hybrid", "nemotron-hybrid"} {
+		for j, s := range []results.Sampling{results.Greedy, topP} {
+			o := synth.DefaultOptions()
+			o.Model, o.Tokens, o.Sampling, o.Seed = model, 8, s, int64(10*i+j)
+			res, _ := analyzeSynth(t, o)
+			sums = append(sums, res.Summary)
+		}
+	}
+	rk, err := rank.Rank(sums, attrib.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rk.Order) < 3 || rk.Order[0] != "2067" || rk.Order[1] != "2065" || rk.Order[2] != "2064" {
+		t.Fatalf("ranked order %v, want 2067, 2065, 2064 first", rk.Order)
+	}
+	md := rk.Markdown()
+	for _, want := range []string{"granite-4.0-h-tiny-4bit", "Qwen3-30B-A3B-4bit_", "_t0.7-p0.95", "| rank | unit |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("evidence table lacks %q:\n%s", want, md)
+		}
 	}
 }
