@@ -37,7 +37,7 @@ type analyzeOptions struct {
 func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o := analyzeOptions{stdout: stdout, stderr: stderr}
 	fs := newFlags("analyze", "--trace F --log F [--plain-log F] [--model-dir D] [--sampling TAG | --temperature T --top-p P] [--rules F] --name NAME --out-dir D\n       perfbot analyze --sample [--out-dir D]", stderr)
-	fs.StringVar(&o.trace, "trace", "", "rocprofv3 `kernel_trace.csv` of the profiled run")
+	fs.StringVar(&o.trace, "trace", "", "rocprofv3 `kernel_trace.csv` of the profiled run, or the profiler's output folder (-d)")
 	fs.StringVar(&o.log, "log", "", "the profiled run's bench log (with phase marks)")
 	fs.StringVar(&o.plainLog, "plain-log", "", "the plain (unprofiled) run's bench log")
 	fs.StringVar(&o.modelDir, "model-dir", "", "the model directory (its config.json gives model_type and rope_scaling)")
@@ -93,8 +93,22 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 
 // analyzeRun reads one run's files and analyzes them.
 func analyzeRun(name, tracePath, logPath, plainPath, modelDir string, s results.Sampling, rules *attrib.Rules) (*analyze.Result, error) {
-	if _, err := os.Stat(tracePath); err != nil {
+	fi, err := os.Stat(tracePath)
+	if err != nil {
 		return nil, fmt.Errorf("reading trace: %w", err)
+	}
+	if fi.IsDir() {
+		// The profiler's -d folder: find the trace as rocprofv3 names it, -o <name> first.
+		outs, err := rocprof.FindOutputs(tracePath, name)
+		if err != nil || outs.KernelTrace == "" {
+			if outs, err = rocprof.FindOutputs(tracePath, ""); err != nil {
+				return nil, fmt.Errorf("finding the kernel trace in %s: %w", tracePath, err)
+			}
+		}
+		if outs.KernelTrace == "" {
+			return nil, fmt.Errorf("no kernel_trace.csv in %s (was rocprofv3 run with --kernel-trace and csv output?)", tracePath)
+		}
+		tracePath = outs.KernelTrace
 	}
 	tr, err := rocprof.ReadKernelTrace(tracePath)
 	if err != nil {

@@ -30,7 +30,8 @@ func TestAnalyzeCommandOnASynthRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	resDir := filepath.Join(dir, "results")
-	code, stdout, stderr := runCLI(t, "analyze", "--trace", out.TraceFile, "--log", out.BenchLog, "--plain-log", out.PlainLog,
+	// The profiler's output folder works as well as the trace file itself.
+	code, stdout, stderr := runCLI(t, "analyze", "--trace", filepath.Dir(out.TraceFile), "--log", out.BenchLog, "--plain-log", out.PlainLog,
 		"--model-dir", out.ModelDir, "--sampling", "t0.7", "--name", out.Run, "--out-dir", resDir)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -86,6 +87,7 @@ func TestAnalyzeCommandErrors(t *testing.T) {
 		{"bad number", []string{"analyze", "--trace", bad, "--log", out.BenchLog, "--name", "x", "--out-dir", dir}, 1, `bad_kernel_trace.csv:4: End_Timestamp "12x": not a number`},
 		{"log without results", []string{"analyze", "--trace", out.TraceFile, "--log", noMarks, "--name", "x", "--out-dir", dir}, 1, "Generated tokens"},
 		{"bad rules", []string{"analyze", "--sample", "--rules", noMarks}, 1, "loading rules"},
+		{"folder without a trace", []string{"analyze", "--trace", t.TempDir(), "--log", out.BenchLog, "--name", "x", "--out-dir", dir}, 1, "no kernel_trace.csv in"},
 	}
 	for _, c := range cases {
 		code, _, stderr := runCLI(t, c.args...)
