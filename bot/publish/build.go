@@ -111,10 +111,13 @@ func joinKeys[K int | float64](m map[K]bool, format string) string {
 	return strings.Join(out, " or ")
 }
 
-// methodRows says what ran: the build, and the first plain and profiled command lines
-// the guard recorded, as they ran.
-func methodRows(evs []guard.Event) []report.Row {
-	rows := []report.Row{{Label: "build", Value: "cargo build --release --features rocm --bin mlxcel-bench-decode"}}
+// methodRows says what ran: the build and the profiler's flags as the session
+// recorded them, and the first plain and profiled command lines the guard recorded, as
+// they ran.
+func methodRows(f *folder) []report.Row {
+	build, rest := f.sessionMethod()
+	rows := append([]report.Row{build}, rest...)
+	evs := f.guard
 	seen := map[string]bool{}
 	phase := ""
 	for _, ev := range evs {

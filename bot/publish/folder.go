@@ -19,17 +19,18 @@ import (
 	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/runner/guard"
 	"github.com/lablup/perfbot/runner/hostinfo"
+	"github.com/lablup/perfbot/runner/job"
 	"github.com/lablup/perfbot/runner/patch"
 	"github.com/lablup/perfbot/runner/results"
 )
 
 // Names of the session files the runner writes beside the runs.
 const (
-	guardLog   = "guard.log"
-	guardJSONL = "guard.log.jsonl"
-	hostInfo   = "hostinfo.json"
-	sessionDoc = "session.json"
-	gemmTests  = "gemm_tests.json"
+	guardLog   = job.GuardLogFile
+	guardJSONL = job.GuardLogFile + ".jsonl"
+	hostInfo   = job.HostInfoFile
+	sessionDoc = job.SessionFile
+	gemmTests  = job.GemmTestsFile
 )
 
 // committedSuffixes are the per-run files that go into the commit (FORMATS.md §3);
@@ -56,20 +57,11 @@ type folder struct {
 	hasGuard bool
 	env      []report.Row
 	hasHost  bool
-	session  session
-	gemm     *patch.Outcome
-	notes    []string // problems that do not stop publishing
-}
-
-// session is what publish needs from the runner's session.json. The file is read
-// leniently: a key that is missing or of another shape is left empty.
-type session struct {
-	Commit   string
-	Date     string // YYYY-MM-DD
-	When     time.Time
-	Models   []string
-	Sampling []string
-	Runs     []report.RunState
+	// session is the runner's manifest; hasSession is false when the folder has none.
+	session    job.Session
+	hasSession bool
+	gemm       *patch.Outcome
+	notes      []string // problems that do not stop publishing
 }
 
 // findFolder accepts the results root holding one <gfx>_<commit> folder, or that
@@ -233,86 +225,130 @@ func (f *folder) readGemm() error {
 }
 
 func (f *folder) readSession() error {
-	b, err := os.ReadFile(filepath.Join(f.dir, sessionDoc))
+	s, err := job.ReadSession(filepath.Join(f.dir, job.SessionFile))
 	if errors.Is(err, fs.ErrNotExist) {
-		f.notes = append(f.notes, "the results folder has no session.json: the date and commit come from elsewhere")
+		f.notes = append(f.notes, "the results folder has no session.json: the date and commit come from elsewhere, and runs that failed are not listed")
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("reading the session manifest: %w", err)
+		return err
 	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return fmt.Errorf("%s: want a JSON object: %w", filepath.Join(f.dir, sessionDoc), err)
+	f.session, f.hasSession = s, true
+	if s.GFX != "" && s.GFX != f.gfx {
+		f.notes = append(f.notes, fmt.Sprintf("session.json says the GPU was %s but the folder is named for %s", s.GFX, f.gfx))
 	}
-	s := &f.session
-	s.Commit = str(raw, "commit", "mlxcel_commit", "sha")
-	for _, k := range []string{"finished", "finished_at", "end", "date", "started", "started_at", "start"} {
-		if t, ok := timeOf(raw, k); ok {
-			s.When = t
-			break
-		}
-	}
-	s.Date = str(raw, "date")
-	if len(s.Date) > 10 {
-		s.Date = s.Date[:10]
-	}
-	if _, err := time.Parse(time.DateOnly, s.Date); err != nil {
-		s.Date = ""
-		if !s.When.IsZero() {
-			s.Date = s.When.Format(time.DateOnly)
-		}
-	}
-	s.Models = names(raw["models"], "name", "model")
-	s.Sampling = names(raw["sampling"], "tag", "name")
-	var runs []map[string]json.RawMessage
-	if json.Unmarshal(raw["runs"], &runs) == nil {
-		for _, r := range runs {
-			s.Runs = append(s.Runs, report.RunState{
-				Name:   str(r, "name", "run"),
-				Status: str(r, "status", "state", "outcome"),
-				Detail: str(r, "error", "detail", "reason", "message"),
-			})
-		}
+	if end := f.sessionEnd(); end != "" {
+		f.notes = append(f.notes, end)
 	}
 	return nil
 }
 
-// str returns the first of keys that holds a JSON string.
-func str(m map[string]json.RawMessage, keys ...string) string {
-	for _, k := range keys {
-		var s string
-		if json.Unmarshal(m[k], &s) == nil && s != "" {
-			return s
-		}
+// sessionEnd says how the session ended when it did not complete; "" when it did.
+func (f *folder) sessionEnd() string {
+	why := ""
+	if f.session.Error != "" {
+		why = ": " + f.session.Error
+	}
+	switch f.session.State {
+	case "failed":
+		return "the profile session stopped on an error before every run was done" + why
+	case "interrupted":
+		return "the profile session was interrupted before every run was done" + why
+	case "running":
+		return "session.json says the profile session was still running: it stopped without closing its manifest"
 	}
 	return ""
 }
 
-func timeOf(m map[string]json.RawMessage, key string) (time.Time, bool) {
-	var s string
-	if json.Unmarshal(m[key], &s) != nil {
-		return time.Time{}, false
+// sessionTime is when the session ended (else started): the time of the bot commit,
+// fixed so that the same results make the same commit.
+func (f *folder) sessionTime() time.Time {
+	if !f.session.Finished.IsZero() {
+		return f.session.Finished
 	}
-	t, err := time.Parse(time.RFC3339, s)
-	return t, err == nil
+	return f.session.Started
 }
 
-// names reads a list given as strings or as objects carrying one of keys.
-func names(raw json.RawMessage, keys ...string) []string {
-	var ss []string
-	if json.Unmarshal(raw, &ss) == nil {
-		return ss
+// sessionDate is the session's day (the host's date at its start), YYYY-MM-DD.
+func (f *folder) sessionDate() string {
+	if f.session.Date != "" {
+		return f.session.Date
 	}
-	var objs []map[string]json.RawMessage
-	if json.Unmarshal(raw, &objs) == nil {
-		for _, o := range objs {
-			if s := str(o, keys...); s != "" {
-				ss = append(ss, s)
-			}
+	if t := f.sessionTime(); !t.IsZero() {
+		return t.Format(time.DateOnly)
+	}
+	return ""
+}
+
+// failedRuns are the session's runs that left no summary, with the runner's reason.
+func (f *folder) failedRuns() []report.RunState {
+	withSummary := map[string]bool{}
+	for _, s := range f.runs {
+		withSummary[s.Name] = true
+	}
+	var out []report.RunState
+	for _, r := range f.session.Runs {
+		if withSummary[r.Name] {
+			continue
 		}
+		detail := r.Reason
+		switch {
+		case r.Status == job.StatusOK:
+			detail = "the session says ok, but the results folder has no " + r.Name + "_summary.json"
+		case r.Status == job.StatusRunning:
+			detail = "the session stopped during this run"
+		case detail == "":
+			detail = "no reason recorded"
+		}
+		out = append(out, report.RunState{Name: r.Name, Status: string(r.Status), Detail: detail})
 	}
-	return ss
+	return out
+}
+
+// runNotes tell the pull request which runs have no results and why, and how the
+// session ended when it did not complete.
+func (f *folder) runNotes() []string {
+	var notes []string
+	for _, r := range f.failedRuns() {
+		notes = append(notes, fmt.Sprintf("%s has no results (%s): %s", r.Name, r.Status, r.Detail))
+	}
+	if end := f.sessionEnd(); end != "" {
+		notes = append(notes, end)
+	}
+	return notes
+}
+
+// sessionMethod is what the session says about how it ran, for the method table: the
+// build, the rocprofv3 flags it passed (the environment table lists the ones the
+// installed version offers) and the workload.
+func (f *folder) sessionMethod() (build report.Row, rest []report.Row) {
+	s := f.session
+	cmd := s.Build.Command
+	if len(cmd) == 0 {
+		cmd = job.BuildCommand
+	}
+	build = report.Row{Label: "build", Value: strings.Join(cmd, " ")}
+	if !f.hasSession {
+		return build, nil
+	}
+	switch s.Build.Status {
+	case "ok":
+		if s.Build.Seconds > 0 {
+			build.Label = fmt.Sprintf("build (%s s)", strconv.FormatFloat(s.Build.Seconds, 'f', -1, 64))
+		}
+	case "skipped":
+		build.Label = "build (skipped: the bench was already built)"
+	case "failed":
+		build.Label = "build (failed: " + s.Build.Reason + ")"
+	}
+	if len(s.Profiler) > 0 {
+		rest = append(rest, report.Row{Label: "profiler flags passed", Value: strings.Join(s.Profiler, " ")})
+	}
+	if sh := s.Shape; sh.Generate > 0 {
+		rest = append(rest, report.Row{Label: "workload (bench arguments)",
+			Value: fmt.Sprintf("-n %d --warmup-tokens %d --ignore-eos --prompt-tokens %d", sh.Generate, sh.Warmup, sh.Prompt)})
+	}
+	return build, rest
 }
 
 // hostLabels names the host facts the report knows, in the order it shows them; other

@@ -1,12 +1,17 @@
 package publish
 
 import (
+	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/lablup/perfbot/bot/report"
+	"github.com/lablup/perfbot/runner/job"
 )
 
 func TestReadFolderHostFacts(t *testing.T) {
@@ -54,5 +59,185 @@ func TestReadFolderRefusals(t *testing.T) {
 	writeFile(t, filepath.Join(bad, "gfx1151_aaaaaaaa", "x_greedy_summary.json"), `{"name": "y_greedy"}`)
 	if _, err := readFolder(bad); err == nil || !strings.Contains(err.Error(), "same name") {
 		t.Errorf("misnamed summary: %v", err)
+	}
+}
+
+var crashed = job.RunRecord{
+	Name: "Qwen3-30B-A3B-4bit_t0.7-p0.95", Model: "qwen3", ModelDir: "models/mlx/Qwen3-30B-A3B-4bit", Sampling: "t0.7-p0.95",
+	Status: job.StatusBenchCrashed, Reason: "the profiled run exited with status 139 (SIGSEGV); last lines: [mlx-rocm] decode step 3: HIP kernel launch failed",
+}
+
+// The folder reads the runner's manifest as runner/job defines it: its date, commit,
+// commit time, build, profiler flags and workload, and the runs that failed with the
+// runner's own reasons.
+func TestReadFolderSession(t *testing.T) {
+	t.Parallel()
+	base := strings.Repeat("d", 40)
+	gaveUp := job.RunRecord{Name: "Meta-Llama-3.1-8B-Instruct-4bit_t0.7-p0.95", Model: "llama", Sampling: "t0.7-p0.95",
+		Status: job.StatusGuardGaveUp, Reason: "gave up after 14400s of waiting without 90s of idle; last seen gpu=[3292996:mlxcel-bench-de] (plain run)"}
+	stuck := job.RunRecord{Name: "Qwen3-30B-A3B-4bit_t0.7", Model: "qwen3", Sampling: "t0.7", Status: job.StatusRunning}
+	silent := job.RunRecord{Name: "Qwen3-30B-A3B-4bit_t1.0", Model: "qwen3", Sampling: "t1.0", Status: job.StatusNotRun}
+	okNoSummary := job.RunRecord{Name: "Meta-Llama-3.1-8B-Instruct-4bit_t0.7", Model: "llama", Sampling: "t0.7", Status: job.StatusOK}
+	pr := profile{date: "2026-09-30", failed: []job.RunRecord{crashed, gaveUp, stuck, silent, okNoSummary}}
+	res := layResults(t, base, pr)
+	f, err := readFolder(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.hasSession || f.session.Commit != base || f.sessionDate() != "2026-09-30" {
+		t.Fatalf("session %+v", f.session)
+	}
+	if want := time.Date(2026, 9, 30, 19, 41, 0, 0, time.UTC); !f.sessionTime().Equal(want) {
+		t.Errorf("commit time %s, want the session's end %s", f.sessionTime(), want)
+	}
+	wantFailed := []report.RunState{
+		{Name: crashed.Name, Status: "bench_crashed", Detail: crashed.Reason},
+		{Name: gaveUp.Name, Status: "guard_gave_up", Detail: gaveUp.Reason},
+		{Name: stuck.Name, Status: "running", Detail: "the session stopped during this run"},
+		{Name: silent.Name, Status: "not_run", Detail: "no reason recorded"},
+		{Name: okNoSummary.Name, Status: "ok", Detail: "the session says ok, but the results folder has no Meta-Llama-3.1-8B-Instruct-4bit_t0.7_summary.json"},
+	}
+	if diff := cmp.Diff(wantFailed, f.failedRuns()); diff != "" {
+		t.Errorf("failed runs (-want +got):\n%s", diff)
+	}
+	if notes := f.runNotes(); len(notes) != 5 || notes[0] != crashed.Name+" has no results (bench_crashed): "+crashed.Reason {
+		t.Errorf("notes %q", notes)
+	}
+	build, rest := f.sessionMethod()
+	wantMethod := []report.Row{
+		{Label: "build (312.4 s)", Value: "cargo build --release --features rocm --bin mlxcel-bench-decode"},
+		{Label: "profiler flags passed", Value: "--kernel-trace --hip-graph-trace --stats --output-format csv"},
+		{Label: "workload (bench arguments)", Value: "-n 128 --warmup-tokens 20 --ignore-eos --prompt-tokens 512"},
+	}
+	if diff := cmp.Diff(wantMethod, append([]report.Row{build}, rest...)); diff != "" {
+		t.Errorf("method (-want +got):\n%s", diff)
+	}
+	// The summaries come in the session's order.
+	if f.runs[0].Name != fixtureRuns[0] || f.runs[1].Name != fixtureRuns[1] {
+		t.Errorf("runs in order %s, %s", f.runs[0].Name, f.runs[1].Name)
+	}
+}
+
+// How the session ended and how the bench was built change what the folder tells.
+func TestReadFolderSessionStates(t *testing.T) {
+	t.Parallel()
+	base := strings.Repeat("e", 40)
+	for _, tc := range []struct {
+		name      string
+		edit      func(*job.Session)
+		wantNote  string
+		wantBuild string
+		wantDate  string
+	}{
+		{"complete", func(*job.Session) {}, "", "build (312.4 s)", "2026-09-30"},
+		{"no build", func(s *job.Session) { s.Build = job.Build{Command: job.BuildCommand, Status: "skipped"} },
+			"", "build (skipped: the bench was already built)", "2026-09-30"},
+		{"failed", func(s *job.Session) {
+			s.State, s.Error = "failed", "guarding Qwen3-30B-A3B-4bit_greedy plain: no KFD dir"
+			s.Build.Status, s.Build.Reason = "failed", "cargo build exited with status 101: error[E0425]"
+		}, "the profile session stopped on an error before every run was done: guarding Qwen3-30B-A3B-4bit_greedy plain: no KFD dir",
+			"build (failed: cargo build exited with status 101: error[E0425])", "2026-09-30"},
+		{"interrupted", func(s *job.Session) { s.State = "interrupted" }, "the profile session was interrupted before every run was done", "build (312.4 s)", "2026-09-30"},
+		{"still running", func(s *job.Session) { s.State, s.Finished = "running", time.Time{} }, "still running", "build (312.4 s)", "2026-09-30"},
+		{"no date", func(s *job.Session) { s.Date = "" }, "", "build (312.4 s)", "2026-09-30"},
+		{"other gpu", func(s *job.Session) { s.GFX = "gfx1201" }, "session.json says the GPU was gfx1201 but the folder is named for gfx1151", "build (312.4 s)", "2026-09-30"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			pr := profile{date: "2026-09-30"}
+			res := layResults(t, base, pr)
+			s := sessionOf(t, base, pr, fixtureRuns)
+			tc.edit(&s)
+			writeJSON(t, filepath.Join(res, "gfx1151_eeeeeeee", job.SessionFile), s)
+			f, err := readFolder(res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			says := func(n string) bool { return tc.wantNote != "" && strings.Contains(n, tc.wantNote) }
+			if slices.ContainsFunc(f.notes, says) != (tc.wantNote != "") {
+				t.Errorf("notes %q; want one saying %q", f.notes, tc.wantNote)
+			}
+			// The pull request tells how the session ended, but not a folder-name mismatch.
+			if tc.name != "other gpu" && slices.ContainsFunc(f.runNotes(), says) != (tc.wantNote != "") {
+				t.Errorf("pull request notes %q; want one saying %q", f.runNotes(), tc.wantNote)
+			}
+			if build, _ := f.sessionMethod(); build.Label != tc.wantBuild || build.Value != strings.Join(job.BuildCommand, " ") {
+				t.Errorf("build row %+v, want label %q", build, tc.wantBuild)
+			}
+			if f.sessionDate() != tc.wantDate {
+				t.Errorf("date %q, want %q", f.sessionDate(), tc.wantDate)
+			}
+		})
+	}
+}
+
+// A malformed manifest stops publishing with an error naming the file; a missing one
+// is a note, and the date then comes from elsewhere.
+func TestReadFolderSessionFile(t *testing.T) {
+	t.Parallel()
+	base := strings.Repeat("f", 40)
+	for _, tc := range []struct{ name, body, want string }{
+		{"guessed keys", `{"sha": "ffffffff", "runs": [{"run": "x_greedy", "state": "ok"}]}`, "run 1 has no name"},
+		{"not json", `{"commit": "ffffffff",`, "unexpected end of JSON input"},
+		{"list", `["ffffffff"]`, "want a JSON object"},
+		{"bad date", `{"commit": "ffffffff", "date": "yesterday"}`, `date "yesterday" is not YYYY-MM-DD`},
+	} {
+		res := layResults(t, base, profile{date: "2026-09-30"})
+		p := filepath.Join(res, "gfx1151_ffffffff", job.SessionFile)
+		writeFile(t, p, tc.body)
+		_, err := readFolder(res)
+		if err == nil || !strings.Contains(err.Error(), p+" is not a manifest of `perfbot run profile`") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v; want an error naming %s and saying %q", tc.name, err, p, tc.want)
+		}
+	}
+	res := layResults(t, base, profile{date: "2026-09-30"})
+	if err := os.Remove(filepath.Join(res, "gfx1151_ffffffff", job.SessionFile)); err != nil {
+		t.Fatal(err)
+	}
+	f, err := readFolder(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.hasSession || f.sessionDate() != "" || !slices.ContainsFunc(f.notes, func(n string) bool { return strings.Contains(n, "no session.json") }) {
+		t.Errorf("missing manifest: session %+v, notes %q", f.session, f.notes)
+	}
+	if build, rest := f.sessionMethod(); build.Value != strings.Join(job.BuildCommand, " ") || len(rest) != 0 {
+		t.Errorf("method without a session: %+v %+v", build, rest)
+	}
+}
+
+// A dry run of a session with a crashed run: the page lists it with the runner's
+// reason and the method shows the session's build and profiler flags; the pull request
+// names it in its notes; the commit is dated at the session's end.
+func TestDryRunShowsTheSession(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	res := layResults(t, tg.base, profile{date: "2026-09-30", failed: []job.RunRecord{crashed}})
+	out := t.TempDir()
+	sum, err := Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out})
+	if err != nil {
+		t.Fatalf("Publish: %v", err)
+	}
+	page := tg.file(t, sum.Git.Commit, sum.Report)
+	for _, want := range []string{
+		"| `" + crashed.Name + "` | " + report.Text("bench_crashed") + " | " + report.Text(crashed.Reason) + " |",
+		"| build (312.4 s) | `cargo build --release --features rocm --bin mlxcel-bench-decode` |",
+		"| profiler flags passed | `--kernel-trace --hip-graph-trace --stats --output-format csv` |",
+		"| workload (bench arguments) | `-n 128 --warmup-tokens 20 --ignore-eos --prompt-tokens 512` |",
+		"/profile rocm models=llama,qwen3 sampling=greedy ref=" + tg.base,
+	} {
+		if !strings.Contains(page, want+"\n") {
+			t.Errorf("the page lacks the line\n%s", want)
+		}
+	}
+	if sum.Date != "2026-09-30" || !strings.HasSuffix(sum.Report, "-2026-09-30.md") {
+		t.Errorf("date %s, report %s", sum.Date, sum.Report)
+	}
+	if got := gitT(t, tg.bare, "log", "-1", "--format=%aI", sum.Git.Commit); got != "2026-09-30T19:41:00+00:00" {
+		t.Errorf("commit date %s, want the session's end", got)
+	}
+	pr := readFile(t, filepath.Join(out, DryPR))
+	if !strings.Contains(pr, "### Notes\n\n- "+report.Text(crashed.Name+" has no results (bench_crashed): "+crashed.Reason)+"\n") {
+		t.Errorf("the pull request does not name the crashed run:\n%s", pr)
 	}
 }

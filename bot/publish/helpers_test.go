@@ -20,6 +20,7 @@ import (
 	"github.com/lablup/perfbot/internal/ghstub"
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/lablup/perfbot/runner/hostinfo"
+	"github.com/lablup/perfbot/runner/job"
 	"github.com/lablup/perfbot/runner/patch"
 )
 
@@ -170,6 +171,8 @@ type profile struct {
 	runs  []string // fixture runs to include; nil means both
 	tests []patch.TestOutcome
 	trace bool // add a kernel trace, which must never be committed
+	// failed are runs of the session that left no results.
+	failed []job.RunRecord
 }
 
 var fixtureRuns = []string{"Meta-Llama-3.1-8B-Instruct-4bit_greedy", "Qwen3-30B-A3B-4bit_greedy"}
@@ -199,14 +202,7 @@ func layResults(t testing.TB, base string, pr profile) string {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(dir, "guard.log"), string(b))
-	var sessRuns []map[string]string
-	for _, run := range runs {
-		sessRuns = append(sessRuns, map[string]string{"name": run, "status": "ok"})
-	}
-	writeJSON(t, filepath.Join(dir, "session.json"), map[string]any{
-		"commit": base, "date": pr.date, "gfx": "gfx1151",
-		"models": []string{"llama", "qwen3"}, "sampling": []string{"greedy"}, "runs": sessRuns,
-	})
+	writeJSON(t, filepath.Join(dir, job.SessionFile), sessionOf(t, base, pr, runs))
 	writeJSON(t, filepath.Join(dir, "hostinfo.json"), hostinfo.Info{
 		ROCm: hostinfo.Fact{Value: "10.0.0"}, HIP: hostinfo.Fact{Value: "7.15.26333-e1a6bc5663"},
 		GPU: hostinfo.Fact{Value: "Radeon 8060S Graphics"}, GFX: hostinfo.Fact{Value: "gfx1151"},
@@ -224,6 +220,36 @@ func layResults(t testing.TB, base string, pr profile) string {
 		writeFile(t, filepath.Join(dir, runs[0]+"_kernel_trace.csv"), "\"Kind\"\n")
 	}
 	return root
+}
+
+// sessionOf is the manifest `perfbot run profile` writes for the runs of pr: each ok,
+// plus pr.failed with their status and reason.
+func sessionOf(t testing.TB, base string, pr profile, runs []string) job.Session {
+	t.Helper()
+	day, err := time.Parse(time.DateOnly, pr.date)
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := day.Add(17*time.Hour + 41*time.Minute)
+	s := job.Session{
+		Commit: base, GFX: "gfx1151", Folder: "gfx1151_" + base[:8], OverlayCommit: "75915908",
+		Date: pr.date, Started: started, Finished: started.Add(2 * time.Hour), State: "complete",
+		Models: []string{"llama", "qwen3"}, Sampling: []string{"greedy"},
+		Shape:    job.Shape{Prompt: 512, Generate: 128, Warmup: 20},
+		Profiler: []string{"--kernel-trace", "--hip-graph-trace", "--stats", "--output-format", "csv"},
+		Build:    job.Build{Command: job.BuildCommand, Status: "ok", Seconds: 312.4, Log: "build.log"},
+		GuardLog: job.GuardLogFile, HostInfo: job.HostInfoFile,
+	}
+	dirs := map[string]string{"Meta-Llama-3.1-8B-Instruct-4bit": "llama", "Qwen3-30B-A3B-4bit": "qwen3"}
+	for _, run := range runs {
+		model, _, _ := strings.Cut(run, "_")
+		s.Runs = append(s.Runs, job.RunRecord{
+			Name: run, Model: dirs[model], ModelDir: "models/mlx/" + model, Sampling: "greedy", Status: job.StatusOK,
+			Files: []string{run + "_bench.log", run + "_decode_kernels.csv", run + "_kernel_stats.csv", run + "_plain_bench.log", run + "_summary.json"},
+		})
+	}
+	s.Runs = append(s.Runs, pr.failed...)
+	return s
 }
 
 var allPassed = []patch.TestOutcome{patch.Passed, patch.Passed, patch.Passed}

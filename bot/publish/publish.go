@@ -203,8 +203,7 @@ func (p *publisher) pinBase(ctx context.Context) error {
 // dates fixes the page's date and the commit time from the session, so a rerun of the
 // same results makes the same page and commit.
 func (p *publisher) dates() {
-	s := p.f.session
-	p.date, p.when = s.Date, s.When
+	p.date, p.when = p.f.sessionDate(), p.f.sessionTime()
 	if p.when.IsZero() && p.date != "" {
 		p.when, _ = time.Parse(time.DateOnly, p.date)
 	}
@@ -289,20 +288,12 @@ func (p *publisher) renderPage(rules *attrib.Rules, rulesFile, resultsDir string
 	comment, lines := reproduce(f, p.o.Config.Results.Profiles, p.models, p.sampling, p.base)
 	d := report.PageData{
 		GFX: f.gfx, Date: p.date, Commit: p.base, Models: p.models, Sampling: p.sampling,
-		Env: env, Method: methodRows(f.guard), Guard: rows, GuardNotes: notes,
+		Env: env, Method: methodRows(f), Guard: rows, GuardNotes: notes,
 		Runs: f.runs, Rules: rulesData(rules, rulesFile), UnitIDs: unitIDs(f),
 		RankingMD: p.rk.Markdown(), Gemm: gemmData(f.gemm, p.gemmPatch, patchProblem(p.sum.Patch)),
 		Reproduce: lines, ReproduceBy: comment,
 	}
-	withSummary := map[string]bool{}
-	for _, s := range f.runs {
-		withSummary[s.Name] = true
-	}
-	for _, r := range f.session.Runs {
-		if !withSummary[r.Name] && r.Name != "" {
-			d.FailedRuns = append(d.FailedRuns, r)
-		}
-	}
+	d.FailedRuns = f.failedRuns()
 	for _, name := range f.files {
 		d.Files = append(d.Files, report.Link{Text: name, URL: relPath(path.Dir(p.pagePath), path.Join(resultsDir, name))})
 	}
@@ -435,7 +426,7 @@ func (p *publisher) pullRequest(ctx context.Context) {
 		GFX: p.f.gfx, Date: p.date, Commit: p.base, Models: p.models, Sampling: p.sampling,
 		Report: p.link(path.Base(p.pagePath), p.pagePath), Runs: p.f.runs,
 		Order: p.rk.OrderLine(), RankingMD: p.rk.Markdown(), GemmMD: p.gemmMD, VerifyMD: p.verifyMD,
-		Draft: len(p.draftWhy) > 0, DraftReasons: p.draftWhy,
+		Draft: len(p.draftWhy) > 0, DraftReasons: p.draftWhy, Notes: p.f.runNotes(),
 	}
 	if o.Issue > 0 {
 		d.Issue = o.Issue

@@ -9,10 +9,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lablup/perfbot/bot/publish"
 	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/internal/testfix"
+	"github.com/lablup/perfbot/runner/job"
 	"github.com/lablup/perfbot/runner/results"
 )
 
@@ -108,8 +110,17 @@ func TestPublishDryRunOnAnalysedRuns(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(folder, "guard.log"), guardLog, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sess, _ := json.Marshal(map[string]any{"commit": base, "date": "2026-10-02"})
-	if err := os.WriteFile(filepath.Join(folder, "session.json"), sess, 0o644); err != nil {
+	started := time.Date(2026, 10, 2, 9, 30, 0, 0, time.UTC)
+	sess, _ := json.Marshal(job.Session{
+		Commit: base, GFX: "gfx1151", Folder: filepath.Base(folder), Date: "2026-10-02", Started: started, Finished: started.Add(time.Hour),
+		State: "complete", Models: []string{"llama", "qwen3"}, Sampling: []string{"greedy", "t0.7"},
+		Build: job.Build{Command: job.BuildCommand, Status: "skipped"},
+		Runs: []job.RunRecord{
+			{Name: "Meta-Llama-3.1-8B-Instruct-4bit_greedy", Model: "llama", Sampling: "greedy", Status: job.StatusOK},
+			{Name: "Qwen3-30B-A3B-4bit_t0.7", Model: "qwen3", Sampling: "t0.7", Status: job.StatusOK},
+		},
+	})
+	if err := os.WriteFile(filepath.Join(folder, job.SessionFile), sess, 0o644); err != nil {
 		t.Fatal(err)
 	}
 
@@ -126,6 +137,9 @@ func TestPublishDryRunOnAnalysedRuns(t *testing.T) {
 		t.Errorf("local bot branch %s, want %s", got, sum.Git.Commit)
 	}
 	page := publishGit(t, home, bare, "show", sum.Git.Commit+":"+sum.Report)
+	if strings.Contains(page, "Runs without results") {
+		t.Errorf("the page lists a run of the session as without results:\n%s", page)
+	}
 	paths, _ := filepath.Glob(filepath.Join(folder, "*_summary.json"))
 	if len(paths) != 2 {
 		t.Fatalf("summaries: %v", paths)

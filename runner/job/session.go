@@ -3,7 +3,11 @@ package job
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/lablup/perfbot/config"
@@ -32,6 +36,9 @@ const (
 	StatusInterrupted    RunStatus = "interrupted"     // stopped by SIGINT/SIGTERM
 	StatusRunning        RunStatus = "running"         // in the manifest while the run is going on
 )
+
+// RunStatuses lists every status a manifest may hold.
+var RunStatuses = []RunStatus{StatusOK, StatusGuardGaveUp, StatusBenchCrashed, StatusAnalysisFailed, StatusNotRun, StatusInterrupted, StatusRunning}
 
 // Failed says the run did not produce its results.
 func (s RunStatus) Failed() bool { return s != StatusOK && s != StatusRunning }
@@ -153,4 +160,57 @@ func (s *Session) save(folder string) error {
 		return fmt.Errorf("writing the session manifest: %w", err)
 	}
 	return nil
+}
+
+func statusList() string {
+	names := make([]string, len(RunStatuses))
+	for i, st := range RunStatuses {
+		names[i] = string(st)
+	}
+	return strings.Join(names, ", ")
+}
+
+var hexCommit = regexp.MustCompile(`^[0-9a-f]{7,40}$`)
+
+// ReadSession reads a session manifest as Profile writes it. Keys it does not know are
+// ignored (a newer runner may add some); a file that is not a manifest, or holds a value
+// no runner writes, is an error that names the file. A missing file gives an error that
+// wraps fs.ErrNotExist.
+func ReadSession(path string) (Session, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Session{}, fmt.Errorf("reading the session manifest: %w", err)
+	}
+	var s Session
+	bad := func(format string, a ...any) (Session, error) {
+		return Session{}, fmt.Errorf("%s is not a manifest of `perfbot run profile`: %s: publish the results folder the runner wrote, or remove the file",
+			path, fmt.Sprintf(format, a...))
+	}
+	var probe any
+	if err := json.Unmarshal(b, &probe); err != nil {
+		return bad("%v", err)
+	}
+	if _, ok := probe.(map[string]any); !ok {
+		return bad("want a JSON object")
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return bad("%v", err)
+	}
+	if s.Commit != "" && !hexCommit.MatchString(s.Commit) {
+		return bad("commit %q is not a git commit SHA", s.Commit)
+	}
+	if s.Date != "" {
+		if _, err := time.Parse(time.DateOnly, s.Date); err != nil {
+			return bad("date %q is not YYYY-MM-DD", s.Date)
+		}
+	}
+	for i, r := range s.Runs {
+		if r.Name == "" {
+			return bad("run %d has no name", i+1)
+		}
+		if !slices.Contains(RunStatuses, r.Status) {
+			return bad("run %s has status %q; a runner writes one of %s", r.Name, r.Status, statusList())
+		}
+	}
+	return s, nil
 }
