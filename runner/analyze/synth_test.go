@@ -202,6 +202,27 @@ func TestRankOverSynthRunsOfTheFourFamilies(t *testing.T) {
 	if len(rk.Order) < 3 || rk.Order[0] != "2067" || rk.Order[1] != "2065" || rk.Order[2] != "2064" {
 		t.Fatalf("ranked order %v, want 2067, 2065, 2064 first", rk.Order)
 	}
+	// The ranking shows the units' figures as each run's summary holds them.
+	byName := map[string]*results.Summary{}
+	for _, s := range sums {
+		byName[s.Name] = s
+	}
+	for _, u := range rk.Units {
+		s, ok := byName[u.Best.Run]
+		if !ok {
+			continue
+		}
+		su, _ := s.PortUnits.Get(u.ID)
+		if u.Best.ReachedSharePct != float64(su.ReachedDefaultSharePct) || u.Best.FallbackSharePct != float64(su.FallbackSharePct) ||
+			u.Best.DispatchesPerTokenRemoved != float64(su.ReachedDefaultDispatchesPerToken) {
+			t.Errorf("unit %s in %s: ranking shows %.2f %% reached / %.2f %% fallback / %.1f dispatches, the summary %v / %v / %v",
+				u.ID, s.Name, u.Best.ReachedSharePct, u.Best.FallbackSharePct, u.Best.DispatchesPerTokenRemoved,
+				su.ReachedDefaultSharePct, su.FallbackSharePct, su.ReachedDefaultDispatchesPerToken)
+		}
+		if su.RecoverableDefaultMsPerToken != nil && u.Best.RecoverableMsPerToken != float64(*su.RecoverableDefaultMsPerToken) {
+			t.Errorf("unit %s: recoverable %.4f, the summary %v", u.ID, u.Best.RecoverableMsPerToken, *su.RecoverableDefaultMsPerToken)
+		}
+	}
 	md := rk.Markdown()
 	for _, want := range []string{"granite-4.0-h-tiny-4bit", "Qwen3-30B-A3B-4bit_", "_t0.7-p0.95", "| rank | unit |"} {
 		if !strings.Contains(md, want) {

@@ -268,8 +268,18 @@ func (r *Rules) sum(res *Result, in Input, classOf []int) {
 			RecoverableDefaultMsPerToken:     numPtr(dRec, 4),
 			RecoverableOptinMsPerToken:       numPtr(oRec, 4),
 			ReachedDefaultHostGapMsPerToken:  numPtr(msPerTok(dGap), 4),
+			Roles:                            sorted(u.Roles),
+			ReachedDefaultRoles:              sorted(def),
+			ReachedOptinRoles:                sorted(opt),
 		}})
 	}
+}
+
+// sorted returns a sorted copy, never nil (an empty set is written as []).
+func sorted(xs []string) []string {
+	out := append([]string{}, xs...)
+	slices.Sort(out)
+	return out
 }
 
 func cmpDesc(a, b int64) int {

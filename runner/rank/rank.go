@@ -86,6 +86,7 @@ type runFacts struct {
 	gapMs    map[string]float64
 	disp     map[string]float64
 	hasGap   bool
+	units    results.Units // the summary's own port_units
 }
 
 // Rank orders the rules' units over the runs (ANALYSIS.md §7). rules nil means the
@@ -129,6 +130,7 @@ func Rank(sums []*results.Summary, rules *attrib.Rules) (*Ranking, error) {
 		for _, f := range runs {
 			def, opt := u.Reach(f.run)
 			fig := figures(&u, f, def)
+			fig.fromSummary(f, &u, def, false)
 			fig.Note = u.Note(f.run)
 			ur.Runs = append(ur.Runs, fig)
 			if fig.ReachedSharePct > 0 || fig.DispatchesPerTokenRemoved > 0 {
@@ -136,6 +138,7 @@ func Rank(sums []*results.Summary, rules *attrib.Rules) (*Ranking, error) {
 			}
 			if len(opt) > len(def) {
 				of := figures(&u, f, opt)
+				of.fromSummary(f, &u, opt, true)
 				of.Note = fig.Note
 				if of.ReachedSharePct > 0 && (bestOpt == nil || of.exactPct > bestOpt.exactPct) {
 					bestOpt = &of
@@ -184,6 +187,7 @@ func facts(s *results.Summary) (runFacts, error) {
 		gapMs:    map[string]float64{},
 		disp:     map[string]float64{},
 		hasGap:   len(s.RoleHostGapMsPerToken) > 0,
+		units:    s.PortUnits,
 	}
 	if f.name == "" {
 		return f, errors.New("a summary has no name: is it a <run>_summary.json?")
@@ -234,6 +238,52 @@ func figures(u *attrib.Unit, f runFacts, reached []string) Figures {
 	fig.FallbackDispatchesPerToken = results.Round(fbDisp, 1)
 	fig.FallbackNotReachedPct = results.Round(fb-share, 2)
 	return fig
+}
+
+// fromSummary replaces figures re-derived from rounded role shares by the unit's own
+// figures in the summary, when the summary says they stand for the same role sets:
+// the analysis computed them from exact nanoseconds, and the report shows both.
+func (fig *Figures) fromSummary(f runFacts, u *attrib.Unit, reached []string, optIn bool) {
+	su, ok := f.units.Get(u.ID)
+	if !ok || len(su.Roles) == 0 || !sameSet(su.Roles, u.Roles) {
+		return // not perfbot's, or other rules: keep the re-derived figures
+	}
+	fig.FallbackSharePct = float64(su.FallbackSharePct)
+	fig.FallbackDispatchesPerToken = float64(su.FallbackDispatchesPerToken)
+	switch {
+	case !optIn && sameSet(su.ReachedDefaultRoles, reached):
+		fig.ReachedSharePct = float64(su.ReachedDefaultSharePct)
+		fig.DispatchesPerTokenRemoved = float64(su.ReachedDefaultDispatchesPerToken)
+		if su.RecoverableDefaultMsPerToken != nil && f.hasGap {
+			fig.RecoverableMsPerToken = float64(*su.RecoverableDefaultMsPerToken)
+		}
+		if su.ReachedDefaultHostGapMsPerToken != nil && f.hasGap {
+			fig.HostGapMsPerToken = float64(*su.ReachedDefaultHostGapMsPerToken)
+		}
+	case optIn && sameSet(su.ReachedOptinRoles, reached):
+		fig.ReachedSharePct = float64(su.ReachedOptinSharePct)
+		if su.ReachedOptinDispatchesPerToken != nil {
+			fig.DispatchesPerTokenRemoved = float64(*su.ReachedOptinDispatchesPerToken)
+		}
+		if su.RecoverableOptinMsPerToken != nil && f.hasGap {
+			fig.RecoverableMsPerToken = float64(*su.RecoverableOptinMsPerToken)
+		}
+	default:
+		return
+	}
+	fig.exactPct = 100 * fig.RecoverableMsPerToken / f.wallMs
+	fig.RecoverablePctOfWall = results.Round(fig.exactPct, 2)
+	fig.FallbackNotReachedPct = results.Round(fig.FallbackSharePct-fig.ReachedSharePct, 2)
+}
+
+func sameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	x, y := slices.Clone(a), slices.Clone(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(x, y)
 }
 
 // best picks the run that shows the unit at its strongest.

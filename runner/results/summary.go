@@ -78,6 +78,12 @@ type Unit struct {
 	RecoverableDefaultMsPerToken     *Num   `json:"recoverable_default_ms_per_token,omitempty"`
 	RecoverableOptinMsPerToken       *Num   `json:"recoverable_optin_ms_per_token,omitempty"`
 	ReachedDefaultHostGapMsPerToken  *Num   `json:"reached_default_host_gap_ms_per_token,omitempty"`
+	// The role sets behind the figures, so a reader can tell whether its own rules
+	// reach the same roles (and then reuse the figures rather than re-derive them from
+	// rounded role shares).
+	Roles               []string `json:"roles,omitempty"`
+	ReachedDefaultRoles []string `json:"reached_default_roles,omitempty"`
+	ReachedOptinRoles   []string `json:"reached_optin_roles,omitempty"`
 }
 
 // TraceInfo says what the analysis read (perfbot's addition).
