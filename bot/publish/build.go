@@ -246,7 +246,12 @@ func reproduce(f *folder, profilesDir string, models, sampling []string, commit 
 		case guard.EvAttemptStart:
 			if !seen[phase] {
 				seen[phase] = true
-				lines = append(lines, "MLXCEL_BENCH_PHASE_MARKS=1 "+ev.Command)
+				// Only the profiled runs print phase marks (the analysis needs them).
+				if strings.HasSuffix(phase, " profiled") {
+					lines = append(lines, "MLXCEL_BENCH_PHASE_MARKS=1 "+ev.Command)
+				} else {
+					lines = append(lines, ev.Command)
+				}
 			}
 		}
 	}

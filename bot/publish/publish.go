@@ -281,7 +281,17 @@ func (p *publisher) renderPage(rules *attrib.Rules, rulesFile, resultsDir string
 	f := p.f
 	rows, notes := guardRows(f.guard)
 	env := []report.Row{{Label: "mlxcel commit", Value: p.base}, {Label: "results", Value: f.name}}
-	env = append(env, f.env...)
+	for _, r := range f.env {
+		// The pinned base is the commit that was measured; the host's own reading of
+		// its checkout is shown only when it says something else.
+		if r.Label == "mlxcel commit" {
+			if r.Value != "" && strings.HasPrefix(p.base, r.Value) {
+				continue
+			}
+			r.Label = "mlxcel checkout on the host"
+		}
+		env = append(env, r)
+	}
 	if !f.hasHost {
 		env = append(env, report.Row{Label: "host facts", Value: "hostinfo.json is missing from the results"})
 	}

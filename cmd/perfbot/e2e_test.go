@@ -282,6 +282,18 @@ func TestProfileFlowEndToEnd(t *testing.T) {
 	// The page as the local bot branch holds it.
 	page := tg.blob(t, tg.repo, "refs/heads/perfbot/rocm-profile", pagePath)
 	checkE2EPage(t, page, folder, sess, passedOutcome)
+	if n := strings.Count(page, "| mlxcel commit |"); n != 1 {
+		t.Errorf("the environment table names the mlxcel commit %d times, want once", n)
+	}
+	// Only the profiled runs need (and get) phase marks in the reproduce steps.
+	for _, line := range strings.Split(page, "\n") {
+		if strings.Contains(line, "MLXCEL_BENCH_PHASE_MARKS=1") && strings.Contains(line, "mlxcel-bench-decode") && !strings.Contains(line, "rocprofv3") {
+			t.Errorf("a plain run is reproduced with phase marks: %s", line)
+		}
+		if strings.Contains(line, "MLXCEL_BENCH_PHASE_MARKS=1") && strings.Contains(line, "cargo test") {
+			t.Errorf("a test run is reproduced with phase marks: %s", line)
+		}
+	}
 	rank := publishCLI(t, 0, "rank", folder)
 	if !strings.Contains(page, "\n## Ranked port order\n\n"+rank) {
 		t.Errorf("the page's ranking is not `perfbot rank`'s:\n%s", rank)
