@@ -82,6 +82,9 @@ func newTarget(t testing.TB) *target {
 	root := t.TempDir()
 	seed := filepath.Join(root, "seed")
 	gitT(t, root, "init", "--quiet", "--initial-branch=main", seed)
+	// The two files the patcher edits are runner/patch's own test copies, laid over
+	// the rest of a small mlxcel tree that the checker scans.
+	copyTree(t, "../../runner/patch/testdata/variants/upstream/repo", seed)
 	copyTree(t, "testdata/repo", seed)
 	writeFile(t, filepath.Join(seed, "README.md"), "# mlxcel\n")
 	gitT(t, seed, "add", "-A")
