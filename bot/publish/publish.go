@@ -688,6 +688,7 @@ func (p *publisher) summaryData(steps []report.Step) report.SummaryData {
 	d := report.SummaryData{DryRun: p.o.GH == nil, Draft: p.sum.Draft, Verified: p.verified, Steps: steps, Errors: p.sum.Errors, Commit: p.base, Date: p.date}
 	if p.f != nil {
 		d.GFX, d.Runs = p.f.gfx, p.f.runs
+		d.Gemm = gemmData(p.f.gemm, p.gemmPatch, patchProblem(p.sum.Patch))
 	}
 	if p.rk != nil {
 		d.Order, d.RankingMD = p.rk.OrderLine(), p.rk.Markdown()

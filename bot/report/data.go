@@ -218,4 +218,5 @@ type SummaryData struct {
 	Verified  bool
 	Steps     []Step
 	Errors    []string
+	Gemm      *Gemm // the grouped_gemm test outcomes, when the run had them
 }

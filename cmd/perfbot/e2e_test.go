@@ -330,10 +330,14 @@ func TestProfileFlowEndToEnd(t *testing.T) {
 	// 5. The session whose third test aborted: the gates stay, and the checker entry's
 	// comment records the abort.
 	sum = publishJSON(t, filepath.Dir(aborted), tg.repo, dry)
-	// The ranking is the same, so the epic comment and the check run stay as they are.
-	wantActions = map[string]string{"git": "updated", "pr": "updated", "epic": "unchanged", "status": "updated", "check": "unchanged"}
+	// The ranking is the same, so the epic comment stays as it is; the check run names
+	// the test outcomes, so it changes.
+	wantActions = map[string]string{"git": "updated", "pr": "updated", "epic": "unchanged", "status": "updated", "check": "updated"}
 	if diff := cmp.Diff(wantActions, e2eActions(sum)); diff != "" || !sum.OK() || sum.Draft || !sum.Verify.Passed {
 		t.Errorf("publishing the abort: %+v; actions (-want +got):\n%s", sum, diff)
+	}
+	if check, err := os.ReadFile(filepath.Join(dry, "check-run.md")); err != nil || !strings.Contains(string(check), "`gather_mm_half_precision_matches_reference` aborted") || !strings.Contains(string(check), "Decision: **record**") {
+		t.Errorf("the check run does not name the aborted test and the decision (%v):\n%s", err, check)
 	}
 	commit = sum.Git.Commit
 	wantCommitted = slices.DeleteFunc(wantCommitted, func(p string) bool { return p == patch.RustPath })
