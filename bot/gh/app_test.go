@@ -118,6 +118,24 @@ func TestAppInstallationMintsAndUsesToken(t *testing.T) {
 		}
 		eq(t, "permission", got, "admin")
 	}
+	// git pushes with the same installation token, without minting another one.
+	tok, err := c.GitToken(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	eq(t, "git token", tok, installationToken)
+}
+
+func TestTokenClientGitToken(t *testing.T) {
+	t.Parallel()
+	c, err := NewTokenClient("ghp_secret\n", Options{BaseURL: "http://127.0.0.1:1/api/v3/", Login: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := c.GitToken(context.Background())
+	if err != nil || tok != "ghp_secret" {
+		t.Fatalf("GitToken = %q, %v", tok, err)
+	}
 }
 
 // Without Options.Login an installation finds its comments by the App's slug.

@@ -93,6 +93,8 @@ type Client struct {
 	lim  *limiter
 	// whoami finds the identity's login when Options.Login is empty.
 	whoami func(ctx context.Context) (string, error)
+	// gitToken gives git the same identity (nil: none).
+	gitToken func(ctx context.Context) (string, error)
 
 	mu    sync.Mutex
 	login string
@@ -118,6 +120,7 @@ func NewTokenClient(token string, o Options) (*Client, error) {
 	}
 	c := newClient(&http.Client{Transport: auth}, base, o)
 	c.whoami = c.userLogin
+	c.gitToken = func(context.Context) (string, error) { return token, nil }
 	return c, nil
 }
 
@@ -224,9 +227,21 @@ func (t *AppTransport) Installation(installationID int64) (*Client, error) {
 		return nil, fmt.Errorf("installation id %d: want the positive id from the webhook payload's installation field (a payload without one is not an App delivery)", installationID)
 	}
 	itr := ghinstallation.NewFromAppsTransport(t.atr, installationID)
-	c := newClient(&http.Client{Transport: &installationRT{itr: itr, app: t}}, t.base, t.o)
+	rt := &installationRT{itr: itr, app: t}
+	c := newClient(&http.Client{Transport: rt}, t.base, t.o)
 	c.whoami = t.botLogin
+	c.gitToken = rt.token
 	return c, nil
+}
+
+// GitToken returns a token git can push with as this client's identity: the
+// installation token for an App installation (minted or reused), the static token
+// otherwise.
+func (c *Client) GitToken(ctx context.Context) (string, error) {
+	if c.gitToken == nil {
+		return "", errors.New("this client has no token for git")
+	}
+	return c.gitToken(ctx)
 }
 
 // botLogin is the login the App's comments carry: its slug plus "[bot]".
@@ -251,6 +266,16 @@ func (t *AppTransport) botLogin(ctx context.Context) (string, error) {
 type installationRT struct {
 	itr *ghinstallation.Transport
 	app *AppTransport
+}
+
+func (r *installationRT) token(ctx context.Context) (string, error) {
+	r.app.mint.Lock()
+	tok, err := r.itr.Token(ctx)
+	r.app.mint.Unlock()
+	if err != nil {
+		return "", mintError(r.itr.InstallationID(), err)
+	}
+	return tok, nil
 }
 
 func (r *installationRT) RoundTrip(req *http.Request) (*http.Response, error) {

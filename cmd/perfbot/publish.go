@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -35,6 +36,8 @@ type publishOptions struct {
 	issue, epic                          int
 	verifyTimeout                        time.Duration
 	json                                 bool
+	appID, installationID                int64
+	appKeyFile                           string
 }
 
 func runPublish(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -60,6 +63,9 @@ func runPublish(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.IntVar(&o.epic, "epic", 0, "epic issue for the ranking comment (default: epic of the configuration)")
 	fs.DurationVar(&o.verifyTimeout, "verify-timeout", 10*time.Minute, "time limit per verification command")
 	fs.BoolVar(&o.json, "json", false, "print the summary as JSON")
+	fs.Int64Var(&o.appID, "app-id", envInt("PERFBOT_APP_ID"), "GitHub App id: publish as the App installation instead of GITHUB_TOKEN (default $PERFBOT_APP_ID)")
+	fs.Int64Var(&o.installationID, "installation-id", envInt("PERFBOT_INSTALLATION_ID"), "the App's installation id on the repository (default $PERFBOT_INSTALLATION_ID)")
+	fs.StringVar(&o.appKeyFile, "app-key-file", os.Getenv("PERFBOT_APP_PRIVATE_KEY_FILE"), "the App's private key, PEM (default $PERFBOT_APP_PRIVATE_KEY_FILE)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -95,11 +101,16 @@ func runPublish(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if po.Repo.Owner == "" {
 			return usageError("give --github-repo owner/name (or set GITHUB_REPOSITORY), or --dry-run DIR")
 		}
-		c, err := gh.NewTokenClient(token, gh.Options{BaseURL: os.Getenv("GITHUB_API_URL"), Login: o.botLogin})
+		c, err := publishClient(ctx, o, token)
 		if err != nil {
-			return usageError("%v (set GITHUB_TOKEN, or use --dry-run DIR)", err)
+			return err
 		}
 		po.GH = c
+		// git pushes as the same identity: an App's installation token opens bot PRs
+		// whose CI runs (GITHUB_TOKEN's events start no workflows).
+		if po.GitToken, err = c.GitToken(ctx); err != nil {
+			return fmt.Errorf("getting a token for git: %w", err)
+		}
 	}
 	sum, perr := publish.Publish(ctx, po)
 	if sum.StepSummary != "" {
@@ -120,6 +131,37 @@ func runPublish(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return fmt.Errorf("publishing: %w", perr)
 	}
 	return nil
+}
+
+// publishClient authenticates as the App installation when an App id is given, else
+// with the token.
+func publishClient(ctx context.Context, o publishOptions, token string) (*gh.Client, error) {
+	opts := gh.Options{BaseURL: os.Getenv("GITHUB_API_URL"), Login: o.botLogin}
+	if o.appID == 0 {
+		c, err := gh.NewTokenClient(token, opts)
+		if err != nil {
+			return nil, usageError("%v (set GITHUB_TOKEN, give --app-id with --installation-id and --app-key-file, or use --dry-run DIR)", err)
+		}
+		return c, nil
+	}
+	if o.installationID <= 0 || o.appKeyFile == "" {
+		return nil, usageError("--app-id needs --installation-id and --app-key-file")
+	}
+	key, err := os.ReadFile(o.appKeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("reading the App's private key: %w", err)
+	}
+	app, err := gh.NewAppTransport(gh.AppAuth{AppID: o.appID, PrivateKeyPEM: key}, opts)
+	if err != nil {
+		return nil, err
+	}
+	return app.Installation(o.installationID)
+}
+
+// envInt reads a numeric default from the environment (0 when unset or not a number).
+func envInt(name string) int64 {
+	n, _ := strconv.ParseInt(strings.TrimSpace(os.Getenv(name)), 10, 64)
+	return n
 }
 
 func loadPublishConfig(o publishOptions) (config.Config, error) {

@@ -199,6 +199,7 @@ func TestPublishUsage(t *testing.T) {
 		{[]string{"publish", "--results", dir, "--repo", dir, "--github-repo", "lablup/mlxcel"}, "no GitHub token"},
 		{[]string{"publish", "--results", dir, "--repo", dir, "--github-repo", "not a repo"}, "owner/name"},
 		{[]string{"publish", "--results", dir, "--repo", dir, "--dry-run", dir, "--issue", "-1"}, "positive"},
+		{[]string{"publish", "--results", dir, "--repo", dir, "--github-repo", "lablup/mlxcel", "--app-id", "7"}, "--app-id needs --installation-id and --app-key-file"},
 	} {
 		var out, errb bytes.Buffer
 		if code := run(context.Background(), c.args, &out, &errb); code != 2 || !strings.Contains(errb.String(), c.want) {
