@@ -139,10 +139,10 @@ func (p *publisher) prepare(ctx context.Context) error {
 	p.dates()
 	p.models, p.sampling = f.session.Models, f.session.Sampling
 	if len(p.sampling) == 0 {
-		p.sampling = distinct(f.runs, func(s *results.Summary) string { return samplingTag(s) })
+		p.sampling = distinct(f.runs, func(s *results.Summary) string { return s.SamplingTag() })
 	}
 	if len(p.models) == 0 {
-		p.models = distinct(f.runs, func(s *results.Summary) string { return strings.TrimSuffix(s.Name, "_"+samplingTag(s)) })
+		p.models = distinct(f.runs, func(s *results.Summary) string { return strings.TrimSuffix(s.Name, "_"+s.SamplingTag()) })
 	}
 
 	wt, err := addWorktree(ctx, o.RepoDir, p.base)
@@ -811,17 +811,6 @@ func (p *publisher) writeDry(name, body string) (string, error) {
 		return "failed", fmt.Errorf("writing the dry run's %s: %w", name, err)
 	}
 	return action, nil
-}
-
-func samplingTag(s *results.Summary) string {
-	if s.Sampling != "" {
-		return s.Sampling
-	}
-	sm := results.Sampling{Temperature: float64(s.Temperature), TopP: 1}
-	if s.TopP != nil {
-		sm.TopP = float64(*s.TopP)
-	}
-	return sm.Tag()
 }
 
 func distinct(runs []*results.Summary, key func(*results.Summary) string) []string {

@@ -141,7 +141,7 @@ var funcs = template.FuncMap{
 	"link":        mdLink,
 	"links":       mdLinks,
 	"unitshare":   unitShare,
-	"sampling":    samplingOf,
+	"sampling":    (*results.Summary).SamplingTag,
 	"slowdown":    slowdown,
 	"inc":         func(i int) int { return i + 1 },
 	"join":        strings.Join,
@@ -211,18 +211,6 @@ func unitShare(s *results.Summary, id string) string {
 		return "—"
 	}
 	return results.PyFloat(float64(u.ReachedDefaultSharePct)) + " (" + results.PyFloat(float64(u.FallbackSharePct)) + ")"
-}
-
-// samplingOf is the run's sampling tag, from the summary or its temperature.
-func samplingOf(s *results.Summary) string {
-	if s.Sampling != "" {
-		return s.Sampling
-	}
-	sm := results.Sampling{Temperature: float64(s.Temperature), TopP: 1}
-	if s.TopP != nil {
-		sm.TopP = float64(*s.TopP)
-	}
-	return sm.Tag()
 }
 
 // slowdown says how to read the profiler's slowdown: a negative one is noise between a

@@ -73,6 +73,33 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// subcommand is one member of a command group such as `perfbot run profile`.
+type subcommand struct {
+	name string
+	run  func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+// runGroup dispatches a command group: no argument or -h prints the usage, an unknown
+// member is a usage error that names the known ones (`unknown job "x": use profile or
+// gemm-tests`).
+func runGroup(ctx context.Context, group, what, usage string, subs []subcommand, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprintf(stderr, "usage: perfbot %s %s\n", group, usage)
+		if len(args) == 0 {
+			return &exitError{code: 2}
+		}
+		return nil
+	}
+	names := make([]string, len(subs))
+	for i, s := range subs {
+		if s.name == args[0] {
+			return s.run(ctx, args[1:], stdout, stderr)
+		}
+		names[i] = s.name
+	}
+	return usageError("unknown %s %q: use %s", what, args[0], strings.Join(names, " or "))
+}
+
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		printHelp(stdout)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -21,20 +20,8 @@ const patchUsage = `gemm-gates --repo DIR --tests FILE [--dry-run] [--json]
        perfbot patch verify --repo DIR [--cmd "make verify"]... [--timeout 10m] [--json]`
 
 func runPatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprintf(stderr, "usage: perfbot patch %s\n", patchUsage)
-		if len(args) == 0 {
-			return &exitError{code: 2}
-		}
-		return nil
-	}
-	switch args[0] {
-	case "gemm-gates":
-		return runPatchGemmGates(ctx, args[1:], stdout, stderr)
-	case "verify":
-		return runPatchVerify(ctx, args[1:], stdout, stderr)
-	}
-	return usageError("unknown patch %q: use gemm-gates or verify", args[0])
+	return runGroup(ctx, "patch", "patch", patchUsage,
+		[]subcommand{{"gemm-gates", runPatchGemmGates}, {"verify", runPatchVerify}}, args, stdout, stderr)
 }
 
 // gemmGatesOptions are the flags of `perfbot patch gemm-gates`.

@@ -29,20 +29,8 @@ const runUsage = `profile --repo DIR --out DIR [--config FILE] [--models a,b] [-
                    [--timeout 30m] [--root DIR]`
 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprintf(stderr, "usage: perfbot run %s\n", runUsage)
-		if len(args) == 0 {
-			return &exitError{code: 2}
-		}
-		return nil
-	}
-	switch args[0] {
-	case "profile":
-		return runProfile(ctx, args[1:], stdout, stderr)
-	case "gemm-tests":
-		return runGemmTests(ctx, args[1:], stdout, stderr)
-	}
-	return usageError("unknown job %q: use profile or gemm-tests", args[0])
+	return runGroup(ctx, "run", "job", runUsage,
+		[]subcommand{{"profile", runProfile}, {"gemm-tests", runGemmTests}}, args, stdout, stderr)
 }
 
 // runHost is the machine the jobs run on: root "/" for real, a fake root in tests.

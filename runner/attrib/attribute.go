@@ -1,6 +1,7 @@
 package attrib
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -200,11 +201,11 @@ func (r *Rules) sum(res *Result, in Input, classOf []int) {
 		res.RoleHostGapMsPerToken = append(res.RoleHostGapMsPerToken, kv(name, msPerTok(gapNs[ro]), 4))
 	}
 	byShare := slices.Clone(known)
-	slices.SortStableFunc(byShare, func(a, b int) int { return cmpDesc(roleNs[a], roleNs[b]) })
+	slices.SortStableFunc(byShare, func(a, b int) int { return cmp.Compare(roleNs[b], roleNs[a]) })
 	for _, ro := range byShare {
 		res.RoleSharePct = append(res.RoleSharePct, kv(r.roleNames[ro], share(roleNs[ro]), 2))
 	}
-	slices.SortStableFunc(classOrder, func(a, b int) int { return cmpDesc(classNs[a], classNs[b]) })
+	slices.SortStableFunc(classOrder, func(a, b int) int { return cmp.Compare(classNs[b], classNs[a]) })
 	for _, c := range classOrder {
 		res.ClassSharePct = append(res.ClassSharePct, kv(r.classNameOf(c), share(classNs[c]), 2))
 	}
@@ -280,16 +281,6 @@ func sorted(xs []string) []string {
 	out := append([]string{}, xs...)
 	slices.Sort(out)
 	return out
-}
-
-func cmpDesc(a, b int64) int {
-	switch {
-	case a > b:
-		return -1
-	case a < b:
-		return 1
-	}
-	return 0
 }
 
 func num(x float64, decimals int) results.Num { return results.Num(results.Round(x, decimals)) }

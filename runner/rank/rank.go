@@ -5,6 +5,7 @@
 package rank
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -314,25 +315,15 @@ func compareUnits(a, b UnitRank) int {
 		return 1
 	}
 	if a.Evidence && a.Best.exactPct != b.Best.exactPct {
-		return desc(a.Best.exactPct, b.Best.exactPct)
+		return cmp.Compare(b.Best.exactPct, a.Best.exactPct)
 	}
-	if c := desc(a.Best.FallbackSharePct, b.Best.FallbackSharePct); c != 0 {
+	if c := cmp.Compare(b.Best.FallbackSharePct, a.Best.FallbackSharePct); c != 0 {
 		return c
 	}
-	if c := desc(a.Best.FallbackDispatchesPerToken, b.Best.FallbackDispatchesPerToken); c != 0 {
+	if c := cmp.Compare(b.Best.FallbackDispatchesPerToken, a.Best.FallbackDispatchesPerToken); c != 0 {
 		return c
 	}
 	return strings.Compare(a.ID, b.ID)
-}
-
-func desc(a, b float64) int {
-	switch {
-	case a > b:
-		return -1
-	case a < b:
-		return 1
-	}
-	return 0
 }
 
 // apply moves a unit as the override says.

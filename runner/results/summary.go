@@ -57,6 +57,19 @@ type Checks struct {
 	LastDispatchBeforeDecode           string `json:"last_dispatch_before_decode"`
 }
 
+// SamplingTag is the run's sampling tag: perfbot's own key, else derived from the
+// temperature (and top_p) that every summary carries.
+func (s *Summary) SamplingTag() string {
+	if s.Sampling != "" {
+		return s.Sampling
+	}
+	sm := Sampling{Temperature: float64(s.Temperature), TopP: 1}
+	if s.TopP != nil {
+		sm.TopP = float64(*s.TopP)
+	}
+	return sm.Tag()
+}
+
 // TopKernel is one entry of top_kernels.
 type TopKernel struct {
 	Kernel        string `json:"kernel"`
