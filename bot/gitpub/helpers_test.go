@@ -13,30 +13,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lablup/perfbot/internal/gittest"
 	"github.com/lablup/perfbot/internal/testfix"
 )
 
 // TestMain gives every git process a home without user config and no system config,
 // as on a fresh runner, so nothing here depends on the machine's git setup.
 func TestMain(m *testing.M) {
-	home, err := os.MkdirTemp("", "gitpub-home-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	for _, k := range append([]string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT"}, droppedEnv...) {
-		os.Unsetenv(k)
-	}
-	os.Setenv("HOME", home)
-	os.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	// The HTTP tests talk to 127.0.0.1 only; a proxy from the environment must not
-	// take those requests.
-	os.Setenv("NO_PROXY", "127.0.0.1,localhost")
-	os.Setenv("no_proxy", "127.0.0.1,localhost")
-	code := m.Run()
-	os.RemoveAll(home)
-	os.Exit(code)
+	gittest.Main(m, droppedEnv...)
 }
 
 const (

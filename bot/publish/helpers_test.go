@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -18,6 +17,7 @@ import (
 	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/config"
 	"github.com/lablup/perfbot/internal/ghstub"
+	"github.com/lablup/perfbot/internal/gittest"
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/lablup/perfbot/runner/hostinfo"
 	"github.com/lablup/perfbot/runner/job"
@@ -27,22 +27,7 @@ import (
 // TestMain gives every git process a home without user or system config, as on a
 // fresh runner, so nothing depends on the machine's git setup.
 func TestMain(m *testing.M) {
-	home, err := os.MkdirTemp("", "publish-home-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GITHUB_TOKEN"} {
-		os.Unsetenv(k)
-	}
-	os.Setenv("HOME", home)
-	os.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	os.Setenv("NO_PROXY", "127.0.0.1,localhost")
-	os.Setenv("no_proxy", "127.0.0.1,localhost")
-	code := m.Run()
-	os.RemoveAll(home)
-	os.Exit(code)
+	gittest.Main(m, "GITHUB_TOKEN")
 }
 
 const (
