@@ -328,9 +328,6 @@ func (s *publication) hasCommit(ctx context.Context, sha string) bool {
 	return err == nil && t == "commit"
 }
 
-// indexEntry is one file of the base tree.
-type indexEntry struct{ mode, path string }
-
 // buildTree lays the change on the base tree in a private index and writes the tree.
 // Neither the repository's own index nor any checkout is touched.
 func (s *publication) buildTree(ctx context.Context, c Change) (string, error) {

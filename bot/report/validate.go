@@ -141,12 +141,7 @@ func (v *validator) table(t *east.Table) {
 // trailing pipe, then every pipe not escaped with a backslash.
 func countCells(line string) int {
 	line = strings.TrimSpace(line)
-	if strings.HasPrefix(line, "|") {
-		line = line[1:]
-	}
-	if strings.HasSuffix(line, "|") {
-		line = line[:len(line)-1]
-	}
+	line = strings.TrimSuffix(strings.TrimPrefix(line, "|"), "|")
 	if line == "" {
 		return 0
 	}

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -69,11 +68,8 @@ func runJobEnv(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "bin")
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goTool); err != nil {
-		goTool = "go"
-	}
-	if out, err := exec.Command(goTool, "build", "-o", filepath.Join(bin, "perfbot"), ".").CombinedOutput(); err != nil {
+	// `go test` puts its own toolchain first on the PATH of the test process.
+	if out, err := exec.Command("go", "build", "-o", filepath.Join(bin, "perfbot"), ".").CombinedOutput(); err != nil {
 		t.Fatalf("building perfbot: %v\n%s", err, out)
 	}
 	fake := filepath.Join(testfix.RepoRoot(t), "testdata", "fakehost", "bin")

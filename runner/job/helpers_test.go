@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -46,11 +45,8 @@ func perfbotDir(t testing.TB) string {
 			return
 		}
 		perfbotBin.dir = dir
-		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-		if _, err := os.Stat(goTool); err != nil {
-			goTool = "go"
-		}
-		cmd := exec.Command(goTool, "build", "-o", filepath.Join(dir, "perfbot"), "github.com/lablup/perfbot/cmd/perfbot")
+		// `go test` puts its own toolchain first on the PATH of the test process.
+		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "perfbot"), "github.com/lablup/perfbot/cmd/perfbot")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			perfbotBin.err = fmt.Errorf("building perfbot: %v\n%s", err, out)
 		}

@@ -100,9 +100,8 @@ func referenceDispatches(t testing.TB, path string) (want []flatDispatch, invers
 
 // layoutSpec is how to write a trace in one profiler version's layout.
 type layoutSpec struct {
-	header      []string
-	agentAsInt  bool // ROCm <= 6.4 writes the KFD node id, unquoted
-	leadingGUID bool
+	header     []string
+	agentAsInt bool // ROCm <= 6.4 writes the KFD node id, unquoted
 }
 
 var (
