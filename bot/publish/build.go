@@ -137,7 +137,7 @@ func methodRows(f *folder) []report.Row {
 	if !seen["numeric test (first)"] {
 		rows = append(rows, report.Row{Label: "numeric tests", Value: "cargo test --release --features rocm -p mlxcel-core --lib grouped_gemm_numeric_tests::<name> -- --exact --test-threads=1 --nocapture"})
 	}
-	rows = append(rows, report.Row{Label: "analysis", Value: "perfbot analyze (decode window from the phase marks, ANALYSIS.md rules)"})
+	rows = append(rows, report.Row{Label: "analysis", Value: "perfbot analyze (decode window from the phase marks, docs/analysis.md rules)"})
 	return rows
 }
 

@@ -33,7 +33,7 @@ const (
 	gemmTests  = job.GemmTestsFile
 )
 
-// committedSuffixes are the per-run files that go into the commit (FORMATS.md §3);
+// committedSuffixes are the per-run files that go into the commit (docs/formats.md §3);
 // committedNames are the per-session ones. Anything else stays out, traces above all.
 var (
 	committedSuffixes = []string{"_kernel_stats.csv", "_decode_kernels.csv", "_summary.json", "_bench.log"}

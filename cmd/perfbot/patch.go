@@ -34,7 +34,7 @@ func runPatchGemmGates(ctx context.Context, args []string, stdout, stderr io.Wri
 	var o gemmGatesOptions
 	fs := newFlags("patch gemm-gates", "--repo DIR --tests FILE [--dry-run] [--json]", stderr)
 	fs.StringVar(&o.repo, "repo", "", "root of the mlxcel checkout to patch")
-	fs.StringVar(&o.tests, "tests", "", "outcome JSON of the three grouped_gemm numeric tests (FORMATS.md §7)")
+	fs.StringVar(&o.tests, "tests", "", "outcome JSON of the three grouped_gemm numeric tests (docs/formats.md §7)")
 	fs.StringVar(&o.python, "python", "python3", "Python that runs the repo's checker")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "say what would change; write nothing, run no checker")
 	fs.BoolVar(&o.json, "json", false, "print the report as JSON instead of Markdown")

@@ -184,7 +184,7 @@ func runProfile(ctx context.Context, args []string, stdout, stderr io.Writer) er
 func runGemmTests(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("run gemm-tests", "--repo DIR --out FILE [flags]", stderr)
 	repo := fs.String("repo", "", "the mlxcel checkout to test")
-	out := fs.String("out", "", "write the outcome JSON (FORMATS.md §7) to `FILE`, e.g. <results folder>/"+job.GemmTestsFile)
+	out := fs.String("out", "", "write the outcome JSON (docs/formats.md §7) to `FILE`, e.g. <results folder>/"+job.GemmTestsFile)
 	cfgPath := fs.String("config", "", "perfbot config for the guard settings (default: the checkout's "+config.DefaultPath+" if any)")
 	guardLog := fs.String("guard-log", "", "append the guard's evidence to `FILE` (e.g. the session's guard.log)")
 	logs := fs.String("logs", "", "keep the build's and each test's full output in `DIR`")

@@ -42,7 +42,7 @@ func loadSpec(t testing.TB) (*spec, error) {
 	if specVal != nil {
 		return specVal, nil
 	}
-	path := testfix.Path(t, "github", "openapi", "api.github.com.2022-06.json")
+	path := testfix.Path(t, "github", "openapi", "api.github.com.2022-06.slice.json")
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading the REST description: %w", err)

@@ -1,6 +1,8 @@
-// Package testfix locates the shared fixtures (real data written by others) for tests.
-// The fixtures live in `../shared/fixtures` beside the checkout, on a developer's
-// machine and in CI alike. It must never write to them.
+// Package testfix locates the real data the tests read: verbatim copies of files written
+// by others (rocprofv3 outputs, bench logs, webhook payloads, API examples), kept in the
+// repository under testdata/real with their provenance in testdata/real/SOURCES.md.
+// It looks inside the repository only, so a fresh clone anywhere passes its tests. It
+// must never write to the data; a test that needs a variation writes it to a temp dir.
 package testfix
 
 import (
@@ -28,17 +30,17 @@ func RepoRoot(t testing.TB) string {
 	}
 }
 
-// Dir returns the shared fixtures directory; the test fails if it is missing.
+// Dir returns the repository's real-data directory, testdata/real.
 func Dir(t testing.TB) string {
 	t.Helper()
-	d := filepath.Join(RepoRoot(t), "..", "shared", "fixtures")
+	d := filepath.Join(RepoRoot(t), "testdata", "real")
 	if _, err := os.Stat(filepath.Join(d, "SOURCES.md")); err != nil {
-		t.Fatalf("testfix: shared fixtures not found at %s: %v", d, err)
+		t.Fatalf("testfix: real test data not found at %s: %v", d, err)
 	}
 	return d
 }
 
-// Path returns a path inside the fixtures directory.
+// Path returns a path inside testdata/real.
 func Path(t testing.TB, elem ...string) string {
 	t.Helper()
 	return filepath.Join(append([]string{Dir(t)}, elem...)...)

@@ -4,7 +4,7 @@ import (
 	"github.com/lablup/perfbot/runner/rocprof"
 )
 
-// Metrics are the exact integer figures of one decode window (ANALYSIS.md §2-§3).
+// Metrics are the exact integer figures of one decode window (docs/analysis.md §2-§3).
 type Metrics struct {
 	Window Window
 	// Decode holds the decode dispatches (lo <= start <= hi) in start order; it aliases

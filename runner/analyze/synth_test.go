@@ -182,7 +182,7 @@ func TestClockPickAndStraddlersOnSynthRuns(t *testing.T) {
 }
 
 // The ranked order over synthetic runs of the four families, greedy and top-p, shaped
-// by the published figures: SSM first, MoE second, samplers third (ANALYSIS.md §7).
+// by the published figures: SSM first, MoE second, samplers third (docs/analysis.md §7).
 func TestRankOverSynthRunsOfTheFourFamilies(t *testing.T) {
 	t.Parallel()
 	topP, _ := results.ParseSampling("t0.7-p0.95")

@@ -18,7 +18,7 @@ type Window struct {
 // ErrNoPhaseMarks says the trace cannot be placed against the bench's phase marks.
 var ErrNoPhaseMarks = errors.New("no dispatch falls between warmup_start and measured_end on either clock: the phase marks are missing or do not match the trace (was MLXCEL_BENCH_PHASE_MARKS=1 set for the profiled run?)")
 
-// PickWindow chooses the clock per ANALYSIS.md §2: for boottime then monotonic, count
+// PickWindow chooses the clock per docs/analysis.md §2: for boottime then monotonic, count
 // the dispatches with warmup_start <= start <= measured_end; the clock with more wins,
 // boottime on a tie.
 func PickWindow(ds []rocprof.Dispatch, log *benchlog.Log) (Window, error) {

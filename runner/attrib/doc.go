@@ -1,4 +1,4 @@
-// Package attrib owns the attribution rules of ANALYSIS.md §4-§7: kernel classes, the
+// Package attrib owns the attribution rules of docs/analysis.md §4-§7: kernel classes, the
 // roles that tie generic kernels to model ops, the port units with their reach, and
 // the ranking overrides. The rules are data in a YAML file the target repo owns (the
 // shipped default is embedded); this package parses them strictly and applies them to

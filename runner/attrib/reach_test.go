@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// Reach with the shipped rules, per ANALYSIS.md §6.
+// Reach with the shipped rules, per docs/analysis.md §6.
 func TestDefaultReach(t *testing.T) {
 	t.Parallel()
 	moe := "moe_expert_gemv moe_activation moe_weighted_sum moe_gather_indices"

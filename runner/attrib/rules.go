@@ -165,7 +165,7 @@ var (
 	defaultRules *Rules
 )
 
-// Default returns the shipped rules (ANALYSIS.md §4-§7).
+// Default returns the shipped rules (docs/analysis.md §4-§7).
 func Default() *Rules {
 	defaultOnce.Do(func() {
 		r, err := Parse(defaultRulesYAML, "default_rules.yml")

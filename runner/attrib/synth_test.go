@@ -48,7 +48,7 @@ func boottimeWindow(t *testing.T, path string) (lo, hi int64) {
 	return lo, hi
 }
 
-// synthInput reads a synthetic run's trace and cuts the decode window as ANALYSIS.md
+// synthInput reads a synthetic run's trace and cuts the decode window as docs/analysis.md
 // §2-§3 do, with the host gap charged per dispatch by the frontier walk.
 func synthInput(t *testing.T, out *synth.Output) Input {
 	t.Helper()

@@ -1,5 +1,5 @@
 // Package benchlog reads the log of mlxcel's decode bench (mlxcel-bench-decode stdout
-// and stderr, FORMATS.md §2): the phase marks on the boot-time and monotonic clocks,
+// and stderr, docs/formats.md §2): the phase marks on the boot-time and monotonic clocks,
 // the results block and the bound HIP device; and it cleans a log for committing. It
 // must not run the bench, read traces or decide what a missing results block means:
 // the caller does.

@@ -62,7 +62,7 @@ func TestParseFixtureLogs(t *testing.T) {
 			if d := cmp.Diff(tc.want, *got); d != "" {
 				t.Errorf("(-want +got):\n%s", d)
 			}
-			// FORMATS.md §2: decode_start is measured_end minus the bench's own decode time.
+			// docs/formats.md §2: decode_start is measured_end minus the bench's own decode time.
 			for _, m := range []Marks{got.Boottime, got.Monotonic} {
 				if !m.OK {
 					continue

@@ -1,4 +1,4 @@
-// Package guard owns the idle-GPU guard of FORMATS.md §4: the host-wide lock shared with
+// Package guard owns the idle-GPU guard of docs/formats.md §4: the host-wide lock shared with
 // the target repo's scripts/rocm_gpu_guard.sh (flock plus the `<lock>.holder` record and
 // the nesting variable), the wait for an idle window (KFD proc dir empty, no compiler,
 // optionally no CPU-heavy process), the in-run monitor that tells the command's own

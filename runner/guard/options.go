@@ -13,7 +13,7 @@ import (
 	"github.com/lablup/perfbot/runner/host"
 )
 
-// Defaults and environment names shared with scripts/rocm_gpu_guard.sh (FORMATS.md §4).
+// Defaults and environment names shared with scripts/rocm_gpu_guard.sh (docs/formats.md §4).
 const (
 	DefaultKFDDir      = "/sys/class/kfd/kfd/proc"
 	DefaultLockPath    = "/tmp/mlxcel-rocm-gpu-guard.lock"
@@ -74,7 +74,7 @@ type Options struct {
 	KillGrace time.Duration // SIGTERM to SIGKILL delay when stopping the command
 }
 
-// DefaultOptions returns the CLI defaults of FORMATS.md §4.
+// DefaultOptions returns the CLI defaults of docs/formats.md §4.
 func DefaultOptions() Options {
 	return Options{
 		Idle:        DefaultIdle,

@@ -1,4 +1,4 @@
-// Package hostinfo owns the environment table of FORMATS.md §5: ROCm and HIP versions,
+// Package hostinfo owns the environment table of docs/formats.md §5: ROCm and HIP versions,
 // the GPU and its gfx target, VRAM and host memory, kernel and OS, the installed
 // rocprofv3 and the flags it supports, the mlxcel checkout (commit, dirty state, MLX
 // ROCm overlay commit) and rustc. Every fact is a value or "unknown: <reason>"; a
@@ -55,7 +55,7 @@ func (f Fact) String() string {
 }
 
 // RocprofFlags says which of the version-dependent rocprofv3 flags the installed one
-// lists in its --help (FORMATS.md §1.1).
+// lists in its --help (docs/formats.md §1.1).
 type RocprofFlags struct {
 	Known         bool `json:"known"`           // --help could be read
 	HIPGraphTrace bool `json:"hip_graph_trace"` // rocprofiler-sdk 1.3.0+ (ROCm 7.13+)

@@ -1,8 +1,8 @@
 // Package job owns the host-side jobs of a `/profile rocm` request: the profile session
 // (build the bench, then per model and sampling setting a plain and a profiled run under
-// the idle-GPU guard, analysis, and the results folder of FORMATS.md §3 with the
+// the idle-GPU guard, analysis, and the results folder of docs/formats.md §3 with the
 // session's manifest) and the grouped_gemm numeric tests (each test alone under the
-// guard, its outcome told apart for the patcher, FORMATS.md §7).
+// guard, its outcome told apart for the patcher, docs/formats.md §7).
 //
 // It orchestrates: every process goes through runner/host, waits and evidence through
 // runner/guard, host facts through runner/hostinfo, and traces, logs and numbers through

@@ -24,7 +24,7 @@ const DefaultTestTimeout = 30 * time.Minute
 // TestModule is the Rust module of the numeric tests.
 const TestModule = "grouped_gemm_numeric_tests"
 
-// TestCommand is the command of one numeric test (FORMATS.md §7): one test alone,
+// TestCommand is the command of one numeric test (docs/formats.md §7): one test alone,
 // never the whole suite, since an abort in an earlier test would kill the binary.
 func TestCommand(name string) []string {
 	return []string{"cargo", "test", "--release", "--features", "rocm", "-p", "mlxcel-core", "--lib",

@@ -31,10 +31,10 @@ import (
 // DefaultBench is the bench binary the build leaves, relative to the checkout.
 const DefaultBench = "target/release/mlxcel-bench-decode"
 
-// BuildCommand builds the bench (PRODUCT.md, the flow of `/profile rocm`).
+// BuildCommand builds the bench (the flow of `/profile rocm` in docs/runner.md).
 var BuildCommand = []string{"cargo", "build", "--release", "--features", "rocm", "--bin", "mlxcel-bench-decode"}
 
-// PhaseMarksEnv makes the bench print its phase marks (FORMATS.md §2).
+// PhaseMarksEnv makes the bench print its phase marks (docs/formats.md §2).
 const PhaseMarksEnv = "MLXCEL_BENCH_PHASE_MARKS=1"
 
 // ProfileOptions configure one profile session.
@@ -341,7 +341,7 @@ func (p *profiler) open() error {
 	return p.sess.save(p.folder)
 }
 
-// profilerFlags are the rocprofv3 flags the installed version supports (FORMATS.md
+// profilerFlags are the rocprofv3 flags the installed version supports (docs/formats.md
 // §1.1): --hip-graph-trace only when listed; csv asked for explicitly, with
 // --output-format (every version) unless only -f is listed.
 func profilerFlags(f hostinfo.RocprofFlags) []string {

@@ -45,7 +45,7 @@ func sampling(t *testing.T, tags ...string) []results.Sampling {
 }
 
 // The whole session on the fake host: 2 models x 2 sampling settings, built, run plain
-// and profiled under the guard, analyzed; the results folder is exactly FORMATS.md §3
+// and profiled under the guard, analyzed; the results folder is exactly docs/formats.md §3
 // plus perfbot's session files, and the ranking reads it.
 func TestProfileEndToEnd(t *testing.T) {
 	t.Parallel()

@@ -1,5 +1,5 @@
 // Package patch owns the source patches perfbot makes in the target repo after a
-// profile run, and the verification of the patched tree (FORMATS.md §7): the three
+// profile run, and the verification of the patched tree (docs/formats.md §7): the three
 // grouped_gemm numeric-test gates in `grouped_gemm_numeric_tests.rs` and their entry in
 // the `BACKEND_ENUMERATION_TODO` set of `scripts/ci/check_kernel_port_dispatch.py`.
 //

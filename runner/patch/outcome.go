@@ -12,7 +12,7 @@ import (
 // TestOutcome is what happened to one grouped_gemm numeric test on the ROCm host.
 type TestOutcome string
 
-// The outcomes of FORMATS.md §7.
+// The outcomes of docs/formats.md §7.
 const (
 	Passed      TestOutcome = "passed"
 	Failed      TestOutcome = "failed"       // a panic: message and file:line in the detail

@@ -1,5 +1,5 @@
 // Package rank orders the port units of the attribution rules by the decode time each
-// port could recover (ANALYSIS.md §7), from the summaries of a profile's runs, and
+// port could recover (docs/analysis.md §7), from the summaries of a profile's runs, and
 // renders the ranking with its evidence as Markdown or JSON. It reads summaries handed
 // to it and the rules; it must not read traces, write files or talk to GitHub.
 package rank
@@ -90,7 +90,7 @@ type runFacts struct {
 	units    results.Units // the summary's own port_units
 }
 
-// Rank orders the rules' units over the runs (ANALYSIS.md §7). rules nil means the
+// Rank orders the rules' units over the runs (docs/analysis.md §7). rules nil means the
 // shipped default.
 func Rank(sums []*results.Summary, rules *attrib.Rules) (*Ranking, error) {
 	if rules == nil {

@@ -15,7 +15,7 @@ import (
 
 type roleFig struct{ share, disp float64 }
 
-// model is one model's published decode figures (ANALYSIS.md §5), per token.
+// model is one model's published decode figures (docs/analysis.md §5), per token.
 type model struct {
 	dir, modelType     string
 	ropeScaling        string
@@ -41,7 +41,7 @@ var (
 		"moe_expert_gemv": {24.0, 69}, "moe_activation": {2.0, 23}, "moe_weighted_sum": {2.2, 92}, "moe_gather_indices": {1.0, 69},
 		"rope_append": {0.2, 24}, "add_rms_join": {1.2, 60}, "sampler_tail": {0.1, 7.9},
 	}}
-	// Sampled runs add a sampler tail (ANALYSIS.md §5: 1.2-3.8 % with top-p, 32-65
+	// Sampled runs add a sampler tail (docs/analysis.md §5: 1.2-3.8 % with top-p, 32-65
 	// dispatches per token).
 	sampledTail = map[string]roleFig{
 		llama.dir: {3.0, 60}, qwen.dir: {2.5, 50}, granite.dir: {1.5, 40}, nemotron.dir: {3.8, 65},

@@ -5,13 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-)
 
-const fixtureDir = "../../../shared/fixtures/mlxcel-gfx1151/rocm_profiles/gfx1151_929c80ab"
+	"github.com/lablup/perfbot/internal/testfix"
+)
 
 func fixtureRuns(t *testing.T) []string {
 	t.Helper()
-	m, err := filepath.Glob(filepath.Join(fixtureDir, "*_summary.json"))
+	m, err := filepath.Glob(filepath.Join(testfix.Path(t, "mlxcel-gfx1151", "rocm_profiles", "gfx1151_929c80ab"), "*_summary.json"))
 	if err != nil || len(m) != 2 {
 		t.Fatalf("fixture summaries: %v %v", m, err)
 	}
@@ -43,7 +43,7 @@ func TestSummaryRoundTripsFixturesByteForByte(t *testing.T) {
 
 func TestKernelsRoundTripsFixturesByteForByte(t *testing.T) {
 	t.Parallel()
-	m, _ := filepath.Glob(filepath.Join(fixtureDir, "*_decode_kernels.csv"))
+	m, _ := filepath.Glob(filepath.Join(testfix.Path(t, "mlxcel-gfx1151", "rocm_profiles", "gfx1151_929c80ab"), "*_decode_kernels.csv"))
 	if len(m) != 2 {
 		t.Fatalf("want 2 fixture decode_kernels files, got %d", len(m))
 	}

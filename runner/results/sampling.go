@@ -19,7 +19,7 @@ var Greedy = Sampling{Temperature: 0, TopP: 1}
 
 var tagRE = regexp.MustCompile(`^t([0-9]+(?:\.[0-9]+)?)(?:-p([0-9]+(?:\.[0-9]+)?))?$`)
 
-// ParseSampling reads a run tag: `greedy`, `t<T>` or `t<T>-p<P>` (FORMATS.md §3).
+// ParseSampling reads a run tag: `greedy`, `t<T>` or `t<T>-p<P>` (docs/formats.md §3).
 func ParseSampling(tag string) (Sampling, error) {
 	if tag == "greedy" {
 		return Greedy, nil

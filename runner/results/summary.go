@@ -50,7 +50,7 @@ type Summary struct {
 	Trace                 *TraceInfo `json:"trace,omitempty"`
 }
 
-// Checks are the clean-cut checks of ANALYSIS.md §2.
+// Checks are the clean-cut checks of docs/analysis.md §2.
 type Checks struct {
 	KernelsStraddlingDecodeStart       int    `json:"kernels_straddling_decode_start"`
 	IdleGapBeforeFirstDecodeDispatchUs Num    `json:"idle_gap_before_first_decode_dispatch_us"`

@@ -1,4 +1,4 @@
-// Package rocprof reads the CSV files rocprofv3 writes (FORMATS.md §1): the kernel
+// Package rocprof reads the CSV files rocprofv3 writes (docs/formats.md §1): the kernel
 // trace (every layout from ROCm 6.2 to 10.0, the rocpd-converted CSV and the legacy
 // rocprof column names), kernel_stats and the other *_stats files, agent_info, and it
 // finds those files in a trace directory or in the profiler's stderr.

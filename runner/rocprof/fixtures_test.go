@@ -69,7 +69,7 @@ func TestFixtureQwenTraceOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	if tr.Rows != 12263 || tr.Inversions != 247 {
-		t.Errorf("rows %d inversions %d, want 12263 and 247 (FORMATS.md §1.2)", tr.Rows, tr.Inversions)
+		t.Errorf("rows %d inversions %d, want 12263 and 247 (docs/formats.md §1.2)", tr.Rows, tr.Inversions)
 	}
 	for i := 1; i < len(tr.Dispatches); i++ {
 		a, b := tr.Dispatches[i-1], tr.Dispatches[i]

@@ -1,6 +1,6 @@
 package synth
 
-// A deliberately plain re-implementation of ANALYSIS.md §2-§5 over the written files,
+// A deliberately plain re-implementation of docs/analysis.md §2-§5 over the written files,
 // independent of how the generator placed its dispatches: the truth must agree with it.
 
 import (
@@ -138,7 +138,7 @@ func readBenchLog(t *testing.T, path string) benchInfo {
 	return bi
 }
 
-// classRules are ANALYSIS.md §4 in order; all case-insensitive except compiled.
+// classRules are docs/analysis.md §4 in order; all case-insensitive except compiled.
 var classRules = []struct {
 	class string
 	re    *regexp.Regexp
@@ -186,7 +186,7 @@ func classify(name string) string {
 	return c
 }
 
-// applyRoles is ANALYSIS.md §5 over the ordered decode dispatches.
+// applyRoles is docs/analysis.md §5 over the ordered decode dispatches.
 func applyRoles(ds []tDisp) []string {
 	n := len(ds)
 	cls := make([]string, n)
@@ -327,7 +327,7 @@ func applyRoles(ds []tDisp) []string {
 	return roles
 }
 
-// analysis is what ANALYSIS.md §2-§3 computes from the files.
+// analysis is what docs/analysis.md §2-§3 computes from the files.
 type analysis struct {
 	clock                     string
 	clockCounts               map[string]int

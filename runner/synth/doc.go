@@ -7,7 +7,7 @@
 // synth owns the shapes of the synthetic decode steps: kernel names, calls and durations
 // taken from the published gfx1151 profile (Llama-3.1-8B, Qwen3-30B-A3B) and invented,
 // class-correct names for the hybrid Mamba2 models, ordered so that the role rules of
-// ANALYSIS.md §5 give exactly the roles recorded in the truth. It must not import the
+// docs/analysis.md §5 give exactly the roles recorded in the truth. It must not import the
 // analysis (the truth has to stay an independent oracle for it), run processes or talk
 // to GitHub.
 package synth

@@ -29,7 +29,7 @@ const agentInfo = agentInfoHeader + "\n" +
 	`17,32,1752408704,20,32,150,1024,4294967295,0,0,47631,1024,1024,1024,2147483647,65535,65535,` +
 	`"gfx1151","AMD","Radeon 8060S Graphics","ip discovery"` + "\n"
 
-// benchLog renders the bench's output (FORMATS.md §2), with the phase marks only when
+// benchLog renders the bench's output (docs/formats.md §2), with the phase marks only when
 // the run was profiled (the bench prints them under MLXCEL_BENCH_PHASE_MARKS=1).
 type benchLog struct {
 	m              *model

@@ -9,7 +9,7 @@ import (
 // repeats on every row of it.
 type kernel struct {
 	name  string
-	class string // the class ANALYSIS.md §4 gives the name; tests check the regexes agree
+	class string // the class docs/analysis.md §4 gives the name; tests check the regexes agree
 	wg    int64  // workgroup size X (Y and Z are 1)
 	lds   int64
 	vgpr  int64

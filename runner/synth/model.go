@@ -120,7 +120,7 @@ func (b *builder) embed(hidden int64, rowsU, rowsT, deq float64) {
 	b.add(nDequant, "dequantize", roleUnattributed, deq, ew(hidden))
 }
 
-// join returns the role of a residual Add and the rms_norm right after it (ANALYSIS.md
+// join returns the role of a residual Add and the rms_norm right after it (docs/analysis.md
 // §5 rule 5): only an attention block's join is "post_attn".
 func join(afterAttention bool) role {
 	if afterAttention {
@@ -141,7 +141,7 @@ type model struct {
 	peakGB      float64
 	prefillTokS float64
 	prefillGEMM string // "cijk" (hipBLASLt after a dequantization) or "qmm"
-	// published per-token figures of the greedy run (ANALYSIS.md §5 table)
+	// published per-token figures of the greedy run (docs/analysis.md §5 table)
 	gpuMsTok, gapMsTok float64
 	// shares (%) of ssm_step, the MoE roles and the qmv class to tune the durations to;
 	// zero keeps the fixture's durations as they are

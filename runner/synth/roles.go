@@ -1,6 +1,6 @@
 package synth
 
-// role is the model op a dispatch belongs to (ANALYSIS.md §5). The synthesizer knows it
+// role is the model op a dispatch belongs to (docs/analysis.md §5). The synthesizer knows it
 // because it placed the dispatch; the analysis has to find it from the order of names.
 type role uint8
 

@@ -207,7 +207,7 @@ func Generate(opts Options, outDir string) (*Output, error) {
 	return out, nil
 }
 
-// chooseClock is ANALYSIS.md §2.1 on the run: the printed clock with more dispatches
+// chooseClock is docs/analysis.md §2.1 on the run: the printed clock with more dispatches
 // between warmup_start and measured_end (boot time on ties). Its decode window must
 // hold exactly the decode steps, or the truth's roles would not be the rules' roles.
 func (p *plan) chooseClock(o *Options, mk marks) (clock, map[string]int, error) {

@@ -291,7 +291,7 @@ func checkStats(t *testing.T, out *Output, rows []tDisp) {
 	}
 }
 
-// published is the table of ANALYSIS.md §5 (greedy, 128 tokens).
+// published is the table of docs/analysis.md §5 (greedy, 128 tokens).
 var published = map[string]struct {
 	gpu, gap, disp float64
 	shares         map[string]float64 // role or class share of decode GPU time, %
@@ -581,7 +581,7 @@ func TestConfigBenchLogsAndAgentInfo(t *testing.T) {
 	}
 }
 
-// Every kernel name must fall in the class it was written for (ANALYSIS.md §4): a stray
+// Every kernel name must fall in the class it was written for (docs/analysis.md §4): a stray
 // "conv" or "take" in a name would change the roles the analysis finds.
 func TestKernelNamesFallInTheirClasses(t *testing.T) {
 	t.Parallel()

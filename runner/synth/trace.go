@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// Layouts lists the kernel_trace.csv layouts --layout accepts (FORMATS.md §1.3).
+// Layouts lists the kernel_trace.csv layouts --layout accepts (docs/formats.md §1.3).
 var Layouts = []string{"7", "6.4", "6.2", "rocpd-csv"}
 
 // traceHeaders are the exact header lines of each layout.

@@ -11,7 +11,7 @@ import (
 )
 
 // Truth is what the synthesizer knows about the decode window because it placed every
-// dispatch: the figures ANALYSIS.md §2-§5 must recover, in exact integer nanoseconds.
+// dispatch: the figures docs/analysis.md §2-§5 must recover, in exact integer nanoseconds.
 // Role maps hold only the roles that occur (plus "tail" among the host gaps).
 type Truth struct {
 	Run                  string           `json:"run"`
@@ -39,7 +39,7 @@ type Truth struct {
 	// DecodeRoles is the index in RoleNames of each decode dispatch, in start order.
 	DecodeRoles []int `json:"-"`
 
-	// Context for tests and the demo (not ANALYSIS.md figures).
+	// Context for tests and the demo (not docs/analysis.md figures).
 	RoleDispatches       map[string]int `json:"role_dispatches"`
 	LastBeforeDecodeFull string         `json:"last_before_decode_full"`
 	PromptTokens         int            `json:"prompt_tokens"`
