@@ -388,3 +388,11 @@ func CheckDocumented(t testing.TB, method, path string, status int, file string)
 		t.Errorf("%s does not match the schema of %s status %d: %v", file, op, status, err)
 	}
 }
+
+// CheckAnswer validates a 2xx JSON answer served for method and a concrete path against
+// the schema GitHub's REST description documents for it. Other servers of the GitHub API
+// (such as the demo's) use it in their tests.
+func CheckAnswer(t testing.TB, method, path string, status int, body []byte) error {
+	t.Helper()
+	return checkAnswer(t, method, path, status, body)
+}

@@ -1,0 +1,289 @@
+package fakegithub_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-github/v62/github"
+	"github.com/lablup/perfbot/bot/gh"
+	"github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/ghstub"
+	"github.com/lablup/perfbot/internal/gittest"
+)
+
+func TestMain(m *testing.M) { gittest.Main(m) }
+
+// env is a fake with one repository (a real bare git remote), an epic issue and an
+// open pull request, served through a recorder that checks every JSON answer against
+// GitHub's REST description.
+type env struct {
+	fake   *fakegithub.Server
+	client *gh.Client
+	repo   gh.Repo
+	main   string // main's head
+	url    string // the API through the recorder, with /api/v3/
+	bare   string
+	mu     sync.Mutex
+	errs   []string
+}
+
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.invalid", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.invalid")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	dir := t.TempDir()
+	bare := filepath.Join(dir, "mlxcel.git")
+	work := filepath.Join(dir, "work")
+	git(t, dir, "init", "-q", "--bare", "-b", "main", bare)
+	git(t, dir, "init", "-q", "-b", "main", work)
+	os.WriteFile(filepath.Join(work, "README.md"), []byte("mlxcel\n"), 0o644)
+	git(t, work, "add", ".")
+	git(t, work, "commit", "-qm", "init")
+	git(t, work, "push", "-q", bare, "main", "main:feature")
+	head := git(t, work, "rev-parse", "HEAD")
+
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := fakegithub.New(42, "perfbot", &key.PublicKey)
+	fake.AddUser(fakegithub.User{Login: "maintainer"})
+	fake.AddUser(fakegithub.User{Login: "reader"})
+	fake.AddRepo(&fakegithub.Repo{Owner: "lablup", Name: "mlxcel", DefaultBranch: "main", GitDir: bare,
+		Collaborators: map[string]string{"maintainer": fakegithub.PermMaintain, "reader": fakegithub.PermRead}})
+	if _, err := fake.AddIssue("lablup/mlxcel", fakegithub.Issue{Number: 1814, Title: "ROCm kernel ports", User: "maintainer"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fake.AddIssue("lablup/mlxcel", fakegithub.Issue{Number: 1900, Title: "feature", User: "maintainer",
+		PR: &fakegithub.Pull{Head: "feature", Base: "main"}}); err != nil {
+		t.Fatal(err)
+	}
+	e := &env{fake: fake, repo: gh.Repo{Owner: "lablup", Name: "mlxcel"}, main: head, bare: bare}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		fake.ServeHTTP(rec, r)
+		body := rec.Body.Bytes()
+		if rec.Code/100 == 2 && len(body) > 0 {
+			if err := ghstub.CheckAnswer(t, r.Method, strings.TrimPrefix(r.URL.Path, "/api/v3"), rec.Code, body); err != nil {
+				e.mu.Lock()
+				e.errs = append(e.errs, r.Method+" "+r.URL.Path+": "+err.Error())
+				e.mu.Unlock()
+			}
+		}
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(rec.Code)
+		w.Write(body)
+	}))
+	t.Cleanup(srv.Close)
+	e.url = srv.URL + "/api/v3/"
+	// The fake builds its URLs from its own address; serve it through the recorder.
+	if err := fake.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fake.Close() })
+
+	pemKey := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
+	app, err := gh.NewAppTransport(gh.AppAuth{AppID: 42, PrivateKeyPEM: pemKey}, gh.Options{BaseURL: srv.URL + "/api/v3/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.client, err = app.Installation(7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		for _, msg := range e.errs {
+			t.Errorf("answer not in GitHub's documented shape: %s", msg)
+		}
+	})
+	return e
+}
+
+func ctx(t *testing.T) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return c
+}
+
+// The bot's own API layer works against the fake as against GitHub: the App
+// authenticates with its key, and every answer has the documented shape.
+func TestBotClientAgainstFake(t *testing.T) {
+	e := newEnv(t)
+	c := ctx(t)
+
+	perm, err := e.client.Permission(c, e.repo, "maintainer")
+	if err != nil || perm != "maintain" {
+		t.Errorf("maintainer's permission = %q, %v; want maintain (role_name)", perm, err)
+	}
+	if perm, err := e.client.Permission(c, e.repo, "reader"); err != nil || perm != "read" {
+		t.Errorf("reader's permission = %q, %v", perm, err)
+	}
+	if b, err := e.client.DefaultBranch(c, e.repo); err != nil || b != "main" {
+		t.Errorf("default branch = %q, %v", b, err)
+	}
+	if sha, err := e.client.BranchHead(c, e.repo, "main"); err != nil || sha != e.main {
+		t.Errorf("main's head = %q, %v; want %s", sha, err, e.main)
+	}
+	if _, err := e.client.BranchHead(c, e.repo, "no-such-branch"); err == nil {
+		t.Error("a missing branch has a head")
+	}
+
+	const marker = "<!-- perfbot:port-ranking -->"
+	first, action, err := e.client.UpsertComment(c, e.repo, 1814, marker, marker+"\nranking 1")
+	if err != nil || action != gh.Created {
+		t.Fatalf("first upsert: %v %v", action, err)
+	}
+	second, action, err := e.client.UpsertComment(c, e.repo, 1814, marker, marker+"\nranking 2")
+	if err != nil || action != gh.Updated || second.ID != first.ID {
+		t.Fatalf("second upsert: %+v %v %v", second, action, err)
+	}
+	if _, action, err := e.client.UpsertComment(c, e.repo, 1814, marker, marker+"\nranking 2"); err != nil || action != gh.Unchanged {
+		t.Fatalf("third upsert: %v %v", action, err)
+	}
+	got := e.fake.Comments(1814)
+	if len(got) != 1 || got[0].Body != marker+"\nranking 2" || got[0].User != "perfbot[bot]" {
+		t.Fatalf("comments on the epic: %+v", got)
+	}
+
+	if err := e.client.React(c, e.repo, first.ID, "eyes"); err != nil {
+		t.Fatal(err)
+	}
+	if cm, _ := e.fake.Comment(first.ID); len(cm.Reactions) != 1 || cm.Reactions[0] != "eyes" {
+		t.Errorf("reactions: %v", cm.Reactions)
+	}
+
+	// The bot branch must exist before a pull request can be opened from it.
+	pr, action, err := e.client.UpsertPR(c, e.repo, gh.PRSpec{Head: "feature", Base: "main", Title: "t", Body: "b", Labels: []string{"perfbot"}})
+	if err != nil || action != gh.Unchanged && action != gh.Updated || pr.Number != 1900 {
+		t.Fatalf("upsert of the open PR: %+v %v %v", pr, action, err)
+	}
+	issues := e.fake.Issues("lablup/mlxcel")
+	if len(issues) != 2 || issues[1].Title != "t" || len(issues[1].Labels) != 1 {
+		t.Errorf("issues after the upsert: %+v", issues)
+	}
+}
+
+// Writes without credentials, or with a JWT signed by another key, are refused.
+func TestAuthentication(t *testing.T) {
+	e := newEnv(t)
+	e.fake.AddToken("ghp_reader", "reader")
+	req := func(auth string) int {
+		r, _ := http.NewRequest("POST", e.fake.URL()+"repos/lablup/mlxcel/issues/1814/comments", bytes.NewBufferString(`{"body":"x"}`))
+		if auth != "" {
+			r.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := req(""); got != 401 {
+		t.Errorf("no credentials: %d", got)
+	}
+	if got := req("token nope"); got != 401 {
+		t.Errorf("unknown token: %d", got)
+	}
+	if got := req("Bearer a.b.c"); got != 401 {
+		t.Errorf("forged JWT: %d", got)
+	}
+	if got := req("token ghp_reader"); got != 201 {
+		t.Errorf("a user's token: %d", got)
+	}
+	if c := e.fake.Comments(1814); len(c) != 1 || c[0].User != "reader" {
+		t.Errorf("comments: %+v", c)
+	}
+}
+
+// The endpoints the server, the Action and the nightly job call beyond bot/gh's
+// helpers, through go-github as they use it.
+func TestMoreEndpoints(t *testing.T) {
+	e := newEnv(t)
+	c := ctx(t)
+	e.fake.AddToken("ghs_test", "perfbot[bot]")
+	api, err := github.NewClient(nil).WithAuthToken("ghs_test").WithEnterpriseURLs(e.url, e.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := api.Repositories.GetBranch(c, "lablup", "mlxcel", "feature", 0)
+	if err != nil || b.GetCommit().GetSHA() != e.main {
+		t.Errorf("branch: %v %v", b, err)
+	}
+	pr, _, err := api.PullRequests.Get(c, "lablup", "mlxcel", 1900)
+	if err != nil || pr.GetHead().GetSHA() != e.main || pr.GetHead().GetRepo().GetFullName() != "lablup/mlxcel" {
+		t.Fatalf("PR: %v %v", pr, err)
+	}
+	if _, _, err := api.PullRequests.Create(c, "lablup", "mlxcel", &github.NewPullRequest{Title: github.String("x"), Head: github.String("feature"), Base: github.String("main")}); err == nil {
+		t.Error("a second PR for the same head and base was opened")
+	}
+	cr, _, err := api.Checks.CreateCheckRun(c, "lablup", "mlxcel", github.CreateCheckRunOptions{Name: "perfbot / rocm profile", HeadSHA: e.main, Status: github.String("queued")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := api.Checks.UpdateCheckRun(c, "lablup", "mlxcel", cr.GetID(), github.UpdateCheckRunOptions{Name: "perfbot / rocm profile",
+		Conclusion: github.String("success"), Output: &github.CheckRunOutput{Title: github.String("done"), Summary: github.String("ok")}}); err != nil {
+		t.Fatal(err)
+	}
+	if runs := e.fake.CheckRuns(); len(runs) != 1 || runs[0].Status != "completed" || runs[0].Conclusion != "success" || runs[0].Title != "done" {
+		t.Errorf("check runs: %+v", runs)
+	}
+	got := make(chan fakegithub.Dispatch, 1)
+	e.fake.OnDispatch(func(d fakegithub.Dispatch) { got <- d })
+	if _, err := api.Actions.CreateWorkflowDispatchEventByFileName(c, "lablup", "mlxcel", "perfbot-profile.yml",
+		github.CreateWorkflowDispatchEventRequest{Ref: "main", Inputs: map[string]interface{}{"request-id": "r1", "sha": e.main}}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case d := <-got:
+		if d.Workflow != "perfbot-profile.yml" || d.Inputs["sha"] != e.main || d.Inputs["request-id"] != "r1" {
+			t.Errorf("dispatch: %+v", d)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no dispatch hook")
+	}
+	if _, err := api.Actions.CreateWorkflowDispatchEventByFileName(c, "lablup", "mlxcel", "perfbot-profile.yml",
+		github.CreateWorkflowDispatchEventRequest{Ref: "no-such-branch"}); err == nil {
+		t.Error("dispatch on a missing ref accepted")
+	}
+	iss, _, err := api.Issues.Create(c, "lablup", "mlxcel", &github.IssueRequest{Title: github.String("decode regression"), Labels: &[]string{"perfbot"}})
+	if err != nil || iss.GetNumber() != 1901 {
+		t.Fatalf("issue: %v %v", iss, err)
+	}
+	if _, _, err := api.Issues.Edit(c, "lablup", "mlxcel", iss.GetNumber(), &github.IssueRequest{State: github.String("closed")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := api.Actions.ListRepositoryWorkflowRuns(c, "lablup", "mlxcel", nil); err != nil {
+		t.Error(err)
+	}
+	if _, _, err := api.Issues.Get(c, "lablup", "mlxcel", 1814); err != nil {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,715 @@
+package fakegithub
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The endpoints perfbot calls. Each answer carries the fields GitHub documents as
+// required for it (the package tests check them against GitHub's REST description).
+func init() {
+	handle("GET", `/app`, getApp)
+	handle("POST", `/app/installations/`+seg+`/access_tokens`, mintToken)
+	handle("GET", `/app/hook/deliveries`, listDeliveries)
+	handle("GET", `/user`, getUser)
+	handle("GET", `/repos/`+seg+`/`+seg, getRepo)
+	handle("GET", `/repos/`+seg+`/`+seg+`/git/ref/heads/(.+)`, getRef)
+	handle("GET", `/repos/`+seg+`/`+seg+`/branches/(.+)`, getBranch)
+	handle("GET", `/repos/`+seg+`/`+seg+`/collaborators/`+seg+`/permission`, getPermission)
+	handle("GET", `/repos/`+seg+`/`+seg+`/issues/(\d+)`, getIssue)
+	handle("POST", `/repos/`+seg+`/`+seg+`/issues`, createIssue)
+	handle("PATCH", `/repos/`+seg+`/`+seg+`/issues/(\d+)`, editIssue)
+	handle("GET", `/repos/`+seg+`/`+seg+`/issues/(\d+)/comments`, listComments)
+	handle("POST", `/repos/`+seg+`/`+seg+`/issues/(\d+)/comments`, createComment)
+	handle("POST", `/repos/`+seg+`/`+seg+`/issues/(\d+)/labels`, addLabels)
+	handle("GET", `/repos/`+seg+`/`+seg+`/issues/comments/(\d+)`, getComment)
+	handle("PATCH", `/repos/`+seg+`/`+seg+`/issues/comments/(\d+)`, editComment)
+	handle("POST", `/repos/`+seg+`/`+seg+`/issues/comments/(\d+)/reactions`, react)
+	handle("GET", `/repos/`+seg+`/`+seg+`/pulls`, listPulls)
+	handle("GET", `/repos/`+seg+`/`+seg+`/pulls/(\d+)`, getPull)
+	handle("POST", `/repos/`+seg+`/`+seg+`/pulls`, createPull)
+	handle("PATCH", `/repos/`+seg+`/`+seg+`/pulls/(\d+)`, editPull)
+	handle("POST", `/repos/`+seg+`/`+seg+`/check-runs`, createCheck)
+	handle("PATCH", `/repos/`+seg+`/`+seg+`/check-runs/(\d+)`, editCheck)
+	handle("POST", `/repos/`+seg+`/`+seg+`/actions/workflows/`+seg+`/dispatches`, dispatch)
+	handle("GET", `/repos/`+seg+`/`+seg+`/actions/runs`, listRuns)
+}
+
+func ts(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+func (s *Server) userJSON(login string) map[string]any {
+	u := s.users[strings.ToLower(login)]
+	if u == nil {
+		s.nextID++
+		u = &User{Login: login, ID: s.nextID}
+		s.users[strings.ToLower(login)] = u
+	}
+	typ := "User"
+	if u.Bot {
+		typ = "Bot"
+	}
+	base := strings.TrimSuffix(s.url, "/")
+	return map[string]any{
+		"login": u.Login, "id": u.ID, "node_id": fmt.Sprintf("U_%d", u.ID), "type": typ, "site_admin": false,
+		"avatar_url": "", "gravatar_id": "", "url": base + "/users/" + u.Login, "html_url": "http://github.invalid/" + u.Login,
+		"followers_url": "", "following_url": "", "gists_url": "", "starred_url": "", "subscriptions_url": "",
+		"organizations_url": "", "repos_url": "", "events_url": "", "received_events_url": "",
+	}
+}
+
+func getApp(s *Server, c *call) (int, any, error) {
+	if !c.app {
+		return 0, nil, fail(http.StatusUnauthorized, "GET /app needs the App's JWT")
+	}
+	now := ts(time.Unix(1700000000, 0))
+	return 200, map[string]any{
+		"id": s.appID, "slug": s.appSlug, "node_id": "A_1", "name": s.appSlug, "description": "perfbot demo App",
+		"owner": s.userJSON(s.appSlug + "[bot]"), "external_url": "http://github.invalid", "html_url": "http://github.invalid/apps/" + s.appSlug,
+		"created_at": now, "updated_at": now, "permissions": map[string]any{"issues": "write", "pull_requests": "write", "checks": "write", "actions": "write", "contents": "write"},
+		"events": []string{"issue_comment", "workflow_run", "check_run"},
+	}, nil
+}
+
+func mintToken(s *Server, c *call) (int, any, error) {
+	if !c.app {
+		return 0, nil, fail(http.StatusUnauthorized, "minting an installation token needs the App's JWT")
+	}
+	tok := randomToken()
+	s.tokens[tok] = s.appSlug + "[bot]"
+	return 201, map[string]any{
+		"token": tok, "expires_at": ts(time.Now().Add(time.Hour)),
+		"permissions": map[string]any{"issues": "write", "pull_requests": "write", "checks": "write", "actions": "write", "contents": "write"},
+		"repository_selection": "all",
+	}, nil
+}
+
+func listDeliveries(s *Server, c *call) (int, any, error) {
+	if !c.app {
+		return 0, nil, fail(http.StatusUnauthorized, "listing the App's deliveries needs the App's JWT")
+	}
+	return 200, []any{}, nil
+}
+
+func getUser(s *Server, c *call) (int, any, error) {
+	if err := s.needToken(c); err != nil {
+		return 0, nil, err
+	}
+	return 200, s.userJSON(c.login), nil
+}
+
+func (s *Server) repoJSON(r *Repo) map[string]any {
+	full := r.Owner + "/" + r.Name
+	base := strings.TrimSuffix(s.url, "/") + "/repos/" + full
+	m := map[string]any{
+		"id": r.ID, "node_id": fmt.Sprintf("R_%d", r.ID), "name": r.Name, "full_name": full, "private": false,
+		"owner": s.userJSON(r.Owner), "html_url": "http://github.invalid/" + full, "description": nil, "fork": false,
+		"url": base, "default_branch": r.DefaultBranch, "clone_url": "file://" + r.GitDir,
+		"visibility": "public", "archived": false, "disabled": false,
+		"created_at": ts(time.Unix(1700000000, 0)), "updated_at": ts(time.Unix(1700000000, 0)), "pushed_at": ts(time.Unix(1700000000, 0)),
+	}
+	fill(m, "", repoURLKeys)
+	fill(m, 0, repoCountKeys)
+	fill(m, true, repoFlagKeys)
+	fill(m, nil, repoNullKeys)
+	return m
+}
+
+// Keys GitHub documents as always present that the demo has no use for.
+var (
+	repoURLKeys = strings.Fields(`archive_url assignees_url blobs_url branches_url collaborators_url comments_url
+		commits_url compare_url contents_url contributors_url deployments_url downloads_url events_url forks_url
+		git_commits_url git_refs_url git_tags_url git_url hooks_url issue_comment_url issue_events_url issues_url
+		keys_url labels_url languages_url merges_url milestones_url notifications_url pulls_url releases_url
+		ssh_url stargazers_url statuses_url subscribers_url subscription_url svn_url tags_url teams_url trees_url`)
+	repoCountKeys = strings.Fields(`forks forks_count network_count open_issues open_issues_count size
+		stargazers_count subscribers_count watchers watchers_count`)
+	repoFlagKeys = strings.Fields(`has_downloads has_issues has_pages has_projects has_wiki`)
+	repoNullKeys = strings.Fields(`homepage language license mirror_url`)
+	pullCountKeys = strings.Fields(`additions changed_files comments commits deletions review_comments`)
+	pullNullKeys  = strings.Fields(`mergeable merged_by`)
+)
+
+func fill(m map[string]any, v any, keys []string) {
+	for _, k := range keys {
+		if _, ok := m[k]; !ok {
+			m[k] = v
+		}
+	}
+}
+
+func getRepo(s *Server, c *call) (int, any, error) {
+	r, err := s.repo(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	return 200, s.repoJSON(r), nil
+}
+
+func getRef(s *Server, c *call) (int, any, error) {
+	r, err := s.repo(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	sha, ok := branchHead(r, c.args[2])
+	if !ok {
+		return 0, nil, fail(http.StatusNotFound, "Not Found")
+	}
+	url := strings.TrimSuffix(s.url, "/") + "/repos/" + r.Owner + "/" + r.Name + "/git/refs/heads/" + c.args[2]
+	return 200, map[string]any{"ref": "refs/heads/" + c.args[2], "node_id": "REF_1", "url": url,
+		"object": map[string]any{"type": "commit", "sha": sha, "url": url}}, nil
+}
+
+func getBranch(s *Server, c *call) (int, any, error) {
+	r, err := s.repo(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	sha, ok := branchHead(r, c.args[2])
+	if !ok {
+		return 0, nil, fail(http.StatusNotFound, "Branch not found")
+	}
+	return 200, map[string]any{"name": c.args[2], "protected": false, "commit": map[string]any{"sha": sha, "url": ""},
+		"_links": map[string]any{"html": "", "self": ""}, "protection_url": "", "protection": map[string]any{}}, nil
+}
+
+func getPermission(s *Server, c *call) (int, any, error) {
+	r, err := s.repo(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	login := c.args[2]
+	perm, ok := r.Collaborators[strings.ToLower(login)]
+	if !ok {
+		if s.users[strings.ToLower(login)] == nil {
+			return 0, nil, fail(http.StatusNotFound, "Not Found")
+		}
+		perm = PermRead // public repository: everyone reads
+	}
+	// The API names maintain as write and triage as read in "permission"; role_name
+	// keeps the exact role.
+	legacy := map[string]string{PermMaintain: PermWrite, PermTriage: PermRead}[perm]
+	if legacy == "" {
+		legacy = perm
+	}
+	u := s.userJSON(login)
+	u["permissions"] = map[string]any{"admin": perm == PermAdmin, "maintain": perm == PermAdmin || perm == PermMaintain,
+		"push": legacy == PermWrite || perm == PermAdmin, "triage": perm != PermRead && perm != PermNone, "pull": perm != PermNone}
+	u["role_name"] = perm
+	return 200, map[string]any{"permission": legacy, "role_name": perm, "user": u}, nil
+}
+
+func (s *Server) issue(c *call) (*Repo, *Issue, error) {
+	r, err := s.repo(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	n, _ := strconv.Atoi(c.args[2])
+	i := r.issues[n]
+	if i == nil {
+		return nil, nil, fail(http.StatusNotFound, "Not Found")
+	}
+	return r, i, nil
+}
+
+func (s *Server) issueJSON(r *Repo, i *Issue) map[string]any {
+	base := strings.TrimSuffix(s.url, "/") + "/repos/" + r.Owner + "/" + r.Name
+	labels := []any{}
+	for k, l := range i.Labels {
+		labels = append(labels, map[string]any{"id": k + 1, "node_id": "L", "url": "", "name": l, "color": "ededed", "default": false, "description": nil})
+	}
+	now := ts(time.Unix(1700000000, 0))
+	m := map[string]any{
+		"id": int64(i.Number) + r.ID*100000, "node_id": fmt.Sprintf("I_%d", i.Number), "number": i.Number, "title": i.Title, "body": i.Body,
+		"state": i.State, "user": s.userJSON(i.User), "labels": labels, "assignee": nil, "milestone": nil, "locked": false,
+		"comments": 0, "created_at": now, "updated_at": now, "closed_at": nil, "author_association": "MEMBER",
+		"url": fmt.Sprintf("%s/issues/%d", base, i.Number), "repository_url": base, "labels_url": "", "comments_url": "", "events_url": "",
+		"html_url": fmt.Sprintf("http://github.invalid/%s/%s/issues/%d", r.Owner, r.Name, i.Number),
+	}
+	if i.PR != nil {
+		m["pull_request"] = map[string]any{"url": fmt.Sprintf("%s/pulls/%d", base, i.Number), "html_url": "", "diff_url": "", "patch_url": ""}
+	}
+	return m
+}
+
+func getIssue(s *Server, c *call) (int, any, error) {
+	r, i, err := s.issue(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	return 200, s.issueJSON(r, i), nil
+}
+
+func createIssue(s *Server, c *call) (int, any, error) {
+	if err := s.needToken(c); err != nil {
+		return 0, nil, err
+	}
+	r, err := s.repo(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	title := str(c.body, "title")
+	if strings.TrimSpace(title) == "" {
+		return 0, nil, fail(http.StatusUnprocessableEntity, "Validation Failed: title is missing")
+	}
+	r.nextIssue++
+	i := &Issue{Number: r.nextIssue, Title: title, Body: str(c.body, "body"), User: c.login, State: "open", Labels: stringList(c.body["labels"])}
+	r.issues[i.Number] = i
+	return 201, s.issueJSON(r, i), nil
+}
+
+func editIssue(s *Server, c *call) (int, any, error) {
+	if err := s.needToken(c); err != nil {
+		return 0, nil, err
+	}
+	r, i, err := s.issue(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	if v, ok := c.body["title"].(string); ok {
+		i.Title = v
+	}
+	if v, ok := c.body["body"].(string); ok {
+		i.Body = v
+	}
+	if v, ok := c.body["state"].(string); ok {
+		i.State = v
+	}
+	return 200, s.issueJSON(r, i), nil
+}
+
+func stringList(v any) []string {
+	var out []string
+	for _, e := range asList(v) {
+		if s, ok := e.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func asList(v any) []any { l, _ := v.([]any); return l }
+
+func (s *Server) commentJSON(r *Repo, cm *Comment) map[string]any {
+	base := strings.TrimSuffix(s.url, "/") + "/repos/" + r.Owner + "/" + r.Name
+	return map[string]any{
+		"id": cm.ID, "node_id": fmt.Sprintf("IC_%d", cm.ID), "body": cm.Body, "user": s.userJSON(cm.User),
+		"created_at": ts(cm.Created), "updated_at": ts(cm.Updated), "author_association": "MEMBER",
+		"url":       fmt.Sprintf("%s/issues/comments/%d", base, cm.ID),
+		"html_url":  fmt.Sprintf("http://github.invalid/%s/%s/issues/%d#issuecomment-%d", r.Owner, r.Name, cm.Issue, cm.ID),
+		"issue_url": fmt.Sprintf("%s/issues/%d", base, cm.Issue),
+	}
+}
+
+func listComments(s *Server, c *call) (int, any, error) {
+	r, i, err := s.issue(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	out := []any{}
+	var ids []int64
+	for id, cm := range s.comments {
+		if cm.Issue == i.Number {
+			ids = append(ids, id)
+		}
+	}
+	sort.Slice(ids, func(a, b int) bool { return ids[a] < ids[b] })
+	for _, id := range ids {
+		out = append(out, s.commentJSON(r, s.comments[id]))
+	}
+	return 200, out, nil
+}
+
+func createComment(s *Server, c *call) (int, any, error) {
+	if err := s.needToken(c); err != nil {
+		return 0, nil, err
+	}
+	r, i, err := s.issue(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	body := str(c.body, "body")
+	if body == "" {
+		return 0, nil, fail(http.StatusUnprocessableEntity, "Validation Failed: body is missing")
+	}
+	if len([]rune(body)) > 65536 {
+		return 0, nil, fail(http.StatusUnprocessableEntity, "Validation Failed: body is too long (maximum is 65536 characters)")
+	}
+	return 201, s.commentJSON(r, s.newComment(i.Number, c.login, body)), nil
+}
+
+func addLabels(s *Server, c *call) (int, any, error) {
+	if err := s.needToken(c); err != nil {
+		return 0, nil, err
+	}
+	r, i, err := s.issue(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	labels := stringList(c.list)
+	if c.list == nil {
+		labels = stringList(c.body["labels"])
+	}
+	for _, l := range labels {
+		if !contains(i.Labels, l) {
+			i.Labels = append(i.Labels, l)
+		}
+	}
+	return 200, s.issueJSON(r, i)["labels"], nil
+}
+
+func contains(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) comment(c *call) (*Repo, *Comment, error) {
+	r, err := s.repo(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	id, err := intArg(c.args[2])
+	if err != nil {
+		return nil, nil, err
+	}
+	cm := s.comments[id]
+	if cm == nil || r.issues[cm.Issue] == nil {
+		return nil, nil, fail(http.StatusNotFound, "Not Found")
+	}
+	return r, cm, nil
+}
+
+func getComment(s *Server, c *call) (int, any, error) {
+	r, cm, err := s.comment(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	return 200, s.commentJSON(r, cm), nil
+}
+
+func editComment(s *Server, c *call) (int, any, error) {
+	if err := s.needToken(c); err != nil {
+		return 0, nil, err
+	}
+	r, cm, err := s.comment(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	if !strings.EqualFold(cm.User, c.login) {
+		return 0, nil, fail(http.StatusForbidden, "Resource not accessible by integration: %s cannot edit a comment of %s", c.login, cm.User)
+	}
+	cm.Body = str(c.body, "body")
+	cm.Updated = time.Now().UTC().Truncate(time.Second)
+	return 200, s.commentJSON(r, cm), nil
+}
+
+var reactions = map[string]bool{"+1": true, "-1": true, "laugh": true, "confused": true, "heart": true, "hooray": true, "rocket": true, "eyes": true}
+
+func react(s *Server, c *call) (int, any, error) {
+	if err := s.needToken(c); err != nil {
+		return 0, nil, err
+	}
+	_, cm, err := s.comment(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	content := str(c.body, "content")
+	if !reactions[content] {
+		return 0, nil, fail(http.StatusUnprocessableEntity, "Validation Failed: content %q is not a reaction", content)
+	}
+	status := 201
+	if contains(cm.Reactions, content) {
+		status = 200 // GitHub answers 200 for a reaction the user already left
+	} else {
+		cm.Reactions = append(cm.Reactions, content)
+	}
+	s.nextID++
+	return status, map[string]any{"id": s.nextID, "node_id": "RE", "user": s.userJSON(c.login), "content": content, "created_at": ts(time.Now())}, nil
+}
+
+func (s *Server) pullJSON(r *Repo, i *Issue) map[string]any {
+	m := s.issueJSON(r, i)
+	base := strings.TrimSuffix(s.url, "/") + "/repos/" + r.Owner + "/" + r.Name
+	sha := i.PR.HeadSHA
+	if sha == "" {
+		sha, _ = branchHead(r, i.PR.Head)
+	}
+	baseSHA, _ := branchHead(r, i.PR.Base)
+	headRepo := r
+	if i.PR.HeadRepo != "" && !strings.EqualFold(i.PR.HeadRepo, r.Owner+"/"+r.Name) {
+		owner, name, _ := strings.Cut(i.PR.HeadRepo, "/")
+		headRepo = &Repo{Owner: owner, Name: name, ID: r.ID + 1, DefaultBranch: "main"}
+	}
+	hr := s.repoJSON(headRepo)
+	hr["fork"] = headRepo != r
+	m["url"] = fmt.Sprintf("%s/pulls/%d", base, i.Number)
+	m["html_url"] = fmt.Sprintf("http://github.invalid/%s/%s/pull/%d", r.Owner, r.Name, i.Number)
+	m["head"] = map[string]any{"label": headRepo.Owner + ":" + i.PR.Head, "ref": i.PR.Head, "sha": sha, "user": s.userJSON(headRepo.Owner), "repo": hr}
+	m["base"] = map[string]any{"label": r.Owner + ":" + i.PR.Base, "ref": i.PR.Base, "sha": baseSHA, "user": s.userJSON(r.Owner), "repo": s.repoJSON(r)}
+	m["draft"] = i.PR.Draft
+	m["merged"] = false
+	m["merged_at"] = nil
+	m["merge_commit_sha"] = nil
+	links := map[string]any{}
+	for _, k := range []string{"comments", "commits", "statuses", "html", "issue", "review_comments", "review_comment", "self"} {
+		links[k] = map[string]any{"href": m["url"]}
+	}
+	m["_links"] = links
+	fill(m, 0, pullCountKeys)
+	fill(m, nil, pullNullKeys)
+	m["maintainer_can_modify"] = false
+	m["mergeable_state"] = "clean"
+	for _, k := range []string{"diff_url", "patch_url", "issue_url", "commits_url", "review_comments_url", "review_comment_url", "comments_url", "statuses_url"} {
+		m[k] = ""
+	}
+	m["assignees"] = []any{}
+	m["requested_reviewers"] = []any{}
+	m["requested_teams"] = []any{}
+	m["active_lock_reason"] = nil
+	m["auto_merge"] = nil
+	delete(m, "pull_request")
+	delete(m, "repository_url")
+	delete(m, "labels_url")
+	delete(m, "events_url")
+	return m
+}
+
+func listPulls(s *Server, c *call) (int, any, error) {
+	r, err := s.repo(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	q := c.r.URL.Query()
+	state := q.Get("state")
+	if state == "" {
+		state = "open"
+	}
+	out := []any{}
+	for _, n := range sortedNumbers(r) {
+		i := r.issues[n]
+		if i.PR == nil || (state != "all" && i.State != state) {
+			continue
+		}
+		if h := q.Get("head"); h != "" {
+			owner := r.Owner
+			if i.PR.HeadRepo != "" {
+				owner, _, _ = strings.Cut(i.PR.HeadRepo, "/")
+			}
+			if !strings.EqualFold(h, owner+":"+i.PR.Head) {
+				continue
+			}
+		}
+		if b := q.Get("base"); b != "" && b != i.PR.Base {
+			continue
+		}
+		out = append(out, s.pullJSON(r, i))
+	}
+	return 200, out, nil
+}
+
+func sortedNumbers(r *Repo) []int {
+	var ns []int
+	for n := range r.issues {
+		ns = append(ns, n)
+	}
+	sort.Ints(ns)
+	return ns
+}
+
+func getPull(s *Server, c *call) (int, any, error) {
+	r, i, err := s.issue(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	if i.PR == nil {
+		return 0, nil, fail(http.StatusNotFound, "Not Found")
+	}
+	return 200, s.pullJSON(r, i), nil
+}
+
+func createPull(s *Server, c *call) (int, any, error) {
+	if err := s.needToken(c); err != nil {
+		return 0, nil, err
+	}
+	r, err := s.repo(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	head, base := str(c.body, "head"), str(c.body, "base")
+	if _, branch, ok := strings.Cut(head, ":"); ok {
+		head = branch
+	}
+	if _, ok := branchHead(r, head); !ok {
+		return 0, nil, fail(http.StatusUnprocessableEntity, "Validation Failed: head %q does not exist", head)
+	}
+	if _, ok := branchHead(r, base); !ok {
+		return 0, nil, fail(http.StatusUnprocessableEntity, "Validation Failed: base %q does not exist", base)
+	}
+	for _, i := range r.issues {
+		if i.PR != nil && i.State == "open" && i.PR.Head == head && i.PR.Base == base {
+			return 0, nil, fail(http.StatusUnprocessableEntity, "Validation Failed: A pull request already exists for %s:%s.", r.Owner, head)
+		}
+	}
+	draft, _ := c.body["draft"].(bool)
+	r.nextIssue++
+	i := &Issue{Number: r.nextIssue, Title: str(c.body, "title"), Body: str(c.body, "body"), User: c.login, State: "open",
+		PR: &Pull{Head: head, Base: base, Draft: draft}}
+	r.issues[i.Number] = i
+	return 201, s.pullJSON(r, i), nil
+}
+
+func editPull(s *Server, c *call) (int, any, error) {
+	if err := s.needToken(c); err != nil {
+		return 0, nil, err
+	}
+	r, i, err := s.issue(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	if i.PR == nil {
+		return 0, nil, fail(http.StatusNotFound, "Not Found")
+	}
+	if v, ok := c.body["title"].(string); ok {
+		i.Title = v
+	}
+	if v, ok := c.body["body"].(string); ok {
+		i.Body = v
+	}
+	if v, ok := c.body["state"].(string); ok {
+		i.State = v
+	}
+	if v, ok := c.body["base"].(string); ok {
+		i.PR.Base = v
+	}
+	return 200, s.pullJSON(r, i), nil
+}
+
+func (s *Server) checkJSON(r *Repo, cr *CheckRun) map[string]any {
+	var conclusion any
+	if cr.Conclusion != "" {
+		conclusion = cr.Conclusion
+	}
+	url := fmt.Sprintf("%s/repos/%s/%s/check-runs/%d", strings.TrimSuffix(s.url, "/"), r.Owner, r.Name, cr.ID)
+	return map[string]any{
+		"id": cr.ID, "node_id": fmt.Sprintf("CR_%d", cr.ID), "name": cr.Name, "head_sha": cr.HeadSHA, "status": cr.Status,
+		"conclusion": conclusion, "external_id": "", "url": url, "html_url": url, "details_url": cr.DetailsURL,
+		"started_at": ts(time.Unix(1700000000, 0)), "completed_at": nil,
+		"output": map[string]any{"title": cr.Title, "summary": cr.Summary, "text": cr.Text, "annotations_count": 0, "annotations_url": url + "/annotations"},
+		"check_suite": map[string]any{"id": 1}, "app": nil, "pull_requests": []any{},
+	}
+}
+
+func (s *Server) applyCheck(cr *CheckRun, body map[string]any) error {
+	if v, ok := body["name"].(string); ok {
+		cr.Name = v
+	}
+	if v, ok := body["status"].(string); ok {
+		cr.Status = v
+	}
+	if v, ok := body["conclusion"].(string); ok {
+		cr.Conclusion = v
+		cr.Status = "completed"
+	}
+	if v, ok := body["details_url"].(string); ok {
+		cr.DetailsURL = v
+	}
+	if out, ok := body["output"].(map[string]any); ok {
+		cr.Title, cr.Summary, cr.Text = str(out, "title"), str(out, "summary"), str(out, "text")
+		if len(cr.Summary) > 65535 || len(cr.Text) > 65535 {
+			return fail(http.StatusUnprocessableEntity, "Validation Failed: output.summary and output.text are limited to 65535 characters")
+		}
+	}
+	if cr.Status == "completed" && cr.Conclusion == "" {
+		return fail(http.StatusUnprocessableEntity, "Validation Failed: a completed check run needs a conclusion")
+	}
+	return nil
+}
+
+func createCheck(s *Server, c *call) (int, any, error) {
+	if err := s.needToken(c); err != nil {
+		return 0, nil, err
+	}
+	r, err := s.repo(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	s.nextID++
+	cr := &CheckRun{ID: s.nextID, HeadSHA: str(c.body, "head_sha"), Status: "queued"}
+	if len(cr.HeadSHA) != 40 {
+		return 0, nil, fail(http.StatusUnprocessableEntity, "Validation Failed: head_sha must be a full commit SHA")
+	}
+	if err := s.applyCheck(cr, c.body); err != nil {
+		return 0, nil, err
+	}
+	s.checks[cr.ID] = cr
+	return 201, s.checkJSON(r, cr), nil
+}
+
+func editCheck(s *Server, c *call) (int, any, error) {
+	if err := s.needToken(c); err != nil {
+		return 0, nil, err
+	}
+	r, err := s.repo(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	id, err := intArg(c.args[2])
+	if err != nil {
+		return 0, nil, err
+	}
+	cr := s.checks[id]
+	if cr == nil {
+		return 0, nil, fail(http.StatusNotFound, "Not Found")
+	}
+	if err := s.applyCheck(cr, c.body); err != nil {
+		return 0, nil, err
+	}
+	return 200, s.checkJSON(r, cr), nil
+}
+
+func dispatch(s *Server, c *call) (int, any, error) {
+	if err := s.needToken(c); err != nil {
+		return 0, nil, err
+	}
+	r, err := s.repo(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	ref := str(c.body, "ref")
+	if _, ok := branchHead(r, strings.TrimPrefix(ref, "refs/heads/")); !ok {
+		return 0, nil, fail(http.StatusUnprocessableEntity, "No ref found for: %s", ref)
+	}
+	inputs := map[string]string{}
+	if in, ok := c.body["inputs"].(map[string]any); ok {
+		if len(in) > 25 {
+			return 0, nil, fail(http.StatusUnprocessableEntity, "you may only define up to 25 inputs for a workflow_dispatch event")
+		}
+		for k, v := range in {
+			sv, ok := v.(string)
+			if !ok {
+				return 0, nil, fail(http.StatusUnprocessableEntity, "Invalid value for input %q: inputs are strings", k)
+			}
+			inputs[k] = sv
+		}
+	}
+	d := Dispatch{Repo: r.Owner + "/" + r.Name, Workflow: c.args[2], Ref: ref, Inputs: inputs, At: time.Now()}
+	s.dispatch = append(s.dispatch, d)
+	if fn := s.onDispatch; fn != nil {
+		go fn(d)
+	}
+	return http.StatusNoContent, nil, nil
+}
+
+func listRuns(s *Server, c *call) (int, any, error) {
+	if _, err := s.repo(c); err != nil {
+		return 0, nil, err
+	}
+	return 200, map[string]any{"total_count": 0, "workflow_runs": []any{}}, nil
+}
