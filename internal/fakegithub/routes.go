@@ -3,6 +3,7 @@ package fakegithub
 import (
 	"fmt"
 	"net/http"
+	"os/exec"
 	"sort"
 	"strconv"
 	"strings"
@@ -172,7 +173,7 @@ func getBranch(s *Server, c *call) (int, any, error) {
 	if !ok {
 		return 0, nil, fail(http.StatusNotFound, "Branch not found")
 	}
-	return 200, map[string]any{"name": c.args[2], "protected": false, "commit": map[string]any{"sha": sha, "url": ""},
+	return 200, map[string]any{"name": c.args[2], "protected": false, "commit": s.commitJSON(r, sha),
 		"_links": map[string]any{"html": "", "self": ""}, "protection_url": "", "protection": map[string]any{}}, nil
 }
 
@@ -712,4 +713,26 @@ func listRuns(s *Server, c *call) (int, any, error) {
 		return 0, nil, err
 	}
 	return 200, map[string]any{"total_count": 0, "workflow_runs": []any{}}, nil
+}
+
+// commitJSON describes a commit of the repository's git directory.
+func (s *Server) commitJSON(r *Repo, sha string) map[string]any {
+	url := fmt.Sprintf("%s/repos/%s/%s/commits/%s", strings.TrimSuffix(s.url, "/"), r.Owner, r.Name, sha)
+	out, _ := exec.Command("git", "--git-dir", r.GitDir, "log", "-1", "--format=%T%x00%P%x00%an%x00%ae%x00%aI%x00%cn%x00%ce%x00%cI%x00%B", sha).Output()
+	f := strings.SplitN(string(out), "\x00", 9)
+	for len(f) < 9 {
+		f = append(f, "")
+	}
+	parents := []any{}
+	for _, p := range strings.Fields(f[1]) {
+		parents = append(parents, map[string]any{"sha": p, "url": url})
+	}
+	person := func(name, email, date string) map[string]any { return map[string]any{"name": name, "email": email, "date": date} }
+	return map[string]any{
+		"sha": sha, "node_id": "C_" + sha, "url": url, "html_url": url, "comments_url": url + "/comments",
+		"author": nil, "committer": nil, "parents": parents,
+		"commit": map[string]any{"url": url, "message": strings.TrimSpace(f[8]), "comment_count": 0,
+			"author": person(f[2], f[3], f[4]), "committer": person(f[5], f[6], f[7]),
+			"tree": map[string]any{"sha": f[0], "url": url}},
+	}
 }
