@@ -15,7 +15,7 @@ import (
 // hostinfo on the repo's fake host (fake tools first on PATH, fake root) prints the
 // table and the JSON; a missing checkout is an unknown, not an error.
 func TestHostinfoCLIFakeHost(t *testing.T) {
-	fake := filepath.Join(testfix.RepoRoot(t), "testdata", "fakehost")
+	fake := filepath.Join(testfix.RepoRoot(t), "internal", "fakehost", "host")
 	t.Setenv("PATH", filepath.Join(fake, "bin")+":"+os.Getenv("PATH"))
 	t.Setenv("FAKEHOST_ROCMINFO", testfix.Path(t, "rocprofv3", "rocminfo-gfx1151.txt"))
 	root := filepath.Join(fake, "root")

@@ -72,7 +72,7 @@ func runJobEnv(t *testing.T) string {
 	if out, err := exec.Command("go", "build", "-o", filepath.Join(bin, "perfbot"), ".").CombinedOutput(); err != nil {
 		t.Fatalf("building perfbot: %v\n%s", err, out)
 	}
-	fake := filepath.Join(testfix.RepoRoot(t), "testdata", "fakehost", "bin")
+	fake := filepath.Join(testfix.RepoRoot(t), "internal", "fakehost", "host", "bin")
 	t.Setenv("PATH", fake+":"+bin+":/usr/local/bin:/usr/bin:/bin")
 	t.Setenv("FAKEHOST_ROCMINFO", testfix.Path(t, "rocprofv3", "rocminfo-gfx1151.txt"))
 	t.Setenv("TMPDIR", dir)

@@ -96,11 +96,11 @@ func TestGiBAndMemTotal(t *testing.T) {
 	}
 }
 
-// fakeHost is the repo's fake host (testdata/fakehost) with the real rocminfo output
+// fakeHost is the repo's fake host (internal/fakehost/host) with the real rocminfo output
 // of the fixtures, plus extra PATH dirs.
 func fakeHost(t *testing.T, root string, env []string, extraPath ...string) host.Host {
 	t.Helper()
-	base := filepath.Join(testfix.RepoRoot(t), "testdata", "fakehost")
+	base := filepath.Join(testfix.RepoRoot(t), "internal", "fakehost", "host")
 	if root == "" {
 		root = filepath.Join(base, "root")
 	}

@@ -69,7 +69,7 @@ type fakeHost struct {
 
 func newFakeHost(t testing.TB, env ...string) *fakeHost {
 	t.Helper()
-	base := filepath.Join(testfix.RepoRoot(t), "testdata", "fakehost")
+	base := filepath.Join(testfix.RepoRoot(t), "internal", "fakehost", "host")
 	tmp := t.TempDir()
 	root := filepath.Join(tmp, "root")
 	err := filepath.WalkDir(filepath.Join(base, "root"), func(p string, d fs.DirEntry, err error) error {
