@@ -29,4 +29,3 @@ func TestLayTarget(t *testing.T) {
 		}
 	}
 }
-

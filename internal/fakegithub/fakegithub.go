@@ -100,6 +100,7 @@ type Dispatch struct {
 	Ref      string
 	Inputs   map[string]string
 	At       time.Time
+	RunID    int64 // the run the dispatch started (see Runs)
 }
 
 // Repo is a repository of the fake.
@@ -118,18 +119,20 @@ type Repo struct {
 
 // Server is the fake GitHub. Create it with New, add repositories and users, then Start.
 type Server struct {
-	mu        sync.Mutex
-	users     map[string]*User
-	repos     map[string]*Repo
-	comments  map[int64]*Comment
-	checks    map[int64]*CheckRun
-	tokens    map[string]string // token -> login
-	appID     int64
-	appSlug   string
-	appKey    *rsa.PublicKey
-	nextID    int64
-	dispatch  []Dispatch
-	log       []string
+	mu         sync.Mutex
+	users      map[string]*User
+	repos      map[string]*Repo
+	comments   map[int64]*Comment
+	checks     map[int64]*CheckRun
+	tokens     map[string]string // token -> login
+	appID      int64
+	appSlug    string
+	appKey     *rsa.PublicKey
+	nextID     int64
+	dispatch   []Dispatch
+	runs       map[int64]*Run
+	runNames   map[string]func(map[string]string) string
+	log        []string
 	onDispatch func(Dispatch)
 
 	srv *http.Server
@@ -380,6 +383,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		if v == nil {
 			w.WriteHeader(status)
+			return
+		}
+		if sha, ok := v.(rawSHA); ok {
+			w.Header().Set("Content-Type", "application/vnd.github.sha; charset=utf-8")
+			w.WriteHeader(status)
+			io.WriteString(w, string(sha)) //nolint:errcheck // the client went away
 			return
 		}
 		writeJSON(w, status, v)

@@ -86,7 +86,7 @@ func newEnv(t *testing.T) *env {
 		rec := httptest.NewRecorder()
 		fake.ServeHTTP(rec, r)
 		body := rec.Body.Bytes()
-		if rec.Code/100 == 2 && len(body) > 0 {
+		if rec.Code/100 == 2 && len(body) > 0 && strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") {
 			if err := ghstub.CheckAnswer(t, r.Method, strings.TrimPrefix(r.URL.Path, "/api/v3"), rec.Code, body); err != nil {
 				e.mu.Lock()
 				e.errs = append(e.errs, r.Method+" "+r.URL.Path+": "+err.Error())
@@ -280,8 +280,45 @@ func TestMoreEndpoints(t *testing.T) {
 	if _, _, err := api.Issues.Edit(c, "lablup", "mlxcel", iss.GetNumber(), &github.IssueRequest{State: github.String("closed")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := api.Actions.ListRepositoryWorkflowRuns(c, "lablup", "mlxcel", nil); err != nil {
+	e.fake.SetRunName("perfbot-profile.yml", func(in map[string]string) string { return "perfbot profile " + in["request-id"] })
+	if _, err := api.Actions.CreateWorkflowDispatchEventByFileName(c, "lablup", "mlxcel", "perfbot-profile.yml",
+		github.CreateWorkflowDispatchEventRequest{Ref: "main", Inputs: map[string]interface{}{"request-id": "r2"}}); err != nil {
+		t.Fatal(err)
+	}
+	d2 := <-got
+	runs, _, err := api.Actions.ListWorkflowRunsByFileName(c, "lablup", "mlxcel", "perfbot-profile.yml", &github.ListWorkflowRunsOptions{Event: "workflow_dispatch"})
+	if err != nil || runs.GetTotalCount() != 2 || runs.WorkflowRuns[0].GetDisplayTitle() != "perfbot profile r2" || runs.WorkflowRuns[0].GetID() != d2.RunID {
+		t.Fatalf("runs: %+v %v", runs, err)
+	}
+	if _, err := e.fake.SetRun(d2.RunID, "completed", "success"); err != nil {
+		t.Fatal(err)
+	}
+	if run, _, err := api.Actions.GetWorkflowRunByID(c, "lablup", "mlxcel", d2.RunID); err != nil || run.GetConclusion() != "success" {
+		t.Errorf("run: %v %v", run, err)
+	}
+	if _, err := api.Actions.CancelWorkflowRunByID(c, "lablup", "mlxcel", d2.RunID); err == nil {
+		t.Error("a completed run was cancelled")
+	}
+	sha, _, err := api.Repositories.GetCommitSHA1(c, "lablup", "mlxcel", "feature", "")
+	if err != nil || sha != e.main {
+		t.Errorf("commit SHA of feature: %q %v", sha, err)
+	}
+	if _, _, err := api.Repositories.CompareCommits(c, "lablup", "mlxcel", e.main, "feature", nil); err != nil {
 		t.Error(err)
+	}
+	fc, _, _, err := api.Repositories.GetContents(c, "lablup", "mlxcel", "README.md", &github.RepositoryContentGetOptions{Ref: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body, _ := fc.GetContent(); body != "mlxcel\n" {
+		t.Errorf("README.md = %q", body)
+	}
+	if _, _, _, err := api.Repositories.GetContents(c, "lablup", "mlxcel", "../etc/passwd", nil); err == nil {
+		t.Error("a path outside the repository was served")
+	}
+	list, _, err := api.Checks.ListCheckRunsForRef(c, "lablup", "mlxcel", e.main, nil)
+	if err != nil || list.GetTotal() != 1 {
+		t.Errorf("check runs for main: %v %v", list, err)
 	}
 	if _, _, err := api.Issues.Get(c, "lablup", "mlxcel", 1814); err != nil {
 		t.Error(err)

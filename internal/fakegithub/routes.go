@@ -3,7 +3,6 @@ package fakegithub
 import (
 	"fmt"
 	"net/http"
-	"os/exec"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,7 +36,6 @@ func init() {
 	handle("POST", `/repos/`+seg+`/`+seg+`/check-runs`, createCheck)
 	handle("PATCH", `/repos/`+seg+`/`+seg+`/check-runs/(\d+)`, editCheck)
 	handle("POST", `/repos/`+seg+`/`+seg+`/actions/workflows/`+seg+`/dispatches`, dispatch)
-	handle("GET", `/repos/`+seg+`/`+seg+`/actions/runs`, listRuns)
 }
 
 func ts(t time.Time) string { return t.UTC().Format(time.RFC3339) }
@@ -83,7 +81,7 @@ func mintToken(s *Server, c *call) (int, any, error) {
 	s.tokens[tok] = s.appSlug + "[bot]"
 	return 201, map[string]any{
 		"token": tok, "expires_at": ts(time.Now().Add(time.Hour)),
-		"permissions": map[string]any{"issues": "write", "pull_requests": "write", "checks": "write", "actions": "write", "contents": "write"},
+		"permissions":          map[string]any{"issues": "write", "pull_requests": "write", "checks": "write", "actions": "write", "contents": "write"},
 		"repository_selection": "all",
 	}, nil
 }
@@ -128,8 +126,8 @@ var (
 		ssh_url stargazers_url statuses_url subscribers_url subscription_url svn_url tags_url teams_url trees_url`)
 	repoCountKeys = strings.Fields(`forks forks_count network_count open_issues open_issues_count size
 		stargazers_count subscribers_count watchers watchers_count`)
-	repoFlagKeys = strings.Fields(`has_downloads has_issues has_pages has_projects has_wiki`)
-	repoNullKeys = strings.Fields(`homepage language license mirror_url`)
+	repoFlagKeys  = strings.Fields(`has_downloads has_issues has_pages has_projects has_wiki`)
+	repoNullKeys  = strings.Fields(`homepage language license mirror_url`)
 	pullCountKeys = strings.Fields(`additions changed_files comments commits deletions review_comments`)
 	pullNullKeys  = strings.Fields(`mergeable merged_by`)
 )
@@ -602,7 +600,7 @@ func (s *Server) checkJSON(r *Repo, cr *CheckRun) map[string]any {
 		"id": cr.ID, "node_id": fmt.Sprintf("CR_%d", cr.ID), "name": cr.Name, "head_sha": cr.HeadSHA, "status": cr.Status,
 		"conclusion": conclusion, "external_id": "", "url": url, "html_url": url, "details_url": cr.DetailsURL,
 		"started_at": ts(time.Unix(1700000000, 0)), "completed_at": nil,
-		"output": map[string]any{"title": cr.Title, "summary": cr.Summary, "text": cr.Text, "annotations_count": 0, "annotations_url": url + "/annotations"},
+		"output":      map[string]any{"title": cr.Title, "summary": cr.Summary, "text": cr.Text, "annotations_count": 0, "annotations_url": url + "/annotations"},
 		"check_suite": map[string]any{"id": 1}, "app": nil, "pull_requests": []any{},
 	}
 }
@@ -701,38 +699,10 @@ func dispatch(s *Server, c *call) (int, any, error) {
 		}
 	}
 	d := Dispatch{Repo: r.Owner + "/" + r.Name, Workflow: c.args[2], Ref: ref, Inputs: inputs, At: time.Now()}
+	s.newRun(r, &d)
 	s.dispatch = append(s.dispatch, d)
 	if fn := s.onDispatch; fn != nil {
 		go fn(d)
 	}
 	return http.StatusNoContent, nil, nil
-}
-
-func listRuns(s *Server, c *call) (int, any, error) {
-	if _, err := s.repo(c); err != nil {
-		return 0, nil, err
-	}
-	return 200, map[string]any{"total_count": 0, "workflow_runs": []any{}}, nil
-}
-
-// commitJSON describes a commit of the repository's git directory.
-func (s *Server) commitJSON(r *Repo, sha string) map[string]any {
-	url := fmt.Sprintf("%s/repos/%s/%s/commits/%s", strings.TrimSuffix(s.url, "/"), r.Owner, r.Name, sha)
-	out, _ := exec.Command("git", "--git-dir", r.GitDir, "log", "-1", "--format=%T%x00%P%x00%an%x00%ae%x00%aI%x00%cn%x00%ce%x00%cI%x00%B", sha).Output()
-	f := strings.SplitN(string(out), "\x00", 9)
-	for len(f) < 9 {
-		f = append(f, "")
-	}
-	parents := []any{}
-	for _, p := range strings.Fields(f[1]) {
-		parents = append(parents, map[string]any{"sha": p, "url": url})
-	}
-	person := func(name, email, date string) map[string]any { return map[string]any{"name": name, "email": email, "date": date} }
-	return map[string]any{
-		"sha": sha, "node_id": "C_" + sha, "url": url, "html_url": url, "comments_url": url + "/comments",
-		"author": nil, "committer": nil, "parents": parents,
-		"commit": map[string]any{"url": url, "message": strings.TrimSpace(f[8]), "comment_count": 0,
-			"author": person(f[2], f[3], f[4]), "committer": person(f[5], f[6], f[7]),
-			"tree": map[string]any{"sha": f[0], "url": url}},
-	}
 }
