@@ -61,8 +61,11 @@ func walkRepo(root string) (repo, error) {
 			return err
 		}
 		rel = filepath.ToSlash(rel)
-		if rel == "." {
+		switch {
+		case rel == ".":
 			return nil
+		case rel == ".git" && !d.IsDir():
+			return nil // a worktree's pointer to its repository
 		}
 		if d.IsDir() {
 			if rel == ".git" || rel == "bench/out" {
