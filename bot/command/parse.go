@@ -107,7 +107,7 @@ func parseLine(l line, cfg config.Config) (Command, *Error) {
 		if verb != "/perfbot" {
 			what = "backend"
 		}
-		return fail(fmt.Sprintf("unknown %s %q after %s", what, words[1], verb), seconds, usagesOf(specs))
+		return fail(fmt.Sprintf("unknown %s %s after %s", what, quote(words[1]), verb), seconds, usagesOf(specs))
 	}
 	cmd := Command{Kind: spec.Kind, Line: l.n, Text: l.text}
 	if verb != "/perfbot" {
@@ -127,11 +127,11 @@ func parseLine(l line, cfg config.Config) (Command, *Error) {
 		}
 		if arg == nil {
 			if len(spec.Args) == 0 {
-				return fail(fmt.Sprintf("%s takes no arguments, not %q", spec.Usage(), w), nil, []string{spec.Usage()})
+				return fail(fmt.Sprintf("%s takes no arguments, not %s", spec.Usage(), quote(w)), nil, []string{spec.Usage()})
 			}
-			what := fmt.Sprintf("unknown argument %q", w)
+			what := "unknown argument " + quote(w)
 			if hasEq {
-				what = fmt.Sprintf("unknown argument %q", key+"=")
+				what = "unknown argument " + quote(key+"=")
 			}
 			return fail(what+" for "+strings.Join(spec.Words, " "), synopses(spec.Args), []string{spec.Usage()})
 		}
@@ -186,7 +186,7 @@ func list(key, v string) ([]string, *Error) {
 	items := strings.Split(v, ",")
 	for _, it := range items {
 		if it == "" {
-			return nil, &Error{Problem: fmt.Sprintf("%s=%s has an empty item; separate names with single commas, no spaces", key, v)}
+			return nil, &Error{Problem: fmt.Sprintf("%s=%s has an empty item; separate names with single commas, no spaces", key, clip(v, maxQuote))}
 		}
 	}
 	return items, nil
@@ -205,10 +205,10 @@ func parseModels(cmd *Command, v string, cfg config.Config) *Error {
 	seen := map[string]bool{}
 	for _, it := range items {
 		if _, ok := cfg.Model(it); !ok {
-			return &Error{Problem: fmt.Sprintf("unknown model %q; the models are those of the default branch's %s", it, config.DefaultPath), Valid: names}
+			return &Error{Problem: fmt.Sprintf("unknown model %s; the models are those of the default branch's %s", quote(it), config.DefaultPath), Valid: names}
 		}
 		if seen[it] {
-			return &Error{Problem: fmt.Sprintf("model %q is named twice", it), Valid: names}
+			return &Error{Problem: fmt.Sprintf("model %s is named twice", quote(it)), Valid: names}
 		}
 		seen[it] = true
 	}
@@ -235,14 +235,14 @@ func parseSampling(cmd *Command, v string, _ config.Config) *Error {
 	for _, it := range items {
 		s, err := results.ParseSampling(it)
 		if err != nil {
-			return &Error{Problem: err.Error(), Valid: samplingValid}
+			return &Error{Problem: clip(err.Error(), 2*maxQuote), Valid: samplingValid}
 		}
 		if s.Temperature > MaxTemperature {
-			return &Error{Problem: fmt.Sprintf("sampling %q: temperature must be in [0, %g]", it, MaxTemperature), Valid: samplingValid}
+			return &Error{Problem: fmt.Sprintf("sampling %s: temperature must be in [0, %g]", quote(it), MaxTemperature), Valid: samplingValid}
 		}
 		tag := s.Tag()
 		if seen[tag] {
-			return &Error{Problem: fmt.Sprintf("sampling %q is the same setting as an earlier one (%s); give each once", it, tag), Valid: samplingValid}
+			return &Error{Problem: fmt.Sprintf("sampling %s is the same setting as an earlier one (%s); give each once", quote(it), tag), Valid: samplingValid}
 		}
 		seen[tag] = true
 		tags = append(tags, tag)
@@ -265,7 +265,7 @@ func parseRef(cmd *Command, v string, _ config.Config) *Error {
 		return &Error{Problem: fmt.Sprintf("ref= is %d bytes long; a branch name has at most 255", len(v)), Valid: refValid}
 	}
 	if why := config.CheckBranch(v); why != "" {
-		return &Error{Problem: "ref=" + v + ": " + why, Valid: refValid}
+		return &Error{Problem: "ref=" + clip(why, 2*maxQuote), Valid: refValid}
 	}
 	cmd.Ref, cmd.RefKind = v, RefBranch
 	return nil
@@ -288,7 +288,7 @@ func parseEpic(cmd *Command, v string, _ config.Config) *Error {
 	s := strings.TrimPrefix(v, "#")
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 || n > MaxIssue || s != strconv.Itoa(n) {
-		return &Error{Problem: fmt.Sprintf("epic=%s is not an issue number; give a positive number like epic=12", v), Valid: []string{"a positive issue number"}}
+		return &Error{Problem: fmt.Sprintf("epic=%s is not an issue number; give a positive number like epic=12", quote(v)), Valid: []string{"a positive issue number"}}
 	}
 	cmd.Epic = n
 	return nil
@@ -301,9 +301,16 @@ func parseID(cmd *Command, v string, _ config.Config) *Error {
 		ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.'
 	}
 	if !ok {
-		return &Error{Problem: fmt.Sprintf("%q is not a request id", v),
+		return &Error{Problem: fmt.Sprintf("%s is not a request id", quote(v)),
 			Valid: []string{fmt.Sprintf("letters, digits, -, _ and ., at most %d", MaxIDLen)}}
 	}
 	cmd.ID = v
 	return nil
 }
+
+// maxQuote bounds how much of a bad value an error quotes back.
+const maxQuote = 80
+
+// quote quotes a value taken from the comment, shortened: an error names the bad part,
+// it does not echo a whole line back.
+func quote(v string) string { return strconv.Quote(clip(v, maxQuote)) }

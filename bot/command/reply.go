@@ -35,7 +35,7 @@ func (e *Error) Error() string {
 func (e *Error) Reply() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "perfbot could not run the command on line %d: %s\n\n", e.Line, mdtext.Code(clip(e.Text, 200)))
-	b.WriteString(mdtext.Text(e.Problem))
+	b.WriteString(noMention(mdtext.Text(e.Problem)))
 	b.WriteString("\n")
 	if len(e.Valid) > 0 {
 		b.WriteString("\nValid: ")
@@ -51,6 +51,11 @@ func (e *Error) Reply() string {
 	b.WriteString("\n`/perfbot help` lists every command.\n")
 	return b.String()
 }
+
+// noMention keeps quoted comment text from notifying anyone: GitHub links @name (and
+// team mentions) in rendered text, escaped or not, but not when a zero-width space
+// follows the @.
+func noMention(s string) string { return strings.ReplaceAll(s, "@", "@\u200b") }
 
 // clip shortens s to at most n bytes on a rune boundary, marking the cut.
 func clip(s string, n int) string {

@@ -149,17 +149,18 @@ func Decide(ctx context.Context, ev Event, api GitHub, o Options) (Decision, err
 		return ignore(ReasonNoCommand, "the comment holds no command"), nil
 	}
 	if ev.Action == "edited" {
-		if !strings.EqualFold(ev.Sender, ev.Author) {
-			return deny(ReasonTampered, fmt.Sprintf(
-				"This comment by %s was edited by %s. perfbot runs only commands written by the comment's author: %s, post the command in a new comment.",
-				login(ev.Author), login(ev.Sender), login(ev.Author))), nil
-		}
+		// An edit that leaves the command as it was asks nothing new, whoever made it.
 		if !ev.BodyChanged {
 			return ignore(ReasonUnchanged, "the edit did not change the comment's body"), nil
 		}
 		prev, prevTotal := command.Lines(ev.PreviousBody)
 		if prevTotal == total && slices.Equal(prev, lines) {
 			return ignore(ReasonUnchanged, "the edit did not change the command"), nil
+		}
+		if !strings.EqualFold(ev.Sender, ev.Author) {
+			return deny(ReasonTampered, fmt.Sprintf(
+				"This comment by %s was edited by %s. perfbot runs only commands written by the comment's author: %s, post the command in a new comment.",
+				login(ev.Author), login(ev.Sender), login(ev.Author))), nil
 		}
 	}
 
