@@ -190,7 +190,7 @@ func Specs() []Spec {
 		{Kind: Status, Words: []string{"/perfbot", "status"}, Args: []Arg{argID},
 			Summary: "list the queued and running requests, or show one"},
 		{Kind: Cancel, Words: []string{"/perfbot", "cancel"}, Args: []Arg{argID},
-			Summary: "drop a queued request or cancel its run (the requester, or maintain/admin); without ID, your latest request on this issue or pull request"},
+			Summary: "drop a queued request or cancel its run (the requester, or `maintain`/`admin`); without ID, your request on this issue or pull request"},
 	}
 }
 

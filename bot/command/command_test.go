@@ -276,7 +276,7 @@ func TestHelpIsTheTable(t *testing.T) {
 			t.Errorf("help shows no example of %s", s.Usage())
 		}
 	}
-	if !strings.Contains(help, "`write` permission") {
+	if !strings.Contains(help, "`write` permission on this repository") {
 		t.Errorf("help does not state the minimum permission:\n%s", help)
 	}
 }

@@ -87,7 +87,8 @@ func HelpText(cfg config.Config) string {
 			fmt.Fprintf(&b, "  - %s: %s\n", code(a.Synopsis()), a.Help(cfg))
 		}
 	}
-	fmt.Fprintf(&b, "\nRuns need the %s permission on this repository or more; a pull request from a fork runs only when a maintainer names its full 40-digit SHA with `ref=`.\n",
+	fmt.Fprintf(&b, "\nEvery command but `/perfbot help` needs the %s permission on this repository or more. "+
+		"A pull request from a fork runs only when someone with `maintain` or `admin` names its full 40-digit SHA with `ref=`.\n",
 		code(minPermission(cfg)))
 	return b.String()
 }
