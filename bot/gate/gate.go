@@ -106,7 +106,8 @@ type Request struct {
 	IsPR           bool
 	// CommentID is the comment that triggered the request.
 	CommentID int64
-	// Requester is the commenter; Permission their permission on the repository.
+	// Requester is the commenter; Permission their permission on the repository (empty
+	// for help, which asks none).
 	Requester  string
 	Permission string
 	// SHA is the commit to run, 40 hex digits, fixed now: only this commit ever runs.

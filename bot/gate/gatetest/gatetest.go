@@ -12,7 +12,9 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -137,7 +139,9 @@ func (c Case) Issue(t testing.TB) int {
 }
 
 // Expect declares on s every call the gate makes for the case, with GitHub's documented
-// answers. The stub then fails the test on any other call and on any call not made.
+// answers. The stub then fails the test on any other call and on any call not made. The
+// config is read through the API (gate.Options.Config left nil), as the server and the
+// Action's gate job do; a caller adds its own calls (reactions, replies) to s.
 func (c Case) Expect(t testing.TB, s *ghstub.Stub) {
 	t.Helper()
 	repo := "/repos/" + c.Repo(t)
@@ -184,7 +188,7 @@ func (c Case) Expect(t testing.TB, s *ghstub.Stub) {
 		if w.PR.Fork {
 			headID, headName, headOwner = 7777777, "forker/"+name, "forker"
 		}
-		s.Expect("GET", repo+"/pulls/"+itoa(c.Issue(t)), s.Example(200, "pull-request", map[string]any{
+		s.Expect("GET", repo+"/pulls/"+strconv.Itoa(c.Issue(t)), s.Example(200, "pull-request", map[string]any{
 			"number": c.Issue(t), "state": "open",
 			"head.sha": w.PR.SHA, "head.ref": "topic",
 			"head.repo.id": headID, "head.repo.full_name": headName, "head.repo.owner.login": headOwner,
@@ -254,7 +258,7 @@ func (c Case) Check(t testing.TB, d gate.Decision) {
 // returns its path.
 func (c Case) WriteEvent(t testing.TB, dir string) string {
 	t.Helper()
-	p := dir + string(os.PathSeparator) + "event.json"
+	p := filepath.Join(dir, "event.json")
 	if err := os.WriteFile(p, c.Event(t), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -268,9 +272,4 @@ func sortedKeys(m map[string]string) []string {
 	}
 	slices.Sort(keys)
 	return keys
-}
-
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
 }
