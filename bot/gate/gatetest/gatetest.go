@@ -111,31 +111,33 @@ func (c Case) Event(t testing.TB) []byte {
 }
 
 // Repo returns the owner/name of the case's payload repository.
-func (c Case) Repo(t testing.TB) string {
-	t.Helper()
-	var p struct {
-		Repository struct {
-			FullName string `json:"full_name"`
-		} `json:"repository"`
-	}
-	if err := json.Unmarshal(c.Event(t), &p); err != nil {
-		t.Fatal(err)
-	}
-	return p.Repository.FullName
-}
+func (c Case) Repo(t testing.TB) string { return c.meta(t).Repository.FullName }
 
 // Issue returns the issue or pull request number of the case's payload.
-func (c Case) Issue(t testing.TB) int {
+func (c Case) Issue(t testing.TB) int { return c.meta(t).Issue.Number }
+
+// meta is what the helpers read of the edited payload.
+type meta struct {
+	Repository struct {
+		FullName string `json:"full_name"`
+	} `json:"repository"`
+	Issue struct {
+		Number int `json:"number"`
+	} `json:"issue"`
+	Comment struct {
+		User struct {
+			Login string `json:"login"`
+		} `json:"user"`
+	} `json:"comment"`
+}
+
+func (c Case) meta(t testing.TB) meta {
 	t.Helper()
-	var p struct {
-		Issue struct {
-			Number int `json:"number"`
-		} `json:"issue"`
-	}
-	if err := json.Unmarshal(c.Event(t), &p); err != nil {
+	var m meta
+	if err := json.Unmarshal(c.Event(t), &m); err != nil {
 		t.Fatal(err)
 	}
-	return p.Issue.Number
+	return m
 }
 
 // Expect declares on s every call the gate makes for the case, with GitHub's documented
@@ -159,16 +161,7 @@ func (c Case) Expect(t testing.TB, s *ghstub.Stub) {
 		}
 	}
 	if w.Permission != "" {
-		var who struct {
-			Comment struct {
-				User struct {
-					Login string `json:"login"`
-				} `json:"user"`
-			} `json:"comment"`
-		}
-		if err := json.Unmarshal(c.Event(t), &who); err != nil {
-			t.Fatal(err)
-		}
+		who := c.meta(t)
 		perm, role := w.Permission, w.Permission
 		// The permission field knows only admin, write, read, none; role_name the rest.
 		switch perm {
