@@ -183,7 +183,7 @@ func Specs() []Spec {
 	return []Spec{
 		{Kind: Profile, Words: []string{"/profile", "rocm"}, Args: []Arg{argModels, argSampling, argRef, argEpic},
 			Summary: "profile the decode of the models on the ROCm GPU host and open a pull request with the ranked results"},
-		{Kind: Bench, Words: []string{"/bench", "rocm"},
+		{Kind: Bench, Words: []string{"/bench", "rocm"}, Args: []Arg{argRef},
 			Summary: "run the throughput baseline on the ROCm GPU host"},
 		{Kind: Help, Words: []string{"/perfbot", "help"},
 			Summary: "show this help"},

@@ -148,6 +148,12 @@ func Cases() []Case {
 			Want:  Want{Outcome: gate.Denied, Reason: gate.ReasonFork, Reply: "/profile rocm ref=" + ForkSHA},
 		},
 		{
+			Name: "bench of a fork head names the bench command to post", Payload: prDrone,
+			Edits: body("/bench rocm"),
+			World: World{Config: Config, Permission: "maintain", PR: &PR{SHA: ForkSHA, Fork: true}},
+			Want:  Want{Outcome: gate.Denied, Reason: gate.ReasonFork, Reply: "`/bench rocm ref=" + ForkSHA + "`"},
+		},
+		{
 			Name: "fork head with maintain and the full SHA is accepted", Payload: prCreated,
 			Edits: body("/profile rocm ref=" + ForkSHA),
 			World: World{Config: Config, Permission: "maintain", Commits: map[string]string{ForkSHA: ForkSHA}},
