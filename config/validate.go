@@ -325,6 +325,10 @@ func checkRepoPath(p string) string {
 	return ""
 }
 
+// CheckBranch returns why git would refuse name as a branch (git check-ref-format), or ""
+// when git accepts it. The bot's command parser checks ref=BRANCH with it too.
+func CheckBranch(name string) string { return checkBranch(name) }
+
 // checkBranch returns why git would refuse name as a branch (git check-ref-format), or "".
 func checkBranch(name string) string {
 	bad := func(why string) string {

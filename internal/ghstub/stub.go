@@ -8,7 +8,7 @@
 // checked against the operation's response schema in GitHub's OpenAPI description, so a
 // stub cannot drift from the documented shapes.
 //
-// It must only be used from tests, and it must never write to the shared fixtures.
+// It must only be used from tests, and it must never write to the real data under testdata/real.
 package ghstub
 
 import (

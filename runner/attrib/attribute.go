@@ -16,7 +16,7 @@ type Input struct {
 	Name      []uint32 // per decode dispatch (start order): name index
 	Grid      []int64  // per decode dispatch; all 0 (or nil) when !HasGrid
 	DurNs     []int64  // per decode dispatch: end - start
-	GapNs     []int64  // per decode dispatch: host gap charged (ANALYSIS §3 frontier walk)
+	GapNs     []int64  // per decode dispatch: host gap charged (docs/analysis.md §3 frontier walk)
 	TailGapNs int64
 	HasGrid   bool
 	Tokens    int   // generated tokens (per-token denominator)

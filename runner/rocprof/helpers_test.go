@@ -12,7 +12,7 @@ import (
 	"github.com/lablup/perfbot/internal/testfix"
 )
 
-// Fixture paths, relative to the shared fixtures directory.
+// Real data paths, relative to testdata/real.
 var (
 	componentDir   = []string{"rocprofv3", "gfx1201-sllm-component-rocm7.2.1"}
 	qwenDir        = []string{"rocprofv3", "gfx1201-sllm-qwen3.5-9b-rocm7.2.1"}
