@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestParseKernelTraceNumbers pushes integers of every width through the row parser's
@@ -61,14 +62,20 @@ func FuzzParseKernelTrace(f *testing.F) {
 			if err != nil {
 				continue
 			}
-			if got.Rows != base.Rows || got.Inversions != base.Inversions || got.Layout != base.Layout {
-				t.Fatalf("%+v: rows/inversions/layout %d/%d/%s, one chunk gives %d/%d/%s", opt, got.Rows, got.Inversions, got.Layout, base.Rows, base.Inversions, base.Layout)
+			if got.Rows != base.Rows || got.Inversions != base.Inversions || got.Layout != base.Layout || got.Duplicates != base.Duplicates {
+				t.Fatalf("%+v: rows/inversions/layout/duplicates %d/%d/%s/%d, one chunk gives %d/%d/%s/%d", opt,
+					got.Rows, got.Inversions, got.Layout, got.Duplicates, base.Rows, base.Inversions, base.Layout, base.Duplicates)
 			}
 			if fmt.Sprint(flatten(got)) != fmt.Sprint(flatten(base)) {
 				t.Fatalf("%+v: dispatches differ from the one-chunk parse", opt)
 			}
 		}
 		if baseErr == nil {
+			for _, n := range base.Names {
+				if !utf8.ValidString(n) {
+					t.Fatalf("name %q is not valid UTF-8", n)
+				}
+			}
 			for _, d := range base.Dispatches {
 				if d.End < d.Start || int(d.Name) >= len(base.Names) || int(d.Agent) >= len(base.Agents) {
 					t.Fatalf("bad record %+v (names %d, agents %d)", d, len(base.Names), len(base.Agents))
