@@ -32,6 +32,9 @@ type Result struct {
 	Attribution *attrib.Result
 	Kernels     []results.KernelRow
 	Summary     *results.Summary
+	// Warnings are what the inputs lacked or held twice and the analysis worked
+	// around: the caller shows them. The summary's notes carry them too.
+	Warnings []string
 }
 
 // Analyze computes the decode metrics, the attribution and the output tables of a run.
@@ -63,8 +66,28 @@ func Analyze(in Input) (*Result, error) {
 		return nil, fmt.Errorf("attributing dispatches: %w", err)
 	}
 	rows := kernelRows(in.Trace.Names, m, att, tokens)
+	warnings := inputWarnings(in)
 	sum := summarize(in, m, att, rows)
-	return &Result{Metrics: m, Attribution: att, Kernels: rows, Summary: sum}, nil
+	sum.Notes = append(sum.Notes, warnings...)
+	return &Result{Metrics: m, Attribution: att, Kernels: rows, Summary: sum, Warnings: warnings}, nil
+}
+
+// inputWarnings says what the inputs lacked or repeated (docs/analysis.md §2).
+func inputWarnings(in Input) []string {
+	var w []string
+	for _, x := range in.Log.Warnings {
+		w = append(w, "bench log: "+x)
+	}
+	if in.Plain != nil {
+		for _, x := range in.Plain.Warnings {
+			w = append(w, "plain bench log: "+x)
+		}
+	}
+	if n := in.Trace.Duplicates; n > 0 {
+		w = append(w, fmt.Sprintf("kernel trace: %d row(s) repeat the Dispatch_Id of an earlier row (the first: %d); each dispatch is counted once",
+			n, in.Trace.FirstDuplicate))
+	}
+	return w
 }
 
 func attribInput(in Input, m *Metrics) attrib.Input {
