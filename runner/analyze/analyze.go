@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -247,15 +248,42 @@ func cut(s string, n int) string {
 	return string([]rune(s)[:n])
 }
 
-// WriteOutputs writes `<run>_decode_kernels.csv` and `<run>_summary.json` into dir.
-func (r *Result) WriteOutputs(dir string) (kernelsPath, summaryPath string, err error) {
-	kernelsPath = filepath.Join(dir, r.Summary.Name+"_decode_kernels.csv")
-	summaryPath = filepath.Join(dir, r.Summary.Name+"_summary.json")
-	if err := results.WriteKernelsFile(kernelsPath, r.Kernels); err != nil {
-		return "", "", fmt.Errorf("writing %s: %w", kernelsPath, err)
+// Written says where WriteOutputs put the two files, and which of them replaced a
+// file of the same name.
+type Written struct {
+	Kernels, Summary string
+	Replaced         []string
+}
+
+// WriteOutputs writes `<run>_decode_kernels.csv` and `<run>_summary.json` into dir. The
+// run name must be one plain file name element (results.CheckRunName).
+func (r *Result) WriteOutputs(dir string) (Written, error) {
+	if err := results.CheckRunName(r.Summary.Name); err != nil {
+		return Written{}, err
 	}
-	if err := results.WriteSummary(summaryPath, r.Summary); err != nil {
-		return "", "", fmt.Errorf("writing %s: %w", summaryPath, err)
+	w := Written{
+		Kernels: filepath.Join(dir, r.Summary.Name+"_decode_kernels.csv"),
+		Summary: filepath.Join(dir, r.Summary.Name+"_summary.json"),
 	}
-	return kernelsPath, summaryPath, nil
+	var b bytes.Buffer
+	if err := results.WriteKernels(&b, r.Kernels); err != nil {
+		return Written{}, fmt.Errorf("writing %s: %w", w.Kernels, err)
+	}
+	sum, err := r.Summary.MarshalIndent()
+	if err != nil {
+		return Written{}, fmt.Errorf("encoding %s: %w", w.Summary, err)
+	}
+	for _, f := range []struct {
+		path string
+		data []byte
+	}{{w.Kernels, b.Bytes()}, {w.Summary, sum}} {
+		replaced, err := results.ReplaceFile(f.path, f.data)
+		if err != nil {
+			return Written{}, fmt.Errorf("writing %s: %w", f.path, err)
+		}
+		if replaced {
+			w.Replaced = append(w.Replaced, f.path)
+		}
+	}
+	return w, nil
 }
