@@ -683,7 +683,7 @@ func (p *profiler) analyze(ctx context.Context, idx string, m modelRun, s result
 			for i, r := range reported {
 				names[i] = filepath.Base(r)
 			}
-			why += " (it reported " + strings.Join(names, ", ") + ")"
+			why += " (it reported " + safetext.Clean(strings.Join(names, ", ")) + ")"
 		}
 		fail("%s: was csv output asked for, and did the bench dispatch any kernel?", why)
 		return
