@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lablup/perfbot/internal/safetext"
 	"github.com/lablup/perfbot/runner/guard"
 	"github.com/lablup/perfbot/runner/results"
 )
@@ -140,7 +141,8 @@ func tailLines(b []byte, n int) []string {
 	lines := strings.Split(string(b), "\n")
 	for i := len(lines) - 1; i >= 0 && len(out) < n; i-- {
 		if t := strings.TrimSpace(lines[i]); t != "" {
-			out = append(out, t)
+			// A command's own output, quoted in a reason: cut and escaped.
+			out = append(out, safetext.Clean(t))
 		}
 	}
 	slices.Reverse(out)
