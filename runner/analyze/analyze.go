@@ -73,7 +73,8 @@ func Analyze(in Input) (*Result, error) {
 	return &Result{Metrics: m, Attribution: att, Kernels: rows, Summary: sum, Warnings: warnings}, nil
 }
 
-// inputWarnings says what the inputs lacked or repeated (docs/analysis.md §2).
+// inputWarnings says what the inputs lacked or repeated ("What the analysis works around"
+// in docs/inputs.md).
 func inputWarnings(in Input) []string {
 	var w []string
 	for _, x := range in.Log.Warnings {
