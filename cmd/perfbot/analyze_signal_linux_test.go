@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lablup/perfbot/internal/streamtest"
 )
 
 // buildPerfbot builds the command into a temp dir: these tests run it as a process, so
@@ -123,10 +125,7 @@ func TestAnalyzeBinaryOnEndlessInputs(t *testing.T) {
 func analyzeRefusesEndlessInputs(t *testing.T, bin string) {
 	out, dir := hostileRun(t)
 	res := filepath.Join(dir, "results")
-	fifo := filepath.Join(dir, "fifo_kernel_trace.csv")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	fifo := streamtest.Fifo(t, "fifo_kernel_trace.csv")
 	sparse := sparseFile(t, filepath.Join(dir, "sparse_kernel_trace.csv"), 10<<30, 0)
 	cases := []struct {
 		flag, path, msg string

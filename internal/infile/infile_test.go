@@ -10,9 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/lablup/perfbot/internal/streamtest"
 )
 
 // Neither a FIFO without a writer nor /dev/zero may be read: the open returns at once
@@ -20,10 +20,7 @@ import (
 func TestOpenRefusesWhatIsNotARegularFile(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	fifo := filepath.Join(dir, "trace.csv")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	fifo := streamtest.Fifo(t, "trace.csv")
 	regular := filepath.Join(dir, "ok.csv")
 	if err := os.WriteFile(regular, []byte("a\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -40,23 +37,15 @@ func TestOpenRefusesWhatIsNotARegularFile(t *testing.T) {
 		{dir, "is a directory, not a regular file"},
 	}
 	for _, c := range cases {
-		done := make(chan error, 1)
-		go func() {
-			f, err := Open(c.path)
+		streamtest.Refused(t, "Open", c.path, c.want, func(p string) error {
+			f, err := Open(p)
 			if err == nil {
 				f.Close()
+			} else if !errors.As(err, new(*NotRegularError)) {
+				return nil // the wrong kind of error fails the check
 			}
-			done <- err
-		}()
-		select {
-		case err := <-done:
-			var nr *NotRegularError
-			if !errors.As(err, &nr) || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("Open(%s) = %v, want %q", c.path, err, c.want)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("Open(%s) blocked", c.path)
-		}
+			return err
+		})
 	}
 	for _, p := range []string{regular, link} {
 		f, err := Open(p)

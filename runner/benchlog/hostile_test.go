@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/lablup/perfbot/internal/infile"
+	"github.com/lablup/perfbot/internal/streamtest"
 )
 
 // The metrics need the phase marks, `Generated tokens:` and `Decode:`. A results block
@@ -64,54 +67,19 @@ func TestParseOptionalResultLines(t *testing.T) {
 	}
 }
 
-// zeros is an endless stream of NUL bytes, like /dev/zero or a sparse file.
-type zeros struct{}
-
-func (zeros) Read(p []byte) (int, error) {
-	clear(p)
-	return len(p), nil
-}
-
-type counting struct {
-	r io.Reader
-	n int64
-}
-
-func (c *counting) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
-
 // A log without newlines is not buffered whole: the parse stops at the first line
 // longer than any log line, having read little more than it.
 func TestParseBoundsLineLength(t *testing.T) {
 	t.Parallel()
-	r := &counting{r: io.MultiReader(strings.NewReader("[phase] warmup_start boottime_ns=1\n"), io.LimitReader(zeros{}, 10<<30))}
+	r := &streamtest.Counting{R: io.MultiReader(strings.NewReader("[phase] warmup_start boottime_ns=1\n"), io.LimitReader(streamtest.Zeros{}, 10<<30))}
 	_, err := Parse(r, "bench.log")
 	want := "bench.log:2: a line longer than 16 MiB: is this the bench's log (and not a binary or a corrupted file)?"
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)
 	}
-	if r.n > 20<<20 {
-		t.Errorf("read %d MiB before giving up", r.n>>20)
+	if r.N > 20<<20 {
+		t.Errorf("read %d MiB before giving up", r.N>>20)
 	}
-}
-
-// repeat is an endless stream of one text.
-type repeat struct {
-	text string
-	off  int
-}
-
-func (r *repeat) Read(p []byte) (int, error) {
-	n := 0
-	for n < len(p) {
-		c := copy(p[n:], r.text[r.off:])
-		n += c
-		r.off = (r.off + c) % len(r.text)
-	}
-	return n, nil
 }
 
 // An endless log ends the parse only by cancellation, and promptly.
@@ -126,7 +94,7 @@ func TestParseFileStopsWhenCancelled(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		_, err := Parse(&ctxStream{ctx: ctx, r: &repeat{text: "loading shard 3 of 7\n"}}, "bench.log")
+		_, err := Parse(infile.Reader(ctx, &streamtest.Repeat{Text: "loading shard 3 of 7\n"}), "bench.log")
 		done <- err
 	}()
 	time.AfterFunc(50*time.Millisecond, cancel)
@@ -138,16 +106,4 @@ func TestParseFileStopsWhenCancelled(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the parse did not stop after the cancel")
 	}
-}
-
-type ctxStream struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c *ctxStream) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }

@@ -10,31 +10,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lablup/perfbot/internal/infile"
+	"github.com/lablup/perfbot/internal/streamtest"
 )
-
-// zeros is an endless stream of NUL bytes, like /dev/zero or a sparse file.
-type zeros struct{}
-
-func (zeros) Read(p []byte) (int, error) {
-	clear(p)
-	return len(p), nil
-}
-
-// repeat is an endless stream of one text.
-type repeat struct {
-	text []byte
-	off  int
-}
-
-func (r *repeat) Read(p []byte) (int, error) {
-	n := 0
-	for n < len(p) {
-		c := copy(p[n:], r.text[r.off:])
-		n += c
-		r.off = (r.off + c) % len(r.text)
-	}
-	return n, nil
-}
 
 // A file without newlines is not buffered whole: the reader gives up on the first line
 // longer than any real row, having read little more than that line.
@@ -47,37 +26,26 @@ func TestParseKernelTraceBoundsLineLength(t *testing.T) {
 		r    func() io.Reader
 		line int
 	}{
-		{"NULs from the start", func() io.Reader { return zeros{} }, 1},
-		{"NULs after two rows", func() io.Reader { return io.MultiReader(strings.NewReader(hdr+row+row), zeros{}) }, 4},
+		{"NULs from the start", func() io.Reader { return streamtest.Zeros{} }, 1},
+		{"NULs after two rows", func() io.Reader { return io.MultiReader(strings.NewReader(hdr+row+row), streamtest.Zeros{}) }, 4},
 		{"one long name", func() io.Reader {
-			return io.MultiReader(strings.NewReader(hdr+row+`"KERNEL_DISPATCH","Agent 2",1,1,1,2,3,"`), &repeat{text: []byte("x")})
+			return io.MultiReader(strings.NewReader(hdr+row+`"KERNEL_DISPATCH","Agent 2",1,1,1,2,3,"`), &streamtest.Repeat{Text: "x"})
 		}, 3},
 	}
 	for _, c := range cases {
 		for _, opt := range []parseOptions{{}, {chunkSize: 4096, workers: 2}} {
 			w := &watchedReader{r: io.LimitReader(c.r(), 10<<30)}
-			counted := &countingReader{r: w}
+			counted := &streamtest.Counting{R: w}
 			_, err := parseKernelTrace(counted, "trace.csv", opt)
 			want := fmt.Sprintf("trace.csv:%d: a line longer than 1024 KiB", c.line)
 			if err == nil || !strings.HasPrefix(err.Error(), want) {
 				t.Errorf("%s %+v: got %v, want %s...", c.name, opt, err, want)
 			}
-			if counted.n > 8<<20 {
-				t.Errorf("%s %+v: read %d MiB of the stream before giving up", c.name, opt, counted.n>>20)
+			if counted.N > 8<<20 {
+				t.Errorf("%s %+v: read %d MiB of the stream before giving up", c.name, opt, counted.N>>20)
 			}
 		}
 	}
-}
-
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }
 
 // A 10 GiB sparse trace (all NUL) is refused at its first line, from the file itself.
@@ -211,13 +179,13 @@ func TestReadKernelTraceStopsWhenCancelled(t *testing.T) {
 
 	// An endless stream of valid rows ends only by cancellation.
 	hdr := strings.Join(quoteAll(header62), ",") + "\n"
-	row := []byte(strings.SplitAfter(renderTrace(layoutSpec{header: header62, agentAsInt: true}, sample[:1], "\n"), "\n")[1])
+	row := strings.SplitAfter(renderTrace(layoutSpec{header: header62, agentAsInt: true}, sample[:1], "\n"), "\n")[1]
 	for _, opt := range []parseOptions{{}, {chunkSize: 4096, workers: 2}} {
 		ctx, cancel := context.WithCancel(context.Background())
-		r := &cancelAfter{r: io.MultiReader(strings.NewReader(hdr), &repeat{text: row}), n: 50, cancel: cancel}
+		r := &cancelAfter{r: io.MultiReader(strings.NewReader(hdr), &streamtest.Repeat{Text: row}), n: 50, cancel: cancel}
 		done := make(chan error, 1)
 		go func() {
-			_, err := parseKernelTrace(&ctxReader{ctx: ctx, r: r}, "trace.csv", opt)
+			_, err := parseKernelTrace(infile.Reader(ctx, r), "trace.csv", opt)
 			done <- err
 		}()
 		select {
@@ -242,19 +210,6 @@ type cancelAfter struct {
 func (c *cancelAfter) Read(p []byte) (int, error) {
 	if c.n--; c.n == 0 {
 		c.cancel()
-	}
-	return c.r.Read(p)
-}
-
-// ctxReader is infile.Reader, spelled out so the test sees only the package's parse.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c *ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
 	}
 	return c.r.Read(p)
 }
