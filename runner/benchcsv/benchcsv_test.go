@@ -297,3 +297,28 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// Format writes the real files back byte for byte: the writer of generated histories
+// speaks the harnesses' format.
+func TestFormatRoundTrip(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{rocm0930, pylm0930, ssmOff, ssmOn, fused} {
+		b, err := os.ReadFile(realCSV(t, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := Parse(b, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Format(f.Header, f.Rows); string(got) != string(b) {
+			t.Errorf("%s written back differs:\n%s\nwant\n%s", name, got, b)
+		}
+	}
+	skip := Row{Model: "m", ModelPath: "models/m/", Date: "2026-10-08", Hardware: "H", Version: "0.7.0", BuildType: "release",
+		MaxTokens: "128", Prompt: "Hello, how are you today?", PromptTargetLen: "512", Status: SkipOOM, MlxcelCommit: "c", MlxCommit: "m", OverlayCommit: "o", HIPVersion: "h"}
+	got := string(Format(ROCmHeader, []Row{skip}))
+	if want := `m,models/m/,,,,,,,2026-10-08,H,0.7.0,release,128,"Hello, how are you today?",512,SKIP:oom,c,m,o,h`; !strings.HasSuffix(got, want+"\n") {
+		t.Errorf("skip row %q", got)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -276,4 +277,53 @@ func (f *File) row(rec []string, statusAt int) (Row, error) {
 		return Row{}, err
 	}
 	return r, nil
+}
+
+// Record is the row as the harness writes it under header: the result token right
+// after prompt_target_len (after the last column when there is none), numbers with two
+// decimals as the harnesses print them, empty when the row has none.
+func (r Row) Record(header []string) []string {
+	num := func(has bool, v float64) string {
+		if !has {
+			return ""
+		}
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	count := func(n int) string {
+		if n == 0 {
+			return ""
+		}
+		return strconv.Itoa(n)
+	}
+	vals := map[string]string{
+		"model": r.Model, "model_path": r.ModelPath, "prompt_tokens": count(r.PromptTokens), "generated_tokens": count(r.GeneratedTokens),
+		"prefill_ms": num(r.HasPrefill, r.PrefillMs), "prefill_tok_s": num(r.HasPrefill, r.PrefillTokS),
+		"decode_ms": num(r.HasDecode, r.DecodeMs), "decode_tok_s": num(r.HasDecode, r.DecodeTokS),
+		"date": r.Date, "hardware": r.Hardware, "mlxcel_version": r.Version, "mlx_version": r.Version, "baseline_version": r.Version,
+		"build_type": r.BuildType, "max_tokens": r.MaxTokens, "prompt": r.Prompt, "prompt_target_len": r.PromptTargetLen,
+		"mlxcel_commit": r.MlxcelCommit, "mlx_commit": r.MlxCommit, "mlx_rocm_overlay_commit": r.OverlayCommit, "hip_version": r.HIPVersion,
+	}
+	var out []string
+	for _, h := range header {
+		out = append(out, vals[h])
+		if r.Status != "" && h == "prompt_target_len" {
+			out = append(out, r.Status)
+		}
+	}
+	if r.Status != "" && !slices.Contains(header, "prompt_target_len") {
+		out = append(out, r.Status)
+	}
+	return out
+}
+
+// Format writes rows under header as a harness file.
+func Format(header []string, rows []Row) []byte {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	_ = w.Write(header)
+	for _, r := range rows {
+		_ = w.Write(r.Record(header))
+	}
+	w.Flush()
+	return b.Bytes()
 }
