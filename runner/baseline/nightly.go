@@ -199,7 +199,7 @@ func (m ModelResult) describe(r Rules) string {
 			fmt.Fprintf(&b, " (%d more in another environment, not compared: %s)", m.Other, m.OtherWhy)
 		}
 		if m.Baseline != nil {
-			fmt.Fprintf(&b, "; %s the last baseline %s of %s", signed(m.BaselinePct), tokS(m.Baseline.Value()), m.Baseline.Date)
+			fmt.Fprintf(&b, "; %s against the last baseline %s of %s", signed(m.BaselinePct), tokS(m.Baseline.Value()), m.Baseline.Date)
 		}
 		return b.String()
 	}
