@@ -20,17 +20,19 @@ import (
 )
 
 func init() {
-	register(command{name: "run", summary: "run the host jobs: a guarded profile session, the grouped_gemm numeric tests", run: runRun})
+	register(command{name: "run", summary: "run the host jobs: a guarded profile session, the grouped_gemm numeric tests, the nightly baseline", run: runRun})
 }
 
 const runUsage = `profile --repo DIR --out DIR [--config FILE] [--models a,b] [--sampling greedy,t0.7-p0.95]
                    [--traces DIR] [--no-build] [--bench PATH] [--gfx TARGET] [--root DIR]
        perfbot run gemm-tests --repo DIR --out FILE [--config FILE] [--guard-log FILE] [--logs DIR]
-                   [--timeout 30m] [--root DIR]`
+                   [--timeout 30m] [--root DIR]
+       perfbot run bench --repo DIR --out DIR [--config FILE] [--history DIR] [--models-dir DIR]
+                   [--no-build] [--no-baseline] [--no-remeasure] [--window N] [--min-history M] [--root DIR]`
 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return runGroup(ctx, "run", "job", runUsage,
-		[]subcommand{{"profile", runProfile}, {"gemm-tests", runGemmTests}}, args, stdout, stderr)
+		[]subcommand{{"profile", runProfile}, {"gemm-tests", runGemmTests}, {"bench", runBench}}, args, stdout, stderr)
 }
 
 // runHost is the machine the jobs run on: root "/" for real, a fake root in tests.

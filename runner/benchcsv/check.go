@@ -159,16 +159,20 @@ func (c *checker) name() {
 	}
 }
 
-// hostTag is the tag the harness gives a ROCm host: strixhalo-<gfx> for gfx1151,
-// amd-<gfx> for any other target.
-func hostTag(have, gfx string) string {
-	switch {
-	case gfx == "":
-		return have
-	case gfx == "gfx1151":
+// HostTag is the hardware tag the harnesses give a ROCm host in file names:
+// strixhalo-gfx1151 for the Strix Halo's gfx1151, amd-<gfx> for any other target.
+func HostTag(gfx string) string {
+	if gfx == "gfx1151" {
 		return "strixhalo-gfx1151"
 	}
 	return "amd-" + gfx
+}
+
+func hostTag(have, gfx string) string {
+	if gfx == "" {
+		return have
+	}
+	return HostTag(gfx)
 }
 
 func orUnknown(s string) string {

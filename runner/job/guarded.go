@@ -23,6 +23,12 @@ type guarded struct {
 // runGuarded runs argv under the guard with extra environment env, writing
 // everything it prints to the raw log at rawPath ("" for none).
 func runGuarded(ctx context.Context, g guard.Options, label string, argv, env []string, rawPath string, prog *progress, progLabel string) guarded {
+	return runGuardedObserved(ctx, g, label, argv, env, rawPath, prog, progLabel, nil)
+}
+
+// runGuardedObserved is runGuarded that also hands every line (the guard's echoed ones
+// with their prefix) to observe, when set.
+func runGuardedObserved(ctx context.Context, g guard.Options, label string, argv, env []string, rawPath string, prog *progress, progLabel string, observe func(string)) guarded {
 	var raw io.Writer
 	if rawPath != "" {
 		f, err := os.OpenFile(rawPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
@@ -33,6 +39,7 @@ func runGuarded(ctx context.Context, g guard.Options, label string, argv, env []
 		raw = f
 	}
 	pl := newPhaseLog(raw, prog, progLabel)
+	pl.observe = observe
 	g.Label = label
 	g.Env = append(append([]string(nil), g.Env...), env...)
 	g.Stdin = nil

@@ -58,6 +58,8 @@ type phaseLog struct {
 	noisy    bool // a contended sample of this attempt was already reported
 	// lastReset is what broke the last idle streak: "gpu=[123:x] compilers=[]".
 	lastReset string
+	// observe, when set, sees every line, the guard's with their prefix.
+	observe func(line string)
 }
 
 func newPhaseLog(raw io.Writer, prog *progress, label string) *phaseLog {
@@ -93,6 +95,9 @@ func (l *phaseLog) close() {
 }
 
 func (l *phaseLog) line(b []byte) {
+	if l.observe != nil {
+		l.observe(string(b))
+	}
 	msg, isGuard := strings.CutPrefix(string(b), guard.EchoPrefix)
 	if !isGuard {
 		l.last.Write(b)
