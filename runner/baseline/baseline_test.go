@@ -1,6 +1,7 @@
 package baseline
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -370,5 +371,24 @@ func TestRulesValidate(t *testing.T) {
 		if err := r.Validate(); err == nil {
 			t.Errorf("%+v accepted", r)
 		}
+	}
+}
+
+// The first baseline's two files pair as the maintainers' page did: median 1.054x over
+// the five models, 1.27x on Qwen3-0.6B.
+func TestCompareRuntimesRealBaseline(t *testing.T) {
+	t.Parallel()
+	pairs, med, n := CompareRuntimes(realFile(t, "rocm_strixhalo-gfx1151_2026-09-30.csv"), realFile(t, "pylm_strixhalo-gfx1151_2026-09-30.csv"))
+	if n != 5 || len(pairs) != 5 || fmt.Sprintf("%.3f", med) != "1.054" {
+		t.Errorf("%d pairs, median %.3f over %d", len(pairs), med, n)
+	}
+	for _, p := range pairs {
+		if p.Model == "Qwen3-0.6B-4bit" && fmt.Sprintf("%.2f", p.DecodeRatio) != "1.27" {
+			t.Errorf("%+v", p)
+		}
+	}
+	only, _, n := CompareRuntimes(realFile(t, "rocm_strixhalo-gfx1151_2026-10-07_fused-default-on.csv"), nil)
+	if n != 0 || len(only) != 2 || only[0].MlxLM != nil || only[0].DecodeRatio != 0 {
+		t.Errorf("without a baseline: %+v", only)
 	}
 }
