@@ -331,75 +331,120 @@ func patchProblem(ps *Patch) string {
 // push commits the page, the results and the patched sources on the bot branch.
 func (p *publisher) push(ctx context.Context) error {
 	o := p.o
-	remote := o.Remote
-	defBranch := o.BaseBranch
-	if o.GH == nil {
-		var err error
-		if remote, err = p.dryRemote(ctx); err != nil {
-			return err
-		}
-		if defBranch == "" {
-			defBranch = "main"
-		}
-	} else if defBranch == "" {
-		b, err := o.GH.DefaultBranch(ctx, o.Repo)
-		if err != nil {
-			return fmt.Errorf("finding the branch the pull request merges into: %w", err)
-		}
-		defBranch = b
-	}
-	p.o.BaseBranch = defBranch
-	p.sum.Git.Remote = remote
-	pub := &gitpub.Publisher{Dir: o.RepoDir, Remote: remote, DefaultBranch: defBranch, Token: o.GitToken, Branches: []string{o.Branch}}
-	res, err := pub.Publish(ctx, gitpub.Change{
-		Base: p.base, Branch: o.Branch, Files: p.files, Message: p.commitMessage(),
-		Author: o.Author, Date: p.when,
+	pr, err := pushCommit(ctx, pushSpec{
+		repo: o.RepoDir, remote: o.Remote, branch: o.Branch, baseBranch: o.BaseBranch, token: o.GitToken,
+		dryDir: o.DryRunDir, gh: o.GH, ghRepo: o.Repo,
+		change: gitpub.Change{Base: p.base, Branch: o.Branch, Files: p.files, Message: p.commitMessage(), Author: o.Author, Date: p.when},
 	})
+	p.o.BaseBranch = pr.baseBranch
+	p.sum.Notes = append(p.sum.Notes, pr.notes...)
+	p.sum.Git.Remote = pr.remote
+	res := pr.res
 	p.sum.Git.Commit, p.sum.Git.Action, p.sum.Git.Pushed, p.sum.Git.Retries = res.Commit, res.Action, res.Pushed, res.Retries
 	if err != nil {
 		p.sum.Git.Error = err.Error()
-		return fmt.Errorf("committing the results to %s: %w", o.Branch, err)
+		return err
 	}
 	p.pushed, p.commit = true, res.Commit
 	if o.Repo.Owner != "" {
-		p.linkRoot = fmt.Sprintf("%s/%s/%s/blob/%s/", o.ServerURL, o.Repo.Owner, o.Repo.Name, res.Commit)
-	}
-	if o.GH == nil {
-		p.dryLocalBranch(ctx, res.Commit)
+		p.linkRoot = blobRoot(o.ServerURL, o.Repo, res.Commit)
 	}
 	return nil
 }
 
-// dryRemote is where a dry run pushes: the repo's remote when it is on this machine,
-// else a bare repository made in the dry-run folder.
-func (p *publisher) dryRemote(ctx context.Context) (string, error) {
-	u, err := git(ctx, p.o.RepoDir, "remote", "get-url", p.o.Remote)
-	if err == nil && localRemote(u) {
-		return p.o.Remote, nil
-	}
-	bare, err := filepath.Abs(filepath.Join(p.o.DryRunDir, "remote.git"))
-	if err != nil {
-		return "", fmt.Errorf("making the dry run's remote: %w", err)
-	}
-	if _, err := os.Stat(bare); err != nil {
-		if _, err := git(ctx, p.o.DryRunDir, "init", "--quiet", "--bare", bare); err != nil {
-			return "", fmt.Errorf("making the dry run's remote: %w", err)
-		}
-	}
-	p.sum.Notes = append(p.sum.Notes, "dry run: the repository's remote is not on this machine, so the commit was pushed to "+bare)
-	return bare, nil
+// blobRoot is where links to the files of commit start on GitHub.
+func blobRoot(server string, r gh.Repo, commit string) string {
+	return fmt.Sprintf("%s/%s/%s/blob/%s/", server, r.Owner, r.Name, commit)
 }
 
-// dryLocalBranch points the local bot branch at the commit, unless it is checked out.
-func (p *publisher) dryLocalBranch(ctx context.Context, commit string) {
-	head, _ := git(ctx, p.o.RepoDir, "symbolic-ref", "--quiet", "HEAD")
-	if head == "refs/heads/"+p.o.Branch {
-		p.sum.Notes = append(p.sum.Notes, "dry run: the bot branch is checked out in the repository, so it was not moved")
-		return
+// pushSpec is one commit to put on a bot branch.
+type pushSpec struct {
+	repo, remote, branch, baseBranch, token string
+	dryDir                                  string // a dry run when gh is nil
+	gh                                      interface {
+		DefaultBranch(ctx context.Context, r gh.Repo) (string, error)
 	}
-	if _, err := git(ctx, p.o.RepoDir, "update-ref", "-m", "perfbot publish --dry-run", "refs/heads/"+p.o.Branch, commit); err != nil {
-		p.sum.Notes = append(p.sum.Notes, "dry run: the local bot branch was not updated: "+err.Error())
+	ghRepo gh.Repo
+	change gitpub.Change
+}
+
+// pushed is what pushCommit did: the remote and the branch the pull request merges
+// into, as found, and the notes of a dry run.
+type pushed struct {
+	res        gitpub.Result
+	remote     string
+	baseBranch string
+	notes      []string
+}
+
+// pushCommit builds the one commit on the bot branch and pushes it (bot/gitpub); a dry
+// run pushes only to a remote on this machine and points the local branch at it.
+func pushCommit(ctx context.Context, s pushSpec) (pushed, error) {
+	out := pushed{remote: s.remote, baseBranch: s.baseBranch}
+	dry := s.gh == nil
+	if dry {
+		remote, note, err := dryRunRemote(ctx, s.repo, s.remote, s.dryDir)
+		if note != "" {
+			out.notes = append(out.notes, note)
+		}
+		if err != nil {
+			return out, err
+		}
+		out.remote = remote
+		if out.baseBranch == "" {
+			out.baseBranch = "main"
+		}
+	} else if out.baseBranch == "" {
+		b, err := s.gh.DefaultBranch(ctx, s.ghRepo)
+		if err != nil {
+			return out, fmt.Errorf("finding the branch the pull request merges into: %w", err)
+		}
+		out.baseBranch = b
 	}
+	pub := &gitpub.Publisher{Dir: s.repo, Remote: out.remote, DefaultBranch: out.baseBranch, Token: s.token, Branches: []string{s.branch}}
+	res, err := pub.Publish(ctx, s.change)
+	out.res = res
+	if err != nil {
+		return out, fmt.Errorf("committing the results to %s: %w", s.branch, err)
+	}
+	if dry {
+		if note := pointLocalBranch(ctx, s.repo, s.branch, res.Commit); note != "" {
+			out.notes = append(out.notes, note)
+		}
+	}
+	return out, nil
+}
+
+// dryRunRemote is where a dry run pushes: remote when it is on this machine, else a bare
+// repository made in dryDir (note then says so).
+func dryRunRemote(ctx context.Context, repo, remote, dryDir string) (string, string, error) {
+	u, err := git(ctx, repo, "remote", "get-url", remote)
+	if err == nil && localRemote(u) {
+		return remote, "", nil
+	}
+	bare, err := filepath.Abs(filepath.Join(dryDir, "remote.git"))
+	if err != nil {
+		return "", "", fmt.Errorf("making the dry run's remote: %w", err)
+	}
+	if _, err := os.Stat(bare); err != nil {
+		if _, err := git(ctx, dryDir, "init", "--quiet", "--bare", bare); err != nil {
+			return "", "", fmt.Errorf("making the dry run's remote: %w", err)
+		}
+	}
+	return bare, "dry run: the repository's remote is not on this machine, so the commit was pushed to " + bare, nil
+}
+
+// pointLocalBranch points a dry run's local bot branch at commit, unless it is checked
+// out; the note says what was not done.
+func pointLocalBranch(ctx context.Context, repo, branch, commit string) string {
+	head, _ := git(ctx, repo, "symbolic-ref", "--quiet", "HEAD")
+	if head == "refs/heads/"+branch {
+		return "dry run: the bot branch is checked out in the repository, so it was not moved"
+	}
+	if _, err := git(ctx, repo, "update-ref", "-m", "perfbot publish --dry-run", "refs/heads/"+branch, commit); err != nil {
+		return "dry run: the local bot branch was not updated: " + err.Error()
+	}
+	return ""
 }
 
 func (p *publisher) commitMessage() string {
@@ -798,7 +843,11 @@ func (p *publisher) stepSummary(steps []report.Step) {
 // writeDry writes one dry-run document and says whether it was created, updated or
 // unchanged, as the GitHub write would.
 func (p *publisher) writeDry(name, body string) (string, error) {
-	file := filepath.Join(p.o.DryRunDir, name)
+	return writeDryFile(p.o.DryRunDir, name, body)
+}
+
+func writeDryFile(dir, name, body string) (string, error) {
+	file := filepath.Join(dir, name)
 	old, err := os.ReadFile(file)
 	action := string(gh.Created)
 	switch {

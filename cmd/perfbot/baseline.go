@@ -170,7 +170,3 @@ func writeJSON(w io.Writer, v any) error {
 	_, err = w.Write(append(b, '\n'))
 	return err
 }
-
-func runBaselinePublish(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return usageError("baseline publish: not built yet")
-}

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/lablup/perfbot/bot/gh"
+	"github.com/lablup/perfbot/bot/gitpub"
+	"github.com/lablup/perfbot/bot/publish"
+)
+
+const baselinePublishUsage = "--results DIR --repo DIR [--dry-run DIR] [--config FILE] [--github-repo OWNER/NAME] [--issue N] [--branch B] [--json]"
+
+// runBaselinePublish is `perfbot baseline publish`: the nightly's PR, tracking comment
+// and regression issues, with the same authentication as `perfbot publish`.
+func runBaselinePublish(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var o publishOptions
+	fs := newFlags("baseline publish", baselinePublishUsage, stderr)
+	fs.StringVar(&o.results, "results", "", "the folder `perfbot run bench` wrote: <out>/<results.benchmarks>, with one *.nightly.json")
+	fs.StringVar(&o.repo, "repo", "", "clone of the target repository holding the measured commit (its checkout is not touched)")
+	fs.StringVar(&o.dryRun, "dry-run", "", "write the pull request, tracking comment and regression issues as files into this folder instead of GitHub; push only to a remote on this machine")
+	fs.StringVar(&o.configPath, "config", "", "perfbot.yml (default: <repo>/.github/perfbot.yml when present, else the defaults)")
+	fs.StringVar(&o.branch, "branch", "", "bot branch (default: branches.baseline of the configuration)")
+	fs.StringVar(&o.baseBranch, "base-branch", "", "branch the pull request merges into (default: the repository's default branch)")
+	fs.StringVar(&o.remote, "remote", "origin", "remote of --repo to push to")
+	fs.StringVar(&o.githubRepo, "github-repo", os.Getenv("GITHUB_REPOSITORY"), "target repository on GitHub, owner/name (default $GITHUB_REPOSITORY)")
+	fs.StringVar(&o.botLogin, "bot-login", os.Getenv("PERFBOT_BOT_LOGIN"), "login of the token's account (default $PERFBOT_BOT_LOGIN; looked up when empty)")
+	fs.StringVar(&o.authorName, "author-name", "perfbot[bot]", "commit author name")
+	fs.StringVar(&o.authorEmail, "author-email", "perfbot[bot]@users.noreply.github.com", "commit author email")
+	fs.IntVar(&o.issue, "issue", 0, "issue that carries the tracking comment (default: epic of the configuration)")
+	fs.BoolVar(&o.json, "json", false, "print the summary as JSON")
+	fs.Int64Var(&o.appID, "app-id", envInt("PERFBOT_APP_ID"), "GitHub App id (default $PERFBOT_APP_ID)")
+	fs.Int64Var(&o.installationID, "installation-id", envInt("PERFBOT_INSTALLATION_ID"), "the App's installation id (default $PERFBOT_INSTALLATION_ID)")
+	fs.StringVar(&o.appKeyFile, "app-key-file", os.Getenv("PERFBOT_APP_PRIVATE_KEY_FILE"), "the App's private key, PEM (default $PERFBOT_APP_PRIVATE_KEY_FILE)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError("unexpected argument %q", fs.Arg(0))
+	}
+	if o.results == "" || o.repo == "" {
+		return usageError("--results and --repo are required (usage: perfbot baseline publish %s)", baselinePublishUsage)
+	}
+	if o.issue < 0 {
+		return usageError("--issue must be positive")
+	}
+	cfg, err := loadPublishConfig(o)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	bo := publish.BaselineOptions{
+		ResultsDir: o.results, RepoDir: o.repo, Config: cfg, Branch: o.branch, BaseBranch: o.baseBranch,
+		Remote: o.remote, DryRunDir: o.dryRun, Issue: o.issue,
+		Author: gitpub.Identity{Name: o.authorName, Email: o.authorEmail}, ServerURL: os.Getenv("GITHUB_SERVER_URL"),
+	}
+	if o.githubRepo != "" {
+		if bo.Repo, err = gh.ParseRepo(o.githubRepo); err != nil {
+			return usageError("--github-repo: %v", err)
+		}
+	}
+	token := strings.TrimSpace(os.Getenv("GITHUB_TOKEN"))
+	bo.GitToken = token
+	if o.dryRun == "" {
+		if bo.Repo.Owner == "" {
+			return usageError("give --github-repo owner/name (or set GITHUB_REPOSITORY), or --dry-run DIR")
+		}
+		c, err := publishClient(ctx, o, token)
+		if err != nil {
+			return err
+		}
+		bo.GH = c
+		if bo.GitToken, err = c.GitToken(ctx); err != nil {
+			return fmt.Errorf("getting a token for git: %w", err)
+		}
+	}
+	sum, perr := publish.PublishBaseline(ctx, bo)
+	if sum.StepSummary != "" {
+		if err := appendStepSummary(sum.StepSummary); err != nil {
+			fmt.Fprintf(stderr, "perfbot baseline publish: %v\n", err)
+		}
+	}
+	if o.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(sum); err != nil {
+			return err
+		}
+	} else if sum.Stem != "" {
+		printBaselineSummary(stdout, sum, o.dryRun)
+	}
+	if perr != nil {
+		return fmt.Errorf("publishing: %w", perr)
+	}
+	return nil
+}
+
+func printBaselineSummary(w io.Writer, s publish.BaselineSummary, dryRun string) {
+	var b strings.Builder
+	mode := ""
+	if s.DryRun {
+		mode = " (dry run into " + dryRun + ")"
+	}
+	fmt.Fprintf(&b, "published %s (%s)%s\n", s.Stem, s.Date, mode)
+	if g := s.Git; g.Error != "" {
+		fmt.Fprintf(&b, "  commit     not pushed: %s\n", g.Error)
+	} else if g.Commit != "" {
+		fmt.Fprintf(&b, "  commit     %s on %s: %s (remote %s, pushed %t)\n", g.Commit, g.Branch, g.Action, g.Remote, g.Pushed)
+	}
+	if s.Page != "" {
+		fmt.Fprintf(&b, "  page       %s\n", s.Page)
+	}
+	rows := []struct {
+		name string
+		o    publish.Outcome
+	}{{"pr", s.PR}, {"tracking", s.Tracking}}
+	for _, r := range s.Regressions {
+		rows = append(rows, struct {
+			name string
+			o    publish.Outcome
+		}{"regression", r})
+	}
+	for _, row := range rows {
+		if row.o.Action == "" {
+			continue
+		}
+		fmt.Fprintf(&b, "  %-10s %s", row.name, row.o.Action)
+		if row.o.URL != "" {
+			fmt.Fprintf(&b, " %s", row.o.URL)
+		}
+		if row.o.Detail != "" {
+			fmt.Fprintf(&b, " (%s)", row.o.Detail)
+		}
+		b.WriteString(errSuffix(row.o.Error) + "\n")
+	}
+	for _, n := range s.Notes {
+		fmt.Fprintf(&b, "  note       %s\n", n)
+	}
+	io.WriteString(w, b.String())
+}
