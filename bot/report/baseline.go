@@ -142,7 +142,7 @@ type RegressionData struct {
 	Persisting bool
 	Latest     VerdictRow
 	Page       Link
-	Row        Link // the CSV row of tonight's reading
+	Row        Link              // the CSV row of tonight's reading
 	Nights     []RegressionNight // newest first
 }
 
@@ -220,7 +220,7 @@ func MergeRegressionNights(earlier []RegressionNight, cur RegressionNight) []Reg
 	return out
 }
 
-func nightsJSON(h []NightEntry) (string, error)           { return hiddenList(nightsLabel, h) }
+func nightsJSON(h []NightEntry) (string, error)          { return hiddenList(nightsLabel, h) }
 func regressionJSON(h []RegressionNight) (string, error) { return hiddenList(regressionLabel, h) }
 
 // names joins model names for a table cell, "—" for none.
