@@ -106,3 +106,34 @@ func TestBaselineCompareNightly(t *testing.T) {
 		}
 	}
 }
+
+// `perfbot trend` writes the page of a history folder with relative links to its rows.
+func TestTrendCLI(t *testing.T) {
+	t.Parallel()
+	hist := t.TempDir()
+	for _, name := range []string{"rocm_strixhalo-gfx1151_2026-09-30.csv", "pylm_strixhalo-gfx1151_2026-09-30.csv"} {
+		b, err := os.ReadFile(realBench(t, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(hist, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	site := filepath.Join(t.TempDir(), "site")
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"trend", "--history", hist, "--out", site}, &out, &errb); code != 0 || !strings.Contains(out.String(), "2 CSV file(s) read") {
+		t.Fatalf("exit %d: %s%s", code, out.String(), errb.String())
+	}
+	page, err := os.ReadFile(filepath.Join(site, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, _ := filepath.Rel(site, hist)
+	if n := strings.Count(string(page), `<svg class="chart"`); n != 5 || !strings.Contains(string(page), `href="`+filepath.ToSlash(rel)+`/rocm_strixhalo-gfx1151_2026-09-30.csv#L3"`) {
+		t.Errorf("%d charts; links:\n%s", n, page)
+	}
+	if code := run(context.Background(), []string{"trend", "--history", hist}, &out, &errb); code != 2 {
+		t.Errorf("no --out: exit %d", code)
+	}
+}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,6 +71,17 @@ func TestRunCLIBench(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "[mlxcel 2/2] Qwen3-0.6B-4bit: started") {
 		t.Errorf("no progress on stderr:\n%s", stderr)
+	}
+
+	// The folder publishes as it is: a dry run commits it with the page.
+	dry := filepath.Join(dir, "dry")
+	var pubOut, pubErr bytes.Buffer
+	if code := run(context.Background(), []string{"baseline", "publish", "--results", filepath.Join(out, "benchmarks"), "--repo", repo, "--dry-run", dry},
+		&pubOut, &pubErr); code != 0 || !strings.Contains(pubOut.String(), "page       docs/benchmark_results/rocm-baseline-gfx1151-"+date+".md") {
+		t.Errorf("baseline publish: exit %d\n%s%s", code, pubOut.String(), pubErr.String())
+	}
+	if _, err := os.Stat(filepath.Join(dry, "baseline-pr.md")); err != nil {
+		t.Error(err)
 	}
 
 	t.Setenv("FAKE_HARNESS", "pre-rocm")
