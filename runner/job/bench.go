@@ -27,9 +27,10 @@ var (
 	BaselineCommand   = []string{"scripts/bench_mlxlm.py", "all", "--cooldown", "30", "--big-cooldown", "30"}
 )
 
-// RemeasureCommand is the harness's single-model mode for one model folder.
+// RemeasureCommand is the harness's single-model mode for one model folder
+// (docs/formats.md §6).
 func RemeasureCommand(modelDir string) []string {
-	return []string{"scripts/bench_decode.sh", modelDir}
+	return []string{"scripts/bench_decode.sh", "single", modelDir}
 }
 
 // HarnessOutput is where both harnesses write their CSVs in the checkout (bench_mlxlm.py

@@ -233,7 +233,7 @@ func TestBenchNightlyConfirmsARegression(t *testing.T) {
 	}
 	glog := readFile(t, filepath.Join(rep.Folder, stem+GuardLogSuffix))
 	for _, want := range []string{"== nightly mlxcel\n", "== nightly mlx-lm\n", "== remeasure Meta-Llama-3.1-8B-Instruct-4bit\n",
-		"attempt 1/2: start: scripts/bench_decode.sh all --cooldown 30 --big-cooldown 30", "attempt 1/2: start: scripts/bench_decode.sh models/mlx/Meta-Llama-3.1-8B-Instruct-4bit"} {
+		"attempt 1/2: start: scripts/bench_decode.sh all --cooldown 30 --big-cooldown 30", "attempt 1/2: start: scripts/bench_decode.sh single models/mlx/Meta-Llama-3.1-8B-Instruct-4bit"} {
 		if !strings.Contains(glog, want) {
 			t.Errorf("guard log lacks %q:\n%s", want, glog)
 		}
@@ -248,7 +248,7 @@ func TestBenchNightlyConfirmsARegression(t *testing.T) {
 		"[mlxcel 1/5] Meta-Llama-3.1-8B-Instruct-4bit: 31.87 tok/s",
 		"[mlxcel 5/5] gpt-oss-20b-MXFP4-Q4: started",
 		"[mlx-lm 3/5] Qwen3-0.6B-4bit: started",
-		"Meta-Llama-3.1-8B-Instruct-4bit: outside its noise band; re-measuring once: scripts/bench_decode.sh models/mlx/Meta-Llama-3.1-8B-Instruct-4bit",
+		"Meta-Llama-3.1-8B-Instruct-4bit: outside its noise band; re-measuring once: scripts/bench_decode.sh single models/mlx/Meta-Llama-3.1-8B-Instruct-4bit",
 		"Meta-Llama-3.1-8B-Instruct-4bit: regression: decode 31.87 tok/s, -",
 	} {
 		if !strings.Contains(out, want) {
