@@ -87,19 +87,7 @@ type BaselineSummary struct {
 }
 
 func (o BaselineOptions) normalize() (BaselineOptions, error) {
-	var errs []error
-	if o.ResultsDir == "" {
-		errs = append(errs, errors.New("no results folder: pass the folder `perfbot run bench` wrote"))
-	}
-	if o.RepoDir == "" {
-		errs = append(errs, errors.New("no repository: pass a clone of the target repository"))
-	}
-	if o.GH == nil && o.DryRunDir == "" {
-		errs = append(errs, errors.New("neither a GitHub client nor a dry-run folder: give one"))
-	}
-	if o.GH != nil && o.Repo.Owner == "" {
-		errs = append(errs, errors.New("no GitHub repository (owner/name) to publish to"))
-	}
+	errs := destinationErrors(o.ResultsDir, o.RepoDir, "run bench", o.GH != nil, o.DryRunDir, o.Repo)
 	d := config.Default()
 	if o.Branch == "" {
 		o.Branch = o.Config.Branches.Baseline
@@ -116,16 +104,7 @@ func (o BaselineOptions) normalize() (BaselineOptions, error) {
 	if o.Issue <= 0 {
 		o.Issue = o.Config.Epic
 	}
-	if o.Remote == "" {
-		o.Remote = "origin"
-	}
-	if o.Author.Name == "" {
-		o.Author = gitpub.Identity{Name: "perfbot[bot]", Email: "perfbot[bot]@users.noreply.github.com"}
-	}
-	if o.ServerURL == "" {
-		o.ServerURL = "https://github.com"
-	}
-	o.ServerURL = strings.TrimRight(o.ServerURL, "/")
+	gitDefaults(&o.Remote, &o.Author, &o.ServerURL)
 	if err := errors.Join(errs...); err != nil {
 		return o, fmt.Errorf("publishing the baseline: %w", err)
 	}
@@ -743,21 +722,16 @@ func (p *baselinePublisher) tracking(ctx context.Context) {
 		p.sum.Tracking = Outcome{Action: "skipped", Detail: "no tracking issue: set epic: in the configuration or pass --issue"}
 		return
 	}
-	var earlier string
-	if o.GH == nil {
-		if b, err := os.ReadFile(filepath.Join(o.DryRunDir, DryTracking)); err == nil {
-			earlier = string(b)
-		}
-	} else {
-		found, err := o.GH.FindCommentWithMarker(ctx, o.Repo, o.Issue, report.TrackingMarker)
-		if err != nil {
-			p.sum.Tracking = Outcome{Action: "failed", Number: int64(o.Issue), Error: err.Error()}
-			p.fail(fmt.Errorf("finding the tracking comment on #%d: %w", o.Issue, err))
-			return
-		}
-		if found != nil {
-			earlier = found.Body
-		}
+	var api commenter
+	if o.GH != nil {
+		api = o.GH
+	}
+	cm := marked{gh: api, repo: o.Repo, issue: o.Issue, marker: report.TrackingMarker, dryDir: o.DryRunDir, dryName: DryTracking}
+	earlier, err := cm.read(ctx)
+	if err != nil {
+		p.sum.Tracking = Outcome{Action: "failed", Number: int64(o.Issue), Error: err.Error()}
+		p.fail(fmt.Errorf("finding the tracking comment on #%d: %w", o.Issue, err))
+		return
 	}
 	nights, err := report.ParseNights(earlier)
 	if err != nil {
@@ -795,22 +769,11 @@ func (p *baselinePublisher) tracking(ctx context.Context) {
 		p.fail(fmt.Errorf("rendering the tracking comment: %w", err))
 		return
 	}
-	if o.GH == nil {
-		action, err := p.writeDry(DryTracking, body)
-		p.sum.Tracking = Outcome{Action: action, Number: int64(o.Issue), URL: DryTracking}
-		if err != nil {
-			p.sum.Tracking.Error = err.Error()
-			p.fail(err)
-		}
-		return
-	}
-	cm, action, err := o.GH.UpsertComment(ctx, o.Repo, o.Issue, report.TrackingMarker, body)
+	out, err := cm.write(ctx, body)
+	p.sum.Tracking = out
 	if err != nil {
-		p.sum.Tracking = Outcome{Action: "failed", Number: int64(o.Issue), Error: err.Error()}
 		p.fail(fmt.Errorf("updating the tracking comment on #%d: %w", o.Issue, err))
-		return
 	}
-	p.sum.Tracking = Outcome{Action: string(action), Number: int64(o.Issue), URL: cm.URL}
 }
 
 // finish writes the step summary (and, in a dry run, summary.json).

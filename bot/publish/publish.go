@@ -538,23 +538,15 @@ func (p *publisher) epic(ctx context.Context) {
 		p.sum.Epic = Outcome{Action: "skipped", Detail: "no epic issue is configured"}
 		return
 	}
-	var earlier string
-	var found *gh.Comment
-	if o.GH == nil {
-		b, err := os.ReadFile(filepath.Join(o.DryRunDir, DryEpic))
-		if err == nil {
-			earlier = string(b)
-		}
-	} else {
-		var err error
-		found, err = o.GH.FindCommentWithMarker(ctx, o.Repo, o.Epic, report.EpicMarker)
-		if err != nil {
-			p.epicFailed(err)
-			return
-		}
-		if found != nil {
-			earlier = found.Body
-		}
+	var api commenter
+	if o.GH != nil {
+		api = o.GH
+	}
+	cm := marked{gh: api, repo: o.Repo, issue: o.Epic, marker: report.EpicMarker, dryDir: o.DryRunDir, dryName: DryEpic}
+	earlier, err := cm.read(ctx)
+	if err != nil {
+		p.epicFailed(err)
+		return
 	}
 	hist, err := report.ParseHistory(earlier)
 	if err != nil {
@@ -584,22 +576,19 @@ func (p *publisher) epic(ctx context.Context) {
 		p.fail(fmt.Errorf("rendering the epic comment: %w", err))
 		return
 	}
-	if o.GH == nil {
-		action, err := p.writeDry(DryEpic, body)
-		p.sum.Epic = Outcome{Action: action, Number: int64(o.Epic), URL: DryEpic}
-		if err != nil {
-			p.sum.Epic.Error = err.Error()
-			p.fail(err)
-		}
-		return
-	}
-	cm, action, err := o.GH.UpsertComment(ctx, o.Repo, o.Epic, report.EpicMarker, body)
-	if err != nil {
+	out, err := cm.write(ctx, body)
+	switch {
+	case err != nil && o.GH == nil:
+		p.sum.Epic = out
+		p.fail(err)
+	case err != nil:
 		p.epicFailed(err)
-		return
+	default:
+		p.sum.Epic = out
+		if o.GH != nil {
+			p.epicURL = out.URL
+		}
 	}
-	p.epicURL = cm.URL
-	p.sum.Epic = Outcome{Action: string(action), Number: int64(o.Epic), URL: cm.URL}
 }
 
 func (p *publisher) epicFailed(err error) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -57,45 +56,15 @@ func runBaselinePublish(ctx context.Context, args []string, stdout, stderr io.Wr
 		Remote: o.remote, DryRunDir: o.dryRun, Issue: o.issue,
 		Author: gitpub.Identity{Name: o.authorName, Email: o.authorEmail}, ServerURL: os.Getenv("GITHUB_SERVER_URL"),
 	}
-	if o.githubRepo != "" {
-		if bo.Repo, err = gh.ParseRepo(o.githubRepo); err != nil {
-			return usageError("--github-repo: %v", err)
-		}
+	var c *gh.Client
+	if bo.Repo, c, bo.GitToken, err = publishTarget(ctx, o); err != nil {
+		return err
 	}
-	token := strings.TrimSpace(os.Getenv("GITHUB_TOKEN"))
-	bo.GitToken = token
-	if o.dryRun == "" {
-		if bo.Repo.Owner == "" {
-			return usageError("give --github-repo owner/name (or set GITHUB_REPOSITORY), or --dry-run DIR")
-		}
-		c, err := publishClient(ctx, o, token)
-		if err != nil {
-			return err
-		}
+	if c != nil {
 		bo.GH = c
-		if bo.GitToken, err = c.GitToken(ctx); err != nil {
-			return fmt.Errorf("getting a token for git: %w", err)
-		}
 	}
 	sum, perr := publish.PublishBaseline(ctx, bo)
-	if sum.StepSummary != "" {
-		if err := appendStepSummary(sum.StepSummary); err != nil {
-			fmt.Fprintf(stderr, "perfbot baseline publish: %v\n", err)
-		}
-	}
-	if o.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(sum); err != nil {
-			return err
-		}
-	} else if sum.Stem != "" {
-		printBaselineSummary(stdout, sum, o.dryRun)
-	}
-	if perr != nil {
-		return fmt.Errorf("publishing: %w", perr)
-	}
-	return nil
+	return publishDone(o, "baseline publish", sum.StepSummary, sum, sum.Stem != "", func() { printBaselineSummary(stdout, sum, o.dryRun) }, perr, stdout, stderr)
 }
 
 func printBaselineSummary(w io.Writer, s publish.BaselineSummary, dryRun string) {
@@ -113,31 +82,10 @@ func printBaselineSummary(w io.Writer, s publish.BaselineSummary, dryRun string)
 	if s.Page != "" {
 		fmt.Fprintf(&b, "  page       %s\n", s.Page)
 	}
-	rows := []struct {
-		name string
-		o    publish.Outcome
-	}{{"pr", s.PR}, {"tracking", s.Tracking}}
+	rows := []outcomeRow{{"pr", s.PR}, {"tracking", s.Tracking}}
 	for _, r := range s.Regressions {
-		rows = append(rows, struct {
-			name string
-			o    publish.Outcome
-		}{"regression", r})
+		rows = append(rows, outcomeRow{"regression", r})
 	}
-	for _, row := range rows {
-		if row.o.Action == "" {
-			continue
-		}
-		fmt.Fprintf(&b, "  %-10s %s", row.name, row.o.Action)
-		if row.o.URL != "" {
-			fmt.Fprintf(&b, " %s", row.o.URL)
-		}
-		if row.o.Detail != "" {
-			fmt.Fprintf(&b, " (%s)", row.o.Detail)
-		}
-		b.WriteString(errSuffix(row.o.Error) + "\n")
-	}
-	for _, n := range s.Notes {
-		fmt.Fprintf(&b, "  note       %s\n", n)
-	}
+	printOutcomes(&b, 10, rows, s.Notes)
 	io.WriteString(w, b.String())
 }

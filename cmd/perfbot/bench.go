@@ -38,15 +38,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := rules.Validate(); err != nil {
 		return usageError("%v", err)
 	}
-	h, err := runHost(*root)
-	if err != nil {
-		return err
-	}
-	cfg, err := loadRunConfig(*cfgPath, *repo, true)
-	if err != nil {
-		return err
-	}
-	g, err := guardFromConfig(cfg, h)
+	h, cfg, g, err := jobSetup(*root, *cfgPath, *repo, true)
 	if err != nil {
 		return err
 	}

@@ -43,6 +43,22 @@ func runHost(root string) (*host.Machine, error) {
 	return host.New(root, os.Getenv("PATH"), os.Environ()), nil
 }
 
+// jobSetup is where every host job starts: the machine (root "/" for real), the target
+// repo's config, and the guard options from it with the shell guard's environment
+// overrides.
+func jobSetup(root, cfgPath, repo string, cfgRequired bool) (*host.Machine, config.Config, guard.Options, error) {
+	h, err := runHost(root)
+	if err != nil {
+		return nil, config.Config{}, guard.Options{}, err
+	}
+	cfg, err := loadRunConfig(cfgPath, repo, cfgRequired)
+	if err != nil {
+		return nil, cfg, guard.Options{}, err
+	}
+	g, err := guardFromConfig(cfg, h)
+	return h, cfg, g, err
+}
+
 // loadRunConfig reads the target repo's config: --config, else the checkout's
 // .github/perfbot.yml. Without either, required says whether that is an error or
 // the defaults do.
@@ -114,11 +130,7 @@ func runProfile(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *repo == "" || *out == "" {
 		return usageError("--repo and --out are required")
 	}
-	h, err := runHost(*root)
-	if err != nil {
-		return err
-	}
-	cfg, err := loadRunConfig(*cfgPath, *repo, true)
+	h, cfg, g, err := jobSetup(*root, *cfgPath, *repo, true)
 	if err != nil {
 		return err
 	}
@@ -139,10 +151,6 @@ func runProfile(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			}
 			return usageError("--models: %q is not a model of the config; known: %s", m, strings.Join(names, ", "))
 		}
-	}
-	g, err := guardFromConfig(cfg, h)
-	if err != nil {
-		return err
 	}
 	if *traces == "" {
 		*traces = filepath.Join(*out, "traces")
@@ -204,15 +212,7 @@ func runGemmTests(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if *timeout <= 0 {
 		return usageError("--timeout must be positive (e.g. 30m)")
 	}
-	h, err := runHost(*root)
-	if err != nil {
-		return err
-	}
-	cfg, err := loadRunConfig(*cfgPath, *repo, false)
-	if err != nil {
-		return err
-	}
-	g, err := guardFromConfig(cfg, h)
+	h, _, g, err := jobSetup(*root, *cfgPath, *repo, false)
 	if err != nil {
 		return err
 	}

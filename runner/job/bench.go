@@ -148,15 +148,7 @@ func Bench(ctx context.Context, o BenchOptions) (BenchReport, error) {
 }
 
 func newBencher(o BenchOptions) (*bencher, error) {
-	if o.Host == nil {
-		o.Host = host.Local()
-	}
-	if o.Guard.Host == nil {
-		o.Guard.Host = o.Host
-	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
+	jobDefaults(&o.Host, &o.Guard, &o.Now)
 	if o.Rules == (baseline.Rules{}) {
 		o.Rules = baseline.DefaultRules()
 	}
@@ -166,18 +158,11 @@ func newBencher(o BenchOptions) (*bencher, error) {
 	if o.Config.Results.Benchmarks == "" {
 		o.Config.Results.Benchmarks = config.Default().Results.Benchmarks
 	}
-	for _, d := range []struct {
-		name string
-		p    *string
-	}{{"the checkout (RepoDir)", &o.RepoDir}, {"the results root (OutDir)", &o.OutDir}} {
-		if *d.p == "" {
-			return nil, fmt.Errorf("no folder given for %s", d.name)
-		}
-		abs, err := filepath.Abs(*d.p)
-		if err != nil {
-			return nil, fmt.Errorf("resolving %s: %w", d.name, err)
-		}
-		*d.p = abs
+	if err := absFolder("the checkout (RepoDir)", &o.RepoDir); err != nil {
+		return nil, err
+	}
+	if err := absFolder("the results root (OutDir)", &o.OutDir); err != nil {
+		return nil, err
 	}
 	if !isDir(o.RepoDir) {
 		return nil, fmt.Errorf("the checkout %s is not a folder: give the mlxcel checkout to benchmark", o.RepoDir)

@@ -5,12 +5,41 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/lablup/perfbot/runner/guard"
+	"github.com/lablup/perfbot/runner/host"
 )
+
+// jobDefaults fills what every job takes from the machine when the caller leaves it
+// out: the host, the guard's host and the clock.
+func jobDefaults(h *host.Host, g *guard.Options, now *func() time.Time) {
+	if *h == nil {
+		*h = host.Local()
+	}
+	if g.Host == nil {
+		g.Host = *h
+	}
+	if *now == nil {
+		*now = time.Now
+	}
+}
+
+// absFolder resolves a folder option, naming it when it is missing.
+func absFolder(what string, p *string) error {
+	if *p == "" {
+		return fmt.Errorf("no folder given for %s", what)
+	}
+	abs, err := filepath.Abs(*p)
+	if err != nil {
+		return fmt.Errorf("resolving %s: %w", what, err)
+	}
+	*p = abs
+	return nil
+}
 
 // guarded is how one guarded command ended.
 type guarded struct {

@@ -134,15 +134,7 @@ func Profile(ctx context.Context, o ProfileOptions) (ProfileReport, error) {
 }
 
 func newProfiler(o ProfileOptions) (*profiler, error) {
-	if o.Host == nil {
-		o.Host = host.Local()
-	}
-	if o.Guard.Host == nil {
-		o.Guard.Host = o.Host
-	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
+	jobDefaults(&o.Host, &o.Guard, &o.Now)
 	if o.Bench == "" {
 		o.Bench = DefaultBench
 	}
@@ -150,14 +142,9 @@ func newProfiler(o ProfileOptions) (*profiler, error) {
 		name string
 		p    *string
 	}{{"the checkout (RepoDir)", &o.RepoDir}, {"the results root (OutDir)", &o.OutDir}, {"the traces root (TraceDir)", &o.TraceDir}} {
-		if *d.p == "" {
-			return nil, fmt.Errorf("no folder given for %s", d.name)
+		if err := absFolder(d.name, d.p); err != nil {
+			return nil, err
 		}
-		abs, err := filepath.Abs(*d.p)
-		if err != nil {
-			return nil, fmt.Errorf("resolving %s: %w", d.name, err)
-		}
-		*d.p = abs
 	}
 	if fi, err := os.Stat(o.RepoDir); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("the checkout %s is not a folder: give the mlxcel checkout to profile", o.RepoDir)
