@@ -398,3 +398,46 @@ func TestBenchRefusesTodaysCSVInTheCheckout(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
+
+// SIGINT/SIGTERM during a sweep stops the harness at once (its whole process group),
+// leaves no CSV of the stopped attempt in the checkout, and writes the manifest as
+// interrupted.
+func TestBenchInterruptedSweep(t *testing.T) {
+	t.Parallel()
+	const date = "2026-10-20"
+	gate := filepath.Join(t.TempDir(), "never")
+	fh := newFakeHost(t, "FAKE_HARNESS_DATE="+date, "FAKE_HARNESS_GATE="+gate)
+	repo := benchRepo(t, date, 0)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	o := benchOptions(t, fh, repo, date)
+	o.Progress = &lineHook{on: func(line string) {
+		if strings.Contains(line, "[mlxcel 1/5] Meta-Llama-3.1-8B-Instruct-4bit: started") {
+			// The harness now waits on a gate that never opens; a signal arrives.
+			cancel(fmt.Errorf("caught %s", "SIGTERM"))
+		}
+	}}
+	done := make(chan struct{})
+	var rep BenchReport
+	var err error
+	go func() {
+		rep, err = Bench(ctx, o)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("Bench did not stop within a minute of the interrupt")
+	}
+	if err == nil || !strings.Contains(err.Error(), "interrupted during the mlxcel sweep") {
+		t.Fatalf("err %v", err)
+	}
+	m := rep.Manifest
+	if m.State != "interrupted" || len(m.Sweeps) != 1 || m.Sweeps[0].Status != string(StatusInterrupted) || len(m.CSVs) != 0 {
+		t.Errorf("manifest %+v", m)
+	}
+	if _, err := os.Stat(filepath.Join(rep.Folder, m.Stem+NightlySuffix)); err != nil {
+		t.Error(err)
+	}
+	gitClean(t, repo)
+}
