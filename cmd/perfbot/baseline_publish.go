@@ -24,17 +24,8 @@ func runBaselinePublish(ctx context.Context, args []string, stdout, stderr io.Wr
 	fs.StringVar(&o.dryRun, "dry-run", "", "write the pull request, tracking comment and regression issues as files into this folder instead of GitHub; push only to a remote on this machine")
 	fs.StringVar(&o.configPath, "config", "", "perfbot.yml (default: <repo>/.github/perfbot.yml when present, else the defaults)")
 	fs.StringVar(&o.branch, "branch", "", "bot branch (default: branches.baseline of the configuration)")
-	fs.StringVar(&o.baseBranch, "base-branch", "", "branch the pull request merges into (default: the repository's default branch)")
-	fs.StringVar(&o.remote, "remote", "origin", "remote of --repo to push to")
-	fs.StringVar(&o.githubRepo, "github-repo", os.Getenv("GITHUB_REPOSITORY"), "target repository on GitHub, owner/name (default $GITHUB_REPOSITORY)")
-	fs.StringVar(&o.botLogin, "bot-login", os.Getenv("PERFBOT_BOT_LOGIN"), "login of the token's account (default $PERFBOT_BOT_LOGIN; looked up when empty)")
-	fs.StringVar(&o.authorName, "author-name", "perfbot[bot]", "commit author name")
-	fs.StringVar(&o.authorEmail, "author-email", "perfbot[bot]@users.noreply.github.com", "commit author email")
+	targetFlags(fs, &o)
 	fs.IntVar(&o.issue, "issue", 0, "issue that carries the tracking comment (default: epic of the configuration)")
-	fs.BoolVar(&o.json, "json", false, "print the summary as JSON")
-	fs.Int64Var(&o.appID, "app-id", envInt("PERFBOT_APP_ID"), "GitHub App id (default $PERFBOT_APP_ID)")
-	fs.Int64Var(&o.installationID, "installation-id", envInt("PERFBOT_INSTALLATION_ID"), "the App's installation id (default $PERFBOT_INSTALLATION_ID)")
-	fs.StringVar(&o.appKeyFile, "app-key-file", os.Getenv("PERFBOT_APP_PRIVATE_KEY_FILE"), "the App's private key, PEM (default $PERFBOT_APP_PRIVATE_KEY_FILE)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -49,12 +50,7 @@ func runPublish(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.StringVar(&o.configPath, "config", "", "perfbot.yml (default: <repo>/"+config.DefaultPath+" when present, else the defaults)")
 	fs.StringVar(&o.base, "base", "", "pinned base commit (default: the profiled commit from session.json)")
 	fs.StringVar(&o.branch, "branch", "", "bot branch (default: branches.profile of the configuration)")
-	fs.StringVar(&o.baseBranch, "base-branch", "", "branch the pull request merges into (default: the repository's default branch)")
-	fs.StringVar(&o.remote, "remote", "origin", "remote of --repo to push to")
-	fs.StringVar(&o.githubRepo, "github-repo", os.Getenv("GITHUB_REPOSITORY"), "target repository on GitHub, owner/name (default $GITHUB_REPOSITORY)")
-	fs.StringVar(&o.botLogin, "bot-login", os.Getenv("PERFBOT_BOT_LOGIN"), "login of the token's account, e.g. github-actions[bot] (default $PERFBOT_BOT_LOGIN; looked up when empty)")
-	fs.StringVar(&o.authorName, "author-name", "perfbot[bot]", "commit author name")
-	fs.StringVar(&o.authorEmail, "author-email", "perfbot[bot]@users.noreply.github.com", "commit author email")
+	targetFlags(fs, &o)
 	fs.StringVar(&o.python, "python", "python3", "Python that runs the repo's checker")
 	fs.Int64Var(&o.checkRun, "check-run-id", 0, "check run created at acceptance (App mode); completed at the end")
 	fs.Int64Var(&o.statusComment, "status-comment-id", 0, "status comment to finish in place")
@@ -62,10 +58,6 @@ func runPublish(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.IntVar(&o.issue, "issue", 0, "issue or pull request the command came from")
 	fs.IntVar(&o.epic, "epic", 0, "epic issue for the ranking comment (default: epic of the configuration)")
 	fs.DurationVar(&o.verifyTimeout, "verify-timeout", 10*time.Minute, "time limit per verification command")
-	fs.BoolVar(&o.json, "json", false, "print the summary as JSON")
-	fs.Int64Var(&o.appID, "app-id", envInt("PERFBOT_APP_ID"), "GitHub App id: publish as the App installation instead of GITHUB_TOKEN (default $PERFBOT_APP_ID)")
-	fs.Int64Var(&o.installationID, "installation-id", envInt("PERFBOT_INSTALLATION_ID"), "the App's installation id on the repository (default $PERFBOT_INSTALLATION_ID)")
-	fs.StringVar(&o.appKeyFile, "app-key-file", os.Getenv("PERFBOT_APP_PRIVATE_KEY_FILE"), "the App's private key, PEM (default $PERFBOT_APP_PRIVATE_KEY_FILE)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -151,6 +143,21 @@ func publishDone(o publishOptions, cmd, stepSummary string, sum any, printable b
 		return fmt.Errorf("publishing: %w", perr)
 	}
 	return nil
+}
+
+// targetFlags registers the flags both publishing commands share: where the commit goes,
+// who makes it, how to authenticate, and --json.
+func targetFlags(fs *flag.FlagSet, o *publishOptions) {
+	fs.StringVar(&o.baseBranch, "base-branch", "", "branch the pull request merges into (default: the repository's default branch)")
+	fs.StringVar(&o.remote, "remote", "origin", "remote of --repo to push to")
+	fs.StringVar(&o.githubRepo, "github-repo", os.Getenv("GITHUB_REPOSITORY"), "target repository on GitHub, owner/name (default $GITHUB_REPOSITORY)")
+	fs.StringVar(&o.botLogin, "bot-login", os.Getenv("PERFBOT_BOT_LOGIN"), "login of the token's account, e.g. github-actions[bot] (default $PERFBOT_BOT_LOGIN; looked up when empty)")
+	fs.StringVar(&o.authorName, "author-name", "perfbot[bot]", "commit author name")
+	fs.StringVar(&o.authorEmail, "author-email", "perfbot[bot]@users.noreply.github.com", "commit author email")
+	fs.BoolVar(&o.json, "json", false, "print the summary as JSON")
+	fs.Int64Var(&o.appID, "app-id", envInt("PERFBOT_APP_ID"), "GitHub App id: publish as the App installation instead of GITHUB_TOKEN (default $PERFBOT_APP_ID)")
+	fs.Int64Var(&o.installationID, "installation-id", envInt("PERFBOT_INSTALLATION_ID"), "the App's installation id on the repository (default $PERFBOT_INSTALLATION_ID)")
+	fs.StringVar(&o.appKeyFile, "app-key-file", os.Getenv("PERFBOT_APP_PRIVATE_KEY_FILE"), "the App's private key, PEM (default $PERFBOT_APP_PRIVATE_KEY_FILE)")
 }
 
 // publishClient authenticates as the App installation when an App id is given, else
