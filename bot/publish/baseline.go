@@ -694,25 +694,17 @@ func (p *baselinePublisher) pullRequest(ctx context.Context) {
 		return
 	}
 	body = gh.Truncate(body, report.MaxComment-100)
-	spec := gh.PRSpec{Head: o.Branch, Base: o.BaseBranch, Title: title, Body: body}
-	if o.GH == nil {
-		doc := fmt.Sprintf("# %s\n\nHead `%s` into `%s`.\n\n---\n\n%s", title, spec.Head, spec.Base, body)
-		action, err := p.writeDry(DryBaselinePR, doc)
-		p.sum.PR = Outcome{Action: action, URL: DryBaselinePR}
-		if err != nil {
-			p.sum.PR.Error = err.Error()
-			p.fail(err)
-		}
-		return
+	var api prOpener
+	if o.GH != nil {
+		api = o.GH
 	}
-	pr, action, err := o.GH.UpsertPR(ctx, o.Repo, spec)
+	pr, out, err := openPR(ctx, api, o.Repo, o.DryRunDir, DryBaselinePR, gh.PRSpec{Head: o.Branch, Base: o.BaseBranch, Title: title, Body: body})
+	p.sum.PR = out
 	if err != nil {
-		p.sum.PR = Outcome{Action: "failed", Error: err.Error()}
-		p.fail(fmt.Errorf("opening the pull request: %w", err))
+		p.fail(err)
 		return
 	}
 	p.prURL, p.prNumber = pr.URL, pr.Number
-	p.sum.PR = Outcome{Action: string(action), Number: int64(pr.Number), URL: pr.URL}
 }
 
 // tracking edits the one tracking comment: the latest table and the last nights.

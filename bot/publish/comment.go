@@ -2,6 +2,7 @@ package publish
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -59,4 +60,28 @@ func (m marked) write(ctx context.Context, body string) (Outcome, error) {
 		return Outcome{Action: "failed", Number: int64(m.issue), Error: err.Error()}, err
 	}
 	return Outcome{Action: string(action), Number: int64(m.issue), URL: cm.URL}, nil
+}
+
+// prOpener is what opening the bot branch's pull request needs from the API.
+type prOpener interface {
+	UpsertPR(ctx context.Context, r gh.Repo, s gh.PRSpec) (gh.PR, gh.Action, error)
+}
+
+// openPR opens or updates the one pull request of spec.Head; a dry run (api nil) writes
+// it as the file dryName in dryDir, with its head, base and draft state on top.
+func openPR(ctx context.Context, api prOpener, r gh.Repo, dryDir, dryName string, spec gh.PRSpec) (gh.PR, Outcome, error) {
+	if api == nil {
+		doc := fmt.Sprintf("# %s\n\nHead `%s` into `%s`; draft: %t.\n\n---\n\n%s", spec.Title, spec.Head, spec.Base, spec.Draft, spec.Body)
+		action, err := writeDryFile(dryDir, dryName, doc)
+		out := Outcome{Action: action, URL: dryName}
+		if err != nil {
+			out.Error = err.Error()
+		}
+		return gh.PR{Draft: spec.Draft}, out, err
+	}
+	pr, action, err := api.UpsertPR(ctx, r, spec)
+	if err != nil {
+		return pr, Outcome{Action: "failed", Error: err.Error()}, fmt.Errorf("opening the pull request: %w", err)
+	}
+	return pr, Outcome{Action: string(action), Number: int64(pr.Number), URL: pr.URL}, nil
 }

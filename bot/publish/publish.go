@@ -505,28 +505,23 @@ func (p *publisher) pullRequest(ctx context.Context) {
 		return
 	}
 	spec := gh.PRSpec{Head: o.Branch, Base: o.BaseBranch, Title: title, Body: body, Draft: d.Draft}
-	if o.GH == nil {
-		doc := fmt.Sprintf("# %s\n\nHead `%s` into `%s`; draft: %t.\n\n---\n\n%s", title, spec.Head, spec.Base, spec.Draft, body)
-		action, err := p.writeDry(DryPR, doc)
-		p.sum.PR = Outcome{Action: action, URL: DryPR}
-		if err != nil {
-			p.prFailed = true
-			p.sum.PR.Error = err.Error()
-			p.fail(err)
-		}
-		p.prDraft = spec.Draft
-		return
+	var api prOpener
+	if o.GH != nil {
+		api = o.GH
 	}
-	pr, action, err := o.GH.UpsertPR(ctx, o.Repo, spec)
+	pr, out, err := openPR(ctx, api, o.Repo, o.DryRunDir, DryPR, spec)
+	p.sum.PR = out
+	p.prDraft = pr.Draft
 	if err != nil {
 		p.prFailed = true
-		p.sum.PR = Outcome{Action: "failed", Error: err.Error()}
-		p.fail(fmt.Errorf("opening the pull request: %w", err))
+		p.fail(err)
 		return
 	}
-	p.prURL, p.prNumber, p.prDraft = pr.URL, pr.Number, pr.Draft
-	p.sum.PR = Outcome{Action: string(action), Number: int64(pr.Number), URL: pr.URL}
-	if pr.Draft != spec.Draft && action != gh.Created {
+	if o.GH == nil {
+		return
+	}
+	p.prURL, p.prNumber = pr.URL, pr.Number
+	if pr.Draft != spec.Draft && out.Action != string(gh.Created) {
 		p.sum.Notes = append(p.sum.Notes, fmt.Sprintf("pull request #%d was opened earlier with draft=%t; GitHub's REST API cannot change that: convert it by hand", pr.Number, pr.Draft))
 	}
 }
