@@ -18,6 +18,7 @@ import (
 	"github.com/lablup/perfbot/bot/gitpub"
 	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/config"
+	"github.com/lablup/perfbot/internal/infile"
 	"github.com/lablup/perfbot/runner/baseline"
 	"github.com/lablup/perfbot/runner/benchcsv"
 	"github.com/lablup/perfbot/runner/guard"
@@ -179,7 +180,7 @@ func readNightly(dir string) (*nightly, error) {
 			n.mlxlm = f
 		}
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, man.Stem+job.GuardLogSuffix)); err == nil {
+	if b, err := infile.ReadFile(filepath.Join(dir, man.Stem+job.GuardLogSuffix), gitpub.DefaultMaxFileSize); err == nil {
 		if n.guard, err = guard.ParseLog(strings.NewReader(string(b))); err != nil {
 			return nil, fmt.Errorf("reading the guard's evidence: %w", err)
 		}
@@ -262,7 +263,7 @@ func (p *baselinePublisher) prepare(ctx context.Context) error {
 	}
 	p.files = map[string][]byte{}
 	for _, name := range n.files {
-		b, err := os.ReadFile(filepath.Join(n.dir, name))
+		b, err := infile.ReadFile(filepath.Join(n.dir, name), gitpub.DefaultMaxFileSize)
 		if err != nil {
 			return fmt.Errorf("reading the results: %w", err)
 		}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -320,5 +321,17 @@ func TestFormatRoundTrip(t *testing.T) {
 	got := string(Format(ROCmHeader, []Row{skip}))
 	if want := `m,models/m/,,,,,,,2026-10-08,H,0.7.0,release,128,"Hello, how are you today?",512,SKIP:oom,c,m,o,h`; !strings.HasSuffix(got, want+"\n") {
 		t.Errorf("skip row %q", got)
+	}
+}
+
+// A FIFO named like a harness file is refused at once, not waited on.
+func TestReadFileRefusesAFIFO(t *testing.T) {
+	t.Parallel()
+	p := filepath.Join(t.TempDir(), "rocm_strixhalo-gfx1151_2026-10-08.csv")
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	if _, err := ReadFile(p); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("%v", err)
 	}
 }

@@ -6,11 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/lablup/perfbot/internal/infile"
 )
 
 // MaxFileBytes bounds one CSV: a nightly file has a few dozen rows; anything this large
@@ -124,17 +125,9 @@ func ReadFile(path string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	fh, err := os.Open(path)
+	b, err := infile.ReadFile(path, MaxFileBytes)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", filepath.Base(path), err)
-	}
-	defer fh.Close()
-	b, err := io.ReadAll(io.LimitReader(fh, MaxFileBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", filepath.Base(path), err)
-	}
-	if len(b) > MaxFileBytes {
-		return nil, fmt.Errorf("%s is larger than %d MiB: not a harness CSV", filepath.Base(path), MaxFileBytes>>20)
+		return nil, fmt.Errorf("reading the benchmark CSV: %w", err)
 	}
 	f, err := Parse(b, filepath.Base(path))
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lablup/perfbot/internal/infile"
 	"github.com/lablup/perfbot/runner/baseline"
 	"github.com/lablup/perfbot/runner/benchcsv"
 	"github.com/lablup/perfbot/runner/hostinfo"
@@ -134,14 +135,7 @@ const maxManifestBytes = 16 << 20
 // ReadNightly reads a nightly manifest as Bench writes it.
 func ReadNightly(path string) (Nightly, error) {
 	var n Nightly
-	fi, err := os.Stat(path)
-	if err != nil {
-		return n, fmt.Errorf("reading the nightly manifest: %w", err)
-	}
-	if fi.Size() > maxManifestBytes {
-		return n, fmt.Errorf("%s is %d bytes: not a nightly manifest", path, fi.Size())
-	}
-	b, err := os.ReadFile(path)
+	b, err := infile.ReadFile(path, maxManifestBytes)
 	if err != nil {
 		return n, fmt.Errorf("reading the nightly manifest: %w", err)
 	}
