@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/lablup/perfbot/internal/safetext"
 )
 
 // MemoryBudget is the share of memory the harnesses allow a model's weights before they
@@ -141,15 +143,15 @@ func (c *checker) name() {
 			c.add(Error, "name", "", 0, "the mlx-lm baseline's file must be named pylm_<hw>_<date>.csv, not %s", c.base)
 		}
 		if e.GFX != "" && !strings.Contains(n.Host, e.GFX) {
-			c.add(Error, "mislabelled", "", 0, "%s was written on a ROCm host (%s) but its hardware tag %q does not name the GPU: scripts/bench_mlxlm.py did not recognize the ROCm host; update it (its ROCm detection) and run again",
-				c.base, e.GFX, n.Host)
+			c.add(Error, "mislabelled", "", 0, "%s was written on a ROCm host (%s) but its hardware tag %s does not name the GPU: scripts/bench_mlxlm.py did not recognize the ROCm host; update it (its ROCm detection) and run again",
+				c.base, e.GFX, safetext.Quote(n.Host))
 		}
 	} else if e.Backend != "" && n.Backend != e.Backend {
 		want := Name{Backend: e.Backend, Host: hostTag(n.Host, e.GFX), Date: n.Date, Suffix: n.Suffix, Single: n.Single, VLM: n.VLM}
 		c.add(Error, "mislabelled", "", 0, "%s is mislabelled: it was written on a %s host (%s) but named %s_...; the harness did not detect the %s backend (scripts/bench_decode.sh's backend detection); fix the harness and run again, the file should be %s",
 			c.base, strings.ToUpper(e.Backend), orUnknown(e.GFX), n.Backend, e.Backend, want)
 	} else if e.GFX != "" && !strings.Contains(n.Host, e.GFX) {
-		c.add(Error, "mislabelled", "", 0, "%s: the hardware tag %q does not name the GPU target %s (want e.g. %s)", c.base, n.Host, e.GFX, hostTag(n.Host, e.GFX))
+		c.add(Error, "mislabelled", "", 0, "%s: the hardware tag %s does not name the GPU target %s (want e.g. %s)", c.base, safetext.Quote(n.Host), e.GFX, hostTag(n.Host, e.GFX))
 	}
 	if e.Date != "" && n.Date != e.Date {
 		c.add(Warning, "date", "", 0, "%s is dated %s, the run %s", c.base, n.Date, e.Date)
@@ -233,16 +235,16 @@ func (c *checker) rows() {
 		case hardware == "":
 			hardware = r.Hardware
 			if e.GFX != "" && !strings.Contains(r.Hardware, e.GFX) {
-				c.add(Error, "hardware", r.Model, r.Line, "the hardware column %q does not name the GPU target %s: the harness described another device (the CPU?)", r.Hardware, e.GFX)
+				c.add(Error, "hardware", r.Model, r.Line, "the hardware column %s does not name the GPU target %s: the harness described another device (the CPU?)", safetext.Quote(r.Hardware), e.GFX)
 			}
 			if rocm && e.ROCm != "" && !strings.Contains(r.Hardware, "ROCm"+e.ROCm) {
-				c.add(Warning, "hardware", r.Model, r.Line, "the hardware column %q does not name ROCm %s", r.Hardware, e.ROCm)
+				c.add(Warning, "hardware", r.Model, r.Line, "the hardware column %s does not name ROCm %s", safetext.Quote(r.Hardware), e.ROCm)
 			}
 		case r.Hardware != hardware:
-			c.add(Error, "hardware", r.Model, r.Line, "the hardware column %q differs from the first row's %q", r.Hardware, hardware)
+			c.add(Error, "hardware", r.Model, r.Line, "the hardware column %s differs from the first row's %s", safetext.Quote(r.Hardware), safetext.Quote(hardware))
 		}
 		if e.Date != "" && r.Date != "" && r.Date != e.Date {
-			c.add(Warning, "date", r.Model, r.Line, "the row is dated %s, the run %s", r.Date, e.Date)
+			c.add(Warning, "date", r.Model, r.Line, "the row is dated %s, the run %s", safetext.Quote(r.Date), e.Date)
 		}
 		if rocm {
 			c.provenance(r)
@@ -258,16 +260,16 @@ func (c *checker) provenance(r Row) {
 	case r.OverlayCommit == "":
 		c.add(Error, "overlay", r.Model, r.Line, "mlx_rocm_overlay_commit is empty: a ROCm row must say which overlay it ran")
 	case e.Overlay != "" && !samePrefix(r.OverlayCommit, e.Overlay):
-		c.add(Error, "overlay", r.Model, r.Line, "mlx_rocm_overlay_commit %s is not the checkout's overlay %s", r.OverlayCommit, short(e.Overlay))
+		c.add(Error, "overlay", r.Model, r.Line, "mlx_rocm_overlay_commit %s is not the checkout's overlay %s", safetext.Quote(r.OverlayCommit), short(e.Overlay))
 	}
 	switch {
 	case r.HIPVersion == "":
 		c.add(Error, "hip", r.Model, r.Line, "hip_version is empty: a ROCm row must say which HIP it ran")
 	case e.HIP != "" && r.HIPVersion != e.HIP:
-		c.add(Error, "hip", r.Model, r.Line, "hip_version %s is not the host's HIP %s", r.HIPVersion, e.HIP)
+		c.add(Error, "hip", r.Model, r.Line, "hip_version %s is not the host's HIP %s", safetext.Quote(r.HIPVersion), e.HIP)
 	}
 	if commit := strings.TrimSuffix(r.MlxcelCommit, "-dirty"); e.Commit != "" && commit != "" && !samePrefix(commit, e.Commit) {
-		c.add(Warning, "commit", r.Model, r.Line, "mlxcel_commit %s is not the checkout's commit %s", r.MlxcelCommit, short(e.Commit))
+		c.add(Warning, "commit", r.Model, r.Line, "mlxcel_commit %s is not the checkout's commit %s", safetext.Quote(r.MlxcelCommit), short(e.Commit))
 	}
 }
 
@@ -297,19 +299,19 @@ func (c *checker) result(r Row) {
 		}
 		return
 	case r.HasDecode:
-		c.add(Warning, "row", r.Model, r.Line, "%s carries numbers: a skipped or failed row should have none", r.Status)
+		c.add(Warning, "row", r.Model, r.Line, "%s carries numbers: a skipped or failed row should have none", safetext.Clean(r.Status))
 	}
 	w := e.ModelBytes[r.Model]
 	if r.Status == SkipOOMEstimate && w > 0 && e.DeviceMemBytes > 0 && float64(w) <= MemoryBudget*float64(e.DeviceMemBytes) {
 		why := fmt.Sprintf("%s was skipped for memory (%s) although its %s of weights fit in the %s of device memory the host reports (85%%: %s): a harness problem, not a missing result",
-			r.Model, r.Status, GiB(w), GiB(e.DeviceMemBytes), GiB(int64(MemoryBudget*float64(e.DeviceMemBytes))))
+			safetext.Clean(r.Model), r.Status, GiB(w), GiB(e.DeviceMemBytes), GiB(int64(MemoryBudget*float64(e.DeviceMemBytes))))
 		if e.HostMemBytes > 0 && float64(w) > MemoryBudget*float64(e.HostMemBytes) {
 			why += fmt.Sprintf("; they are over 85%% of the %s the host sees, so the harness budgeted against host memory instead of device memory", GiB(e.HostMemBytes))
 		}
 		c.add(Error, "harness_memory", r.Model, r.Line, "%s: fix the harness's memory budget (scripts/bench_decode.sh detect_memory_bytes, bench_mlxlm.py's limit)", why)
 		return
 	}
-	text := fmt.Sprintf("%s: %s (%s)", r.Model, r.Status, StatusText(r.Status))
+	text := fmt.Sprintf("%s: %s (%s)", safetext.Clean(r.Model), safetext.Clean(r.Status), safetext.Clean(StatusText(r.Status)))
 	if (r.Status == SkipOOMEstimate || r.Status == SkipOOM) && w > 0 && e.DeviceMemBytes > 0 {
 		text += fmt.Sprintf("; weights %s, device memory %s", GiB(w), GiB(e.DeviceMemBytes))
 	}

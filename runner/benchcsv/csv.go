@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/lablup/perfbot/internal/infile"
+	"github.com/lablup/perfbot/internal/safetext"
 )
 
 // MaxFileBytes bounds one CSV: a nightly file has a few dozen rows; anything this large
@@ -157,7 +158,7 @@ func Parse(b []byte, name string) (*File, error) {
 		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
 		header[i] = h
 		if _, dup := f.col[h]; dup {
-			return nil, fmt.Errorf("%s: column %q appears twice in the header", name, h)
+			return nil, fmt.Errorf("%s: column %s appears twice in the header", name, safetext.Quote(h))
 		}
 		f.col[h] = i
 	}
@@ -248,7 +249,7 @@ func (f *File) row(rec []string, statusAt int) (Row, error) {
 		}
 		v, perr := strconv.ParseFloat(s, 64)
 		if perr != nil || v < 0 || v != v || v > 1e12 {
-			err = fmt.Errorf("%s %q is not a number", c, s)
+			err = fmt.Errorf("%s %s is not a number", c, safetext.Quote(s))
 			return false
 		}
 		*dst = v

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/lablup/perfbot/internal/safetext"
 )
 
 // Backends are the runtimes the harnesses name their files after: the GPU backend of
@@ -33,7 +35,7 @@ var dateSeg = regexp.MustCompile(`_(\d{4}-\d{2}-\d{2})(_|\.csv$)`)
 // ParseName reads a harness file name (a base name, no folder).
 func ParseName(base string) (Name, error) {
 	bad := func(why string) (Name, error) {
-		return Name{}, fmt.Errorf("%q is not a harness CSV name ({backend}_{hw}[_vlm]_{date}[_{suffix}][_single_{model}].csv): %s", base, why)
+		return Name{}, fmt.Errorf("%s is not a harness CSV name ({backend}_{hw}[_vlm]_{date}[_{suffix}][_single_{model}].csv): %s", safetext.Quote(base), why)
 	}
 	if !strings.HasSuffix(base, ".csv") || strings.ContainsAny(base, "/\\") {
 		return bad("want a .csv base name")
