@@ -20,10 +20,11 @@ rows=$(($(wc -l < "$trace") - 1))
 cat "$trace" > /dev/null # warm the page cache
 
 wc_line=$("$out/timeit" -n 5 -- wc -l "$trace")
+# Every run after the first replaces the outputs and says so: not news here.
 an_line=$("$out/timeit" -n 5 -- "$out/perfbot" analyze --trace "$trace" \
   --log "$out/synth-$tokens/${run}_bench.log" --plain-log "$out/synth-$tokens/${run}_plain_bench.log" \
   --model-dir "$out/synth-$tokens/Meta-Llama-3.1-8B-Instruct-4bit" --sampling greedy \
-  --name "$run" --out-dir "$out/results")
+  --name "$run" --out-dir "$out/results" 2> >(grep -v 'replaced the existing' >&2))
 
 field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p" <<<"$2"; }
 wc_s=$(field median_s "$wc_line"); an_s=$(field median_s "$an_line"); rss=$(field max_rss_kb "$an_line")

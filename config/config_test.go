@@ -353,7 +353,7 @@ func TestParseReportsEveryErrorAtOnce(t *testing.T) {
 	}
 	want := []string{
 		name + ":7: epic: must be an issue number, or 0 for no epic comment (got -1)",
-		name + ":6: models.llama.weights_gib: must be > 0 (the size of the weights in GiB, used to plan memory)",
+		name + ":6: models.llama.weights_gib: must be > 0 and at most 4096 (the size of the weights in GiB, used to plan memory)",
 		name + ":8: guard.sample_hz: must be in 1..100 (got 0)",
 	}
 	if d := cmp.Diff(want, strings.Split(err.Error(), "\n")); d != "" {

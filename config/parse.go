@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -13,6 +12,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/lablup/perfbot/internal/infile"
+	"github.com/lablup/perfbot/internal/safetext"
 	"github.com/lablup/perfbot/internal/yamlstrict"
 	"github.com/lablup/perfbot/runner/results"
 )
@@ -121,7 +122,7 @@ func describeNode(node *yaml.Node) string {
 	case yaml.MappingNode:
 		return "a mapping"
 	}
-	return "`" + node.Value + "`"
+	return "`" + safetext.Clean(node.Value) + "`"
 }
 
 func rawDefaults() rawFile {
@@ -159,9 +160,15 @@ func rawDefaults() rawFile {
 	}
 }
 
+// MaxFileBytes bounds the config file: the full example is 3 KiB.
+const MaxFileBytes = 1 << 20
+
+// maxErrors is how many problems an error lists; the rest are counted.
+const maxErrors = 20
+
 // Load reads and parses the config file at path; errors name path and the line.
 func Load(path string) (Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := infile.ReadFile(path, MaxFileBytes)
 	if err != nil {
 		return Config{}, fmt.Errorf("reading perfbot config: %w", err)
 	}
@@ -169,8 +176,12 @@ func Load(path string) (Config, error) {
 }
 
 // Parse decodes and validates a perfbot.yml; name is used in errors
-// (`.github/perfbot.yml:12: models.llama.weights_gib: must be > 0 ...`).
+// (`.github/perfbot.yml:12: models.llama.weights_gib: must be > 0 ...`). Every step is
+// linear in the size of the file, which is at most MaxFileBytes.
 func Parse(data []byte, name string) (Config, error) {
+	if len(data) > MaxFileBytes {
+		return Config{}, fmt.Errorf("%s: %s, more than the %s a perfbot config can be", name, infile.Size(int64(len(data))), infile.Size(MaxFileBytes))
+	}
 	raw := rawDefaults()
 	doc, err := yamlstrict.Decode(data, name, &raw)
 	if err != nil {
@@ -179,9 +190,12 @@ func Parse(data []byte, name string) (Config, error) {
 	c, fes := build(raw, modelOrder(doc.Root))
 	fes = append(fes, c.check()...)
 	if len(fes) > 0 {
-		errs := make([]error, len(fes))
-		for i, fe := range fes {
-			errs[i] = doc.Errorf(fe.path, "%s", fe.msg)
+		errs := make([]error, 0, min(len(fes), maxErrors)+1)
+		for _, fe := range fes[:min(len(fes), maxErrors)] {
+			errs = append(errs, doc.Errorf(fe.path, "%s", fe.msg))
+		}
+		if len(fes) > maxErrors {
+			errs = append(errs, fmt.Errorf("%s: and %d more problems", name, len(fes)-maxErrors))
 		}
 		return Config{}, errors.Join(errs...)
 	}
@@ -318,6 +332,11 @@ func explain(data []byte, name string, err error) error {
 	}
 	idx := indexNodes(&root)
 	lines := strings.Split(err.Error(), "\n")
+	if len(lines) > maxErrors {
+		// Each line is looked up in the whole index: explain the first few only.
+		more := len(lines) - maxErrors
+		lines = append(lines[:maxErrors], fmt.Sprintf("%s: and %d more problems", name, more))
+	}
 	for i, l := range lines {
 		m := errLineRE.FindStringSubmatch(l)
 		if m == nil || m[1] != name {
@@ -334,7 +353,7 @@ func explain(data []byte, name string, err error) error {
 			if strings.HasSuffix(value, "...") {
 				value, prefix = strings.TrimSuffix(value, "..."), true
 			}
-			got := "`" + t[2] + "`"
+			got := "`" + safetext.Clean(t[2]) + "`"
 			if kind == yaml.SequenceNode {
 				got = "a list"
 			} else if kind == yaml.MappingNode {

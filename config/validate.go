@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"path"
 	"regexp"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lablup/perfbot/internal/safetext"
 	"github.com/lablup/perfbot/runner/results"
 )
 
@@ -26,6 +26,21 @@ var (
 	// so no commas, dots or spaces.
 	modelNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
 	backendRE   = regexp.MustCompile(`^[a-z][a-z0-9]{0,31}$`)
+)
+
+// MaxModels bounds the models of one config. A request runs a few of them, each for
+// minutes under the guard; a config of thousands is a mistake (or an attack on the
+// checks, which must stay cheap), refused with one error.
+const MaxModels = 256
+
+// maxSamplings bounds the sampling settings: every model runs at each of them.
+const maxSamplings = 32
+
+// Bounds of the float values: the weights of a model that fits a GPU host, and the CPU
+// share of one process in percent of one core on a host of up to 1,000 cores.
+const (
+	maxWeightsGiB       = 4096
+	maxForeignCPUPctCap = 100000
 )
 
 const (
@@ -67,8 +82,8 @@ func (c Config) check() []fieldError {
 		add("epic", "must be an issue number, or 0 for no epic comment (got %d)", c.Epic)
 	}
 	if !slices.Contains(Permissions, c.Trigger.MinPermission) {
-		add("trigger.min_permission", "unknown permission %q; use one of %s",
-			c.Trigger.MinPermission, strings.Join(Permissions, ", "))
+		add("trigger.min_permission", "unknown permission %s; use one of %s",
+			q(c.Trigger.MinPermission), strings.Join(Permissions, ", "))
 	}
 
 	c.checkModels(add)
@@ -95,12 +110,12 @@ func (c Config) check() []fieldError {
 			add(b.key, "%s", msg)
 		}
 	}
-	if p, q := c.Branches.Profile, c.Branches.Baseline; p != "" && q != "" {
+	if p, b := c.Branches.Profile, c.Branches.Baseline; p != "" && b != "" {
 		switch {
-		case p == q:
+		case p == b:
 			add("branches.baseline", "is the same branch as branches.profile; give each its own")
-		case strings.HasPrefix(q, p+"/") || strings.HasPrefix(p, q+"/"):
-			add("branches.baseline", "%q and %q cannot both exist in git (one is a folder of the other)", p, q)
+		case strings.HasPrefix(b, p+"/") || strings.HasPrefix(p, b+"/"):
+			add("branches.baseline", "%s and %s cannot both exist in git (one is a folder of the other)", q(p), q(b))
 		}
 	}
 
@@ -128,8 +143,8 @@ func (c Config) check() []fieldError {
 		}
 	}
 
-	if c.Limits.MaxModels < 1 {
-		add("limits.max_models", "must be >= 1 (got %d)", c.Limits.MaxModels)
+	if c.Limits.MaxModels < 1 || c.Limits.MaxModels > MaxModels {
+		add("limits.max_models", "must be >= 1 and at most %d (got %d)", MaxModels, c.Limits.MaxModels)
 	}
 	if c.Limits.RunTimeout < time.Minute {
 		add("limits.run_timeout_mins", "must be >= 1 minute (got %s)", c.Limits.RunTimeout)
@@ -148,15 +163,19 @@ func (c Config) checkModels(add func(p, format string, a ...any)) {
 	if len(c.Models) == 0 {
 		add("models", "no models; configure at least one (name: {dir: ..., model_type: ..., weights_gib: ...})")
 	}
+	if len(c.Models) > MaxModels {
+		add("models", "%d models, more than the %d perfbot takes; keep the models you profile", len(c.Models), MaxModels)
+		return
+	}
 	seen := map[string]bool{}
 	byBase := map[string]string{}
 	for _, m := range c.Models {
 		key := "models." + m.Name
 		if !modelNameRE.MatchString(m.Name) {
-			add(key, "model name %q: use letters, digits, '-' and '_' (at most 64, no dots or commas)", m.Name)
+			add(key, "model name %s: use letters, digits, '-' and '_' (at most 64, no dots or commas)", q(m.Name))
 		}
 		if seen[m.Name] {
-			add(key, "model %q is configured twice", m.Name)
+			add(key, "model %s is configured twice", q(m.Name))
 		}
 		seen[m.Name] = true
 		if m.Dir == "" {
@@ -168,7 +187,7 @@ func (c Config) checkModels(add func(p, format string, a ...any)) {
 			// write over each other's results.
 			base := path.Base(strings.TrimRight(m.Dir, "/"))
 			if other, dup := byBase[base]; dup {
-				add(key+".dir", "has the same directory name %q as models.%s; their run names and results files would collide", base, other)
+				add(key+".dir", "has the same directory name %s as models.%s; their run names and results files would collide", q(base), other)
 			} else {
 				byBase[base] = m.Name
 			}
@@ -180,18 +199,26 @@ func (c Config) checkModels(add func(p, format string, a ...any)) {
 			add(key+".config", "give model_type or config, not both")
 		case m.ModelType != "":
 			if strings.ContainsAny(m.ModelType, " \t\n/") {
-				add(key+".model_type", "%q is not a model type (like llama or qwen3_moe)", m.ModelType)
+				add(key+".model_type", "%s is not a model type (like llama or qwen3_moe)", q(m.ModelType))
 			}
 		default:
 			if msg := checkRepoPath(m.ConfigPath); msg != "" {
 				add(key+".config", "%s", msg)
 			} else if !strings.HasSuffix(m.ConfigPath, ".json") {
-				add(key+".config", "%q is not a JSON file; give the path of the model's config.json", m.ConfigPath)
+				add(key+".config", "%s is not a JSON file; give the path of the model's config.json", q(m.ConfigPath))
 			}
 		}
-		if !(m.WeightsGiB > 0) || math.IsInf(m.WeightsGiB, 0) {
-			add(key+".weights_gib", "must be > 0 (the size of the weights in GiB, used to plan memory)")
+		if !(m.WeightsGiB > 0 && m.WeightsGiB <= maxWeightsGiB) {
+			add(key+".weights_gib", "must be > 0 and at most %d (the size of the weights in GiB, used to plan memory)", maxWeightsGiB)
 		}
+		if results.CheckRunName(results.RunName(m.Dir, results.Greedy)) != nil && m.Dir != "" && checkRepoPath(m.Dir) == "" {
+			add(key+".dir", "its last folder %s cannot name a run (a printable name, not starting with a dot); run names are <folder>_<tag>",
+				q(path.Base(strings.TrimRight(m.Dir, "/"))))
+		}
+	}
+	known := make(map[string]bool, len(c.Models))
+	for _, m := range c.Models {
+		known[m.Name] = true
 	}
 
 	if c.DefaultModels != nil && len(c.DefaultModels) == 0 {
@@ -200,11 +227,11 @@ func (c Config) checkModels(add func(p, format string, a ...any)) {
 	picked := map[string]bool{}
 	for i, name := range c.DefaultModels {
 		key := "default_models." + strconv.Itoa(i)
-		if _, ok := c.Model(name); !ok {
-			add(key, "%q is not a configured model; known: %s", name, strings.Join(c.modelNames(), ", "))
+		if !known[name] {
+			add(key, "%s is not a configured model; known: %s", q(name), c.knownModels())
 		}
 		if picked[name] {
-			add(key, "%q is listed twice", name)
+			add(key, "%s is listed twice", q(name))
 		}
 		picked[name] = true
 	}
@@ -222,6 +249,10 @@ func (c Config) checkSampling(add func(p, format string, a ...any)) {
 	if len(c.SamplingTags) == 0 {
 		add("sampling", "is empty; list at least one setting (greedy, t<T> or t<T>-p<P>)")
 	}
+	if len(c.SamplingTags) > maxSamplings {
+		add("sampling", "has %d settings, more than %d; every model runs at each of them", len(c.SamplingTags), maxSamplings)
+		return
+	}
 	if len(c.Sampling) != len(c.SamplingTags) {
 		add("sampling", "has %d settings but %d tags", len(c.Sampling), len(c.SamplingTags))
 		return
@@ -235,7 +266,7 @@ func (c Config) checkSampling(add func(p, format string, a ...any)) {
 			continue
 		}
 		if s != c.Sampling[i] {
-			add(key, "tag %q does not match its setting %+v", tag, c.Sampling[i])
+			add(key, "tag %s does not match its setting %+v", q(tag), c.Sampling[i])
 		}
 		if j, dup := seen[s.Tag()]; dup {
 			add(key, "is the same setting as sampling.%d (run tag %s)", j, s.Tag())
@@ -252,7 +283,7 @@ func (c Config) checkRunners(add func(p, format string, a ...any)) {
 	for _, backend := range slices.Sorted(maps.Keys(c.Runners)) {
 		key := "runners." + backend
 		if !backendRE.MatchString(backend) {
-			add(key, "backend %q: use lowercase letters and digits (like rocm)", backend)
+			add(key, "backend %s: use lowercase letters and digits (like rocm)", q(backend))
 		}
 		labels := c.Runners[backend]
 		if len(labels) == 0 && backend != "rocm" {
@@ -265,9 +296,9 @@ func (c Config) checkRunners(add func(p, format string, a ...any)) {
 			case strings.TrimSpace(l) == "":
 				add(lk, "is an empty label")
 			case strings.ContainsAny(l, " \t\n,"):
-				add(lk, "label %q contains a space or comma; runner labels cannot", l)
+				add(lk, "label %s contains a space or comma; runner labels cannot", q(l))
 			case seen[strings.ToLower(l)]:
-				add(lk, "label %q is listed twice (labels are case-insensitive)", l)
+				add(lk, "label %s is listed twice (labels are case-insensitive)", q(l))
 			}
 			seen[strings.ToLower(l)] = true
 		}
@@ -289,16 +320,16 @@ func (c Config) checkGuard(add func(p, format string, a ...any)) {
 		add("guard.max_wait_secs", "(%d) is shorter than guard.idle_secs (%d): the guard could never see a full idle window",
 			int(g.MaxWait/time.Second), int(g.IdleWindow/time.Second))
 	}
-	if g.MaxForeignCPUPct < 0 || math.IsNaN(g.MaxForeignCPUPct) || math.IsInf(g.MaxForeignCPUPct, 0) {
-		add("guard.max_foreign_cpu_pct", "must be >= 0 (0 turns CPU-contention detection off)")
+	if !(g.MaxForeignCPUPct >= 0 && g.MaxForeignCPUPct <= maxForeignCPUPctCap) {
+		add("guard.max_foreign_cpu_pct", "must be >= 0 and at most %d, percent of one core (0 turns CPU-contention detection off)", maxForeignCPUPctCap)
 	}
 	switch {
 	case g.Lock == "":
 		add("guard.lock", "missing; give the host-wide lock file shared with scripts/rocm_gpu_guard.sh")
 	case !strings.HasPrefix(g.Lock, "/"):
-		add("guard.lock", "%q must be an absolute path on the host (every guard on the host must agree on it)", g.Lock)
+		add("guard.lock", "%s must be an absolute path on the host (every guard on the host must agree on it)", q(g.Lock))
 	case strings.HasSuffix(g.Lock, "/") || path.Clean(g.Lock) != g.Lock:
-		add("guard.lock", "%q is not a clean file path; write it like /tmp/mlxcel-rocm-gpu-guard.lock", g.Lock)
+		add("guard.lock", "%s is not a clean file path; write it like /tmp/mlxcel-rocm-gpu-guard.lock", q(g.Lock))
 	}
 }
 
@@ -308,19 +339,19 @@ func checkRepoPath(p string) string {
 	case strings.TrimSpace(p) == "":
 		return "is empty; give a path relative to the repository root"
 	case strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~"):
-		return fmt.Sprintf("%q is absolute; give a path relative to the repository root", p)
+		return fmt.Sprintf("%s is absolute; give a path relative to the repository root", q(p))
 	case strings.Contains(p, `\`):
-		return fmt.Sprintf("%q contains a backslash; use / between folders", p)
+		return fmt.Sprintf("%s contains a backslash; use / between folders", q(p))
 	case len(p) >= 2 && p[1] == ':':
-		return fmt.Sprintf("%q looks like a drive path; give a path relative to the repository root", p)
+		return fmt.Sprintf("%s looks like a drive path; give a path relative to the repository root", q(p))
 	}
 	for _, part := range strings.Split(p, "/") {
 		if part == ".." {
-			return fmt.Sprintf("%q leaves the repository with ..; give a path inside it", p)
+			return fmt.Sprintf("%s leaves the repository with ..; give a path inside it", q(p))
 		}
 	}
 	if path.Clean(p) == "." {
-		return fmt.Sprintf("%q is the repository root; name a folder or file inside it", p)
+		return fmt.Sprintf("%s is the repository root; name a folder or file inside it", q(p))
 	}
 	return ""
 }
@@ -332,7 +363,7 @@ func CheckBranch(name string) string { return checkBranch(name) }
 // checkBranch returns why git would refuse name as a branch (git check-ref-format), or "".
 func checkBranch(name string) string {
 	bad := func(why string) string {
-		return fmt.Sprintf("%q is not a valid branch name: %s", name, why)
+		return fmt.Sprintf("%s is not a valid branch name: %s", q(name), why)
 	}
 	switch {
 	case name == "":
@@ -368,6 +399,20 @@ func checkBranch(name string) string {
 		}
 	}
 	return ""
+}
+
+// q quotes a value from the file for a message: cut, control characters escaped.
+func q(s string) string { return safetext.Quote(s) }
+
+// knownModels lists the configured model names for an error, the first few of them.
+func (c Config) knownModels() string {
+	const shown = 20
+	names := c.modelNames()
+	list := strings.Join(names[:min(len(names), shown)], ", ")
+	if len(names) > shown {
+		list += fmt.Sprintf(" and %d more", len(names)-shown)
+	}
+	return safetext.Clean(list)
 }
 
 func (c Config) modelNames() []string {

@@ -76,20 +76,41 @@ type Options struct {
 	Now           func() time.Time
 }
 
-func (o Options) normalize() (Options, error) {
+// destinationErrors says what is missing to publish results written by job (a
+// `perfbot run ...` command) from a clone repo, to GitHub or into a dry-run folder.
+func destinationErrors(results, repo, job string, toGitHub bool, dryDir string, r gh.Repo) []error {
 	var errs []error
-	if o.ResultsDir == "" {
-		errs = append(errs, errors.New("no results folder: pass the folder `perfbot run profile` wrote"))
+	if results == "" {
+		errs = append(errs, fmt.Errorf("no results folder: pass the folder `perfbot %s` wrote", job))
 	}
-	if o.RepoDir == "" {
+	if repo == "" {
 		errs = append(errs, errors.New("no repository: pass a clone of the target repository"))
 	}
-	if o.GH == nil && o.DryRunDir == "" {
+	if !toGitHub && dryDir == "" {
 		errs = append(errs, errors.New("neither a GitHub client nor a dry-run folder: give one"))
 	}
-	if o.GH != nil && o.Repo.Owner == "" {
+	if toGitHub && r.Owner == "" {
 		errs = append(errs, errors.New("no GitHub repository (owner/name) to publish to"))
 	}
+	return errs
+}
+
+// gitDefaults fills the remote, the commit identity and the server links point to.
+func gitDefaults(remote *string, author *gitpub.Identity, server *string) {
+	if *remote == "" {
+		*remote = "origin"
+	}
+	if author.Name == "" {
+		*author = gitpub.Identity{Name: "perfbot[bot]", Email: "perfbot[bot]@users.noreply.github.com"}
+	}
+	if *server == "" {
+		*server = "https://github.com"
+	}
+	*server = strings.TrimRight(*server, "/")
+}
+
+func (o Options) normalize() (Options, error) {
+	errs := destinationErrors(o.ResultsDir, o.RepoDir, "run profile", o.GH != nil, o.DryRunDir, o.Repo)
 	if o.Branch == "" {
 		o.Branch = o.Config.Branches.Profile
 	}
@@ -99,16 +120,7 @@ func (o Options) normalize() (Options, error) {
 	if o.Epic <= 0 {
 		o.Epic = o.Config.Epic
 	}
-	if o.Remote == "" {
-		o.Remote = "origin"
-	}
-	if o.Author.Name == "" {
-		o.Author = gitpub.Identity{Name: "perfbot[bot]", Email: "perfbot[bot]@users.noreply.github.com"}
-	}
-	if o.ServerURL == "" {
-		o.ServerURL = "https://github.com"
-	}
-	o.ServerURL = strings.TrimRight(o.ServerURL, "/")
+	gitDefaults(&o.Remote, &o.Author, &o.ServerURL)
 	if o.Command == "" {
 		o.Command = "/profile rocm"
 	}

@@ -331,75 +331,120 @@ func patchProblem(ps *Patch) string {
 // push commits the page, the results and the patched sources on the bot branch.
 func (p *publisher) push(ctx context.Context) error {
 	o := p.o
-	remote := o.Remote
-	defBranch := o.BaseBranch
-	if o.GH == nil {
-		var err error
-		if remote, err = p.dryRemote(ctx); err != nil {
-			return err
-		}
-		if defBranch == "" {
-			defBranch = "main"
-		}
-	} else if defBranch == "" {
-		b, err := o.GH.DefaultBranch(ctx, o.Repo)
-		if err != nil {
-			return fmt.Errorf("finding the branch the pull request merges into: %w", err)
-		}
-		defBranch = b
-	}
-	p.o.BaseBranch = defBranch
-	p.sum.Git.Remote = remote
-	pub := &gitpub.Publisher{Dir: o.RepoDir, Remote: remote, DefaultBranch: defBranch, Token: o.GitToken, Branches: []string{o.Branch}}
-	res, err := pub.Publish(ctx, gitpub.Change{
-		Base: p.base, Branch: o.Branch, Files: p.files, Message: p.commitMessage(),
-		Author: o.Author, Date: p.when,
+	pr, err := pushCommit(ctx, pushSpec{
+		repo: o.RepoDir, remote: o.Remote, branch: o.Branch, baseBranch: o.BaseBranch, token: o.GitToken,
+		dryDir: o.DryRunDir, gh: o.GH, ghRepo: o.Repo,
+		change: gitpub.Change{Base: p.base, Branch: o.Branch, Files: p.files, Message: p.commitMessage(), Author: o.Author, Date: p.when},
 	})
+	p.o.BaseBranch = pr.baseBranch
+	p.sum.Notes = append(p.sum.Notes, pr.notes...)
+	p.sum.Git.Remote = pr.remote
+	res := pr.res
 	p.sum.Git.Commit, p.sum.Git.Action, p.sum.Git.Pushed, p.sum.Git.Retries = res.Commit, res.Action, res.Pushed, res.Retries
 	if err != nil {
 		p.sum.Git.Error = err.Error()
-		return fmt.Errorf("committing the results to %s: %w", o.Branch, err)
+		return err
 	}
 	p.pushed, p.commit = true, res.Commit
 	if o.Repo.Owner != "" {
-		p.linkRoot = fmt.Sprintf("%s/%s/%s/blob/%s/", o.ServerURL, o.Repo.Owner, o.Repo.Name, res.Commit)
-	}
-	if o.GH == nil {
-		p.dryLocalBranch(ctx, res.Commit)
+		p.linkRoot = blobRoot(o.ServerURL, o.Repo, res.Commit)
 	}
 	return nil
 }
 
-// dryRemote is where a dry run pushes: the repo's remote when it is on this machine,
-// else a bare repository made in the dry-run folder.
-func (p *publisher) dryRemote(ctx context.Context) (string, error) {
-	u, err := git(ctx, p.o.RepoDir, "remote", "get-url", p.o.Remote)
-	if err == nil && localRemote(u) {
-		return p.o.Remote, nil
-	}
-	bare, err := filepath.Abs(filepath.Join(p.o.DryRunDir, "remote.git"))
-	if err != nil {
-		return "", fmt.Errorf("making the dry run's remote: %w", err)
-	}
-	if _, err := os.Stat(bare); err != nil {
-		if _, err := git(ctx, p.o.DryRunDir, "init", "--quiet", "--bare", bare); err != nil {
-			return "", fmt.Errorf("making the dry run's remote: %w", err)
-		}
-	}
-	p.sum.Notes = append(p.sum.Notes, "dry run: the repository's remote is not on this machine, so the commit was pushed to "+bare)
-	return bare, nil
+// blobRoot is where links to the files of commit start on GitHub.
+func blobRoot(server string, r gh.Repo, commit string) string {
+	return fmt.Sprintf("%s/%s/%s/blob/%s/", server, r.Owner, r.Name, commit)
 }
 
-// dryLocalBranch points the local bot branch at the commit, unless it is checked out.
-func (p *publisher) dryLocalBranch(ctx context.Context, commit string) {
-	head, _ := git(ctx, p.o.RepoDir, "symbolic-ref", "--quiet", "HEAD")
-	if head == "refs/heads/"+p.o.Branch {
-		p.sum.Notes = append(p.sum.Notes, "dry run: the bot branch is checked out in the repository, so it was not moved")
-		return
+// pushSpec is one commit to put on a bot branch.
+type pushSpec struct {
+	repo, remote, branch, baseBranch, token string
+	dryDir                                  string // a dry run when gh is nil
+	gh                                      interface {
+		DefaultBranch(ctx context.Context, r gh.Repo) (string, error)
 	}
-	if _, err := git(ctx, p.o.RepoDir, "update-ref", "-m", "perfbot publish --dry-run", "refs/heads/"+p.o.Branch, commit); err != nil {
-		p.sum.Notes = append(p.sum.Notes, "dry run: the local bot branch was not updated: "+err.Error())
+	ghRepo gh.Repo
+	change gitpub.Change
+}
+
+// pushed is what pushCommit did: the remote and the branch the pull request merges
+// into, as found, and the notes of a dry run.
+type pushed struct {
+	res        gitpub.Result
+	remote     string
+	baseBranch string
+	notes      []string
+}
+
+// pushCommit builds the one commit on the bot branch and pushes it (bot/gitpub); a dry
+// run pushes only to a remote on this machine and points the local branch at it.
+func pushCommit(ctx context.Context, s pushSpec) (pushed, error) {
+	out := pushed{remote: s.remote, baseBranch: s.baseBranch}
+	dry := s.gh == nil
+	if dry {
+		remote, note, err := dryRunRemote(ctx, s.repo, s.remote, s.dryDir)
+		if note != "" {
+			out.notes = append(out.notes, note)
+		}
+		if err != nil {
+			return out, err
+		}
+		out.remote = remote
+		if out.baseBranch == "" {
+			out.baseBranch = "main"
+		}
+	} else if out.baseBranch == "" {
+		b, err := s.gh.DefaultBranch(ctx, s.ghRepo)
+		if err != nil {
+			return out, fmt.Errorf("finding the branch the pull request merges into: %w", err)
+		}
+		out.baseBranch = b
 	}
+	pub := &gitpub.Publisher{Dir: s.repo, Remote: out.remote, DefaultBranch: out.baseBranch, Token: s.token, Branches: []string{s.branch}}
+	res, err := pub.Publish(ctx, s.change)
+	out.res = res
+	if err != nil {
+		return out, fmt.Errorf("committing the results to %s: %w", s.branch, err)
+	}
+	if dry {
+		if note := pointLocalBranch(ctx, s.repo, s.branch, res.Commit); note != "" {
+			out.notes = append(out.notes, note)
+		}
+	}
+	return out, nil
+}
+
+// dryRunRemote is where a dry run pushes: remote when it is on this machine, else a bare
+// repository made in dryDir (note then says so).
+func dryRunRemote(ctx context.Context, repo, remote, dryDir string) (string, string, error) {
+	u, err := git(ctx, repo, "remote", "get-url", remote)
+	if err == nil && localRemote(u) {
+		return remote, "", nil
+	}
+	bare, err := filepath.Abs(filepath.Join(dryDir, "remote.git"))
+	if err != nil {
+		return "", "", fmt.Errorf("making the dry run's remote: %w", err)
+	}
+	if _, err := os.Stat(bare); err != nil {
+		if _, err := git(ctx, dryDir, "init", "--quiet", "--bare", bare); err != nil {
+			return "", "", fmt.Errorf("making the dry run's remote: %w", err)
+		}
+	}
+	return bare, "dry run: the repository's remote is not on this machine, so the commit was pushed to " + bare, nil
+}
+
+// pointLocalBranch points a dry run's local bot branch at commit, unless it is checked
+// out; the note says what was not done.
+func pointLocalBranch(ctx context.Context, repo, branch, commit string) string {
+	head, _ := git(ctx, repo, "symbolic-ref", "--quiet", "HEAD")
+	if head == "refs/heads/"+branch {
+		return "dry run: the bot branch is checked out in the repository, so it was not moved"
+	}
+	if _, err := git(ctx, repo, "update-ref", "-m", "perfbot publish --dry-run", "refs/heads/"+branch, commit); err != nil {
+		return "dry run: the local bot branch was not updated: " + err.Error()
+	}
+	return ""
 }
 
 func (p *publisher) commitMessage() string {
@@ -460,28 +505,23 @@ func (p *publisher) pullRequest(ctx context.Context) {
 		return
 	}
 	spec := gh.PRSpec{Head: o.Branch, Base: o.BaseBranch, Title: title, Body: body, Draft: d.Draft}
-	if o.GH == nil {
-		doc := fmt.Sprintf("# %s\n\nHead `%s` into `%s`; draft: %t.\n\n---\n\n%s", title, spec.Head, spec.Base, spec.Draft, body)
-		action, err := p.writeDry(DryPR, doc)
-		p.sum.PR = Outcome{Action: action, URL: DryPR}
-		if err != nil {
-			p.prFailed = true
-			p.sum.PR.Error = err.Error()
-			p.fail(err)
-		}
-		p.prDraft = spec.Draft
-		return
+	var api prOpener
+	if o.GH != nil {
+		api = o.GH
 	}
-	pr, action, err := o.GH.UpsertPR(ctx, o.Repo, spec)
+	pr, out, err := openPR(ctx, api, o.Repo, o.DryRunDir, DryPR, spec)
+	p.sum.PR = out
+	p.prDraft = pr.Draft
 	if err != nil {
 		p.prFailed = true
-		p.sum.PR = Outcome{Action: "failed", Error: err.Error()}
-		p.fail(fmt.Errorf("opening the pull request: %w", err))
+		p.fail(err)
 		return
 	}
-	p.prURL, p.prNumber, p.prDraft = pr.URL, pr.Number, pr.Draft
-	p.sum.PR = Outcome{Action: string(action), Number: int64(pr.Number), URL: pr.URL}
-	if pr.Draft != spec.Draft && action != gh.Created {
+	if o.GH == nil {
+		return
+	}
+	p.prURL, p.prNumber = pr.URL, pr.Number
+	if pr.Draft != spec.Draft && out.Action != string(gh.Created) {
 		p.sum.Notes = append(p.sum.Notes, fmt.Sprintf("pull request #%d was opened earlier with draft=%t; GitHub's REST API cannot change that: convert it by hand", pr.Number, pr.Draft))
 	}
 }
@@ -493,23 +533,15 @@ func (p *publisher) epic(ctx context.Context) {
 		p.sum.Epic = Outcome{Action: "skipped", Detail: "no epic issue is configured"}
 		return
 	}
-	var earlier string
-	var found *gh.Comment
-	if o.GH == nil {
-		b, err := os.ReadFile(filepath.Join(o.DryRunDir, DryEpic))
-		if err == nil {
-			earlier = string(b)
-		}
-	} else {
-		var err error
-		found, err = o.GH.FindCommentWithMarker(ctx, o.Repo, o.Epic, report.EpicMarker)
-		if err != nil {
-			p.epicFailed(err)
-			return
-		}
-		if found != nil {
-			earlier = found.Body
-		}
+	var api commenter
+	if o.GH != nil {
+		api = o.GH
+	}
+	cm := marked{gh: api, repo: o.Repo, issue: o.Epic, marker: report.EpicMarker, dryDir: o.DryRunDir, dryName: DryEpic}
+	earlier, err := cm.read(ctx)
+	if err != nil {
+		p.epicFailed(err)
+		return
 	}
 	hist, err := report.ParseHistory(earlier)
 	if err != nil {
@@ -539,22 +571,19 @@ func (p *publisher) epic(ctx context.Context) {
 		p.fail(fmt.Errorf("rendering the epic comment: %w", err))
 		return
 	}
-	if o.GH == nil {
-		action, err := p.writeDry(DryEpic, body)
-		p.sum.Epic = Outcome{Action: action, Number: int64(o.Epic), URL: DryEpic}
-		if err != nil {
-			p.sum.Epic.Error = err.Error()
-			p.fail(err)
-		}
-		return
-	}
-	cm, action, err := o.GH.UpsertComment(ctx, o.Repo, o.Epic, report.EpicMarker, body)
-	if err != nil {
+	out, err := cm.write(ctx, body)
+	switch {
+	case err != nil && o.GH == nil:
+		p.sum.Epic = out
+		p.fail(err)
+	case err != nil:
 		p.epicFailed(err)
-		return
+	default:
+		p.sum.Epic = out
+		if o.GH != nil {
+			p.epicURL = out.URL
+		}
 	}
-	p.epicURL = cm.URL
-	p.sum.Epic = Outcome{Action: string(action), Number: int64(o.Epic), URL: cm.URL}
 }
 
 func (p *publisher) epicFailed(err error) {
@@ -798,7 +827,11 @@ func (p *publisher) stepSummary(steps []report.Step) {
 // writeDry writes one dry-run document and says whether it was created, updated or
 // unchanged, as the GitHub write would.
 func (p *publisher) writeDry(name, body string) (string, error) {
-	file := filepath.Join(p.o.DryRunDir, name)
+	return writeDryFile(p.o.DryRunDir, name, body)
+}
+
+func writeDryFile(dir, name, body string) (string, error) {
+	file := filepath.Join(dir, name)
 	old, err := os.ReadFile(file)
 	action := string(gh.Created)
 	switch {

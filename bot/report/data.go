@@ -16,10 +16,15 @@ const (
 	Status      Kind = "status"       // data: StatusData
 	StepSummary Kind = "step-summary" // data: SummaryData
 	CheckRun    Kind = "check-run"    // data: SummaryData
+	// The nightly baseline's documents.
+	BaselinePage    Kind = "baseline-page"    // data: BaselinePageData
+	BaselinePR      Kind = "baseline-pr"      // data: BaselinePRData
+	Tracking        Kind = "baseline-comment" // data: TrackingData
+	RegressionIssue Kind = "regression-issue" // data: RegressionData
 )
 
 // Kinds lists every document kind.
-var Kinds = []Kind{Page, PRBody, Epic, Status, StepSummary, CheckRun}
+var Kinds = []Kind{Page, PRBody, Epic, Status, StepSummary, CheckRun, BaselinePage, BaselinePR, Tracking, RegressionIssue}
 
 // Hidden markers that let the bot find its own comments and bodies again.
 const (

@@ -19,6 +19,11 @@ var files = map[Kind]string{
 	Status:      "status.md.tmpl",
 	StepSummary: "step-summary.md.tmpl",
 	CheckRun:    "check-run.md.tmpl",
+
+	BaselinePage:    "baseline-page.md.tmpl",
+	BaselinePR:      "baseline-pr.md.tmpl",
+	Tracking:        "baseline-comment.md.tmpl",
+	RegressionIssue: "regression-issue.md.tmpl",
 }
 
 var (
@@ -81,6 +86,14 @@ func checkData(kind Kind, data any) error {
 		ok = isType[StatusData](data)
 	case StepSummary, CheckRun:
 		ok = isType[SummaryData](data)
+	case BaselinePage:
+		ok = isType[BaselinePageData](data)
+	case BaselinePR:
+		ok = isType[BaselinePRData](data)
+	case Tracking:
+		ok = isType[TrackingData](data)
+	case RegressionIssue:
+		ok = isType[RegressionData](data)
 	}
 	if !ok {
 		return fmt.Errorf("rendering the %s: data of type %T does not fit this document", kind, data)
@@ -150,6 +163,12 @@ var funcs = template.FuncMap{
 	"comment":     hiddenJSON,
 	"linkurl":     LinkURL,
 	"historyjson": historyJSON,
+	// The nightly baseline's documents.
+	"nightsjson":     nightsJSON,
+	"regressionjson": regressionJSON,
+	"names":          names,
+	"dash":           orDash,
+	"tok":            func(v float64) string { return fmt.Sprintf("%.2f", v) },
 }
 
 // num prints a summary number as the summary file does (Python's repr of a float).

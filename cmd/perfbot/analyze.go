@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/lablup/perfbot/internal/safetext"
 	"github.com/lablup/perfbot/runner/analyze"
 	"github.com/lablup/perfbot/runner/attrib"
 	"github.com/lablup/perfbot/runner/benchlog"
@@ -68,31 +70,76 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if o.trace == "" || o.log == "" || o.name == "" || o.outDir == "" {
 		return usageError("--trace, --log, --name and --out-dir are required (or --sample)")
 	}
-	s := results.Sampling{Temperature: o.temperature, TopP: o.topP}
-	if o.sampling != "" {
-		var err error
-		if s, err = results.ParseSampling(o.sampling); err != nil {
-			return usageError("%v", err)
-		}
-	} else if o.temperature < 0 || o.topP <= 0 || o.topP > 1 {
-		return usageError("--temperature must be >= 0 and --top-p in (0, 1]")
+	if err := results.CheckRunName(o.name); err != nil {
+		return usageError("--name: %v", err)
 	}
-	res, err := analyzeRun(o.name, o.trace, o.log, o.plainLog, o.modelDir, s, rules)
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	s, err := runSampling(o, set)
 	if err != nil {
 		return err
+	}
+	res, err := analyzeRun(ctx, o.name, o.trace, o.log, o.plainLog, o.modelDir, s, rules)
+	if err != nil {
+		return err
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(stderr, "perfbot analyze: warning: %s\n", w)
 	}
 	if err := os.MkdirAll(o.outDir, 0o755); err != nil {
 		return err
 	}
-	if _, _, err := res.WriteOutputs(o.outDir); err != nil {
+	written, err := res.WriteOutputs(o.outDir)
+	if err != nil {
 		return err
+	}
+	for _, p := range written.Replaced {
+		fmt.Fprintf(stderr, "perfbot analyze: replaced the existing %s\n", p)
 	}
 	printRunLine(stdout, res.Summary)
 	return nil
 }
 
-// analyzeRun reads one run's files and analyzes them.
-func analyzeRun(name, tracePath, logPath, plainPath, modelDir string, s results.Sampling, rules *attrib.Rules) (*analyze.Result, error) {
+// runSampling is the run's sampling setting: --sampling, else --temperature and
+// --top-p, else the run tag that ends --name, else greedy. A run tag in --name that
+// says otherwise is refused: the name decides how the ranking reads the run.
+func runSampling(o analyzeOptions, set map[string]bool) (results.Sampling, error) {
+	fromFlags := set["temperature"] || set["top-p"]
+	flagS := results.Sampling{Temperature: o.temperature, TopP: o.topP}
+	if fromFlags {
+		if err := flagS.Check(); err != nil {
+			return flagS, usageError("--temperature/--top-p: %v", err)
+		}
+	}
+	nameS, nameTag, named := results.TagOfName(o.name)
+	var s results.Sampling
+	var from string
+	switch {
+	case o.sampling != "":
+		var err error
+		if s, err = results.ParseSampling(o.sampling); err != nil {
+			return s, usageError("%v", err)
+		}
+		if fromFlags && flagS.Tag() != s.Tag() {
+			return s, usageError("--sampling %s and --temperature/--top-p (%s) disagree: give one of them", s.Tag(), flagS.Tag())
+		}
+		from = "--sampling " + s.Tag()
+	case fromFlags:
+		s, from = flagS, "--temperature/--top-p, which make "+flagS.Tag()
+	case named:
+		return nameS, nil
+	default:
+		return results.Greedy, nil
+	}
+	if named && nameS.Tag() != s.Tag() {
+		return s, usageError("--name %s ends with the run tag %s, but %s: give the run's real sampling or fix the name",
+			safetext.Quote(o.name), nameTag, from)
+	}
+	return s, nil
+}
+
+// analyzeRun reads one run's files and analyzes them; ctx stops the long reads.
+func analyzeRun(ctx context.Context, name, tracePath, logPath, plainPath, modelDir string, s results.Sampling, rules *attrib.Rules) (*analyze.Result, error) {
 	fi, err := os.Stat(tracePath)
 	if err != nil {
 		return nil, fmt.Errorf("reading trace: %w", err)
@@ -110,17 +157,17 @@ func analyzeRun(name, tracePath, logPath, plainPath, modelDir string, s results.
 		}
 		tracePath = outs.KernelTrace
 	}
-	tr, err := rocprof.ReadKernelTrace(tracePath)
+	tr, err := rocprof.ReadKernelTraceContext(ctx, tracePath)
 	if err != nil {
 		return nil, fmt.Errorf("reading trace: %w", err)
 	}
-	lg, err := benchlog.ParseFile(logPath)
+	lg, err := benchlog.ParseFileContext(ctx, logPath)
 	if err != nil {
 		return nil, fmt.Errorf("reading bench log: %w", err)
 	}
 	in := analyze.Input{Name: name, Trace: tr, Log: lg, Sampling: s, Rules: rules}
 	if plainPath != "" {
-		if in.Plain, err = benchlog.ParseFile(plainPath); err != nil {
+		if in.Plain, err = benchlog.ParseFileContext(ctx, plainPath); err != nil {
 			return nil, fmt.Errorf("reading plain bench log: %w", err)
 		}
 	}
@@ -180,11 +227,11 @@ func analyzeSample(ctx context.Context, o analyzeOptions, rules *attrib.Rules) e
 		if err != nil {
 			return fmt.Errorf("synthesizing the %s sample: %w", r.model, err)
 		}
-		res, err := analyzeRun(gen.Run, gen.TraceFile, gen.BenchLog, gen.PlainLog, gen.ModelDir, s, rules)
+		res, err := analyzeRun(ctx, gen.Run, gen.TraceFile, gen.BenchLog, gen.PlainLog, gen.ModelDir, s, rules)
 		if err != nil {
 			return err
 		}
-		if _, _, err := res.WriteOutputs(out); err != nil {
+		if _, err := res.WriteOutputs(out); err != nil {
 			return err
 		}
 		fmt.Fprintf(o.stderr, "  %d/%d %s: %.1fs\n", i+1, len(sampleRuns), gen.Run, time.Since(start).Seconds())

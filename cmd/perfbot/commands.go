@@ -124,6 +124,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return ee.code
 	}
+	if ctx.Err() != nil {
+		// A signal stopped the command (main cancels ctx on SIGINT/SIGTERM): the
+		// shell's code, and the cause rather than the read that was cut short.
+		fmt.Fprintf(stderr, "perfbot %s: stopped: %v\n", c.name, context.Cause(ctx))
+		return interruptCode(ctx)
+	}
 	fmt.Fprintf(stderr, "perfbot %s: %v\n", c.name, err)
 	return 1
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -49,12 +50,7 @@ func runPublish(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.StringVar(&o.configPath, "config", "", "perfbot.yml (default: <repo>/"+config.DefaultPath+" when present, else the defaults)")
 	fs.StringVar(&o.base, "base", "", "pinned base commit (default: the profiled commit from session.json)")
 	fs.StringVar(&o.branch, "branch", "", "bot branch (default: branches.profile of the configuration)")
-	fs.StringVar(&o.baseBranch, "base-branch", "", "branch the pull request merges into (default: the repository's default branch)")
-	fs.StringVar(&o.remote, "remote", "origin", "remote of --repo to push to")
-	fs.StringVar(&o.githubRepo, "github-repo", os.Getenv("GITHUB_REPOSITORY"), "target repository on GitHub, owner/name (default $GITHUB_REPOSITORY)")
-	fs.StringVar(&o.botLogin, "bot-login", os.Getenv("PERFBOT_BOT_LOGIN"), "login of the token's account, e.g. github-actions[bot] (default $PERFBOT_BOT_LOGIN; looked up when empty)")
-	fs.StringVar(&o.authorName, "author-name", "perfbot[bot]", "commit author name")
-	fs.StringVar(&o.authorEmail, "author-email", "perfbot[bot]@users.noreply.github.com", "commit author email")
+	targetFlags(fs, &o)
 	fs.StringVar(&o.python, "python", "python3", "Python that runs the repo's checker")
 	fs.Int64Var(&o.checkRun, "check-run-id", 0, "check run created at acceptance (App mode); completed at the end")
 	fs.Int64Var(&o.statusComment, "status-comment-id", 0, "status comment to finish in place")
@@ -62,10 +58,6 @@ func runPublish(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.IntVar(&o.issue, "issue", 0, "issue or pull request the command came from")
 	fs.IntVar(&o.epic, "epic", 0, "epic issue for the ranking comment (default: epic of the configuration)")
 	fs.DurationVar(&o.verifyTimeout, "verify-timeout", 10*time.Minute, "time limit per verification command")
-	fs.BoolVar(&o.json, "json", false, "print the summary as JSON")
-	fs.Int64Var(&o.appID, "app-id", envInt("PERFBOT_APP_ID"), "GitHub App id: publish as the App installation instead of GITHUB_TOKEN (default $PERFBOT_APP_ID)")
-	fs.Int64Var(&o.installationID, "installation-id", envInt("PERFBOT_INSTALLATION_ID"), "the App's installation id on the repository (default $PERFBOT_INSTALLATION_ID)")
-	fs.StringVar(&o.appKeyFile, "app-key-file", os.Getenv("PERFBOT_APP_PRIVATE_KEY_FILE"), "the App's private key, PEM (default $PERFBOT_APP_PRIVATE_KEY_FILE)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -90,32 +82,52 @@ func runPublish(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		CheckRunID: o.checkRun, StatusCommentID: o.statusComment, TriggerCommentID: o.triggerCmnt,
 		Issue: o.issue, Epic: o.epic, Python: o.python, VerifyTimeout: o.verifyTimeout,
 	}
+	var c *gh.Client
+	if po.Repo, c, po.GitToken, err = publishTarget(ctx, o); err != nil {
+		return err
+	}
+	if c != nil {
+		po.GH = c
+	}
+	sum, perr := publish.Publish(ctx, po)
+	return publishDone(o, "publish", sum.StepSummary, sum, sum.Results != "", func() { printPublishSummary(stdout, sum, o.dryRun) }, perr, stdout, stderr)
+}
+
+// publishTarget is the repository on GitHub, a client of it (nil for a dry run) and the
+// token git pushes with, from the flags and the environment.
+func publishTarget(ctx context.Context, o publishOptions) (gh.Repo, *gh.Client, string, error) {
+	var r gh.Repo
 	if o.githubRepo != "" {
-		if po.Repo, err = gh.ParseRepo(o.githubRepo); err != nil {
-			return usageError("--github-repo: %v", err)
+		var err error
+		if r, err = gh.ParseRepo(o.githubRepo); err != nil {
+			return r, nil, "", usageError("--github-repo: %v", err)
 		}
 	}
 	token := strings.TrimSpace(os.Getenv("GITHUB_TOKEN"))
-	po.GitToken = token
-	if o.dryRun == "" {
-		if po.Repo.Owner == "" {
-			return usageError("give --github-repo owner/name (or set GITHUB_REPOSITORY), or --dry-run DIR")
-		}
-		c, err := publishClient(ctx, o, token)
-		if err != nil {
-			return err
-		}
-		po.GH = c
-		// git pushes as the same identity: an App's installation token opens bot PRs
-		// whose CI runs (GITHUB_TOKEN's events start no workflows).
-		if po.GitToken, err = c.GitToken(ctx); err != nil {
-			return fmt.Errorf("getting a token for git: %w", err)
-		}
+	if o.dryRun != "" {
+		return r, nil, token, nil
 	}
-	sum, perr := publish.Publish(ctx, po)
-	if sum.StepSummary != "" {
-		if err := appendStepSummary(sum.StepSummary); err != nil {
-			fmt.Fprintf(stderr, "perfbot publish: %v\n", err)
+	if r.Owner == "" {
+		return r, nil, "", usageError("give --github-repo owner/name (or set GITHUB_REPOSITORY), or --dry-run DIR")
+	}
+	c, err := publishClient(ctx, o, token)
+	if err != nil {
+		return r, nil, "", err
+	}
+	// git pushes as the same identity: an App's installation token opens bot PRs whose
+	// CI runs (GITHUB_TOKEN's events start no workflows).
+	if token, err = c.GitToken(ctx); err != nil {
+		return r, nil, "", fmt.Errorf("getting a token for git: %w", err)
+	}
+	return r, c, token, nil
+}
+
+// publishDone writes the step summary and prints the summary (JSON with --json, else
+// print when there is something to print), then returns the publishing error.
+func publishDone(o publishOptions, cmd, stepSummary string, sum any, printable bool, print func(), perr error, stdout, stderr io.Writer) error {
+	if stepSummary != "" {
+		if err := appendStepSummary(stepSummary); err != nil {
+			fmt.Fprintf(stderr, "perfbot %s: %v\n", cmd, err)
 		}
 	}
 	if o.json {
@@ -124,13 +136,28 @@ func runPublish(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if err := enc.Encode(sum); err != nil {
 			return err
 		}
-	} else if sum.Results != "" {
-		printPublishSummary(stdout, sum, o.dryRun)
+	} else if printable {
+		print()
 	}
 	if perr != nil {
 		return fmt.Errorf("publishing: %w", perr)
 	}
 	return nil
+}
+
+// targetFlags registers the flags both publishing commands share: where the commit goes,
+// who makes it, how to authenticate, and --json.
+func targetFlags(fs *flag.FlagSet, o *publishOptions) {
+	fs.StringVar(&o.baseBranch, "base-branch", "", "branch the pull request merges into (default: the repository's default branch)")
+	fs.StringVar(&o.remote, "remote", "origin", "remote of --repo to push to")
+	fs.StringVar(&o.githubRepo, "github-repo", os.Getenv("GITHUB_REPOSITORY"), "target repository on GitHub, owner/name (default $GITHUB_REPOSITORY)")
+	fs.StringVar(&o.botLogin, "bot-login", os.Getenv("PERFBOT_BOT_LOGIN"), "login of the token's account, e.g. github-actions[bot] (default $PERFBOT_BOT_LOGIN; looked up when empty)")
+	fs.StringVar(&o.authorName, "author-name", "perfbot[bot]", "commit author name")
+	fs.StringVar(&o.authorEmail, "author-email", "perfbot[bot]@users.noreply.github.com", "commit author email")
+	fs.BoolVar(&o.json, "json", false, "print the summary as JSON")
+	fs.Int64Var(&o.appID, "app-id", envInt("PERFBOT_APP_ID"), "GitHub App id: publish as the App installation instead of GITHUB_TOKEN (default $PERFBOT_APP_ID)")
+	fs.Int64Var(&o.installationID, "installation-id", envInt("PERFBOT_INSTALLATION_ID"), "the App's installation id on the repository (default $PERFBOT_INSTALLATION_ID)")
+	fs.StringVar(&o.appKeyFile, "app-key-file", os.Getenv("PERFBOT_APP_PRIVATE_KEY_FILE"), "the App's private key, PEM (default $PERFBOT_APP_PRIVATE_KEY_FILE)")
 }
 
 // publishClient authenticates as the App installation when an App id is given, else
@@ -224,26 +251,35 @@ func printPublishSummary(w io.Writer, s publish.Summary, dryRun string) {
 	if s.Draft {
 		fmt.Fprintf(&b, "  draft     %s\n", strings.Join(s.Why, "; "))
 	}
-	for _, row := range []struct {
-		name string
-		o    publish.Outcome
-	}{{"pr", s.PR}, {"epic", s.Epic}, {"status", s.Status}, {"check run", s.CheckRun}, {"reaction", s.Reaction}} {
+	printOutcomes(&b, 9, []outcomeRow{{"pr", s.PR}, {"epic", s.Epic}, {"status", s.Status}, {"check run", s.CheckRun}, {"reaction", s.Reaction}}, s.Notes)
+	io.WriteString(w, b.String())
+}
+
+// outcomeRow is one GitHub write of a publishing summary.
+type outcomeRow struct {
+	name string
+	o    publish.Outcome
+}
+
+// printOutcomes writes one line per write that happened, then the notes, the names in
+// a column width wide.
+func printOutcomes(b *strings.Builder, width int, rows []outcomeRow, notes []string) {
+	for _, row := range rows {
 		if row.o.Action == "" {
 			continue
 		}
-		fmt.Fprintf(&b, "  %-9s %s", row.name, row.o.Action)
+		fmt.Fprintf(b, "  %-*s %s", width, row.name, row.o.Action)
 		if row.o.URL != "" {
-			fmt.Fprintf(&b, " %s", row.o.URL)
+			fmt.Fprintf(b, " %s", row.o.URL)
 		}
 		if row.o.Detail != "" {
-			fmt.Fprintf(&b, " (%s)", row.o.Detail)
+			fmt.Fprintf(b, " (%s)", row.o.Detail)
 		}
 		b.WriteString(errSuffix(row.o.Error) + "\n")
 	}
-	for _, n := range s.Notes {
-		fmt.Fprintf(&b, "  note      %s\n", n)
+	for _, n := range notes {
+		fmt.Fprintf(b, "  %-*s %s\n", width, "note", n)
 	}
-	io.WriteString(w, b.String())
 }
 
 func errSuffix(e string) string {

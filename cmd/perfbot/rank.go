@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/lablup/perfbot/internal/safetext"
 	"github.com/lablup/perfbot/runner/attrib"
 	"github.com/lablup/perfbot/runner/rank"
 	"github.com/lablup/perfbot/runner/results"
@@ -79,11 +80,18 @@ func rankDir(opts rankOptions) ([]byte, error) {
 	}
 	sort.Strings(paths)
 	var sums []*results.Summary
+	// Each summary is validated as it is read (results.ReadSummary); two of one run
+	// would rank it twice, or the last one alone.
+	byName := map[string]string{}
 	for _, p := range paths {
 		s, err := results.ReadSummary(p)
 		if err != nil {
 			return nil, fmt.Errorf("reading summary: %w", err)
 		}
+		if first, dup := byName[s.Name]; dup {
+			return nil, fmt.Errorf("%s and %s both hold run %s: keep one summary per run in %s", first, p, safetext.Quote(s.Name), opts.dir)
+		}
+		byName[s.Name] = p
 		sums = append(sums, s)
 	}
 	rk, err := rank.Rank(sums, rules)

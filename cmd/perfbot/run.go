@@ -20,17 +20,19 @@ import (
 )
 
 func init() {
-	register(command{name: "run", summary: "run the host jobs: a guarded profile session, the grouped_gemm numeric tests", run: runRun})
+	register(command{name: "run", summary: "run the host jobs: a guarded profile session, the grouped_gemm numeric tests, the nightly baseline", run: runRun})
 }
 
 const runUsage = `profile --repo DIR --out DIR [--config FILE] [--models a,b] [--sampling greedy,t0.7-p0.95]
                    [--traces DIR] [--no-build] [--bench PATH] [--gfx TARGET] [--root DIR]
        perfbot run gemm-tests --repo DIR --out FILE [--config FILE] [--guard-log FILE] [--logs DIR]
-                   [--timeout 30m] [--root DIR]`
+                   [--timeout 30m] [--root DIR]
+       perfbot run bench --repo DIR --out DIR [--config FILE] [--history DIR] [--models-dir DIR]
+                   [--no-build] [--no-baseline] [--no-remeasure] [--window N] [--min-history M] [--root DIR]`
 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return runGroup(ctx, "run", "job", runUsage,
-		[]subcommand{{"profile", runProfile}, {"gemm-tests", runGemmTests}}, args, stdout, stderr)
+		[]subcommand{{"profile", runProfile}, {"gemm-tests", runGemmTests}, {"bench", runBench}}, args, stdout, stderr)
 }
 
 // runHost is the machine the jobs run on: root "/" for real, a fake root in tests.
@@ -39,6 +41,22 @@ func runHost(root string) (*host.Machine, error) {
 		return nil, usageError("--root %s is not a folder", root)
 	}
 	return host.New(root, os.Getenv("PATH"), os.Environ()), nil
+}
+
+// jobSetup is where every host job starts: the machine (root "/" for real), the target
+// repo's config, and the guard options from it with the shell guard's environment
+// overrides.
+func jobSetup(root, cfgPath, repo string, cfgRequired bool) (*host.Machine, config.Config, guard.Options, error) {
+	h, err := runHost(root)
+	if err != nil {
+		return nil, config.Config{}, guard.Options{}, err
+	}
+	cfg, err := loadRunConfig(cfgPath, repo, cfgRequired)
+	if err != nil {
+		return nil, cfg, guard.Options{}, err
+	}
+	g, err := guardFromConfig(cfg, h)
+	return h, cfg, g, err
 }
 
 // loadRunConfig reads the target repo's config: --config, else the checkout's
@@ -112,11 +130,7 @@ func runProfile(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *repo == "" || *out == "" {
 		return usageError("--repo and --out are required")
 	}
-	h, err := runHost(*root)
-	if err != nil {
-		return err
-	}
-	cfg, err := loadRunConfig(*cfgPath, *repo, true)
+	h, cfg, g, err := jobSetup(*root, *cfgPath, *repo, true)
 	if err != nil {
 		return err
 	}
@@ -137,10 +151,6 @@ func runProfile(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			}
 			return usageError("--models: %q is not a model of the config; known: %s", m, strings.Join(names, ", "))
 		}
-	}
-	g, err := guardFromConfig(cfg, h)
-	if err != nil {
-		return err
 	}
 	if *traces == "" {
 		*traces = filepath.Join(*out, "traces")
@@ -202,15 +212,7 @@ func runGemmTests(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if *timeout <= 0 {
 		return usageError("--timeout must be positive (e.g. 30m)")
 	}
-	h, err := runHost(*root)
-	if err != nil {
-		return err
-	}
-	cfg, err := loadRunConfig(*cfgPath, *repo, false)
-	if err != nil {
-		return err
-	}
-	g, err := guardFromConfig(cfg, h)
+	h, _, g, err := jobSetup(*root, *cfgPath, *repo, false)
 	if err != nil {
 		return err
 	}

@@ -110,7 +110,7 @@ func TestRunCLIUsage(t *testing.T) {
 		want string
 	}{
 		{nil, "usage: perfbot run profile"},
-		{[]string{"bench"}, `unknown job "bench"`},
+		{[]string{"nightly"}, `unknown job "nightly"`},
 		{[]string{"profile", "--repo", repo}, "--repo and --out are required"},
 		{[]string{"profile", "--repo", repo, "--out", out, "--sampling", "hot"}, `sampling "hot"`},
 		{[]string{"profile", "--repo", repo, "--out", out, "--models", "mistral"}, `"mistral" is not a model of the config; known: llama`},

@@ -5,6 +5,7 @@ package mdtext
 
 import (
 	"net/url"
+	"regexp"
 	"strings"
 )
 
@@ -95,16 +96,21 @@ func Fenced(s string) string {
 	return fence + "text\n" + s + "\n" + fence
 }
 
+// lineAnchor is the anchor of a line of a file on GitHub (`#L12`).
+var lineAnchor = regexp.MustCompile(`#L[0-9]+$`)
+
 // LinkURL makes a link target from a URL or a repo-relative path: each path segment is
 // percent-encoded so spaces, parentheses or brackets in file names cannot end the link.
+// A path may end in a line anchor (`data.csv#L12`), which is kept.
 func LinkURL(target string) string {
 	u, err := url.Parse(target)
 	if err != nil || (u.Scheme == "" && u.Host == "") {
-		segs := strings.Split(target, "/")
+		anchor := lineAnchor.FindString(target)
+		segs := strings.Split(strings.TrimSuffix(target, anchor), "/")
 		for i, s := range segs {
 			segs[i] = url.PathEscape(s)
 		}
-		return strings.Join(segs, "/")
+		return strings.Join(segs, "/") + anchor
 	}
 	return strings.NewReplacer("(", "%28", ")", "%29", " ", "%20", "<", "%3C", ">", "%3E").Replace(u.String())
 }

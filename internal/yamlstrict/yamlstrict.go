@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/lablup/perfbot/internal/safetext"
 )
 
 // Doc is a decoded document, kept to point later validation errors at their lines.
@@ -27,12 +29,21 @@ var (
 	yamlErrRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 )
 
-// Decode decodes data into out, rejecting unknown keys, several documents and type
-// mismatches. Errors read `name:LINE: message`.
+// MaxMappingKeys bounds the keys of one mapping. yaml.v3 looks for duplicate keys by
+// comparing each key with every earlier one, so a mapping of 15,000 keys costs seconds
+// and a larger one minutes; no file perfbot reads needs a thousand.
+const MaxMappingKeys = 1000
+
+// Decode decodes data into out, rejecting unknown keys, several documents, type
+// mismatches and mappings of more than MaxMappingKeys keys. Errors read
+// `name:LINE: message`.
 func Decode(data []byte, name string, out any) (*Doc, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, rewrite(name, err)
+	}
+	if n := widestMapping(&root); n != nil {
+		return nil, fmt.Errorf("%s:%d: a mapping of %d keys, more than the %d this file can have", name, n.Line, len(n.Content)/2, MaxMappingKeys)
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -49,13 +60,27 @@ func Decode(data []byte, name string, out any) (*Doc, error) {
 	return &Doc{Name: name, Root: &root}, nil
 }
 
+// widestMapping returns the first mapping with more than MaxMappingKeys keys, or nil.
+// Aliases are not followed: yaml.v3 itself bounds their expansion.
+func widestMapping(n *yaml.Node) *yaml.Node {
+	if n.Kind == yaml.MappingNode && len(n.Content)/2 > MaxMappingKeys {
+		return n
+	}
+	for _, c := range n.Content {
+		if w := widestMapping(c); w != nil {
+			return w
+		}
+	}
+	return nil
+}
+
 func rewrite(name string, err error) error {
 	var te *yaml.TypeError
 	if errors.As(err, &te) {
 		msgs := make([]string, 0, len(te.Errors))
 		for _, e := range te.Errors {
 			if m := unknownRE.FindStringSubmatch(e); m != nil {
-				msgs = append(msgs, fmt.Sprintf("%s:%s: unknown key %q", name, m[1], m[2]))
+				msgs = append(msgs, fmt.Sprintf("%s:%s: unknown key %s", name, m[1], safetext.Quote(m[2])))
 			} else if m := lineRE.FindStringSubmatch(e); m != nil {
 				msgs = append(msgs, fmt.Sprintf("%s:%s: %s", name, m[1], m[2]))
 			} else {
@@ -116,8 +141,10 @@ func (d *Doc) Errorf(path, format string, a ...any) error {
 	if d != nil {
 		name = d.Name
 	}
+	// A key path holds the file's own keys: printed safe.
+	shown := safetext.Clean(path)
 	if l := d.Line(path); l > 0 {
-		return fmt.Errorf("%s:%d: %s: %s", name, l, path, msg)
+		return fmt.Errorf("%s:%d: %s: %s", name, l, shown, msg)
 	}
-	return fmt.Errorf("%s: %s: %s", name, path, msg)
+	return fmt.Errorf("%s: %s: %s", name, shown, msg)
 }

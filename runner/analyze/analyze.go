@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -32,6 +33,9 @@ type Result struct {
 	Attribution *attrib.Result
 	Kernels     []results.KernelRow
 	Summary     *results.Summary
+	// Warnings are what the inputs lacked or held twice and the analysis worked
+	// around: the caller shows them. The summary's notes carry them too.
+	Warnings []string
 }
 
 // Analyze computes the decode metrics, the attribution and the output tables of a run.
@@ -63,8 +67,29 @@ func Analyze(in Input) (*Result, error) {
 		return nil, fmt.Errorf("attributing dispatches: %w", err)
 	}
 	rows := kernelRows(in.Trace.Names, m, att, tokens)
+	warnings := inputWarnings(in)
 	sum := summarize(in, m, att, rows)
-	return &Result{Metrics: m, Attribution: att, Kernels: rows, Summary: sum}, nil
+	sum.Notes = append(sum.Notes, warnings...)
+	return &Result{Metrics: m, Attribution: att, Kernels: rows, Summary: sum, Warnings: warnings}, nil
+}
+
+// inputWarnings says what the inputs lacked or repeated ("What the analysis works around"
+// in docs/inputs.md).
+func inputWarnings(in Input) []string {
+	var w []string
+	for _, x := range in.Log.Warnings {
+		w = append(w, "bench log: "+x)
+	}
+	if in.Plain != nil {
+		for _, x := range in.Plain.Warnings {
+			w = append(w, "plain bench log: "+x)
+		}
+	}
+	if n := in.Trace.Duplicates; n > 0 {
+		w = append(w, fmt.Sprintf("kernel trace: %d row(s) repeat the Dispatch_Id of an earlier row (the first: %d); each dispatch is counted once",
+			n, in.Trace.FirstDuplicate))
+	}
+	return w
 }
 
 func attribInput(in Input, m *Metrics) attrib.Input {
@@ -224,15 +249,42 @@ func cut(s string, n int) string {
 	return string([]rune(s)[:n])
 }
 
-// WriteOutputs writes `<run>_decode_kernels.csv` and `<run>_summary.json` into dir.
-func (r *Result) WriteOutputs(dir string) (kernelsPath, summaryPath string, err error) {
-	kernelsPath = filepath.Join(dir, r.Summary.Name+"_decode_kernels.csv")
-	summaryPath = filepath.Join(dir, r.Summary.Name+"_summary.json")
-	if err := results.WriteKernelsFile(kernelsPath, r.Kernels); err != nil {
-		return "", "", fmt.Errorf("writing %s: %w", kernelsPath, err)
+// Written says where WriteOutputs put the two files, and which of them replaced a
+// file of the same name.
+type Written struct {
+	Kernels, Summary string
+	Replaced         []string
+}
+
+// WriteOutputs writes `<run>_decode_kernels.csv` and `<run>_summary.json` into dir. The
+// run name must be one plain file name element (results.CheckRunName).
+func (r *Result) WriteOutputs(dir string) (Written, error) {
+	if err := results.CheckRunName(r.Summary.Name); err != nil {
+		return Written{}, err
 	}
-	if err := results.WriteSummary(summaryPath, r.Summary); err != nil {
-		return "", "", fmt.Errorf("writing %s: %w", summaryPath, err)
+	w := Written{
+		Kernels: filepath.Join(dir, r.Summary.Name+"_decode_kernels.csv"),
+		Summary: filepath.Join(dir, r.Summary.Name+"_summary.json"),
 	}
-	return kernelsPath, summaryPath, nil
+	var b bytes.Buffer
+	if err := results.WriteKernels(&b, r.Kernels); err != nil {
+		return Written{}, fmt.Errorf("writing %s: %w", w.Kernels, err)
+	}
+	sum, err := r.Summary.MarshalIndent()
+	if err != nil {
+		return Written{}, fmt.Errorf("encoding %s: %w", w.Summary, err)
+	}
+	for _, f := range []struct {
+		path string
+		data []byte
+	}{{w.Kernels, b.Bytes()}, {w.Summary, sum}} {
+		replaced, err := results.ReplaceFile(f.path, f.data)
+		if err != nil {
+			return Written{}, fmt.Errorf("writing %s: %w", f.path, err)
+		}
+		if replaced {
+			w.Replaced = append(w.Replaced, f.path)
+		}
+	}
+	return w, nil
 }

@@ -74,7 +74,7 @@ func BenchmarkAnalyzeWhole(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, _, err := res.WriteOutputs(dir); err != nil {
+		if _, err := res.WriteOutputs(dir); err != nil {
 			b.Fatal(err)
 		}
 	}

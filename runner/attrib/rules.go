@@ -3,12 +3,13 @@ package attrib
 import (
 	_ "embed"
 	"fmt"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/lablup/perfbot/internal/infile"
+	"github.com/lablup/perfbot/internal/safetext"
 	"github.com/lablup/perfbot/internal/yamlstrict"
 )
 
@@ -179,7 +180,7 @@ func Default() *Rules {
 
 // Load reads and parses a rules file.
 func Load(path string) (*Rules, error) {
-	data, err := os.ReadFile(path)
+	data, err := infile.ReadFile(path, maxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("reading rules: %w", err)
 	}
@@ -264,6 +265,15 @@ type parser struct {
 	r   *Rules
 }
 
+// maxEntries bounds each list of a rules file (the shipped rules have a few dozen).
+const maxEntries = 255
+
+// maxFileBytes bounds a rules file (the shipped one is 8 KiB).
+const maxFileBytes = 1 << 20
+
+// q quotes a value from the file for a message: cut, control characters escaped.
+func q(s string) string { return safetext.Quote(s) }
+
 func (p *parser) errorf(path, format string, a ...any) error {
 	return p.doc.Errorf(path, format, a...)
 }
@@ -271,6 +281,15 @@ func (p *parser) errorf(path, format string, a ...any) error {
 func (p *parser) parse(f *fileYAML) error {
 	if f.Version != 1 {
 		return p.errorf("version", "version %d is not supported: this perfbot reads version 1 (add `version: 1`)", f.Version)
+	}
+	// Every kernel name meets every class and rule: the lists stay small.
+	for _, l := range []struct {
+		key string
+		n   int
+	}{{"classes", len(f.Classes)}, {"roles", len(f.Roles)}, {"units", len(f.Units)}, {"ranking", len(f.Ranking)}} {
+		if l.n > maxEntries {
+			return p.errorf(l.key, "%d entries, more than the %d a rules file can have", l.n, maxEntries)
+		}
 	}
 	p.r.roleNames = []string{Unattributed}
 	p.r.roleIndex[Unattributed] = 0
@@ -289,7 +308,7 @@ func (p *parser) parse(f *fileYAML) error {
 			return err
 		}
 		if ids[u.ID] {
-			return p.errorf(fmt.Sprintf("units.%d.id", i), "unit %q is defined twice", u.ID)
+			return p.errorf(fmt.Sprintf("units.%d.id", i), "unit %s is defined twice", q(u.ID))
 		}
 		ids[u.ID] = true
 		p.r.units = append(p.r.units, u)
@@ -302,7 +321,7 @@ func (p *parser) parse(f *fileYAML) error {
 			return err
 		}
 		if seen[ov.Unit] {
-			return p.errorf(path+".unit", "unit %q already has an override; keep one per unit", ov.Unit)
+			return p.errorf(path+".unit", "unit %s already has an override; keep one per unit", q(ov.Unit))
 		}
 		seen[ov.Unit] = true
 		p.r.overrides = append(p.r.overrides, ov)
@@ -315,17 +334,17 @@ func (p *parser) parseClasses(cs []classYAML) error {
 	for i, c := range cs {
 		path := fmt.Sprintf("classes.%d", i)
 		if !roleNameRE.MatchString(c.Name) {
-			return p.errorf(path+".name", "class name %q: use lower-case letters, digits and _", c.Name)
+			return p.errorf(path+".name", "class name %s: use lower-case letters, digits and _", q(c.Name))
 		}
 		if c.Name == Other {
-			return p.errorf(path+".name", "%q is the class of names no pattern matches; do not declare it", Other)
+			return p.errorf(path+".name", "%s is the class of names no pattern matches; do not declare it", q(Other))
 		}
 		if seen[c.Name] {
-			return p.errorf(path+".name", "class %q is declared twice", c.Name)
+			return p.errorf(path+".name", "class %s is declared twice", q(c.Name))
 		}
 		seen[c.Name] = true
 		if c.Pattern == "" {
-			return p.errorf(path+".pattern", "class %q has no pattern", c.Name)
+			return p.errorf(path+".pattern", "class %s has no pattern", q(c.Name))
 		}
 		src := c.Pattern
 		if !c.CaseSensitive {
@@ -343,10 +362,10 @@ func (p *parser) parseClasses(cs []classYAML) error {
 // role registers a role name and returns its index.
 func (p *parser) role(path, name string) (uint8, error) {
 	if name == Unattributed {
-		return 0, p.errorf(path, "%q is what no rule claims; a rule cannot assign it", Unattributed)
+		return 0, p.errorf(path, "%s is what no rule claims; a rule cannot assign it", q(Unattributed))
 	}
 	if !roleNameRE.MatchString(name) {
-		return 0, p.errorf(path, "role name %q: use lower-case letters, digits and _", name)
+		return 0, p.errorf(path, "role name %s: use lower-case letters, digits and _", q(name))
 	}
 	if i, ok := p.r.roleIndex[name]; ok {
 		return i, nil
@@ -393,7 +412,7 @@ func (p *parser) sel(path string, s sels, required bool) (int, error) {
 					}
 				}
 				if ci < 0 {
-					return -1, p.errorf(path, "unknown class %q (declared: %s)", c, strings.Join(p.r.ClassNames(), ", "))
+					return -1, p.errorf(path, "unknown class %s (declared: %s)", q(c), strings.Join(p.r.ClassNames(), ", "))
 				}
 				sp.classes[ci] = true
 			}
@@ -447,7 +466,7 @@ func (p *parser) sub(path string, s *subYAML, untilAllowed bool) (*sub, error) {
 func (p *parser) parseRule(path string, y *ruleYAML) error {
 	allowed, ok := ruleKeys[y.Kind]
 	if !ok {
-		return p.errorf(path+".kind", "unknown kind %q (want %s)", y.Kind, strings.Join(kindNames(), ", "))
+		return p.errorf(path+".kind", "unknown kind %s (want %s)", q(y.Kind), strings.Join(kindNames(), ", "))
 	}
 	for _, k := range keys(p.doc.Root, path) {
 		if k != "kind" && k != "role" && k != "when" && !slices.Contains(allowed, k) {
@@ -571,7 +590,7 @@ func (p *parser) cond(path string, y condYAML, unitRoles []string) (*Condition, 
 	switch y.Sampling {
 	case "", "greedy", "sampled":
 	default:
-		return nil, p.errorf(path+".sampling", "sampling %q: want greedy or sampled", y.Sampling)
+		return nil, p.errorf(path+".sampling", "sampling %s: want greedy or sampled", q(y.Sampling))
 	}
 	if len(y.Roles) > 0 {
 		if unitRoles == nil {
@@ -579,7 +598,7 @@ func (p *parser) cond(path string, y condYAML, unitRoles []string) (*Condition, 
 		}
 		for _, r := range y.Roles {
 			if !slices.Contains(unitRoles, r) {
-				return nil, p.errorf(path+".roles", "role %q is not one of the unit's roles (%s)", r, strings.Join(unitRoles, ", "))
+				return nil, p.errorf(path+".roles", "role %s is not one of the unit's roles (%s)", q(r), strings.Join(unitRoles, ", "))
 			}
 		}
 		c.Roles = y.Roles
@@ -598,20 +617,23 @@ func (p *parser) parseUnit(path string, y *unitYAML) (Unit, error) {
 	if len(u.Roles) == 0 {
 		return u, p.errorf(path+".roles", "unit %s: list the roles its port replaces", u.ID)
 	}
+	listed := make(map[string]bool, len(u.Roles))
 	for i, r := range u.Roles {
 		if _, ok := p.r.roleIndex[r]; !ok || r == Unattributed {
-			return u, p.errorf(fmt.Sprintf("%s.roles.%d", path, i), "no rule under roles: assigns %q; add one or fix the name", r)
+			return u, p.errorf(fmt.Sprintf("%s.roles.%d", path, i), "no rule under roles: assigns %s; add one or fix the name", q(r))
 		}
-		if slices.Index(u.Roles, r) != i {
-			return u, p.errorf(path+".roles", "role %q is listed twice", r)
+		if listed[r] {
+			return u, p.errorf(path+".roles", "role %s is listed twice", q(r))
 		}
+		listed[r] = true
 	}
 	for role, fr := range y.Recoverable {
 		fp := path + ".recoverable." + role
 		if !slices.Contains(u.Roles, role) {
-			return u, p.errorf(fp, "role %q is not one of the unit's roles (%s)", role, strings.Join(u.Roles, ", "))
+			return u, p.errorf(fp, "role %s is not one of the unit's roles (%s)", q(role), strings.Join(u.Roles, ", "))
 		}
-		if fr.Fraction == nil || *fr.Fraction < 0 || *fr.Fraction > 1 {
+		// "Not inside" so that .nan, which fails every comparison, is refused.
+		if fr.Fraction == nil || !(*fr.Fraction >= 0 && *fr.Fraction <= 1) {
 			return u, p.errorf(fp, "give fraction: a number from 0 to 1")
 		}
 		if *fr.Fraction < 1 && fr.Reason == "" {
@@ -662,7 +684,7 @@ func (p *parser) parseUnit(path string, y *unitYAML) (Unit, error) {
 func (p *parser) parseOverride(path string, y overrideYAML, ids map[string]bool) (Override, error) {
 	o := Override(y)
 	if !ids[o.Unit] {
-		return o, p.errorf(path+".unit", "no unit %q in units:", o.Unit)
+		return o, p.errorf(path+".unit", "no unit %s in units:", q(o.Unit))
 	}
 	if strings.TrimSpace(o.Reason) == "" {
 		return o, p.errorf(path+".reason", "an override must say why (it is printed beside the ranking)")
@@ -683,13 +705,13 @@ func (p *parser) parseOverride(path string, y overrideYAML, ids map[string]bool)
 			return o, p.errorf(path+".position", "%s takes another unit, not a position", o.Action)
 		}
 		if !ids[o.Other] {
-			return o, p.errorf(path+".other", "%s needs another unit from units: (got %q)", o.Action, o.Other)
+			return o, p.errorf(path+".other", "%s needs another unit from units: (got %s)", o.Action, q(o.Other))
 		}
 		if o.Other == o.Unit {
 			return o, p.errorf(path+".other", "a unit cannot move %s itself", o.Action)
 		}
 	default:
-		return o, p.errorf(path+".action", "action %q: want pin, before or after", o.Action)
+		return o, p.errorf(path+".action", "action %s: want pin, before or after", q(o.Action))
 	}
 	return o, nil
 }

@@ -236,7 +236,7 @@ func decodeSel(n *yaml.Node) (selYAML, error) {
 				return sel, typeErr(v, "ignore_case: want true or false")
 			}
 		default:
-			return sel, typeErr(k, "unknown key %q in a selector (want class, name, not_name, ignore_case)", k.Value)
+			return sel, typeErr(k, "unknown key %s in a selector (want class, name, not_name, ignore_case)", q(k.Value))
 		}
 	}
 	if len(sel.Class) == 0 && len(sel.Name) == 0 && len(sel.NotName) == 0 {

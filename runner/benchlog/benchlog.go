@@ -8,15 +8,18 @@ package benchlog
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/lablup/perfbot/internal/infile"
+	"github.com/lablup/perfbot/internal/safetext"
 )
 
 // Marks are the four phase marks on one clock, in nanoseconds.
@@ -36,8 +39,13 @@ type Log struct {
 	Device string
 	// GfxTarget is the device's first word, `gfx1151`.
 	GfxTarget string
-	// HasResults says the log has a complete results block.
+	// HasResults says the log has a results block with the lines the metrics need
+	// (`Generated tokens:` and `Decode:`).
 	HasResults bool
+	// Warnings name what the results block lacks beyond those (`Prompt tokens:`,
+	// `Prefill:`, `MLX peak memory:`): the figures from a missing line stay 0. They do
+	// not name the file, so they can go into a committed summary.
+	Warnings []string
 }
 
 const (
@@ -61,13 +69,23 @@ const guardPrefix = "rocm_gpu_guard: "
 
 // ParseFile parses the bench log at path; errors name path and the line.
 func ParseFile(path string) (*Log, error) {
-	f, err := os.Open(path)
+	return ParseFileContext(context.Background(), path)
+}
+
+// ParseFileContext is ParseFile that stops reading, with ctx's error, once ctx is done.
+// Only a regular file is read.
+func ParseFileContext(ctx context.Context, path string) (*Log, error) {
+	f, err := infile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading bench log: %w", err)
 	}
 	defer f.Close()
-	return Parse(f, path)
+	return Parse(infile.Reader(ctx, f), path)
 }
+
+// maxLineBytes bounds one line of a log: the lines read are under 200 bytes, and a
+// file without newlines (a device, a sparse file) must not be buffered whole.
+const maxLineBytes = 16 << 20
 
 // mark is one phase mark's value on one clock.
 type mark struct {
@@ -96,11 +114,16 @@ func Parse(r io.Reader, name string) (*Log, error) {
 		seen:      map[string]int{},
 		fieldLine: map[string]int{},
 	}
-	br := bufio.NewReader(r)
+	br := bufio.NewReaderSize(r, 64<<10)
+	var buf []byte
 	for n := 1; ; n++ {
-		raw, err := br.ReadString('\n')
-		if raw != "" {
-			if perr := p.line(n, strings.TrimSpace(raw)); perr != nil {
+		var err error
+		buf, err = readLine(br, buf[:0])
+		if errors.Is(err, errLineTooLong) {
+			return nil, p.errorf(n, "a line longer than %d MiB: is this the bench's log (and not a binary or a corrupted file)?", maxLineBytes>>20)
+		}
+		if len(buf) > 0 {
+			if perr := p.line(n, strings.TrimSpace(string(buf))); perr != nil {
 				return nil, perr
 			}
 		}
@@ -115,6 +138,23 @@ func Parse(r io.Reader, name string) (*Log, error) {
 		return nil, err
 	}
 	return &p.log, nil
+}
+
+var errLineTooLong = errors.New("line too long")
+
+// readLine appends the next line of br (with its newline, if any) to buf, up to
+// maxLineBytes.
+func readLine(br *bufio.Reader, buf []byte) ([]byte, error) {
+	for {
+		frag, err := br.ReadSlice('\n')
+		if len(buf)+len(frag) > maxLineBytes {
+			return buf, errLineTooLong
+		}
+		buf = append(buf, frag...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return buf, err
+		}
+	}
 }
 
 func (p *parser) errorf(line int, format string, a ...any) error {
@@ -169,7 +209,7 @@ func (p *parser) phase(n int, fields []string) error {
 		}
 		i, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || i < 0 {
-			return p.errorf(n, "phase mark %s: %s=%q is not a nanosecond count or na", phase, k, v)
+			return p.errorf(n, "phase mark %s: %s=%s is not a nanosecond count or na", phase, k, safetext.Quote(v))
 		}
 		p.marks[k][phase] = mark{v: i, line: n}
 	}
@@ -195,6 +235,17 @@ func (p *parser) device(t string) {
 // The results block's lines, in the order the bench prints them.
 var resultKeys = []string{"Prompt tokens", "Generated tokens", "Prefill", "Decode", "MLX peak memory"}
 
+// requiredKeys are the results lines the decode metrics cannot do without; the others
+// only fill in figures of the summary, and a block without them gets a warning.
+var requiredKeys = map[string]bool{"Generated tokens": true, "Decode": true}
+
+// optionalEffect says what a missing optional line leaves out.
+var optionalEffect = map[string]string{
+	"Prompt tokens":   "prompt_tokens is 0",
+	"Prefill":         "the prefill tok/s figures are 0",
+	"MLX peak memory": "the peak memory is unknown",
+}
+
 func (p *parser) result(n int, t string) error {
 	key, val, ok := strings.Cut(t, ":")
 	if !ok {
@@ -217,7 +268,7 @@ func (p *parser) result(n int, t string) error {
 	case "Prompt tokens", "Generated tokens":
 		v, err := strconv.Atoi(val)
 		if err != nil || v < 0 {
-			return p.errorf(n, "%s: %q is not a token count", key, val)
+			return p.errorf(n, "%s: %s is not a token count", key, safetext.Quote(val))
 		}
 		if key == "Prompt tokens" {
 			l.PromptTokens = v
@@ -227,12 +278,12 @@ func (p *parser) result(n int, t string) error {
 	case "Prefill", "Decode":
 		m := timingRE.FindStringSubmatch(val)
 		if m == nil {
-			return p.errorf(n, "%s: %q is not `<ms> ms (<tok/s> tok/s)`", key, val)
+			return p.errorf(n, "%s: %s is not `<ms> ms (<tok/s> tok/s)`", key, safetext.Quote(val))
 		}
 		ms, err1 := parseFloat(m[1])
 		tps, err2 := parseFloat(m[2])
 		if err1 != nil || err2 != nil {
-			return p.errorf(n, "%s: %q holds a malformed number", key, val)
+			return p.errorf(n, "%s: %s holds a malformed number", key, safetext.Quote(val))
 		}
 		if key == "Prefill" {
 			l.PrefillMs, l.PrefillTokS = ms, tps
@@ -242,11 +293,11 @@ func (p *parser) result(n int, t string) error {
 	case "MLX peak memory":
 		m := memoryRE.FindStringSubmatch(val)
 		if m == nil {
-			return p.errorf(n, "%s: %q is not `<GB> GB`", key, val)
+			return p.errorf(n, "%s: %s is not `<GB> GB`", key, safetext.Quote(val))
 		}
 		gb, err := parseFloat(m[1])
 		if err != nil {
-			return p.errorf(n, "%s: %q is a malformed number", key, val)
+			return p.errorf(n, "%s: %s is a malformed number", key, safetext.Quote(val))
 		}
 		l.PeakMemoryGB = gb
 	}
@@ -268,12 +319,18 @@ func (p *parser) finish() error {
 	if p.block > 0 {
 		var missing []string
 		for _, k := range resultKeys {
-			if _, ok := p.fieldLine[k]; !ok {
+			if _, ok := p.fieldLine[k]; !ok && requiredKeys[k] {
 				missing = append(missing, strconv.Quote(k+":"))
 			}
 		}
 		if len(missing) > 0 {
 			return p.errorf(p.block, "the results block lacks %s; was the bench cut short?", strings.Join(missing, ", "))
+		}
+		for _, k := range resultKeys {
+			if _, ok := p.fieldLine[k]; !ok && !requiredKeys[k] {
+				p.log.Warnings = append(p.log.Warnings, fmt.Sprintf("the results block (line %d) has no %q line: %s",
+					p.block, k+":", optionalEffect[k]))
+			}
 		}
 		p.log.HasResults = true
 	}

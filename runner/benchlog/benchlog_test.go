@@ -203,7 +203,13 @@ func TestParseErrors(t *testing.T) {
 		}, "16: MLX peak memory: \"20600 MB\" is not `<GB> GB`"},
 		{"a cut-short results block", func(s string) string {
 			return s[:strings.Index(s, "  Decode:")]
-		}, `11: the results block lacks "Decode:", "MLX peak memory:"; was the bench cut short?`},
+		}, `11: the results block lacks "Decode:"; was the bench cut short?`},
+		{"no generated tokens", func(s string) string {
+			return strings.Replace(s, "  Generated tokens: 128\n", "", 1)
+		}, `11: the results block lacks "Generated tokens:"; was the bench cut short?`},
+		{"a decode line with terminal escapes", func(s string) string {
+			return strings.Replace(s, "3217.90 ms (39.78 tok/s)", "\x1b]0;owned\x07"+strings.Repeat("9", 1000), 1)
+		}, "15: Decode: \"\\x1b]0;owned\\a" + strings.Repeat("9", 190) + "\"... (810 more bytes) is not `<ms> ms (<tok/s> tok/s)`"},
 		{"a result line twice", func(s string) string {
 			return s + "  Decode:           1.00 ms (1.00 tok/s)\n"
 		}, `17: "Decode:" appears twice in the results block (first at line 15)`},

@@ -72,6 +72,12 @@ type Options struct {
 	Stderr io.Writer // the command's stderr and the guard's echoed lines
 
 	KillGrace time.Duration // SIGTERM to SIGKILL delay when stopping the command
+
+	// BeforeAttempt, when set, runs after each idle wait, right before attempt k starts
+	// (k from 1). A command that leaves files a rerun would build on (a harness that
+	// resumes from its own CSV) clears what the rejected attempt left here. An error
+	// stops the guard before the attempt.
+	BeforeAttempt func(k int) error
 }
 
 // DefaultOptions returns the CLI defaults of docs/formats.md §4.

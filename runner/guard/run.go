@@ -126,6 +126,12 @@ func (r *runner) run(ctx context.Context) (Outcome, error) {
 		if k == 1 {
 			a.LockWaitSecs = round1(lockWait)
 		}
+		if hook := r.o.BeforeAttempt; hook != nil {
+			if err := hook(k); err != nil {
+				r.ev.event("attempt %d/%d: not started: %v", k, r.o.MaxAttempts, err)
+				return Outcome{ExitCode: 1, Attempts: out.Attempts}, fmt.Errorf("preparing attempt %d: %w", k, err)
+			}
+		}
 		err = r.attempt(ctx, &a)
 		out.Attempts = append(out.Attempts, a)
 		out.Verdict = a.Verdict

@@ -478,3 +478,52 @@ func TestCancelledBeforeStart(t *testing.T) {
 		t.Fatal("the command ran")
 	}
 }
+
+// BeforeAttempt runs before every attempt, the rerun of a contended one included, and
+// an error from it starts nothing.
+func TestBeforeAttemptHook(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	echo := newLines()
+	stdin, feed := stdinPipe(t)
+	o := w.options()
+	o.MaxAttempts = 2
+	o.Stdin, o.Stderr = stdin, echo
+	calls := make(chan int, 4)
+	o.BeforeAttempt = func(k int) error { calls <- k; return nil }
+	holder := startProc(t, "sleep", "600")
+	run := goRun(context.Background(), o, []string{"sh", "-c", "read x"}, nil)
+	echo.wait(t, `attempt 1/2: start:`)
+	w.hold(t, holder.Process.Pid)
+	echo.wait(t, fmt.Sprintf(`sample \d+: CONTENDED foreign_gpu=\[%d:sleep\]`, holder.Process.Pid))
+	w.release(t, holder.Process.Pid)
+	fmt.Fprintln(feed, "x")
+	echo.wait(t, `attempt 2/2: start:`)
+	fmt.Fprintln(feed, "x")
+	if res, err := run.wait(t); err != nil || res.Verdict != Clean || len(res.Attempts) != 2 {
+		t.Fatalf("outcome %+v, %v", res, err)
+	}
+	close(calls)
+	var got []int
+	for k := range calls {
+		got = append(got, k)
+	}
+	if fmt.Sprint(got) != "[1 2]" {
+		t.Errorf("BeforeAttempt calls %v, want [1 2]", got)
+	}
+
+	w2 := newWorld(t)
+	o2 := w2.options()
+	o2.BeforeAttempt = func(k int) error { return fmt.Errorf("the checkout has a stale CSV") }
+	marker := filepath.Join(t.TempDir(), "ran")
+	res, err := Run(context.Background(), o2, []string{"touch", marker})
+	if err == nil || !strings.Contains(err.Error(), "preparing attempt 1: the checkout has a stale CSV") || len(res.Attempts) != 0 {
+		t.Fatalf("outcome %+v, %v", res, err)
+	}
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Errorf("the command ran although its attempt could not be prepared")
+	}
+	if log := w2.logText(t); !strings.Contains(log, "attempt 1/1: not started: the checkout has a stale CSV") {
+		t.Errorf("log:\n%s", log)
+	}
+}

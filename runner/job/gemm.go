@@ -59,15 +59,7 @@ type GemmOptions struct {
 // could not go on (no overlay commit, a guard that cannot work, an interrupt), and the
 // outcome then holds what was learned so far.
 func GemmTests(ctx context.Context, o GemmOptions) (patch.Outcome, error) {
-	if o.Host == nil {
-		o.Host = host.Local()
-	}
-	if o.Guard.Host == nil {
-		o.Guard.Host = o.Host
-	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
+	jobDefaults(&o.Host, &o.Guard, &o.Now)
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTestTimeout
 	}

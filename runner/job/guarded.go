@@ -5,12 +5,41 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/lablup/perfbot/runner/guard"
+	"github.com/lablup/perfbot/runner/host"
 )
+
+// jobDefaults fills what every job takes from the machine when the caller leaves it
+// out: the host, the guard's host and the clock.
+func jobDefaults(h *host.Host, g *guard.Options, now *func() time.Time) {
+	if *h == nil {
+		*h = host.Local()
+	}
+	if g.Host == nil {
+		g.Host = *h
+	}
+	if *now == nil {
+		*now = time.Now
+	}
+}
+
+// absFolder resolves a folder option, naming it when it is missing.
+func absFolder(what string, p *string) error {
+	if *p == "" {
+		return fmt.Errorf("no folder given for %s", what)
+	}
+	abs, err := filepath.Abs(*p)
+	if err != nil {
+		return fmt.Errorf("resolving %s: %w", what, err)
+	}
+	*p = abs
+	return nil
+}
 
 // guarded is how one guarded command ended.
 type guarded struct {
@@ -23,6 +52,12 @@ type guarded struct {
 // runGuarded runs argv under the guard with extra environment env, writing
 // everything it prints to the raw log at rawPath ("" for none).
 func runGuarded(ctx context.Context, g guard.Options, label string, argv, env []string, rawPath string, prog *progress, progLabel string) guarded {
+	return runGuardedObserved(ctx, g, label, argv, env, rawPath, prog, progLabel, nil)
+}
+
+// runGuardedObserved is runGuarded that also hands every line (the guard's echoed ones
+// with their prefix) to observe, when set.
+func runGuardedObserved(ctx context.Context, g guard.Options, label string, argv, env []string, rawPath string, prog *progress, progLabel string, observe func(string)) guarded {
 	var raw io.Writer
 	if rawPath != "" {
 		f, err := os.OpenFile(rawPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
@@ -33,6 +68,7 @@ func runGuarded(ctx context.Context, g guard.Options, label string, argv, env []
 		raw = f
 	}
 	pl := newPhaseLog(raw, prog, progLabel)
+	pl.observe = observe
 	g.Label = label
 	g.Env = append(append([]string(nil), g.Env...), env...)
 	g.Stdin = nil

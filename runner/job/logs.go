@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lablup/perfbot/internal/safetext"
 	"github.com/lablup/perfbot/runner/guard"
 	"github.com/lablup/perfbot/runner/results"
 )
@@ -57,6 +58,8 @@ type phaseLog struct {
 	noisy    bool // a contended sample of this attempt was already reported
 	// lastReset is what broke the last idle streak: "gpu=[123:x] compilers=[]".
 	lastReset string
+	// observe, when set, sees every line, the guard's with their prefix.
+	observe func(line string)
 }
 
 func newPhaseLog(raw io.Writer, prog *progress, label string) *phaseLog {
@@ -92,6 +95,9 @@ func (l *phaseLog) close() {
 }
 
 func (l *phaseLog) line(b []byte) {
+	if l.observe != nil {
+		l.observe(string(b))
+	}
 	msg, isGuard := strings.CutPrefix(string(b), guard.EchoPrefix)
 	if !isGuard {
 		l.last.Write(b)
@@ -140,7 +146,8 @@ func tailLines(b []byte, n int) []string {
 	lines := strings.Split(string(b), "\n")
 	for i := len(lines) - 1; i >= 0 && len(out) < n; i-- {
 		if t := strings.TrimSpace(lines[i]); t != "" {
-			out = append(out, t)
+			// A command's own output, quoted in a reason: cut and escaped.
+			out = append(out, safetext.Clean(t))
 		}
 	}
 	slices.Reverse(out)

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/lablup/perfbot/config"
+	"github.com/lablup/perfbot/internal/infile"
+	"github.com/lablup/perfbot/internal/safetext"
 	"github.com/lablup/perfbot/runner/analyze"
 	"github.com/lablup/perfbot/runner/attrib"
 	"github.com/lablup/perfbot/runner/benchlog"
@@ -132,15 +134,7 @@ func Profile(ctx context.Context, o ProfileOptions) (ProfileReport, error) {
 }
 
 func newProfiler(o ProfileOptions) (*profiler, error) {
-	if o.Host == nil {
-		o.Host = host.Local()
-	}
-	if o.Guard.Host == nil {
-		o.Guard.Host = o.Host
-	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
+	jobDefaults(&o.Host, &o.Guard, &o.Now)
 	if o.Bench == "" {
 		o.Bench = DefaultBench
 	}
@@ -148,14 +142,9 @@ func newProfiler(o ProfileOptions) (*profiler, error) {
 		name string
 		p    *string
 	}{{"the checkout (RepoDir)", &o.RepoDir}, {"the results root (OutDir)", &o.OutDir}, {"the traces root (TraceDir)", &o.TraceDir}} {
-		if *d.p == "" {
-			return nil, fmt.Errorf("no folder given for %s", d.name)
+		if err := absFolder(d.name, d.p); err != nil {
+			return nil, err
 		}
-		abs, err := filepath.Abs(*d.p)
-		if err != nil {
-			return nil, fmt.Errorf("resolving %s: %w", d.name, err)
-		}
-		*d.p = abs
 	}
 	if fi, err := os.Stat(o.RepoDir); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("the checkout %s is not a folder: give the mlxcel checkout to profile", o.RepoDir)
@@ -170,6 +159,15 @@ func newProfiler(o ProfileOptions) (*profiler, error) {
 	}
 	if len(p.sampling) == 0 {
 		return nil, errors.New("no sampling settings: give some (greedy, t0.7, t0.7-p0.95) or set sampling in the config")
+	}
+	// Run names become file and folder names: refuse one that is not a plain name
+	// before anything runs.
+	for _, m := range p.models {
+		for _, s := range p.sampling {
+			if err := results.CheckRunName(results.RunName(m.cfg.Dir, s)); err != nil {
+				return nil, fmt.Errorf("models.%s.dir %s: %w", m.cfg.Name, safetext.Quote(m.cfg.Dir), err)
+			}
+		}
 	}
 	if o.Config.Shape.Generate < 1 || o.Config.Shape.Prompt < 1 {
 		return nil, fmt.Errorf("the config's shape (prompt %d, generate %d) is not a workload: load the config with config.Load",
@@ -198,26 +196,43 @@ func (p *profiler) pickModels() error {
 	if len(want) == 0 {
 		return errors.New("no models to run: the config names none")
 	}
-	for _, name := range want {
-		if _, ok := c.Model(name); !ok {
-			known := make([]string, len(c.Models))
-			for i, m := range c.Models {
-				known[i] = m.Name
-			}
-			return fmt.Errorf("model %q is not in the config; known: %s", name, strings.Join(known, ", "))
-		}
-	}
 	if max := c.Limits.MaxModels; max > 0 && len(want) > max {
 		return fmt.Errorf("%d models asked for, more than limits.max_models (%d): ask for fewer or raise the limit", len(want), max)
 	}
+	// Sets, not searches: a config of many models must cost linear time.
+	known := make(map[string]bool, len(c.Models))
+	for _, m := range c.Models {
+		known[m.Name] = true
+	}
+	wanted := make(map[string]bool, len(want))
+	for _, name := range want {
+		if !known[name] {
+			return fmt.Errorf("model %s is not in the config; known: %s", safetext.Quote(name), knownModels(c))
+		}
+		wanted[name] = true
+	}
 	// The config's order is the run order.
 	for _, m := range c.Models {
-		if slices.Contains(want, m.Name) {
+		if wanted[m.Name] {
 			arg, err := p.modelArg(m)
 			p.models = append(p.models, modelRun{cfg: m, arg: arg, err: err})
 		}
 	}
 	return nil
+}
+
+// knownModels lists the config's model names for an error, the first few of them.
+func knownModels(c config.Config) string {
+	const shown = 20
+	names := make([]string, 0, min(len(c.Models), shown))
+	for _, m := range c.Models[:min(len(c.Models), shown)] {
+		names = append(names, m.Name)
+	}
+	list := strings.Join(names, ", ")
+	if len(c.Models) > shown {
+		list += fmt.Sprintf(" and %d more", len(c.Models)-shown)
+	}
+	return safetext.Clean(list)
 }
 
 // modelArg finds the model directory: absolute as given, else in the checkout (the
@@ -564,7 +579,7 @@ func (p *profiler) runOne(ctx context.Context, idx string, m modelRun, s results
 	if err != nil || rec.Status != StatusRunning {
 		return err
 	}
-	p.analyze(idx, m, s, rec, traces, plain.output, profiled.output)
+	p.analyze(ctx, idx, m, s, rec, traces, plain.output, profiled.output)
 	return nil
 }
 
@@ -623,9 +638,12 @@ func (p *profiler) phase(ctx context.Context, idx, run, what string, argv, env [
 	return r, nil
 }
 
+// maxStatsBytes bounds the kernel_stats.csv copied into the results folder.
+const maxStatsBytes = 16 << 20
+
 // analyze finds the profiler's files, copies the stats and writes the decode kernels
 // and the summary.
-func (p *profiler) analyze(idx string, m modelRun, s results.Sampling, rec *RunRecord, traces string, plainLog, benchLog []byte) {
+func (p *profiler) analyze(ctx context.Context, idx string, m modelRun, s results.Sampling, rec *RunRecord, traces string, plainLog, benchLog []byte) {
 	run := rec.Name
 	fail := func(format string, a ...any) {
 		rec.Status, rec.Reason = StatusAnalysisFailed, p.scrub.text(fmt.Sprintf(format, a...))
@@ -652,13 +670,13 @@ func (p *profiler) analyze(idx string, m modelRun, s results.Sampling, rec *RunR
 			for i, r := range reported {
 				names[i] = filepath.Base(r)
 			}
-			why += " (it reported " + strings.Join(names, ", ") + ")"
+			why += " (it reported " + safetext.Clean(strings.Join(names, ", ")) + ")"
 		}
 		fail("%s: was csv output asked for, and did the bench dispatch any kernel?", why)
 		return
 	}
 	if outs.KernelStats != "" {
-		b, err := os.ReadFile(outs.KernelStats)
+		b, err := infile.ReadFile(outs.KernelStats, maxStatsBytes)
 		if err == nil {
 			err = results.WriteFileAtomic(filepath.Join(p.folder, run+"_kernel_stats.csv"), b)
 		}
@@ -668,7 +686,7 @@ func (p *profiler) analyze(idx string, m modelRun, s results.Sampling, rec *RunR
 		}
 		rec.Files = append(rec.Files, run+"_kernel_stats.csv")
 	}
-	trace, err := rocprof.ReadKernelTrace(outs.KernelTrace)
+	trace, err := rocprof.ReadKernelTraceContext(ctx, outs.KernelTrace)
 	if err != nil {
 		fail("reading the kernel trace: %v", err)
 		return
@@ -694,12 +712,15 @@ func (p *profiler) analyze(idx string, m modelRun, s results.Sampling, rec *RunR
 		fail("analyzing: %v", err)
 		return
 	}
-	kernels, summary, err := res.WriteOutputs(p.folder)
+	written, err := res.WriteOutputs(p.folder)
 	if err != nil {
 		fail("writing the analysis: %v", err)
 		return
 	}
-	rec.Files = append(rec.Files, filepath.Base(kernels), filepath.Base(summary))
+	rec.Files = append(rec.Files, filepath.Base(written.Kernels), filepath.Base(written.Summary))
+	for _, w := range res.Warnings {
+		p.prog.printf("%s %s: warning: %s", idx, run, w)
+	}
 	sum := res.Summary
 	rec.Status = StatusOK
 	rec.DecodeDispatches = sum.DecodeDispatches

@@ -412,6 +412,12 @@ func TestProfileOptionErrors(t *testing.T) {
 		{"no checkout", func(o *ProfileOptions) { o.RepoDir = filepath.Join(fh.tmp, "nope") }, "is not a folder"},
 		{"no out", func(o *ProfileOptions) { o.OutDir = "" }, "no folder given for the results root"},
 		{"too many models", func(o *ProfileOptions) { o.Config.Limits.MaxModels = 1 }, "more than limits.max_models (1)"},
+		// A config built in code skips config.Load's checks: the run names are checked
+		// again before they become folders.
+		{"model dir that makes no run name", func(o *ProfileOptions) {
+			o.Config.Models = slices.Clone(o.Config.Models)
+			o.Config.Models[0].Dir = "models/.x\n"
+		}, `models.llama.dir "models/.x\n": run name ".x\n_greedy" starts with a dot`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := base

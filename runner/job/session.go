@@ -3,7 +3,6 @@ package job
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lablup/perfbot/config"
+	"github.com/lablup/perfbot/internal/infile"
 	"github.com/lablup/perfbot/runner/results"
 )
 
@@ -172,12 +172,15 @@ func statusList() string {
 
 var hexCommit = regexp.MustCompile(`^[0-9a-f]{7,40}$`)
 
+// maxSessionBytes bounds a session manifest: a few kilobytes per run.
+const maxSessionBytes = 16 << 20
+
 // ReadSession reads a session manifest as Profile writes it. Keys it does not know are
 // ignored (a newer runner may add some); a file that is not a manifest, or holds a value
 // no runner writes, is an error that names the file. A missing file gives an error that
 // wraps fs.ErrNotExist.
 func ReadSession(path string) (Session, error) {
-	b, err := os.ReadFile(path)
+	b, err := infile.ReadFile(path, maxSessionBytes)
 	if err != nil {
 		return Session{}, fmt.Errorf("reading the session manifest: %w", err)
 	}
@@ -207,6 +210,9 @@ func ReadSession(path string) (Session, error) {
 	for i, r := range s.Runs {
 		if r.Name == "" {
 			return bad("run %d has no name", i+1)
+		}
+		if err := results.CheckRunName(r.Name); err != nil {
+			return bad("run %d: %v", i+1, err)
 		}
 		if !slices.Contains(RunStatuses, r.Status) {
 			return bad("run %s has status %q; a runner writes one of %s", r.Name, r.Status, statusList())

@@ -61,6 +61,8 @@ func TestReadSessionRefusals(t *testing.T) {
 		{"bad commit", `{"commit": "HEAD"}`, `commit "HEAD" is not a git commit SHA`},
 		{"bad date", `{"date": "30/09/2026"}`, `date "30/09/2026" is not YYYY-MM-DD`},
 		{"unnamed run", `{"runs": [{"status": "ok"}]}`, "run 1 has no name"},
+		{"run name that is a path", `{"runs": [{"name": "../../etc/x_greedy", "status": "ok"}]}`, `run 1: run name "../../etc/x_greedy" holds a /`},
+		{"run name with a newline", `{"runs": [{"name": "x\n_greedy", "status": "ok"}]}`, `run 1: run name "x\n_greedy" holds a character that is not printable`},
 		{"unknown status", `{"runs": [{"name": "a_greedy", "status": "done"}]}`, `run a_greedy has status "done"; a runner writes one of ok, guard_gave_up`},
 	} {
 		p := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".json")

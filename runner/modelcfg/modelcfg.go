@@ -9,7 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
+
+	"github.com/lablup/perfbot/internal/infile"
+	"github.com/lablup/perfbot/internal/safetext"
 )
 
 // Model is what a config.json says about a model.
@@ -24,9 +26,12 @@ type Model struct {
 	Raw map[string]any
 }
 
-// Read parses the config.json at path.
+// maxConfigBytes bounds a config.json: real ones, VLMs included, are under 100 KiB.
+const maxConfigBytes = 4 << 20
+
+// Read parses the config.json at path (a regular file of at most 4 MiB).
 func Read(path string) (Model, error) {
-	data, err := os.ReadFile(path)
+	data, err := infile.ReadFile(path, maxConfigBytes)
 	if err != nil {
 		return Model{}, fmt.Errorf("reading model config: %w", err)
 	}
@@ -152,7 +157,7 @@ func jsonText(v any) string {
 	if err != nil {
 		return kind(v)
 	}
-	return string(b)
+	return safetext.Clean(string(b))
 }
 
 // jsonError says where the file stops being JSON, as name:LINE:COLUMN.

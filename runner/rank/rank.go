@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/lablup/perfbot/internal/safetext"
 	"github.com/lablup/perfbot/runner/attrib"
 	"github.com/lablup/perfbot/runner/results"
 )
@@ -106,7 +107,12 @@ func Rank(sums []*results.Summary, rules *attrib.Rules) (*Ranking, error) {
 	rk := &Ranking{Rules: rules.Name()}
 	var runs []runFacts
 	var unknownRope []string
+	seen := map[string]bool{}
 	for _, s := range sums {
+		if seen[s.Name] {
+			return nil, fmt.Errorf("two summaries of run %s: give one per run", safetext.Quote(s.Name))
+		}
+		seen[s.Name] = true
 		f, err := facts(s)
 		if err != nil {
 			return nil, err

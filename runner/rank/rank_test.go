@@ -325,4 +325,9 @@ func TestRankRejectsUnusableInput(t *testing.T) {
 	if _, err := Rank([]*results.Summary{s}, nil); err == nil || !strings.Contains(err.Error(), "generated_tokens") {
 		t.Errorf("Rank without tokens = %v", err)
 	}
+	// The same run twice would count twice, or the last one alone.
+	a, b := summary(llama, results.Greedy, true), summary(llama, results.Greedy, true)
+	if _, err := Rank([]*results.Summary{a, b}, nil); err == nil || !strings.Contains(err.Error(), "two summaries of run \""+a.Name+"\"") {
+		t.Errorf("Rank of one run twice = %v", err)
+	}
 }

@@ -5,9 +5,11 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
+
+	"github.com/lablup/perfbot/internal/infile"
+	"github.com/lablup/perfbot/internal/safetext"
 )
 
 // KernelsHeader is the exact header of `<run>_decode_kernels.csv`.
@@ -82,7 +84,7 @@ func ReadKernels(r io.Reader, name string) ([]KernelRow, error) {
 		return nil, fmt.Errorf("%s: reading header: %w", name, err)
 	}
 	if strings.Join(head, ",") != KernelsHeader {
-		return nil, fmt.Errorf("%s:1: header %q: want %q", name, strings.Join(head, ","), KernelsHeader)
+		return nil, fmt.Errorf("%s:1: header %s: want %q", name, safetext.Quote(strings.Join(head, ",")), KernelsHeader)
 	}
 	var rows []KernelRow
 	for {
@@ -102,7 +104,7 @@ func ReadKernels(r io.Reader, name string) ([]KernelRow, error) {
 		for i, col := range []int{4, 6, 7} {
 			v, err := strconv.ParseInt(rec[col], 10, 64)
 			if err != nil {
-				return nil, fmt.Errorf("%s:%d: %s %q: not an integer", name, line, strings.Split(KernelsHeader, ",")[col], rec[col])
+				return nil, fmt.Errorf("%s:%d: %s %s: not an integer", name, line, strings.Split(KernelsHeader, ",")[col], safetext.Quote(rec[col]))
 			}
 			*ints[i] = v
 		}
@@ -110,7 +112,7 @@ func ReadKernels(r io.Reader, name string) ([]KernelRow, error) {
 		for i, col := range []int{5, 8} {
 			v, err := strconv.ParseFloat(rec[col], 64)
 			if err != nil {
-				return nil, fmt.Errorf("%s:%d: %s %q: not a number", name, line, strings.Split(KernelsHeader, ",")[col], rec[col])
+				return nil, fmt.Errorf("%s:%d: %s %s: not a number", name, line, strings.Split(KernelsHeader, ",")[col], safetext.Quote(rec[col]))
 			}
 			*floats[i] = v
 		}
@@ -118,14 +120,16 @@ func ReadKernels(r io.Reader, name string) ([]KernelRow, error) {
 	}
 }
 
+// maxKernelsBytes bounds a decode_kernels file: one row per distinct kernel name.
+const maxKernelsBytes = 16 << 20
+
 // ReadKernelsFile reads the CSV at path.
 func ReadKernelsFile(path string) ([]KernelRow, error) {
-	f, err := os.Open(path)
+	data, err := infile.ReadFile(path, maxKernelsBytes)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return ReadKernels(f, path)
+	return ReadKernels(bytes.NewReader(data), path)
 }
 
 func splitList(s string) []string {

@@ -9,7 +9,7 @@ import (
 	"github.com/lablup/perfbot/internal/testfix"
 )
 
-func fixtureRuns(t *testing.T) []string {
+func fixtureRuns(t testing.TB) []string {
 	t.Helper()
 	m, err := filepath.Glob(filepath.Join(testfix.Path(t, "mlxcel-gfx1151", "rocm_profiles", "gfx1151_929c80ab"), "*_summary.json"))
 	if err != nil || len(m) != 2 {

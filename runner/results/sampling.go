@@ -1,11 +1,17 @@
 package results
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/lablup/perfbot/internal/safetext"
 )
 
 // Sampling is one sampling setting of a decode run. Greedy is Temperature 0, TopP 1.
@@ -26,10 +32,13 @@ func ParseSampling(tag string) (Sampling, error) {
 	}
 	m := tagRE.FindStringSubmatch(tag)
 	if m == nil {
-		return Sampling{}, fmt.Errorf("sampling %q: want greedy, t<T> or t<T>-p<P> (e.g. t0.7-p0.95)", tag)
+		return Sampling{}, fmt.Errorf("sampling %s: want greedy, t<T> or t<T>-p<P> (e.g. t0.7-p0.95)", safetext.Quote(tag))
 	}
 	t, _ := strconv.ParseFloat(m[1], 64)
 	s := Sampling{Temperature: t, TopP: 1}
+	if t > MaxTemperature {
+		return Sampling{}, fmt.Errorf("sampling %s: the temperature must be at most %v", safetext.Quote(tag), MaxTemperature)
+	}
 	if m[2] != "" {
 		p, _ := strconv.ParseFloat(m[2], 64)
 		if p <= 0 || p > 1 {
@@ -41,6 +50,67 @@ func ParseSampling(tag string) (Sampling, error) {
 		return Sampling{}, fmt.Errorf("sampling %q: top-p needs a temperature above 0", tag)
 	}
 	return s, nil
+}
+
+// MaxTemperature bounds a sampling temperature: samplers take 0..2, and a larger value
+// is a typo, not a setting.
+const MaxTemperature = 100
+
+// Check says why s is not a sampling setting: a temperature that is not a finite number
+// in 0..MaxTemperature, or a top-p outside (0, 1] (NaN included).
+func (s Sampling) Check() error {
+	if math.IsNaN(s.Temperature) || s.Temperature < 0 || s.Temperature > MaxTemperature {
+		return fmt.Errorf("temperature %v: want a number in 0..%v", s.Temperature, MaxTemperature)
+	}
+	if !(s.TopP > 0 && s.TopP <= 1) {
+		return fmt.Errorf("top-p %v: want a number in (0, 1]", s.TopP)
+	}
+	return nil
+}
+
+// TagOfName returns the run tag a run name ends with (`_greedy`, `_t0.7-p0.95`) and
+// whether it has one: tags hold no '_', so it is what follows the last one.
+func TagOfName(name string) (Sampling, string, bool) {
+	i := strings.LastIndexByte(name, '_')
+	if i < 0 {
+		return Sampling{}, "", false
+	}
+	s, err := ParseSampling(name[i+1:])
+	if err != nil {
+		return Sampling{}, "", false
+	}
+	return s, name[i+1:], true
+}
+
+// MaxRunNameBytes keeps `<run>_decode_kernels.csv` within a file name's 255 bytes.
+const MaxRunNameBytes = 200
+
+// CheckRunName says why name cannot be a run name. A run name becomes a file name in
+// the results folder, so it must be one path element: not empty, no '/' or '\', no
+// leading '.', only printable characters (no newline, no terminal escape), valid
+// UTF-8, at most MaxRunNameBytes.
+func CheckRunName(name string) error {
+	bad := func(why string) error {
+		return fmt.Errorf("run name %s %s: a run name is <model dir>_<tag>, e.g. Meta-Llama-3.1-8B-Instruct-4bit_greedy", safetext.Quote(name), why)
+	}
+	switch {
+	case name == "":
+		return errors.New("the run name is empty: a run name is <model dir>_<tag>, e.g. Meta-Llama-3.1-8B-Instruct-4bit_greedy")
+	case len(name) > MaxRunNameBytes:
+		return bad(fmt.Sprintf("is %d bytes long, more than %d", len(name), MaxRunNameBytes))
+	case strings.ContainsAny(name, `/\`):
+		return bad("holds a / or \\ (it becomes a file name, not a path)")
+	case name[0] == '.':
+		return bad("starts with a dot")
+	case !utf8.ValidString(name):
+		return bad("is not valid UTF-8")
+	}
+	for _, r := range name {
+		if !unicode.IsPrint(r) {
+			return bad("holds a character that is not printable")
+		}
+	}
+	return nil
 }
 
 // Tag is the run tag of the setting: greedy, t<T>, or t<T>-p<P> when P != 1.

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
+
+	"github.com/lablup/perfbot/internal/infile"
+	"github.com/lablup/perfbot/internal/safetext"
 )
 
 // Summary is `<run>_summary.json`. The key names, units and rounding are those of the
@@ -162,7 +164,7 @@ func (o *Ordered) UnmarshalJSON(data []byte) error {
 		key, _ := t.(string)
 		var v float64
 		if err := dec.Decode(&v); err != nil {
-			return fmt.Errorf("key %q: %w", key, err)
+			return fmt.Errorf("key %s: %w", safetext.Quote(key), err)
 		}
 		*o = append(*o, KV{Key: key, Value: Num(v)})
 	}
@@ -242,7 +244,7 @@ func (u *Units) UnmarshalJSON(data []byte) error {
 		id, _ := t.(string)
 		var unit Unit
 		if err := dec.Decode(&unit); err != nil {
-			return fmt.Errorf("port unit %q: %w", id, err)
+			return fmt.Errorf("port unit %s: %w", safetext.Quote(id), err)
 		}
 		*u = append(*u, UnitKV{ID: id, Unit: unit})
 	}
@@ -272,15 +274,31 @@ func WriteSummary(path string, s *Summary) error {
 	return WriteFileAtomic(path, data)
 }
 
-// ReadSummary reads a `<run>_summary.json`, perfbot's or the repo analyzer's.
+// maxSummaryBytes bounds a summary file: a real one is a few kilobytes.
+const maxSummaryBytes = 4 << 20
+
+// ReadSummary reads a `<run>_summary.json`, perfbot's or the repo analyzer's, and
+// validates it (Validate); errors name the file.
 func ReadSummary(path string) (*Summary, error) {
-	data, err := os.ReadFile(path)
+	data, err := infile.ReadFile(path, maxSummaryBytes)
 	if err != nil {
 		return nil, err
 	}
+	s, err := ParseSummary(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// ParseSummary decodes and validates the text of a summary.
+func ParseSummary(data []byte) (*Summary, error) {
 	var s Summary
 	if err := json.Unmarshal(data, &s); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
+	}
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("not a summary perfbot can use: %w", err)
 	}
 	return &s, nil
 }

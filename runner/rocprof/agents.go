@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/lablup/perfbot/internal/infile"
 )
 
 // Agent is one row of agent_info.csv: a CPU or GPU the profiler saw.
@@ -26,7 +27,7 @@ type Agent struct {
 
 // ReadAgentInfo reads agent_info.csv in file order. A missing file is nil, nil.
 func ReadAgentInfo(path string) ([]Agent, error) {
-	data, err := os.ReadFile(path)
+	data, err := infile.ReadFile(path, maxTableBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -13,15 +13,3 @@ type ParseError struct {
 func (e *ParseError) Error() string {
 	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
 }
-
-// maxShown bounds how much of a bad cell an error quotes: a misaligned row can put a
-// kilobyte-long kernel name where a number belongs.
-const maxShown = 64
-
-// quoteCell quotes a cell's text for an error message, cut to maxShown bytes.
-func quoteCell(b []byte) string {
-	if len(b) > maxShown {
-		return fmt.Sprintf("%q...", b[:maxShown])
-	}
-	return fmt.Sprintf("%q", b)
-}

@@ -3,9 +3,11 @@ package rocprof
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestParseKernelTraceNumbers pushes integers of every width through the row parser's
@@ -61,18 +63,82 @@ func FuzzParseKernelTrace(f *testing.F) {
 			if err != nil {
 				continue
 			}
-			if got.Rows != base.Rows || got.Inversions != base.Inversions || got.Layout != base.Layout {
-				t.Fatalf("%+v: rows/inversions/layout %d/%d/%s, one chunk gives %d/%d/%s", opt, got.Rows, got.Inversions, got.Layout, base.Rows, base.Inversions, base.Layout)
+			if got.Rows != base.Rows || got.Inversions != base.Inversions || got.Layout != base.Layout || got.Duplicates != base.Duplicates {
+				t.Fatalf("%+v: rows/inversions/layout/duplicates %d/%d/%s/%d, one chunk gives %d/%d/%s/%d", opt,
+					got.Rows, got.Inversions, got.Layout, got.Duplicates, base.Rows, base.Inversions, base.Layout, base.Duplicates)
 			}
 			if fmt.Sprint(flatten(got)) != fmt.Sprint(flatten(base)) {
 				t.Fatalf("%+v: dispatches differ from the one-chunk parse", opt)
 			}
 		}
 		if baseErr == nil {
+			for _, n := range base.Names {
+				if !utf8.ValidString(n) {
+					t.Fatalf("name %q is not valid UTF-8", n)
+				}
+			}
 			for _, d := range base.Dispatches {
 				if d.End < d.Start || int(d.Name) >= len(base.Names) || int(d.Agent) >= len(base.Agents) {
 					t.Fatalf("bad record %+v (names %d, agents %d)", d, len(base.Names), len(base.Agents))
 				}
+			}
+		}
+	})
+}
+
+// FuzzParseKernelStats: any bytes parse or fail without a panic, and an accepted file
+// reads the same with CRLF line ends.
+func FuzzParseKernelStats(f *testing.F) {
+	for _, p := range []string{
+		fixture(f, "mlxcel-gfx1151", "rocm_profiles", "gfx1151_929c80ab", "Meta-Llama-3.1-8B-Instruct-4bit_greedy_kernel_stats.csv"),
+		fixture(f, "rocprofv3", "gfx1201-sllm-component-rocm7.2.1", "component-m8_kernel_stats.csv"),
+		fixture(f, "rocprofv3", "gfx1201-sllm-component-rocm7.2.1", "component-m8_domain_stats.csv"),
+	} {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte(statsHeader + "\n\"k,1\",3,300,1e2,7.5,90,110,0.00000000e+00\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := ParseKernelStats(data, "stats.csv")
+		if err != nil || bytes.Contains(data, []byte{'\r'}) {
+			return
+		}
+		crlf, err := ParseKernelStats(bytes.ReplaceAll(data, []byte{'\n'}, []byte("\r\n")), "stats.csv")
+		if err != nil {
+			t.Fatalf("accepted with LF, refused with CRLF: %v", err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(crlf) {
+			t.Fatalf("CRLF reads differently:\n%v\n%v", got, crlf)
+		}
+	})
+}
+
+// FuzzParseAgentInfo: any bytes parse or fail without a panic, and every agent of an
+// accepted file is found again by its logical node id.
+func FuzzParseAgentInfo(f *testing.F) {
+	for _, p := range []string{
+		fixture(f, "rocprofv3", "gfx1201-sllm-component-rocm7.2.1", "component-m8_agent_info.csv"),
+		fixture(f, "rocprofv3", "gfx1201-sllm-qwen3.5-9b-rocm7.2.1", "aq4-p3-diagnostic_agent_info.csv"),
+	} {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte("\"Node_Id\",\"Logical_Node_Id\",\"Agent_Type\",\"Name\"\n1,1,\"GPU\",\"gfx1151\"\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		agents, err := ParseAgentInfo(data, "agent_info.csv")
+		if err != nil {
+			return
+		}
+		for _, a := range agents {
+			got, ok := AgentByID(agents, "Agent "+strconv.Itoa(a.LogicalNodeID))
+			if a.LogicalNodeID >= 0 && (!ok || got.LogicalNodeID != a.LogicalNodeID) {
+				t.Fatalf("agent %+v not found by its logical id (got %+v, %v)", a, got, ok)
 			}
 		}
 	})

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
+	"unicode/utf8"
 )
 
 // merger joins parsed chunks in file order: it maps each worker's name and agent
@@ -22,6 +24,7 @@ type merger struct {
 	nameRemap  [][]int32 // per worker: local index -> global index, -1 when not seen yet
 	agentRemap [][]int32
 	prevStart  int64
+	seen       *idSet // Dispatch_Ids merged so far; nil without the column
 }
 
 func (m *merger) merge(r result) error {
@@ -37,19 +40,26 @@ func (m *merger) merge(r result) error {
 	m.nameRemap[r.wid], m.agentRemap[r.wid] = nr, ar
 
 	t := m.t
-	disp := r.s.disp
+	disp, ids := r.s.disp, r.s.ids
 	m.reserve(len(disp), r.bytes)
-	for _, d := range disp {
+	for k, d := range disp {
+		if m.seen != nil && !m.seen.add(ids[k]) {
+			if t.Duplicates == 0 {
+				t.FirstDuplicate = ids[k]
+			}
+			t.Duplicates++
+			continue
+		}
 		g := nr[d.Name]
 		if g < 0 {
-			g = int32(m.names.getString(r.names[d.Name]))
+			g = int32(m.names.getString(validText(r.names[d.Name])))
 			nr[d.Name] = g
 		}
 		d.Name = uint32(g)
 		if len(r.agents) > 0 {
 			a := ar[d.Agent]
 			if a < 0 {
-				a = int32(m.agents.getString(r.agents[d.Agent]))
+				a = int32(m.agents.getString(validText(r.agents[d.Agent])))
 				if a > math16 {
 					return &ParseError{File: m.name, Line: m.line + 1, Column: "Agent_Id",
 						Msg: fmt.Sprintf("Agent_Id: more than %d distinct agents", math16+1)}
@@ -96,11 +106,66 @@ func (m *merger) reserve(n, nbytes int) {
 			pad = 1.5
 		}
 		proj := int(float64(need)*float64(m.size)/float64(done)*pad) + 64
+		// A huge file of tiny rows (or of blank lines after a few rows) must not ask
+		// for an array the size of the file up front: past maxProjected the array
+		// grows with the rows actually read.
+		proj = min(proj, need+maxProjected)
 		c = max(need, proj, cap(d)+cap(d)/4)
 	}
 	grown := make([]Dispatch, len(d), c)
 	copy(grown, d)
 	m.t.Dispatches = grown
+}
+
+// maxProjected bounds how many records reserve adds ahead of the rows read (512 MiB of
+// address space; a real trace of up to 16M rows is still one allocation).
+const maxProjected = 1 << 24
+
+// validText is the one rule for text from a trace that is not valid UTF-8: each run of
+// invalid bytes becomes U+FFFD, here, once, so the decode_kernels CSV and the summary
+// JSON name a kernel the same way (JSON cannot carry the raw bytes). Names that differ
+// only in their invalid bytes become one name.
+func validText(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
+}
+
+// idSet remembers Dispatch_Ids: a bitmap for the small ids rocprofv3 writes (numbered
+// from 1 per process), a map for any other.
+type idSet struct {
+	bits  []uint64
+	other map[int64]struct{}
+}
+
+// maxBitmapID bounds the bitmap at 8 MiB; larger or negative ids go to the map.
+const maxBitmapID = 1 << 26
+
+// add records id and reports whether it is new.
+func (s *idSet) add(id int64) bool {
+	if id >= 0 && id < maxBitmapID {
+		w := int(id >> 6)
+		if w >= len(s.bits) {
+			grown := make([]uint64, min(max(2*len(s.bits), w+1, 1024), maxBitmapID>>6))
+			copy(grown, s.bits)
+			s.bits = grown
+		}
+		bit := uint64(1) << (id & 63)
+		if s.bits[w]&bit != 0 {
+			return false
+		}
+		s.bits[w] |= bit
+		return true
+	}
+	if s.other == nil {
+		s.other = map[int64]struct{}{}
+	}
+	if _, dup := s.other[id]; dup {
+		return false
+	}
+	s.other[id] = struct{}{}
+	return true
 }
 
 // finish sorts the records and fills in the counts.

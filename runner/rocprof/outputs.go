@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/lablup/perfbot/internal/safetext"
 )
 
 // Outputs are the files rocprofv3 wrote for one process, by what they hold. A field is
@@ -139,7 +141,7 @@ func pickGroup(groups map[string]map[string]string, dir string) (map[string]stri
 	}
 	sort.Strings(keys)
 	return nil, fmt.Errorf("finding profiler outputs in %s: files of several processes (%s); pass the output prefix the profile used (-o)",
-		dir, strings.Join(keys, ", "))
+		dir, safetext.Clean(strings.Join(keys, ", ")))
 }
 
 func isDigits(s string) bool {

@@ -14,6 +14,13 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 // errUnterminated is returned by nextCell for a quoted cell with no closing quote.
 var errUnterminated = errors.New("unterminated quoted cell")
 
+// errLineTooLong is returned by the chunker for a line longer than maxLineBytes; the
+// reader turns it into a ParseError at the line's number.
+var errLineTooLong = errors.New("line too long")
+
+// lineTooLong is the message for errLineTooLong.
+var lineTooLong = fmt.Sprintf("a line longer than %d KiB, far more than any profiler row: is this a rocprofv3 CSV file (and not a binary or a corrupted one)?", maxLineBytes>>10)
+
 // nextCell returns the cell of line starting at p and the position just past its comma.
 // A returned position of len(line)+1 means the cell was the last one of the line.
 //
@@ -55,6 +62,20 @@ func splitCells(line []byte) ([]string, error) {
 		p = next
 	}
 	return cells, nil
+}
+
+// countCells counts the cells of line without copying them; an unterminated quoted
+// cell counts as one, and the error says it was there.
+func countCells(line []byte) (int, error) {
+	got := 0
+	for p := 0; p <= len(line); got++ {
+		_, next, err := nextCell(line, p)
+		if err != nil {
+			return got + 1, err
+		}
+		p = next
+	}
+	return got, nil
 }
 
 // trimLine drops a trailing '\r' (CRLF files).
@@ -134,7 +155,10 @@ func (c *chunker) fill(buf []byte) (data, kept []byte, err error) {
 			c.carry = append(c.carry, buf[cut+1:n]...)
 			return buf[:cut+1], buf, nil
 		}
-		// One line is longer than the buffer: grow it and read on.
+		// One line is longer than the buffer: grow it and read on, up to the bound.
+		if n > maxLineBytes {
+			return nil, buf, errLineTooLong
+		}
 		bigger := make([]byte, 2*len(buf))
 		copy(bigger, buf[:n])
 		buf = bigger

@@ -4,7 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
+
+	"github.com/lablup/perfbot/internal/infile"
 )
 
 // KernelStat is one row of kernel_stats.csv (or of any *_stats.csv: domain_stats,
@@ -23,7 +24,7 @@ var statsColumns = []string{"Name", "Calls", "TotalDurationNs", "AverageNs", "Pe
 // ReadKernelStats reads a *_stats.csv in file order (rocprofv3 sorts by total time,
 // descending). A missing file means no records: nil, nil.
 func ReadKernelStats(path string) ([]KernelStat, error) {
-	data, err := os.ReadFile(path)
+	data, err := infile.ReadFile(path, maxTableBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

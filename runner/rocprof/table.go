@@ -5,7 +5,13 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/lablup/perfbot/internal/safetext"
 )
+
+// maxTableBytes bounds the small profiler files read whole: a real kernel_stats.csv
+// has a few hundred rows of a few hundred bytes.
+const maxTableBytes = 16 << 20
 
 // table is a small profiler CSV (stats, agent info) read whole: these files have a few
 // hundred rows at most, unlike the kernel trace.
@@ -35,10 +41,21 @@ func parseTable(data []byte, file string) (*table, error) {
 		if len(l) == 0 {
 			continue
 		}
-		cells, err := splitCells(l)
+		// Count before splitting: a row (or header) of a million commas must not become
+		// a million strings.
+		n, err := countCells(l)
 		if err != nil {
 			return nil, &ParseError{File: file, Line: line, Msg: err.Error()}
 		}
+		if t.header == nil && n > maxColumns {
+			return nil, &ParseError{File: file, Line: line,
+				Msg: fmt.Sprintf("header: %d columns, more than the %d a profiler CSV can have: is this a rocprofv3 file?", n, maxColumns)}
+		}
+		if t.header != nil && n != len(t.header) {
+			return nil, &ParseError{File: file, Line: line,
+				Msg: fmt.Sprintf("row has %d cells, the header has %d (truncated row: was the profiler stopped before it finished writing?)", n, len(t.header))}
+		}
+		cells, _ := splitCells(l)
 		if t.header == nil {
 			t.header = cells
 			for i, c := range cells {
@@ -48,10 +65,6 @@ func parseTable(data []byte, file string) (*table, error) {
 				}
 			}
 			continue
-		}
-		if len(cells) != len(t.header) {
-			return nil, &ParseError{File: file, Line: line,
-				Msg: fmt.Sprintf("row has %d cells, the header has %d (truncated row: was the profiler stopped before it finished writing?)", len(cells), len(t.header))}
 		}
 		t.rows = append(t.rows, cells)
 		t.lines = append(t.lines, line)
@@ -70,7 +83,7 @@ func (t *table) require(names ...string) ([]int, error) {
 		c, ok := t.cols[strings.ToLower(n)]
 		if !ok {
 			return nil, &ParseError{File: t.file, Line: 1, Column: n,
-				Msg: fmt.Sprintf("no %s column (have: %s)", n, strings.Join(t.header, ", "))}
+				Msg: fmt.Sprintf("no %s column (have: %s)", n, safetext.Clean(strings.Join(t.header, ", ")))}
 		}
 		idx[i] = c
 	}
@@ -117,6 +130,7 @@ func (t *table) cellText(r, c int) string {
 }
 
 func (t *table) notNumber(r, c int) error {
-	return &ParseError{File: t.file, Line: t.lines[r], Column: t.header[c],
-		Msg: fmt.Sprintf("%s %s: not a number", t.header[c], quoteCell([]byte(t.rows[r][c])))}
+	col := safetext.Clean(t.header[c])
+	return &ParseError{File: t.file, Line: t.lines[r], Column: col,
+		Msg: fmt.Sprintf("%s %s: not a number", col, safetext.Quote(t.rows[r][c]))}
 }

@@ -2,15 +2,18 @@ package rocprof
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/lablup/perfbot/internal/infile"
+	"github.com/lablup/perfbot/internal/safetext"
 )
 
 // Dispatch is one kernel dispatch, compact: no text.
@@ -30,6 +33,11 @@ type Trace struct {
 	Layout     string // "7" (7.0-10.0, 22 cols), "6.4" (6.3/6.4, 18), "6.2" (16), "rocpd-csv", "legacy"
 	Rows       int
 	Inversions int // rows whose Start was lower than the previous row's (file order)
+	// Duplicates counts the rows left out because they repeat the Dispatch_Id of an
+	// earlier row (a buffer written twice, files joined twice); FirstDuplicate is the
+	// first such id. Layouts without a Dispatch_Id column cannot tell: 0.
+	Duplicates     int
+	FirstDuplicate int64
 }
 
 // Layout names, as set in Trace.Layout.
@@ -45,7 +53,14 @@ const (
 // dispatched no kernel (rocprofv3 writes no file for an empty domain): it returns an
 // empty Trace and no error.
 func ReadKernelTrace(path string) (*Trace, error) {
-	f, err := os.Open(path)
+	return ReadKernelTraceContext(context.Background(), path)
+}
+
+// ReadKernelTraceContext is ReadKernelTrace that stops reading, with ctx's error, within
+// one chunk of ctx being done. Only a regular file is read: a FIFO or a device is an
+// error, without waiting on it.
+func ReadKernelTraceContext(ctx context.Context, path string) (*Trace, error) {
+	f, err := infile.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Trace{}, nil
 	}
@@ -53,7 +68,7 @@ func ReadKernelTrace(path string) (*Trace, error) {
 		return nil, fmt.Errorf("opening kernel trace: %w", err)
 	}
 	defer f.Close()
-	return ParseKernelTrace(f, path)
+	return parseKernelTrace(infile.Reader(ctx, f), path, parseOptions{size: sizeHint(f)})
 }
 
 // ParseKernelTrace parses a kernel trace from r; name is the file name errors show.
@@ -64,8 +79,9 @@ func ParseKernelTrace(r io.Reader, name string) (*Trace, error) {
 // parseOptions tune the reader; the zero value is the production setting. Tests use
 // tiny chunks to push every row boundary through the parallel path.
 type parseOptions struct {
-	chunkSize int // bytes per chunk; 0 means defaultChunkSize
-	workers   int // 0 means GOMAXPROCS
+	chunkSize int   // bytes per chunk; 0 means defaultChunkSize
+	workers   int   // 0 means GOMAXPROCS
+	size      int64 // bytes in the input when r cannot tell (a wrapped file); 0: ask r
 }
 
 const (
@@ -74,6 +90,13 @@ const (
 	// buffers in flight, a few per worker, a small part of the memory budget.
 	defaultChunkSize = 512 << 10
 	maxWorkers       = 16
+
+	// maxLineBytes bounds one line: a real row is under 4 KiB even with the longest
+	// template kernel names, and without a bound a file with no newline (/dev/zero
+	// copied to disk, a sparse file) would be buffered whole.
+	maxLineBytes = 1 << 20
+	// maxColumns bounds the header: every layout has fewer than 30 columns.
+	maxColumns = 1024
 )
 
 // colRole is what the reader does with one column.
@@ -86,27 +109,37 @@ const (
 	// Roles from roleStart on hold integers.
 	roleStart
 	roleEnd
-	roleGrid // one factor of the grid product
+	roleGrid     // one factor of the grid product
+	roleDispatch // Dispatch_Id, to find repeated rows
 )
 
 // traceHeader is the column map of a kernel trace.
 type traceHeader struct {
-	cells    []string // header cells as written
+	cells    []string // header cells as written, made safe to print (safetext.Clean)
 	roles    []colRole
 	startCol int
 	endCol   int
 	hasGrid  bool
 	hasAgent bool
+	hasID    bool // a Dispatch_Id column
 	layout   string
 }
 
 // parseTraceHeader maps the header cells to roles by name, case-insensitively.
 func parseTraceHeader(line []byte, name string, lineNo int) (*traceHeader, error) {
+	if n := bytes.Count(line, []byte{','}) + 1; n > maxColumns {
+		return nil, &ParseError{File: name, Line: lineNo,
+			Msg: fmt.Sprintf("header: %d columns, more than the %d a kernel trace can have: is this a rocprofv3 kernel_trace.csv?", n, maxColumns)}
+	}
 	cells, err := splitCells(line)
 	if err != nil {
 		return nil, &ParseError{File: name, Line: lineNo, Msg: "header: " + err.Error()}
 	}
-	h := &traceHeader{cells: cells, roles: make([]colRole, len(cells)), startCol: -1, endCol: -1}
+	shown := make([]string, len(cells))
+	for i, c := range cells {
+		shown[i] = safetext.Clean(c)
+	}
+	h := &traceHeader{cells: shown, roles: make([]colRole, len(cells)), startCol: -1, endCol: -1}
 	nameCol := -1
 	lower := make([]string, len(cells))
 	has := map[string]bool{}
@@ -121,7 +154,7 @@ func parseTraceHeader(line []byte, name string, lineNo int) (*traceHeader, error
 			h.roles[i] = role
 		}
 	}
-	agentCol, singleGrid := -1, -1
+	agentCol, singleGrid, idCol := -1, -1, -1
 	for i, c := range lower {
 		switch c {
 		case "kernel_name":
@@ -141,6 +174,8 @@ func parseTraceHeader(line []byte, name string, lineNo int) (*traceHeader, error
 			take(&h.endCol, i, roleEnd)
 		case "agent_id":
 			take(&agentCol, i, roleAgent)
+		case "dispatch_id":
+			take(&idCol, i, roleDispatch)
 		case "gpu-id", "gpu_id":
 			legacy = true
 			take(&agentCol, i, roleAgent)
@@ -160,13 +195,14 @@ func parseTraceHeader(line []byte, name string, lineNo int) (*traceHeader, error
 		h.hasGrid = true
 	}
 	h.hasAgent = agentCol >= 0
+	h.hasID = idCol >= 0
 	for _, req := range []struct {
 		col  int
 		want string
 	}{{nameCol, "Kernel_Name"}, {h.startCol, "Start_Timestamp"}, {h.endCol, "End_Timestamp"}} {
 		if req.col < 0 {
 			return nil, &ParseError{File: name, Line: lineNo, Column: req.want,
-				Msg: fmt.Sprintf("no %s column (have: %s)", req.want, strings.Join(cells, ", "))}
+				Msg: fmt.Sprintf("no %s column (have: %s)", req.want, safetext.Clean(strings.Join(cells, ", ")))}
 		}
 	}
 	switch {
@@ -255,12 +291,13 @@ type worker struct {
 	h      *traceHeader
 	names  *interner
 	agents *interner
+	id     int64 // the Dispatch_Id of the row parseRow read last
 }
 
 // parseChunk appends the chunk's dispatches to out, with worker-local name and agent
-// indices. It returns the number of lines it consumed (all of them, or up to and
-// including a bad one).
-func (w *worker) parseChunk(data []byte, out []Dispatch) ([]Dispatch, int, *rowError) {
+// indices, and their Dispatch_Ids to ids when the header has the column. It returns the
+// number of lines it consumed (all of them, or up to and including a bad one).
+func (w *worker) parseChunk(data []byte, out []Dispatch, ids []int64) ([]Dispatch, []int64, int, *rowError) {
 	lines := 0
 	for pos := 0; pos < len(data); {
 		var line []byte
@@ -279,10 +316,13 @@ func (w *worker) parseChunk(data []byte, out []Dispatch) ([]Dispatch, int, *rowE
 		out = append(out, Dispatch{})
 		if err := w.parseRow(line, &out[len(out)-1]); err != nil {
 			err.line = lines
-			return out[:len(out)-1], lines, err
+			return out[:len(out)-1], ids, lines, err
+		}
+		if w.h.hasID {
+			ids = append(ids, w.id)
 		}
 	}
-	return out, lines, nil
+	return out, ids, lines, nil
 }
 
 // parseRow parses one data line. It is the hot loop of the reader: integers are
@@ -374,6 +414,8 @@ func (w *worker) parseRow(line []byte, d *Dispatch) *rowError {
 			d.End = v
 		case roleGrid:
 			grid *= max(v, 1)
+		case roleDispatch:
+			w.id = v
 		}
 	}
 	if p <= n {
@@ -404,20 +446,12 @@ func parseEight(x uint64) uint64 {
 
 func (w *worker) notNumber(c int, cell []byte) *rowError {
 	col := w.h.cells[c]
-	return &rowError{column: col, msg: fmt.Sprintf("%s %s: not a number", col, quoteCell(cell))}
+	return &rowError{column: col, msg: fmt.Sprintf("%s %s: not a number", col, safetext.QuoteBytes(cell))}
 }
 
 // cellCountError is the error for a row whose cell count differs from the header's.
 func cellCountError(line []byte, want int) *rowError {
-	got := 0
-	for p := 0; p <= len(line); got++ {
-		_, next, err := nextCell(line, p)
-		if err != nil {
-			got++
-			break
-		}
-		p = next
-	}
+	got, _ := countCells(line)
 	if got < want {
 		return &rowError{msg: fmt.Sprintf("row has %d cells, the header has %d (truncated row: was the profiler stopped before it finished writing?)", got, want)}
 	}
@@ -431,6 +465,7 @@ const math16 = 1<<16 - 1
 type slot struct {
 	buf  []byte
 	disp []Dispatch
+	ids  []int64 // Dispatch_Id of each record, when the header has the column
 }
 
 // job is a chunk handed to a worker, or a read error to pass on in order.
@@ -465,7 +500,10 @@ func parseKernelTrace(r io.Reader, name string, opt parseOptions) (*Trace, error
 	if nw <= 0 {
 		nw = min(runtime.GOMAXPROCS(0), maxWorkers)
 	}
-	size := sizeHint(r)
+	size := opt.size
+	if size == 0 {
+		size = sizeHint(r)
+	}
 
 	ch := &chunker{r: r}
 	firstBuf := chunkSize
@@ -481,6 +519,9 @@ func parseKernelTrace(r io.Reader, name string, opt parseOptions) (*Trace, error
 		var data []byte
 		var err error
 		if data, buf, err = ch.fill(buf); err != nil {
+			if errors.Is(err, errLineTooLong) {
+				return nil, &ParseError{File: name, Line: hdrNo, Msg: lineTooLong}
+			}
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		if start {
@@ -514,12 +555,15 @@ func parseKernelTrace(r io.Reader, name string, opt parseOptions) (*Trace, error
 	}
 
 	m := &merger{name: name, size: size, line: hdrNo, names: newInterner(), agents: newInterner(), t: &Trace{HasGrid: h.hasGrid, Layout: h.layout}}
+	if h.hasID {
+		m.seen = &idSet{}
+	}
 
 	if ch.eof {
 		// The whole file fit in one chunk: parse it here, no goroutines.
 		w := &worker{h: h, names: newInterner(), agents: newInterner()}
-		disp, lines, rerr := w.parseChunk(rest, nil)
-		first.disp = disp
+		disp, ids, lines, rerr := w.parseChunk(rest, nil, nil)
+		first.disp, first.ids = disp, ids
 		res := result{s: first, names: w.names.list, agents: w.agents.list, lines: lines, rerr: rerr}
 		res.bytes = len(rest)
 		if err := m.merge(res); err != nil {
@@ -589,7 +633,7 @@ func parseKernelTrace(r io.Reader, name string, opt parseOptions) (*Trace, error
 			for j := range jobs {
 				res := result{idx: j.idx, s: j.s, wid: wid, bytes: len(j.data), err: j.err}
 				if j.err == nil {
-					j.s.disp, res.lines, res.rerr = w.parseChunk(j.data, j.s.disp[:0])
+					j.s.disp, j.s.ids, res.lines, res.rerr = w.parseChunk(j.data, j.s.disp[:0], j.s.ids[:0])
 					res.names, res.agents = w.names.list, w.agents.list
 				}
 				select {
@@ -617,13 +661,16 @@ func parseKernelTrace(r io.Reader, name string, opt parseOptions) (*Trace, error
 				break
 			}
 			delete(pending, next)
+			if errors.Is(r.err, errLineTooLong) {
+				return nil, &ParseError{File: name, Line: m.line + 1, Msg: lineTooLong}
+			}
 			if r.err != nil {
 				return nil, fmt.Errorf("%s: %w", name, r.err)
 			}
 			if err := m.merge(r); err != nil {
 				return nil, err
 			}
-			r.s.disp = r.s.disp[:0]
+			r.s.disp, r.s.ids = r.s.disp[:0], r.s.ids[:0]
 			free <- r.s
 			next++
 		}

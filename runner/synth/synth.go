@@ -77,16 +77,17 @@ func (o *Options) normalize() error {
 	if o.Warmup < 0 || o.Warmup > MaxTokens {
 		errs = append(errs, fmt.Errorf("warmup %d: want 0..%d", o.Warmup, MaxTokens))
 	}
-	if s := o.Sampling; s.Temperature < 0 || s.TopP <= 0 || s.TopP > 1 || (s.Temperature == 0 && s.TopP != 1) {
+	if s := o.Sampling; s.Check() != nil || (s.Temperature == 0 && s.TopP != 1) {
 		errs = append(errs, fmt.Errorf("sampling t=%v p=%v: want greedy, a temperature above 0, and top-p in (0, 1] only with a temperature", s.Temperature, s.TopP))
 	}
 	if !slices.Contains(Layouts, o.Layout) {
 		errs = append(errs, fmt.Errorf("layout %q: want one of %s", o.Layout, strings.Join(Layouts, ", ")))
 	}
-	if o.Noise < 0 || o.Noise > 0.5 {
+	// Written as "not inside" so that NaN, which fails every comparison, is refused.
+	if !(o.Noise >= 0 && o.Noise <= 0.5) {
 		errs = append(errs, fmt.Errorf("noise %v: want 0..0.5 (a relative standard deviation)", o.Noise))
 	}
-	if o.Overlap < 0 || o.Overlap > 0.5 {
+	if !(o.Overlap >= 0 && o.Overlap <= 0.5) {
 		errs = append(errs, fmt.Errorf("overlap %v: want 0..0.5 (a fraction of dispatches)", o.Overlap))
 	}
 	if o.Straddlers < 0 || o.Straddlers > MaxStraddlers {

@@ -1,0 +1,795 @@
+package publish
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/lablup/perfbot/bot/gh"
+	"github.com/lablup/perfbot/bot/gitpub"
+	"github.com/lablup/perfbot/bot/report"
+	"github.com/lablup/perfbot/config"
+	"github.com/lablup/perfbot/internal/infile"
+	"github.com/lablup/perfbot/runner/baseline"
+	"github.com/lablup/perfbot/runner/benchcsv"
+	"github.com/lablup/perfbot/runner/guard"
+	"github.com/lablup/perfbot/runner/job"
+)
+
+// BaselineGitHub is what publishing a nightly baseline needs from the API; *gh.Client
+// has it.
+type BaselineGitHub interface {
+	UpsertPR(ctx context.Context, r gh.Repo, s gh.PRSpec) (gh.PR, gh.Action, error)
+	FindCommentWithMarker(ctx context.Context, r gh.Repo, issue int, marker string) (*gh.Comment, error)
+	UpsertComment(ctx context.Context, r gh.Repo, issue int, marker, body string) (gh.Comment, gh.Action, error)
+	DefaultBranch(ctx context.Context, r gh.Repo) (string, error)
+	OpenIssuesWithMarker(ctx context.Context, r gh.Repo, marker string) ([]gh.Issue, error)
+	UpsertIssue(ctx context.Context, r gh.Repo, marker, title, body string) (gh.Issue, gh.Action, error)
+	EditIssue(ctx context.Context, r gh.Repo, cur gh.Issue, title, body string) (gh.Issue, gh.Action, error)
+}
+
+// Files a dry run of PublishBaseline writes instead of the GitHub writes; a regression
+// issue is regression-<model>.md.
+const (
+	DryBaselinePR = "baseline-pr.md"
+	DryTracking   = "tracking-comment.md"
+	dryRegression = "regression-"
+)
+
+// BaselineOptions say what nightly results to publish and where.
+type BaselineOptions struct {
+	// ResultsDir is the folder `perfbot run bench` wrote (<out>/<results.benchmarks>),
+	// holding one <stem>.nightly.json.
+	ResultsDir string
+	// RepoDir is a clone of the target repository holding the measured commit.
+	RepoDir    string
+	Config     config.Config
+	Branch     string // "" takes Config.Branches.Baseline
+	BaseBranch string // "" asks GitHub (a dry run takes main)
+	Remote     string // "" means origin
+	GitToken   string
+	Author     gitpub.Identity
+	// GH makes the GitHub writes; nil means a dry run into DryRunDir.
+	GH        BaselineGitHub
+	Repo      gh.Repo
+	ServerURL string
+	DryRunDir string
+	// Issue carries the tracking comment; 0 takes Config.Epic; none skips it.
+	Issue int
+}
+
+// BaselineSummary says what PublishBaseline did; a dry run writes it as summary.json.
+type BaselineSummary struct {
+	DryRun      bool      `json:"dry_run"`
+	Results     string    `json:"results"`
+	Stem        string    `json:"stem"`
+	Date        string    `json:"date"`
+	Commit      string    `json:"commit"`
+	Page        string    `json:"page"`
+	Files       []string  `json:"files"`
+	Git         Git       `json:"git"`
+	PR          Outcome   `json:"pr"`
+	Tracking    Outcome   `json:"tracking_comment"`
+	Regressions []Outcome `json:"regression_issues,omitempty"`
+	Notes       []string  `json:"notes,omitempty"`
+	Errors      []string  `json:"errors,omitempty"`
+	Conclusion  string    `json:"conclusion"`
+	// StepSummary is the job step summary (Markdown).
+	StepSummary string `json:"-"`
+}
+
+func (o BaselineOptions) normalize() (BaselineOptions, error) {
+	errs := destinationErrors(o.ResultsDir, o.RepoDir, "run bench", o.GH != nil, o.DryRunDir, o.Repo)
+	d := config.Default()
+	if o.Branch == "" {
+		o.Branch = o.Config.Branches.Baseline
+	}
+	if o.Branch == "" {
+		o.Branch = d.Branches.Baseline
+	}
+	if o.Config.Results.Benchmarks == "" {
+		o.Config.Results.Benchmarks = d.Results.Benchmarks
+	}
+	if o.Config.Results.Reports == "" {
+		o.Config.Results.Reports = d.Results.Reports
+	}
+	if o.Issue <= 0 {
+		o.Issue = o.Config.Epic
+	}
+	gitDefaults(&o.Remote, &o.Author, &o.ServerURL)
+	if err := errors.Join(errs...); err != nil {
+		return o, fmt.Errorf("publishing the baseline: %w", err)
+	}
+	return o, nil
+}
+
+// nightly is one nightly results folder as read from disk.
+type nightly struct {
+	dir    string
+	man    job.Nightly
+	files  []string // names in the folder to commit, sorted
+	mlxcel *benchcsv.File
+	mlxlm  *benchcsv.File
+	guard  []guard.Event
+}
+
+var manifestName = regexp.MustCompile(`^[A-Za-z0-9._+-]+` + regexp.QuoteMeta(job.NightlySuffix) + `$`)
+
+// readNightly reads the folder: exactly one manifest, the CSVs it names (base names of
+// regular files in the folder, harness names only: the manifest is not trusted to
+// point anywhere else), the guard's evidence.
+func readNightly(dir string) (*nightly, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("reading the results folder: %w", err)
+	}
+	var manifests []string
+	for _, e := range ents {
+		if e.Type().IsRegular() && manifestName.MatchString(e.Name()) {
+			manifests = append(manifests, e.Name())
+		}
+	}
+	if len(manifests) != 1 {
+		return nil, fmt.Errorf("%s holds %d nightly manifests (*%s): publish the folder of one `perfbot run bench`", dir, len(manifests), job.NightlySuffix)
+	}
+	man, err := job.ReadNightly(filepath.Join(dir, manifests[0]))
+	if err != nil {
+		return nil, err
+	}
+	if man.Stem+job.NightlySuffix != manifests[0] {
+		return nil, fmt.Errorf("%s names the stem %q: not the manifest of its own folder", manifests[0], man.Stem)
+	}
+	n := &nightly{dir: dir, man: man, files: []string{manifests[0]}}
+	regular := func(name string) bool {
+		fi, err := os.Lstat(filepath.Join(dir, name))
+		return err == nil && fi.Mode().IsRegular()
+	}
+	for _, name := range man.CSVs {
+		if _, err := benchcsv.ParseName(name); err != nil || filepath.Base(name) != name || !regular(name) {
+			return nil, fmt.Errorf("the manifest names %q, which is not a harness CSV of the folder", name)
+		}
+		n.files = append(n.files, name)
+	}
+	for _, name := range []string{man.Stem + job.GuardLogSuffix, man.Stem + job.GuardLogSuffix + ".jsonl"} {
+		if regular(name) {
+			n.files = append(n.files, name)
+		}
+	}
+	sort.Strings(n.files)
+	for _, sw := range man.Sweeps {
+		if sw.CSV() == "" || !regular(sw.CSV()) {
+			continue
+		}
+		f, err := benchcsv.ReadFile(filepath.Join(dir, sw.CSV()))
+		if err != nil {
+			return nil, fmt.Errorf("reading the %s sweep's CSV: %w", sw.Name, err)
+		}
+		switch sw.Name {
+		case job.SweepMlxcel:
+			n.mlxcel = f
+		case job.SweepMlxLM:
+			n.mlxlm = f
+		}
+	}
+	if b, err := infile.ReadFile(filepath.Join(dir, man.Stem+job.GuardLogSuffix), gitpub.DefaultMaxFileSize); err == nil {
+		if n.guard, err = guard.ParseLog(strings.NewReader(string(b))); err != nil {
+			return nil, fmt.Errorf("reading the guard's evidence: %w", err)
+		}
+	}
+	return n, nil
+}
+
+// baselinePublisher carries one PublishBaseline call.
+type baselinePublisher struct {
+	o    BaselineOptions
+	sum  BaselineSummary
+	errs []error
+
+	n        *nightly
+	base     string
+	when     time.Time
+	files    map[string][]byte
+	pagePath string
+	linkRoot string
+	prURL    string
+	prNumber int
+	issues   map[string]report.Link // model -> its open regression issue
+	pairs    []baseline.RuntimePair
+	median   string
+}
+
+// PublishBaseline publishes a nightly run: the CSVs, the guard's evidence, the manifest
+// and the baseline page as one commit on the baseline branch, its pull request, the
+// tracking comment edited in place with the latest table and the last nights, and one
+// regression issue per confirmed regression, opened once and updated while it
+// persists. The summary says what each step did, also when an error is returned.
+func PublishBaseline(ctx context.Context, o BaselineOptions) (BaselineSummary, error) {
+	o, err := o.normalize()
+	if err != nil {
+		return BaselineSummary{}, err
+	}
+	p := &baselinePublisher{o: o, sum: BaselineSummary{DryRun: o.GH == nil, Conclusion: "success"}, issues: map[string]report.Link{}}
+	p.sum.Git = Git{Branch: o.Branch, Remote: o.Remote}
+	if o.GH == nil {
+		if err := os.MkdirAll(o.DryRunDir, 0o755); err != nil {
+			return p.sum, fmt.Errorf("making the dry-run folder: %w", err)
+		}
+	}
+	if err := p.prepare(ctx); err != nil {
+		p.fail(err)
+		return p.finish(), errors.Join(p.errs...)
+	}
+	if err := p.push(ctx); err != nil {
+		p.fail(err)
+		return p.finish(), errors.Join(p.errs...)
+	}
+	p.regressions(ctx)
+	p.pullRequest(ctx)
+	p.tracking(ctx)
+	return p.finish(), errors.Join(p.errs...)
+}
+
+func (p *baselinePublisher) fail(err error) {
+	p.errs = append(p.errs, err)
+	p.sum.Errors = append(p.sum.Errors, err.Error())
+	p.sum.Conclusion = "failure"
+}
+
+func (p *baselinePublisher) prepare(ctx context.Context) error {
+	n, err := readNightly(p.o.ResultsDir)
+	if err != nil {
+		return err
+	}
+	p.n = n
+	m := n.man
+	p.sum.Results, p.sum.Stem, p.sum.Date = n.dir, m.Stem, m.Date
+	if p.base, err = resolveCommit(ctx, p.o.RepoDir, m.Commit); err != nil {
+		return fmt.Errorf("pinning the base commit: %w", err)
+	}
+	p.sum.Commit, p.sum.Git.Base = p.base, p.base
+	// The commit date is the run's end, so a rerun of the same results is the same commit.
+	p.when = m.Finished
+	if p.when.IsZero() {
+		p.when = m.Started
+	}
+	p.files = map[string][]byte{}
+	for _, name := range n.files {
+		b, err := infile.ReadFile(filepath.Join(n.dir, name), gitpub.DefaultMaxFileSize)
+		if err != nil {
+			return fmt.Errorf("reading the results: %w", err)
+		}
+		p.files[path.Join(p.o.Config.Results.Benchmarks, name)] = b
+	}
+	p.pagePath = path.Join(p.o.Config.Results.Reports, fmt.Sprintf("rocm-baseline-%s-%s.md", m.GFX, m.Date))
+	p.pairs, p.median = p.runtimes()
+	page, err := report.Render(report.BaselinePage, p.pageData())
+	if err != nil {
+		return err
+	}
+	committed := map[string]bool{p.pagePath: true}
+	for k := range p.files {
+		committed[k] = true
+	}
+	if err := report.Validate(page, committed, p.pagePath); err != nil {
+		return fmt.Errorf("checking the baseline page: %w", err)
+	}
+	p.files[p.pagePath] = []byte(page)
+	p.sum.Page = p.pagePath
+	for k := range p.files {
+		p.sum.Files = append(p.sum.Files, k)
+	}
+	sort.Strings(p.sum.Files)
+	return nil
+}
+
+func (p *baselinePublisher) runtimes() ([]baseline.RuntimePair, string) {
+	pairs, med, n := baseline.CompareRuntimes(p.n.mlxcel, p.n.mlxlm)
+	if n == 0 {
+		return pairs, ""
+	}
+	return pairs, fmt.Sprintf("%.3fx over %d model(s)", med, n)
+}
+
+// csvLink is the repo path of a CSV row, relative to the page.
+func (p *baselinePublisher) rowLink(file string, line int) string {
+	target := path.Join(p.o.Config.Results.Benchmarks, file)
+	rel := relPath(path.Dir(p.pagePath), target)
+	if line > 0 {
+		rel += fmt.Sprintf("#L%d", line)
+	}
+	return rel
+}
+
+func tok(pt *baseline.Point, prefill bool) string {
+	if pt == nil {
+		return "—"
+	}
+	v := pt.Value()
+	if prefill {
+		v = pt.Prefill
+	}
+	if v == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+func (p *baselinePublisher) pageData() report.BaselinePageData {
+	n, m := p.n, p.n.man
+	info := m.HostInfo
+	d := report.BaselinePageData{
+		GPU: orUnknown(info.GPU.Value), GFX: m.GFX, Date: m.Date, Commit: p.base, Host: m.Host,
+		MedianRatio: p.median, Tenants: m.Tenants,
+		GuardLog: report.Link{Text: m.Stem + job.GuardLogSuffix, URL: p.rowLink(m.Stem+job.GuardLogSuffix, 0)},
+	}
+	for _, name := range m.CSVs {
+		d.CSVs = append(d.CSVs, report.Link{Text: path.Join(p.o.Config.Results.Benchmarks, name), URL: p.rowLink(name, 0)})
+	}
+	d.Env = append(d.Env, report.Row{Label: "mlxcel commit", Value: p.base})
+	for _, r := range info.Table() {
+		switch {
+		case r.Value == "unknown: ":
+			// A fact the manifest does not carry at all, not one the host could not tell.
+			continue
+		case r.Name == "mlxcel commit" && strings.HasPrefix(p.base, r.Value):
+			continue
+		case r.Name == "mlxcel commit":
+			r.Name = "mlxcel checkout on the host"
+		}
+		d.Env = append(d.Env, report.Row{Label: r.Name, Value: r.Value})
+	}
+	if n.mlxcel != nil && len(n.mlxcel.Rows) > 0 {
+		d.Env = append(d.Env, report.Row{Label: "hardware (CSV)", Value: n.mlxcel.Rows[0].Hardware})
+	}
+	if n.mlxlm != nil && len(n.mlxlm.Rows) > 0 {
+		d.Env = append(d.Env, report.Row{Label: "mlx-lm baseline", Value: n.mlxlm.Rows[0].Version})
+	}
+	d.Shape = shapeRows(n.mlxcel)
+	d.Commands = []string{strings.Join(job.BenchBuildCommand, " ")}
+	for _, sw := range m.Sweeps {
+		if sw.Status != "not_run" {
+			d.Commands = append(d.Commands, "MODELS_DIR="+m.ModelsDir+" "+strings.Join(sw.Command, " "))
+		}
+	}
+	for _, pr := range p.pairs {
+		row := report.BaselineRow{Model: pr.Model, MlxcelPrefill: tok(pr.Mlxcel, true), MlxLMPrefill: tok(pr.MlxLM, true),
+			MlxcelDecode: tok(pr.Mlxcel, false), MlxLMDecode: tok(pr.MlxLM, false), Ratio: "—"}
+		if pr.DecodeRatio > 0 {
+			row.Ratio = fmt.Sprintf("%.2fx", pr.DecodeRatio)
+		}
+		if pr.Mlxcel != nil {
+			row.Link = p.rowLink(pr.Mlxcel.File, pr.Mlxcel.Lines[0])
+		}
+		d.Rows = append(d.Rows, row)
+		for _, s := range []struct{ runtime, token string }{{"mlxcel", pr.MlxcelStatus}, {"mlx-lm", pr.MlxLMStatus}} {
+			if s.token != "" {
+				d.Skipped = append(d.Skipped, report.SkippedRow{Model: pr.Model, Runtime: s.runtime, Token: s.token, Meaning: benchcsv.StatusText(s.token)})
+			}
+		}
+	}
+	for _, pr := range m.Problems {
+		if pr.Severity != benchcsv.Note {
+			d.Problems = append(d.Problems, pr.String())
+		}
+	}
+	for _, sw := range m.Sweeps {
+		if sw.Status != "ok" && sw.Status != "not_run" {
+			d.Problems = append(d.Problems, fmt.Sprintf("the %s sweep: %s: %s", sw.Name, sw.Status, sw.Reason))
+		}
+	}
+	if c := m.Comparison; c != nil {
+		d.Baseline = c.Baseline
+		r := c.Rules
+		d.NoiseRule = fmt.Sprintf("A model's noise band is the median of its last %d comparable nightly runs ± %g robust standard deviations (the larger of 1.4826 x MAD and IQR / 1.349), at least ± %g%%; with fewer than %d runs there is no band. A reading outside it is re-measured once, alone, before it is reported.",
+			r.Window, r.K, r.MinChangePct, r.MinHistory)
+		d.Verdicts = p.verdictRows()
+		for _, s := range c.Superseded {
+			d.Superseded = append(d.Superseded, s.String())
+		}
+	}
+	for _, rm := range m.Remeasures {
+		line := fmt.Sprintf("%s was re-measured alone (%s)", rm.Model, strings.Join(job.RemeasureCommand(path.Join(m.ModelsDir, rm.Model)), " "))
+		if rm.Reason != "" {
+			line += ": no reading, " + rm.Reason + "; the suspect stays unconfirmed"
+		} else {
+			line += fmt.Sprintf(": %.2f tok/s in %s", rm.Decode, rm.CSV)
+		}
+		d.Remeasures = append(d.Remeasures, line)
+	}
+	d.Guard, d.GuardNotes = guardRows(n.guard)
+	return d
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "GPU unknown"
+	}
+	return s
+}
+
+// shapeRows describe the workload from the rows themselves.
+func shapeRows(f *benchcsv.File) []report.Row {
+	out := []report.Row{{Label: "batch", Value: "1, greedy, the harness's defaults (a discarded warmup pass in the same process)"}}
+	if f == nil || len(f.Rows) == 0 {
+		return out
+	}
+	r := f.Rows[0]
+	if r.PromptTargetLen != "" {
+		out = append(out, report.Row{Label: "prompt tokens", Value: r.PromptTargetLen + " (a deterministic synthetic prompt)"})
+	}
+	out = append(out,
+		report.Row{Label: "generated tokens", Value: r.MaxTokens},
+		report.Row{Label: "prompt text", Value: r.Prompt},
+		report.Row{Label: "build", Value: r.BuildType},
+	)
+	return out
+}
+
+func (p *baselinePublisher) verdictRows() []report.VerdictRow {
+	var out []report.VerdictRow
+	c := p.n.man.Comparison
+	if c == nil {
+		return nil
+	}
+	for _, m := range c.Models {
+		row := report.VerdictRow{Model: m.Model, Verdict: string(m.Verdict), Decode: "—", Band: "—", Change: "—", Text: m.Text}
+		if m.New != nil {
+			row.Decode = fmt.Sprintf("%.2f", m.New.Value())
+			if m.Baseline != nil || m.Band != nil {
+				row.Change = signedPct(m.ChangePct)
+			}
+		}
+		if m.Band != nil {
+			row.Band = fmt.Sprintf("%.2f to %.2f (%d runs)", m.Band.Lo, m.Band.Hi, m.Band.Runs)
+		}
+		if l, ok := p.issues[m.Model]; ok {
+			row.Issue = &l
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+func signedPct(v float64) string {
+	if v >= 0 {
+		return fmt.Sprintf("+%.1f%%", v)
+	}
+	return fmt.Sprintf("%.1f%%", v)
+}
+
+func (p *baselinePublisher) push(ctx context.Context) error {
+	o, m := p.o, p.n.man
+	msg := fmt.Sprintf("rocm: nightly baseline of %s at %s (%s)\n\nCSVs: %s.\nPage: %s\n", m.GFX, short(p.base), m.Date, strings.Join(m.CSVs, ", "), p.pagePath)
+	pr, err := pushCommit(ctx, pushSpec{
+		repo: o.RepoDir, remote: o.Remote, branch: o.Branch, baseBranch: o.BaseBranch, token: o.GitToken,
+		dryDir: o.DryRunDir, gh: o.GH, ghRepo: o.Repo,
+		change: gitpub.Change{Base: p.base, Branch: o.Branch, Files: p.files, Message: msg, Author: o.Author, Date: p.when},
+	})
+	p.o.BaseBranch = pr.baseBranch
+	p.sum.Notes = append(p.sum.Notes, pr.notes...)
+	res := pr.res
+	p.sum.Git.Remote = pr.remote
+	p.sum.Git.Commit, p.sum.Git.Action, p.sum.Git.Pushed, p.sum.Git.Retries = res.Commit, res.Action, res.Pushed, res.Retries
+	if err != nil {
+		p.sum.Git.Error = err.Error()
+		return err
+	}
+	if o.Repo.Owner != "" {
+		p.linkRoot = blobRoot(o.ServerURL, o.Repo, res.Commit)
+	}
+	return nil
+}
+
+func (p *baselinePublisher) link(text, repoPath string) report.Link {
+	return report.Link{Text: text, URL: p.linkRoot + repoPath}
+}
+
+func (p *baselinePublisher) validateRemote(md string) error {
+	committed := map[string]bool{}
+	for k := range p.files {
+		committed[k] = true
+	}
+	return report.Validate(md, committed, p.linkRoot)
+}
+
+func (p *baselinePublisher) writeDry(name, body string) (string, error) {
+	return writeDryFile(p.o.DryRunDir, name, body)
+}
+
+// regressions opens or updates one issue per confirmed regression, and updates the open
+// issues of models that are back inside their band tonight.
+func (p *baselinePublisher) regressions(ctx context.Context) {
+	c := p.n.man.Comparison
+	if c == nil {
+		return
+	}
+	pair := "rocm_" + p.n.man.Host
+	open, err := p.openRegressions(ctx, pair)
+	if err != nil {
+		p.fail(fmt.Errorf("finding the open regression issues: %w", err))
+		return
+	}
+	for _, m := range c.Models {
+		cur, isOpen := open[regressionFileName(m.Model)]
+		switch {
+		case m.Verdict == baseline.Regression:
+		case isOpen && m.New != nil && m.Band != nil && m.Verdict != baseline.Suspected && m.Verdict != baseline.SuspectedUp:
+			// Measured and judged tonight, and not a regression: back inside the band.
+			// Said once; the issue then waits for a maintainer.
+			if nights, _ := report.ParseRegressionNights(cur.Body); len(nights) > 0 &&
+				nights[0].Verdict != string(baseline.Regression) && nights[0].Date != p.n.man.Date {
+				continue
+			}
+		default:
+			continue
+		}
+		p.regressionIssue(ctx, pair, m, cur, isOpen)
+	}
+}
+
+// openRegressions maps the models of the pair's open regression issues to them.
+func (p *baselinePublisher) openRegressions(ctx context.Context, pair string) (map[string]gh.Issue, error) {
+	out := map[string]gh.Issue{}
+	prefix := report.RegressionPrefix + pair + " "
+	if p.o.GH == nil {
+		ents, err := os.ReadDir(p.o.DryRunDir)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range ents {
+			if model, ok := strings.CutPrefix(e.Name(), dryRegression); ok && strings.HasSuffix(model, ".md") {
+				b, err := os.ReadFile(filepath.Join(p.o.DryRunDir, e.Name()))
+				if err == nil && strings.Contains(string(b), prefix) {
+					out[strings.TrimSuffix(model, ".md")] = gh.Issue{Body: string(b), URL: e.Name()}
+				}
+			}
+		}
+		return out, nil
+	}
+	issues, err := p.o.GH.OpenIssuesWithMarker(ctx, p.o.Repo, prefix)
+	if err != nil {
+		return nil, err
+	}
+	for _, is := range issues {
+		for _, m := range p.n.man.Comparison.Models {
+			if strings.Contains(is.Body, report.RegressionMarker(pair, m.Model)) {
+				out[regressionFileName(m.Model)] = is
+			}
+		}
+	}
+	return out, nil
+}
+
+func (p *baselinePublisher) regressionIssue(ctx context.Context, pair string, m baseline.ModelResult, cur gh.Issue, isOpen bool) {
+	marker := report.RegressionMarker(pair, m.Model)
+	earlier, err := report.ParseRegressionNights(cur.Body)
+	if err != nil {
+		p.sum.Notes = append(p.sum.Notes, err.Error()+"; its history starts over")
+	}
+	night := report.RegressionNight{Date: p.n.man.Date, Decode: round2(m.New.Value()), Median: round2(m.Band.Median), Verdict: string(m.Verdict), Page: p.linkRoot + p.pagePath}
+	if p.linkRoot == "" {
+		night.Page = ""
+	}
+	if m.Remeasure != nil {
+		night.Remeasure = round2(m.Remeasure.Value())
+	}
+	nights := report.MergeRegressionNights(earlier, night)
+	first := nights[len(nights)-1].Date
+	for _, nt := range nights {
+		if nt.Verdict == string(baseline.Regression) && nt.Date < first {
+			first = nt.Date
+		}
+	}
+	rows := p.verdictRows()
+	var latest report.VerdictRow
+	for _, r := range rows {
+		if r.Model == m.Model {
+			latest = r
+		}
+	}
+	d := report.RegressionData{
+		Marker: marker, Model: m.Model, Host: p.n.man.Host, GFX: p.n.man.GFX, Date: p.n.man.Date, FirstSeen: first,
+		Persisting: m.Verdict == baseline.Regression, Latest: latest, Page: p.link(path.Base(p.pagePath), p.pagePath),
+		Row: p.link(m.New.File, path.Join(p.o.Config.Results.Benchmarks, m.New.File)), Nights: nights,
+	}
+	d.Row.URL += fmt.Sprintf("#L%d", m.New.Lines[0])
+	title := fmt.Sprintf("Nightly: decode regression of %s on %s", m.Model, p.n.man.Host)
+	body, err := report.Render(report.RegressionIssue, d)
+	if err == nil {
+		err = p.validateRemote(body)
+	}
+	out := Outcome{Detail: m.Model}
+	if err != nil {
+		out.Action, out.Error = "failed", err.Error()
+		p.sum.Regressions = append(p.sum.Regressions, out)
+		p.fail(fmt.Errorf("rendering the regression issue of %s: %w", m.Model, err))
+		return
+	}
+	var is gh.Issue
+	var action gh.Action
+	switch {
+	case p.o.GH == nil:
+		name := dryRegression + regressionFileName(m.Model) + ".md"
+		a, werr := p.writeDry(name, "# "+title+"\n\n"+body)
+		action, err, is = gh.Action(a), werr, gh.Issue{URL: name}
+	case isOpen:
+		is, action, err = p.o.GH.EditIssue(ctx, p.o.Repo, cur, title, body)
+	default:
+		is, action, err = p.o.GH.UpsertIssue(ctx, p.o.Repo, marker, title, body)
+	}
+	if err != nil {
+		out.Action, out.Error = "failed", err.Error()
+		p.sum.Regressions = append(p.sum.Regressions, out)
+		p.fail(fmt.Errorf("writing the regression issue of %s: %w", m.Model, err))
+		return
+	}
+	out.Action, out.Number, out.URL = string(action), int64(is.Number), is.URL
+	p.sum.Regressions = append(p.sum.Regressions, out)
+	// A dry run's issue is a file of the dry-run folder: nothing a committed page or a
+	// comment could link to.
+	if m.Verdict == baseline.Regression && p.o.GH != nil {
+		p.issues[m.Model] = report.Link{Text: fmt.Sprintf("#%d", is.Number), URL: is.URL}
+	}
+}
+
+func round2(x float64) float64 { return math.Round(x*100) / 100 }
+
+var fileUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]`)
+
+func regressionFileName(model string) string { return fileUnsafe.ReplaceAllString(model, "_") }
+
+func (p *baselinePublisher) counts() string {
+	c := p.n.man.Comparison
+	if c == nil {
+		return ""
+	}
+	n := map[baseline.Verdict]int{}
+	for _, m := range c.Models {
+		n[m.Verdict]++
+	}
+	// The worst news first.
+	var parts []string
+	for _, v := range []baseline.Verdict{baseline.Regression, baseline.Suspected, baseline.Improvement, baseline.SuspectedUp,
+		baseline.NotConfirmed, baseline.NoChange, baseline.NotEnough, baseline.NoResult} {
+		if n[v] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[v], v))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (p *baselinePublisher) prData() report.BaselinePRData {
+	m := p.n.man
+	d := report.BaselinePRData{GFX: m.GFX, Date: m.Date, Commit: p.base, Page: p.link(path.Base(p.pagePath), p.pagePath),
+		Verdicts: p.verdictRows(), MedianRatio: p.median, Counts: p.counts(), Tenants: m.Tenants}
+	for _, pr := range m.Problems {
+		if pr.Severity == benchcsv.Error {
+			d.Problems = append(d.Problems, pr.String())
+		}
+	}
+	for _, k := range p.sum.Files {
+		d.Files = append(d.Files, p.link(k, k))
+	}
+	return d
+}
+
+func (p *baselinePublisher) pullRequest(ctx context.Context) {
+	o, m := p.o, p.n.man
+	title := fmt.Sprintf("rocm: nightly baseline of %s at %s (%s)", m.GFX, short(p.base), m.Date)
+	body, err := report.Render(report.BaselinePR, p.prData())
+	if err == nil {
+		err = p.validateRemote(body)
+	}
+	if err != nil {
+		p.sum.PR = Outcome{Action: "failed", Error: err.Error()}
+		p.fail(fmt.Errorf("rendering the pull request body: %w", err))
+		return
+	}
+	body = gh.Truncate(body, report.MaxComment-100)
+	var api prOpener
+	if o.GH != nil {
+		api = o.GH
+	}
+	pr, out, err := openPR(ctx, api, o.Repo, o.DryRunDir, DryBaselinePR, gh.PRSpec{Head: o.Branch, Base: o.BaseBranch, Title: title, Body: body})
+	p.sum.PR = out
+	if err != nil {
+		p.fail(err)
+		return
+	}
+	p.prURL, p.prNumber = pr.URL, pr.Number
+}
+
+// tracking edits the one tracking comment: the latest table and the last nights.
+func (p *baselinePublisher) tracking(ctx context.Context) {
+	o, m := p.o, p.n.man
+	if o.Issue <= 0 {
+		p.sum.Tracking = Outcome{Action: "skipped", Detail: "no tracking issue: set epic: in the configuration or pass --issue"}
+		return
+	}
+	var api commenter
+	if o.GH != nil {
+		api = o.GH
+	}
+	cm := marked{gh: api, repo: o.Repo, issue: o.Issue, marker: report.TrackingMarker, dryDir: o.DryRunDir, dryName: DryTracking}
+	earlier, err := cm.read(ctx)
+	if err != nil {
+		p.sum.Tracking = Outcome{Action: "failed", Number: int64(o.Issue), Error: err.Error()}
+		p.fail(fmt.Errorf("finding the tracking comment on #%d: %w", o.Issue, err))
+		return
+	}
+	nights, err := report.ParseNights(earlier)
+	if err != nil {
+		p.sum.Notes = append(p.sum.Notes, err.Error()+"; the history starts over")
+	}
+	cur := report.NightEntry{Date: m.Date, Commit: short(p.base), MedianRatio: p.median, PR: p.prURL}
+	if p.linkRoot != "" {
+		cur.Page = p.linkRoot + p.pagePath
+	}
+	if c := m.Comparison; c != nil {
+		for _, r := range c.Models {
+			if r.New != nil {
+				cur.Measured++
+			}
+			switch r.Verdict {
+			case baseline.Regression:
+				cur.Regressions = append(cur.Regressions, r.Model)
+			case baseline.Improvement:
+				cur.Improvements = append(cur.Improvements, r.Model)
+			}
+		}
+	}
+	cur.Problems = len(benchcsv.Errors(m.Problems))
+	d := report.TrackingData{Current: cur, Page: p.link(path.Base(p.pagePath), p.pagePath), Verdicts: p.verdictRows(),
+		History: report.MergeNights(nights, cur)}
+	if p.prURL != "" {
+		d.PR = &report.Link{Text: fmt.Sprintf("#%d", p.prNumber), URL: p.prURL}
+	}
+	body, err := report.Render(report.Tracking, d)
+	if err == nil {
+		err = p.validateRemote(body)
+	}
+	if err != nil {
+		p.sum.Tracking = Outcome{Action: "failed", Error: err.Error()}
+		p.fail(fmt.Errorf("rendering the tracking comment: %w", err))
+		return
+	}
+	out, err := cm.write(ctx, body)
+	p.sum.Tracking = out
+	if err != nil {
+		p.fail(fmt.Errorf("updating the tracking comment on #%d: %w", o.Issue, err))
+	}
+}
+
+// finish writes the step summary (and, in a dry run, summary.json).
+func (p *baselinePublisher) finish() BaselineSummary {
+	var md string
+	if p.n != nil && p.sum.Git.Pushed {
+		md, _ = report.Render(report.BaselinePR, p.prData())
+	}
+	if md == "" {
+		md = "## ROCm nightly baseline: publishing failed\n\n"
+		for _, e := range p.sum.Errors {
+			md += "- " + report.Text(e) + "\n"
+		}
+	}
+	p.sum.StepSummary = gh.Truncate(md, report.MaxStepSummary)
+	if p.o.GH == nil && p.o.DryRunDir != "" {
+		b, err := json.MarshalIndent(p.sum, "", "  ")
+		if err == nil {
+			_, err = p.writeDry(DrySummary, string(b)+"\n")
+		}
+		if err != nil {
+			p.fail(fmt.Errorf("writing the dry run's summary: %w", err))
+		}
+	}
+	return p.sum
+}

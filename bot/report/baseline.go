@@ -1,0 +1,239 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Markers of the nightly baseline's documents.
+const (
+	TrackingMarker   = "<!-- perfbot:nightly-baseline -->"
+	BaselinePRMarker = "<!-- perfbot:rocm-baseline -->"
+	// RegressionPrefix starts every regression issue's marker; RegressionMarker adds
+	// the backend, host and model.
+	RegressionPrefix = "<!-- perfbot:regression "
+)
+
+var markerUnsafe = regexp.MustCompile(`[^A-Za-z0-9._+-]`)
+
+// RegressionMarker is the hidden marker of the one issue of a regression: the model of
+// a (backend, host) pair. Characters that could end the comment are replaced.
+func RegressionMarker(pair, model string) string {
+	return RegressionPrefix + markerUnsafe.ReplaceAllString(pair, "_") + " " + markerUnsafe.ReplaceAllString(model, "_") + " -->"
+}
+
+// BaselineRow is one model of the baseline page's results table; figures arrive
+// formatted ("35.41", "1.08x", "—").
+type BaselineRow struct {
+	Model         string
+	Link          string // repo path of mlxcel's row (#L<line>); "" when it has none
+	MlxcelPrefill string
+	MlxLMPrefill  string
+	MlxcelDecode  string
+	MlxLMDecode   string
+	Ratio         string // decode, mlxcel / mlx-lm
+}
+
+// SkippedRow is a model a runtime has no result for: its SKIP:/FAIL: token in words.
+type SkippedRow struct {
+	Model   string
+	Runtime string // mlxcel or mlx-lm
+	Token   string
+	Meaning string
+}
+
+// VerdictRow is one model's verdict against the nightly history.
+type VerdictRow struct {
+	Model   string
+	Verdict string
+	Decode  string
+	Band    string // "33.76 to 37.40 (10 runs)" or "—"
+	Change  string // "-10.4%" against the band's median (or the last baseline)
+	Text    string // the verdict's own text, generated from the same numbers
+	Issue   *Link  // the regression issue, when one is open
+}
+
+// BaselinePageData fills the baseline page (docs/benchmark_results/rocm-baseline-<gfx>-<date>.md).
+type BaselinePageData struct {
+	GPU    string
+	GFX    string
+	Date   string
+	Commit string
+	Host   string // the hardware tag of the file names
+	// CSVs are the raw rows, linked.
+	CSVs        []Link
+	Env         []Row
+	Shape       []Row
+	Commands    []string
+	Rows        []BaselineRow
+	MedianRatio string // "1.054x over 5 models"; "" when no model has both
+	Skipped     []SkippedRow
+	Problems    []string
+	// Verdicts compare with the nightly history; Baseline is its last accepted file.
+	Verdicts   []VerdictRow
+	Baseline   string
+	NoiseRule  string
+	Superseded []string
+	Remeasures []string
+	Guard      []GuardRow
+	GuardNotes []string
+	Tenants    []string
+	GuardLog   Link
+}
+
+// BaselinePRData fills the baseline pull request's body.
+type BaselinePRData struct {
+	GFX         string
+	Date        string
+	Commit      string
+	Page        Link
+	Files       []Link
+	Verdicts    []VerdictRow
+	MedianRatio string
+	Counts      string // "1 regression, 4 no significant change"
+	Problems    []string
+	Tenants     []string
+}
+
+// NightEntry is one night in the tracking comment's compact history.
+type NightEntry struct {
+	Date         string   `json:"date"`
+	Commit       string   `json:"commit"`
+	Measured     int      `json:"measured"`
+	MedianRatio  string   `json:"median_ratio,omitempty"`
+	Regressions  []string `json:"regressions,omitempty"`
+	Improvements []string `json:"improvements,omitempty"`
+	Problems     int      `json:"problems,omitempty"`
+	Page         string   `json:"page,omitempty"`
+	PR           string   `json:"pr,omitempty"`
+}
+
+// TrackingData fills the one tracking comment edited each night.
+type TrackingData struct {
+	Current  NightEntry
+	Page     Link
+	PR       *Link
+	Verdicts []VerdictRow
+	// History holds the kept nights, newest first, tonight's included.
+	History []NightEntry
+}
+
+// RegressionNight is one night of a regression while it persists.
+type RegressionNight struct {
+	Date      string  `json:"date"`
+	Decode    float64 `json:"decode"`
+	Remeasure float64 `json:"remeasure,omitempty"`
+	Median    float64 `json:"median"`
+	Verdict   string  `json:"verdict"`
+	Page      string  `json:"page,omitempty"`
+}
+
+// RegressionData fills a regression issue.
+type RegressionData struct {
+	Marker    string
+	Model     string
+	Host      string
+	GFX       string
+	Date      string // tonight
+	FirstSeen string
+	// Persisting is false on the night the model is back inside its band.
+	Persisting bool
+	Latest     VerdictRow
+	Page       Link
+	Row        Link              // the CSV row of tonight's reading
+	Nights     []RegressionNight // newest first
+}
+
+// HistoryKeep is how many nights the tracking comment and a regression issue keep.
+const HistoryKeep = 14
+
+const (
+	nightsLabel     = "perfbot:nightly-history"
+	regressionLabel = "perfbot:regression-history"
+)
+
+var (
+	nightsRE     = regexp.MustCompile(`<!-- ` + regexp.QuoteMeta(nightsLabel) + ` (.*?) -->`)
+	regressionRE = regexp.MustCompile(`<!-- ` + regexp.QuoteMeta(regressionLabel) + ` (.*?) -->`)
+)
+
+// hiddenList encodes a history for a hidden comment; encoding/json escapes <, > and &,
+// so no `-->` can appear inside.
+func hiddenList(label string, v any) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", fmt.Errorf("encoding the %s: %w", label, err)
+	}
+	return "<!-- " + label + " " + string(b) + " -->", nil
+}
+
+// ParseNights reads the nights kept in an earlier tracking comment, newest first; none
+// when the body has no history, an error when it is damaged.
+func ParseNights(body string) ([]NightEntry, error) {
+	m := nightsRE.FindStringSubmatch(body)
+	if m == nil {
+		return nil, nil
+	}
+	var h []NightEntry
+	if err := json.Unmarshal([]byte(m[1]), &h); err != nil {
+		return nil, fmt.Errorf("reading the nights kept in the tracking comment: %w", err)
+	}
+	return h, nil
+}
+
+// MergeNights puts cur in front of the earlier nights, replacing a rerun of the same
+// date, and keeps HistoryKeep.
+func MergeNights(earlier []NightEntry, cur NightEntry) []NightEntry {
+	out := []NightEntry{cur}
+	for _, e := range earlier {
+		if e.Date != cur.Date && len(out) < HistoryKeep {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// ParseRegressionNights reads the nights kept in an earlier regression issue.
+func ParseRegressionNights(body string) ([]RegressionNight, error) {
+	m := regressionRE.FindStringSubmatch(body)
+	if m == nil {
+		return nil, nil
+	}
+	var h []RegressionNight
+	if err := json.Unmarshal([]byte(m[1]), &h); err != nil {
+		return nil, fmt.Errorf("reading the nights kept in the regression issue: %w", err)
+	}
+	return h, nil
+}
+
+// MergeRegressionNights puts cur in front, replacing a rerun of the same date, and
+// keeps HistoryKeep; the first night seen is the oldest kept.
+func MergeRegressionNights(earlier []RegressionNight, cur RegressionNight) []RegressionNight {
+	out := []RegressionNight{cur}
+	for _, e := range earlier {
+		if e.Date != cur.Date && len(out) < HistoryKeep {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func nightsJSON(h []NightEntry) (string, error)          { return hiddenList(nightsLabel, h) }
+func regressionJSON(h []RegressionNight) (string, error) { return hiddenList(regressionLabel, h) }
+
+// names joins model names for a table cell, "—" for none.
+func names(ns []string) string {
+	if len(ns) == 0 {
+		return "—"
+	}
+	return textJoin(ns, ", ")
+}
+
+func orDash(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "—"
+	}
+	return s
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/lablup/perfbot/bot/gh"
+	"github.com/lablup/perfbot/bot/gitpub"
+	"github.com/lablup/perfbot/bot/publish"
+)
+
+const baselinePublishUsage = "--results DIR --repo DIR [--dry-run DIR] [--config FILE] [--github-repo OWNER/NAME] [--issue N] [--branch B] [--json]"
+
+// runBaselinePublish is `perfbot baseline publish`: the nightly's PR, tracking comment
+// and regression issues, with the same authentication as `perfbot publish`.
+func runBaselinePublish(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var o publishOptions
+	fs := newFlags("baseline publish", baselinePublishUsage, stderr)
+	fs.StringVar(&o.results, "results", "", "the folder `perfbot run bench` wrote: <out>/<results.benchmarks>, with one *.nightly.json")
+	fs.StringVar(&o.repo, "repo", "", "clone of the target repository holding the measured commit (its checkout is not touched)")
+	fs.StringVar(&o.dryRun, "dry-run", "", "write the pull request, tracking comment and regression issues as files into this folder instead of GitHub; push only to a remote on this machine")
+	fs.StringVar(&o.configPath, "config", "", "perfbot.yml (default: <repo>/.github/perfbot.yml when present, else the defaults)")
+	fs.StringVar(&o.branch, "branch", "", "bot branch (default: branches.baseline of the configuration)")
+	targetFlags(fs, &o)
+	fs.IntVar(&o.issue, "issue", 0, "issue that carries the tracking comment (default: epic of the configuration)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError("unexpected argument %q", fs.Arg(0))
+	}
+	if o.results == "" || o.repo == "" {
+		return usageError("--results and --repo are required (usage: perfbot baseline publish %s)", baselinePublishUsage)
+	}
+	if o.issue < 0 {
+		return usageError("--issue must be positive")
+	}
+	cfg, err := loadPublishConfig(o)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	bo := publish.BaselineOptions{
+		ResultsDir: o.results, RepoDir: o.repo, Config: cfg, Branch: o.branch, BaseBranch: o.baseBranch,
+		Remote: o.remote, DryRunDir: o.dryRun, Issue: o.issue,
+		Author: gitpub.Identity{Name: o.authorName, Email: o.authorEmail}, ServerURL: os.Getenv("GITHUB_SERVER_URL"),
+	}
+	var c *gh.Client
+	if bo.Repo, c, bo.GitToken, err = publishTarget(ctx, o); err != nil {
+		return err
+	}
+	if c != nil {
+		bo.GH = c
+	}
+	sum, perr := publish.PublishBaseline(ctx, bo)
+	return publishDone(o, "baseline publish", sum.StepSummary, sum, sum.Stem != "", func() { printBaselineSummary(stdout, sum, o.dryRun) }, perr, stdout, stderr)
+}
+
+func printBaselineSummary(w io.Writer, s publish.BaselineSummary, dryRun string) {
+	var b strings.Builder
+	mode := ""
+	if s.DryRun {
+		mode = " (dry run into " + dryRun + ")"
+	}
+	fmt.Fprintf(&b, "published %s (%s)%s\n", s.Stem, s.Date, mode)
+	if g := s.Git; g.Error != "" {
+		fmt.Fprintf(&b, "  commit     not pushed: %s\n", g.Error)
+	} else if g.Commit != "" {
+		fmt.Fprintf(&b, "  commit     %s on %s: %s (remote %s, pushed %t)\n", g.Commit, g.Branch, g.Action, g.Remote, g.Pushed)
+	}
+	if s.Page != "" {
+		fmt.Fprintf(&b, "  page       %s\n", s.Page)
+	}
+	rows := []outcomeRow{{"pr", s.PR}, {"tracking", s.Tracking}}
+	for _, r := range s.Regressions {
+		rows = append(rows, outcomeRow{"regression", r})
+	}
+	printOutcomes(&b, 10, rows, s.Notes)
+	io.WriteString(w, b.String())
+}

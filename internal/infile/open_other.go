@@ -1,0 +1,5 @@
+//go:build !unix
+
+package infile
+
+const openFlags = 0

@@ -1,0 +1,710 @@
+package job
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/lablup/perfbot/config"
+	"github.com/lablup/perfbot/runner/baseline"
+	"github.com/lablup/perfbot/runner/benchcsv"
+	"github.com/lablup/perfbot/runner/guard"
+	"github.com/lablup/perfbot/runner/host"
+	"github.com/lablup/perfbot/runner/hostinfo"
+)
+
+// The nightly's commands (docs/nightly.md): the build, the mlxcel sweep and the mlx-lm
+// baseline's sweep on the same build, the single-model re-measure.
+var (
+	BenchBuildCommand = []string{"cargo", "build", "--release", "--features", "rocm", "--bin", "mlxcel", "--bin", "mlxcel-bench-decode"}
+	HarnessCommand    = []string{"scripts/bench_decode.sh", "all", "--cooldown", "30", "--big-cooldown", "30"}
+	BaselineCommand   = []string{"scripts/bench_mlxlm.py", "all", "--cooldown", "30", "--big-cooldown", "30"}
+)
+
+// RemeasureCommand is the harness's single-model mode for one model folder
+// (docs/formats.md §6).
+func RemeasureCommand(modelDir string) []string {
+	return []string{"scripts/bench_decode.sh", "single", modelDir}
+}
+
+// HarnessOutput is where both harnesses write their CSVs in the checkout (bench_mlxlm.py
+// has no option for it).
+const HarnessOutput = "benchmarks"
+
+// BenchOptions configure one nightly baseline run.
+type BenchOptions struct {
+	Host    host.Host // nil means host.Local()
+	RepoDir string    // the mlxcel checkout, built (or to build) at the commit measured
+	Config  config.Config
+	// OutDir is the results root: the CSVs, the guard evidence and the manifest go to
+	// OutDir/<results.benchmarks>/, the harnesses' output to OutDir/logs/.
+	OutDir string
+	// HistoryDir is the nightly history to compare with (the default branch's
+	// benchmarks folder); "" means the checkout's <results.benchmarks>.
+	HistoryDir string
+	// ModelsDir is MODELS_DIR for the harnesses, relative to the checkout; "" means the
+	// folder holding the config's model folders (models/mlx), else models.
+	ModelsDir string
+	Guard     guard.Options
+	SkipBuild bool
+	// NoBaseline skips the mlx-lm sweep; NoRemeasure reports suspects unconfirmed.
+	NoBaseline  bool
+	NoRemeasure bool
+	Rules       baseline.Rules
+	Progress    io.Writer
+	Now         func() time.Time // nil means time.Now
+}
+
+// BenchReport is what Bench did.
+type BenchReport struct {
+	// Folder holds the files to publish; "" when the run stopped before it knew the GPU.
+	Folder   string
+	Manifest Nightly
+}
+
+// HarnessProblems are the checks' errors: a CSV the harness got wrong.
+func (r BenchReport) HarnessProblems() []benchcsv.Problem {
+	return benchcsv.Errors(r.Manifest.Problems)
+}
+
+// Failed lists the sweeps and re-measures that did not give their result.
+func (r BenchReport) Failed() []string {
+	var out []string
+	for _, s := range r.Manifest.Sweeps {
+		if s.Status != "ok" {
+			out = append(out, s.Name+" sweep ("+s.Status+")")
+		}
+	}
+	for _, m := range r.Manifest.Remeasures {
+		if m.Reason != "" {
+			out = append(out, "re-measure of "+m.Model)
+		}
+	}
+	return out
+}
+
+// OnlyGuardGaveUp says every failure was the guard giving up (a busy host), and there
+// was one.
+func (r BenchReport) OnlyGuardGaveUp() bool {
+	n := 0
+	for _, s := range r.Manifest.Sweeps {
+		if s.Status == "ok" {
+			continue
+		}
+		if s.Status != StatusGaveUp {
+			return false
+		}
+		n++
+	}
+	return n > 0 && len(r.HarnessProblems()) == 0
+}
+
+// Sweep and re-measure statuses besides ok.
+const (
+	StatusGaveUp = string(StatusGuardGaveUp)
+	statusFailed = "failed"
+)
+
+// bencher is one nightly run in progress.
+type bencher struct {
+	o        BenchOptions
+	prog     *progress
+	folder   string
+	logs     string
+	harness  string // the checkout's harness output folder
+	guardLog string
+	man      *Nightly
+	scrub    scrubber
+	last     Nightly // last night's manifest, for the ETA
+	hasLast  bool
+	models   []string // the model folders' names, in the harness's order
+}
+
+// Bench runs the nightly baseline: host facts, the build, the mlxcel sweep and the
+// mlx-lm sweep (each once under the guard, a contended attempt rerun from scratch), the
+// checks of their CSVs, the comparison with the nightly history and one re-measure of
+// each suspect. Everything it makes goes to the folder, with the manifest; a sweep that
+// fails is recorded and the run goes on. The error is for a run that could not go on.
+func Bench(ctx context.Context, o BenchOptions) (BenchReport, error) {
+	b, err := newBencher(o)
+	if err != nil {
+		return BenchReport{}, err
+	}
+	b.prog.printf("probing the host (ROCm, GPU, memory, checkout)")
+	info := hostinfo.Collect(ctx, b.o.Host, b.o.RepoDir)
+	if err := b.open(info); err != nil {
+		return BenchReport{}, err
+	}
+	rep := func() BenchReport { return BenchReport{Folder: b.folder, Manifest: *b.man} }
+	err = b.run(ctx)
+	b.finish(err)
+	return rep(), err
+}
+
+func newBencher(o BenchOptions) (*bencher, error) {
+	jobDefaults(&o.Host, &o.Guard, &o.Now)
+	if o.Rules == (baseline.Rules{}) {
+		o.Rules = baseline.DefaultRules()
+	}
+	if err := o.Rules.Validate(); err != nil {
+		return nil, err
+	}
+	if o.Config.Results.Benchmarks == "" {
+		o.Config.Results.Benchmarks = config.Default().Results.Benchmarks
+	}
+	if err := absFolder("the checkout (RepoDir)", &o.RepoDir); err != nil {
+		return nil, err
+	}
+	if err := absFolder("the results root (OutDir)", &o.OutDir); err != nil {
+		return nil, err
+	}
+	if !isDir(o.RepoDir) {
+		return nil, fmt.Errorf("the checkout %s is not a folder: give the mlxcel checkout to benchmark", o.RepoDir)
+	}
+	if o.HistoryDir == "" {
+		o.HistoryDir = filepath.Join(o.RepoDir, filepath.FromSlash(o.Config.Results.Benchmarks))
+	}
+	if o.ModelsDir == "" {
+		o.ModelsDir = modelsDirOf(o.Config)
+	}
+	if filepath.IsAbs(o.ModelsDir) || strings.HasPrefix(filepath.Clean(o.ModelsDir), "..") {
+		// The harnesses write the model path into every row: a relative one keeps local
+		// folders out of the committed CSVs.
+		return nil, fmt.Errorf("the models folder %s must be relative to the checkout (the harnesses write it into every CSV row)", o.ModelsDir)
+	}
+	for _, s := range []string{HarnessCommand[0], BaselineCommand[0]} {
+		if s == BaselineCommand[0] && o.NoBaseline {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Join(o.RepoDir, s)); err != nil || fi.Mode()&0o111 == 0 {
+			return nil, fmt.Errorf("the checkout has no executable %s: the nightly runs the repo's own harness; check out a commit that has it", s)
+		}
+	}
+	b := &bencher{o: o, prog: &progress{w: o.Progress, now: o.Now}, harness: filepath.Join(o.RepoDir, HarnessOutput)}
+	ents, err := os.ReadDir(filepath.Join(o.RepoDir, filepath.FromSlash(o.ModelsDir)))
+	if err != nil {
+		return nil, fmt.Errorf("reading the models folder %s of the checkout: %w (give --models-dir)", o.ModelsDir, err)
+	}
+	for _, e := range ents {
+		if e.IsDir() || e.Type()&os.ModeSymlink != 0 {
+			b.models = append(b.models, e.Name())
+		}
+	}
+	if len(b.models) == 0 {
+		return nil, fmt.Errorf("the models folder %s of the checkout has no model folder: nothing to benchmark", o.ModelsDir)
+	}
+	return b, nil
+}
+
+// modelsDirOf is the folder the config's model folders share (models/mlx), else models.
+func modelsDirOf(c config.Config) string {
+	common := ""
+	for i, m := range c.Models {
+		d := filepath.Dir(filepath.Clean(filepath.FromSlash(m.Dir)))
+		if filepath.IsAbs(d) {
+			return "models"
+		}
+		if i == 0 {
+			common = d
+		} else if d != common {
+			return "models"
+		}
+	}
+	if common == "" || common == "." {
+		return "models"
+	}
+	return filepath.ToSlash(common)
+}
+
+// open names the folder and the files, and refuses a checkout where today's CSVs exist
+// already (a harness would overwrite or resume from them).
+func (b *bencher) open(info hostinfo.Info) error {
+	o := b.o
+	if !info.GFX.Known() {
+		return fmt.Errorf("the GPU target is unknown (%s): the files are named after it; check the ROCm install", info.GFX.Reason)
+	}
+	if !info.MlxcelCommit.Known() {
+		return fmt.Errorf("the checkout's commit is unknown (%s): give an mlxcel git checkout", info.MlxcelCommit.Reason)
+	}
+	now := o.Now()
+	date := now.Format(time.DateOnly)
+	name := benchcsv.Name{Backend: "rocm", Host: benchcsv.HostTag(info.GFX.Value), Date: date}
+	if ents, err := os.ReadDir(b.harness); err == nil {
+		for _, e := range ents {
+			if n, err := benchcsv.ParseName(e.Name()); err == nil && n.Date == date {
+				return fmt.Errorf("%s/%s (dated today) is already in the checkout: the harness would overwrite it (bench_decode.sh) or resume from it (bench_mlxlm.py); move it away first",
+					HarnessOutput, e.Name())
+			}
+		}
+	}
+	b.folder = filepath.Join(o.OutDir, filepath.FromSlash(o.Config.Results.Benchmarks))
+	b.logs = filepath.Join(o.OutDir, "logs")
+	for _, d := range []string{b.folder, b.logs} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return fmt.Errorf("creating the results folder: %w", err)
+		}
+	}
+	stem := name.Stem()
+	b.guardLog = filepath.Join(b.folder, stem+GuardLogSuffix)
+	for _, f := range []string{b.guardLog, b.guardLog + ".jsonl"} {
+		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("starting the guard log: %w", err)
+		}
+	}
+	subs := []pathSub{{o.RepoDir, "<checkout>"}, {o.OutDir, "<out>"}, {o.HistoryDir, "<history>"}, {os.TempDir(), "<tmp>"}}
+	if home, err := os.UserHomeDir(); err == nil && home != "/" {
+		subs = append(subs, pathSub{home, "~"})
+	}
+	b.scrub = newScrubber(subs...)
+	b.man = &Nightly{
+		Date: date, Started: now, State: "running", Commit: info.MlxcelCommit.Value, GFX: info.GFX.Value,
+		Host: name.Host, Stem: stem, ModelsDir: o.ModelsDir, HostInfo: info,
+		Build: Build{Command: BenchBuildCommand, Status: "skipped"}, GuardLog: filepath.Base(b.guardLog),
+	}
+	b.last, b.hasLast = LastNight(o.HistoryDir, name.Pair(), date)
+	if b.hasLast {
+		b.prog.printf("ETA from the durations of %s", b.last.Stem)
+	}
+	b.prog.printf("nightly %s at %s: %d model folders in %s, files to %s", stem, short(b.man.Commit), len(b.models), o.ModelsDir, b.folder)
+	return b.man.save(b.folder)
+}
+
+func short(sha string) string {
+	if len(sha) > 8 {
+		return sha[:8]
+	}
+	return sha
+}
+
+// run does the steps; it returns only what stops the run.
+func (b *bencher) run(ctx context.Context) error {
+	if err := b.build(ctx); err != nil {
+		return err
+	}
+	sweeps := []struct {
+		name string
+		argv []string
+	}{{SweepMlxcel, HarnessCommand}, {SweepMlxLM, BaselineCommand}}
+	for _, s := range sweeps {
+		if s.name == SweepMlxLM && b.o.NoBaseline {
+			b.man.Sweeps = append(b.man.Sweeps, Sweep{Name: s.name, Command: s.argv, Status: "not_run", Reason: "skipped (--no-baseline)"})
+			continue
+		}
+		sw, err := b.sweep(ctx, s.name, s.argv)
+		b.man.Sweeps = append(b.man.Sweeps, sw)
+		b.man.CSVs = append(b.man.CSVs, sw.CSVs...)
+		if serr := b.man.save(b.folder); serr != nil && err == nil {
+			err = serr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	b.check()
+	return b.compare(ctx)
+}
+
+// build runs the build outside the guard, as the profile job does.
+func (b *bencher) build(ctx context.Context) error {
+	if b.o.SkipBuild {
+		b.prog.printf("build skipped: the harness runs the binaries already built")
+		return nil
+	}
+	bd := &b.man.Build
+	bd.Log = "build.log"
+	b.prog.printf("building: %s", strings.Join(BenchBuildCommand, " "))
+	start := time.Now()
+	code, out, err := runLogged(ctx, b.o.Host, b.o.RepoDir, filepath.Join(b.logs, bd.Log), BenchBuildCommand)
+	bd.Seconds = round1(time.Since(start).Seconds())
+	if err != nil || code != 0 {
+		bd.Status = "failed"
+		why := firstError(out)
+		if err != nil {
+			why = err.Error()
+		}
+		bd.Reason = b.scrub.text(fmt.Sprintf("cargo build exited with %s: %s", exitText(code), why))
+		if ctx.Err() != nil {
+			return fmt.Errorf("building: %w: %w", errInterrupted, ctx.Err())
+		}
+		return fmt.Errorf("building: %s (full log in logs/build.log)", bd.Reason)
+	}
+	bd.Status = "ok"
+	b.prog.printf("built in %.0fs", bd.Seconds)
+	return nil
+}
+
+// snapshot lists the CSVs in the checkout's harness folder.
+func (b *bencher) snapshot() (map[string]bool, error) {
+	out := map[string]bool{}
+	ents, err := os.ReadDir(b.harness)
+	if os.IsNotExist(err) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", HarnessOutput, err)
+	}
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".csv") {
+			out[e.Name()] = true
+		}
+	}
+	return out, nil
+}
+
+// fresh lists the CSVs a harness added to the checkout since before.
+func (b *bencher) fresh(before map[string]bool) ([]string, error) {
+	now, err := b.snapshot()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for name := range now {
+		if !before[name] {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// guarded runs one harness command under the guard; before every attempt the files an
+// earlier attempt added are removed, so a rerun starts from scratch (bench_mlxlm.py
+// would otherwise resume from the rejected attempt's rows). The CSVs of the last
+// attempt are moved to the folder.
+func (b *bencher) guarded(ctx context.Context, section, label string, argv []string, logName string, observe func(string)) (guarded, []string, error) {
+	before, err := b.snapshot()
+	if err != nil {
+		return guarded{}, nil, err
+	}
+	if err := guard.Section(b.guardLog, section); err != nil {
+		return guarded{}, nil, err
+	}
+	g := b.o.Guard
+	g.LogPath = b.guardLog
+	g.Dir = b.o.RepoDir
+	g.BeforeAttempt = func(k int) error {
+		left, err := b.fresh(before)
+		if err != nil {
+			return err
+		}
+		for _, name := range left {
+			if err := os.Remove(filepath.Join(b.harness, name)); err != nil {
+				return fmt.Errorf("removing %s of the rejected attempt: %w", name, err)
+			}
+		}
+		return nil
+	}
+	env := []string{"MODELS_DIR=" + b.o.ModelsDir}
+	r := runGuardedObserved(ctx, g, label, argv, env, filepath.Join(b.logs, logName), b.prog, label, observe)
+	made, ferr := b.fresh(before)
+	if ferr != nil {
+		return r, nil, ferr
+	}
+	var moved []string
+	for _, name := range made {
+		if r.out.Verdict != guard.Clean {
+			// A rejected or stopped attempt's rows are not results.
+			os.Remove(filepath.Join(b.harness, name))
+			continue
+		}
+		if err := moveFile(filepath.Join(b.harness, name), filepath.Join(b.folder, name)); err != nil {
+			return r, moved, fmt.Errorf("collecting %s: %w", name, err)
+		}
+		moved = append(moved, name)
+	}
+	b.scrubGuardLog()
+	return r, moved, nil
+}
+
+// moveFile renames, or copies and removes across file systems.
+func moveFile(from, to string) error {
+	if err := os.Rename(from, to); err == nil {
+		return nil
+	}
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(to)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, io.LimitReader(in, benchcsv.MaxFileBytes+1)); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	return os.Remove(from)
+}
+
+// sweep runs one harness over every model.
+func (b *bencher) sweep(ctx context.Context, name string, argv []string) (Sweep, error) {
+	sw := Sweep{Name: name, Command: argv, Log: name + ".log"}
+	models := b.models
+	if name == SweepMlxLM {
+		models = b.checkpoints()
+	}
+	t := &sweepTracker{name: name, names: models, prog: b.prog, now: b.o.Now}
+	if b.hasLast {
+		t.last = b.last.Durations(name)
+	}
+	label := "nightly " + name
+	r, csvs, err := b.guarded(ctx, "== "+label, label, argv, sw.Log, t.line)
+	t.end()
+	sw.Models, sw.CSVs = t.times, csvs
+	sw.Phase = phaseOf(label, sw.Log, r)
+	b.tenants(name+" sweep", r)
+	switch {
+	case err != nil && r.out.Verdict == "":
+		sw.Status, sw.Reason = statusFailed, b.scrub.text(err.Error())
+		return sw, err
+	case r.interrupted():
+		sw.Status, sw.Reason = string(StatusInterrupted), "stopped during the sweep"
+		cause := r.err
+		if cause == nil {
+			cause = context.Cause(ctx)
+		}
+		return sw, fmt.Errorf("%w during the %s sweep: %w", errInterrupted, name, cause)
+	case r.err != nil && r.out.Verdict == guard.NotStarted:
+		sw.Status, sw.Reason = statusFailed, b.scrub.text(fmt.Sprintf("the sweep could not start: %v", r.err))
+	case r.err != nil:
+		sw.Status, sw.Reason = statusFailed, b.scrub.text(fmt.Sprintf("the GPU guard failed: %v", r.err))
+		return sw, fmt.Errorf("guarding the %s sweep: %w", name, r.err)
+	case r.gaveUp():
+		sw.Status, sw.Reason = StatusGaveUp, b.scrub.text(r.gaveUpReason(b.o.Guard))
+	case r.out.ExitCode != 0:
+		sw.Status = statusFailed
+		sw.Reason = fmt.Sprintf("%s exited with %s", argv[0], exitText(r.out.ExitCode))
+		if tail := tailLines(r.output, 3); len(tail) > 0 {
+			sw.Reason += "; last lines: " + strings.Join(tail, " | ")
+		}
+		sw.Reason = b.scrub.text(sw.Reason)
+	case len(csvs) == 0:
+		sw.Status, sw.Reason = statusFailed, fmt.Sprintf("%s exited 0 but wrote no CSV in %s/", argv[0], HarnessOutput)
+	default:
+		sw.Status = "ok"
+	}
+	if err == nil && sw.Status == "ok" {
+		b.prog.printf("%s sweep done: %s", name, strings.Join(csvs, ", "))
+	} else if sw.Reason != "" {
+		b.prog.printf("%s sweep: %s", name, sw.Reason)
+	}
+	return sw, err
+}
+
+// checkpoints are the model folders the mlx-lm harness runs: a config.json and a
+// *.safetensors file.
+func (b *bencher) checkpoints() []string {
+	var out []string
+	for _, m := range b.models {
+		dir := filepath.Join(b.o.RepoDir, filepath.FromSlash(b.o.ModelsDir), m)
+		if _, err := os.Stat(filepath.Join(dir, "config.json")); err != nil {
+			continue
+		}
+		if w, _ := filepath.Glob(filepath.Join(dir, "*.safetensors")); len(w) > 0 {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// tenants records what the guard saw besides the run: a rejected attempt's foreign
+// holders and compilers, and what kept an idle wait waiting.
+func (b *bencher) tenants(what string, r guarded) {
+	for _, a := range r.out.Attempts {
+		if a.Verdict == guard.Contended {
+			b.man.Tenants = append(b.man.Tenants, fmt.Sprintf("%s, attempt %d rejected: foreign_gpu=%s compilers=%s", what, a.Attempt, holders(a.ForeignGPU), holders(a.Compilers)))
+		}
+		if a.IdleResets > 0 {
+			b.man.Tenants = append(b.man.Tenants, fmt.Sprintf("%s, attempt %d: the idle wait was reset %d time(s) by another GPU process or a compiler", what, a.Attempt, a.IdleResets))
+		}
+	}
+}
+
+// check applies the CSV checks with the host's facts.
+func (b *bencher) check() {
+	in := b.man.HostInfo
+	rocm, _, _ := strings.Cut(in.ROCm.Value, "-")
+	e := benchcsv.Expect{
+		Backend: "rocm", GFX: b.man.GFX, ROCm: rocm, HIP: in.HIPShort(), Overlay: in.OverlayCommit.Value,
+		Commit: b.man.Commit, Date: b.man.Date, DeviceMemBytes: in.VRAMBytes, HostMemBytes: in.HostMemoryBytes,
+		ModelBytes: b.modelBytes(),
+	}
+	for _, name := range b.man.CSVs {
+		f, err := benchcsv.ReadFile(filepath.Join(b.folder, name))
+		if err != nil {
+			b.man.Problems = append(b.man.Problems, benchcsv.Problem{Severity: benchcsv.Error, Kind: "row", File: name, Text: err.Error()})
+			continue
+		}
+		b.man.Problems = append(b.man.Problems, benchcsv.Check(f, e)...)
+	}
+	for _, p := range b.man.Problems {
+		if p.Severity != benchcsv.Note {
+			b.prog.printf("%s", p)
+		}
+	}
+}
+
+// modelBytes is each model's weights: the config's weights_gib for its folder, else the
+// size of its *.safetensors files.
+func (b *bencher) modelBytes() map[string]int64 {
+	out := map[string]int64{}
+	for _, m := range b.o.Config.Models {
+		out[filepath.Base(filepath.FromSlash(m.Dir))] = int64(m.WeightsGiB * (1 << 30))
+	}
+	for _, m := range b.models {
+		if out[m] > 0 {
+			continue
+		}
+		files, _ := filepath.Glob(filepath.Join(b.o.RepoDir, filepath.FromSlash(b.o.ModelsDir), m, "*.safetensors"))
+		for _, f := range files {
+			if fi, err := os.Stat(f); err == nil {
+				out[m] += fi.Size()
+			}
+		}
+	}
+	return out
+}
+
+// compare judges the mlxcel CSV against the history and re-measures each suspect once.
+func (b *bencher) compare(ctx context.Context) error {
+	sw, _ := b.man.Sweep(SweepMlxcel)
+	var f *benchcsv.File
+	for _, name := range sw.CSVs {
+		n, err := benchcsv.ParseName(name)
+		if err != nil || n.Backend != "rocm" || !n.Nightly() {
+			continue
+		}
+		if f, err = benchcsv.ReadFile(filepath.Join(b.folder, name)); err != nil {
+			f = nil
+		}
+		break
+	}
+	if f == nil {
+		b.prog.printf("no ROCm CSV of the sweep to compare with the history")
+		return nil
+	}
+	h := &baseline.History{Dir: b.o.HistoryDir}
+	if isDir(b.o.HistoryDir) {
+		var err error
+		if h, err = baseline.LoadDir(b.o.HistoryDir); err != nil {
+			return err
+		}
+	}
+	rep := baseline.CompareNightly(h, f, b.o.Rules)
+	b.man.Comparison = &rep
+	for _, m := range rep.Models {
+		b.prog.printf("%s: %s: %s", m.Model, m.Verdict, m.Text)
+	}
+	for _, model := range rep.Suspects() {
+		if b.o.NoRemeasure {
+			b.man.Remeasures = append(b.man.Remeasures, Remeasure{Model: model, Verdict: baseline.Suspected, Reason: "not re-measured (--no-remeasure)"})
+			continue
+		}
+		rm, err := b.remeasure(ctx, model, &rep)
+		b.man.Remeasures = append(b.man.Remeasures, rm)
+		b.man.CSVs = append(b.man.CSVs, rm.CSV)
+		if serr := b.man.save(b.folder); serr != nil && err == nil {
+			err = serr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	b.man.CSVs = slices.DeleteFunc(b.man.CSVs, func(s string) bool { return s == "" })
+	return nil
+}
+
+// remeasure runs the harness's single-model mode for model under the guard.
+func (b *bencher) remeasure(ctx context.Context, model string, rep *baseline.Report) (Remeasure, error) {
+	rm := Remeasure{Model: model, Verdict: baseline.Suspected}
+	dir := filepath.ToSlash(filepath.Join(b.o.ModelsDir, model))
+	label := "remeasure " + model
+	b.prog.printf("%s: outside its noise band; re-measuring once: %s", model, strings.Join(RemeasureCommand(dir), " "))
+	r, csvs, err := b.guarded(ctx, "== "+label, label, RemeasureCommand(dir), "remeasure-"+model+".log", nil)
+	rm.Phase = phaseOf(label, "remeasure-"+model+".log", r)
+	b.tenants("re-measure of "+model, r)
+	if err != nil && r.out.Verdict == "" {
+		rm.Reason = b.scrub.text(err.Error())
+		return rm, err
+	}
+	switch {
+	case r.interrupted():
+		rm.Reason = "stopped during the re-measure"
+		return rm, fmt.Errorf("%w during the re-measure of %s: %w", errInterrupted, model, context.Cause(ctx))
+	case r.err != nil:
+		rm.Reason = b.scrub.text(fmt.Sprintf("the GPU guard failed: %v", r.err))
+		return rm, fmt.Errorf("guarding the re-measure of %s: %w", model, r.err)
+	case r.gaveUp():
+		rm.Reason = b.scrub.text(r.gaveUpReason(b.o.Guard))
+	case r.out.ExitCode != 0:
+		rm.Reason = fmt.Sprintf("the harness exited with %s", exitText(r.out.ExitCode))
+	case len(csvs) == 0:
+		rm.Reason = "the harness wrote no CSV"
+	}
+	if len(csvs) > 0 {
+		rm.CSV = csvs[0]
+	}
+	if rm.Reason != "" {
+		b.prog.printf("%s: re-measure failed: %s; the suspect stays unconfirmed", model, rm.Reason)
+		return rm, nil
+	}
+	f, ferr := benchcsv.ReadFile(filepath.Join(b.folder, rm.CSV))
+	var p baseline.Point
+	ok := false
+	if ferr == nil {
+		p, ok = baseline.PointOf(f, model)
+	}
+	if !ok {
+		rm.Reason = fmt.Sprintf("%s has no measured row of %s", rm.CSV, model)
+		if ferr != nil {
+			rm.Reason = ferr.Error()
+		}
+		return rm, nil
+	}
+	rm.Decode = p.Value()
+	if err := rep.Remeasured(model, p); err != nil {
+		return rm, err
+	}
+	for _, m := range rep.Models {
+		if m.Model == model {
+			rm.Verdict = m.Verdict
+			b.prog.printf("%s: %s: %s", model, m.Verdict, m.Text)
+		}
+	}
+	return rm, nil
+}
+
+// finish closes the manifest.
+func (b *bencher) finish(err error) {
+	b.man.Finished = b.o.Now()
+	switch {
+	case err == nil:
+		b.man.State = "complete"
+	case errors.Is(err, errInterrupted):
+		b.man.State, b.man.Error = "interrupted", b.scrub.text(err.Error())
+	default:
+		b.man.State, b.man.Error = "failed", b.scrub.text(err.Error())
+	}
+	b.scrubGuardLog()
+	if serr := b.man.save(b.folder); serr != nil {
+		b.prog.printf("could not write the nightly manifest: %v", serr)
+	}
+}
+
+func (b *bencher) scrubGuardLog() {
+	for _, f := range []string{b.guardLog, b.guardLog + ".jsonl"} {
+		if err := b.scrub.file(f); err != nil {
+			b.prog.printf("could not clean local paths out of %s: %v", filepath.Base(f), err)
+		}
+	}
+}

@@ -1,0 +1,178 @@
+package job
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/lablup/perfbot/internal/infile"
+	"github.com/lablup/perfbot/runner/baseline"
+	"github.com/lablup/perfbot/runner/benchcsv"
+	"github.com/lablup/perfbot/runner/hostinfo"
+	"github.com/lablup/perfbot/runner/results"
+)
+
+// Suffixes of the files that go with a nightly run's CSV, named after its stem
+// (rocm_strixhalo-gfx1151_2026-10-08): the guard's evidence and perfbot's manifest.
+const (
+	GuardLogSuffix = ".guard.log"
+	NightlySuffix  = ".nightly.json"
+)
+
+// Sweep names.
+const (
+	SweepMlxcel = "mlxcel"
+	SweepMlxLM  = "mlx-lm"
+)
+
+// Nightly is perfbot's manifest of one nightly baseline run (<stem>.nightly.json): what
+// ran, how the guard saw it, the CSVs and their checks, the comparison with the
+// history and the re-measures. The publisher reads it; the next night reads its model
+// durations for the ETA.
+type Nightly struct {
+	Date     string    `json:"date"`
+	Started  time.Time `json:"started"`
+	Finished time.Time `json:"finished,omitzero"`
+	// State is running, complete (every step was tried), failed or interrupted.
+	State     string        `json:"state"`
+	Error     string        `json:"error,omitempty"`
+	Commit    string        `json:"commit"`
+	GFX       string        `json:"gfx"`
+	Host      string        `json:"host"` // the hardware tag of the file names
+	Stem      string        `json:"stem"`
+	ModelsDir string        `json:"models_dir"`
+	HostInfo  hostinfo.Info `json:"hostinfo"`
+	Build     Build         `json:"build"`
+	Sweeps    []Sweep       `json:"sweeps"`
+	// CSVs are the harness files of this run in the folder, the re-measures included.
+	CSVs     []string           `json:"csvs"`
+	GuardLog string             `json:"guard_log"`
+	Problems []benchcsv.Problem `json:"problems,omitempty"`
+	// Tenants lists what the guard saw besides the run: rejected attempts with the
+	// foreign GPU processes and compilers, and idle waits another process reset.
+	Tenants    []string         `json:"tenants,omitempty"`
+	Comparison *baseline.Report `json:"comparison,omitempty"`
+	Remeasures []Remeasure      `json:"remeasures,omitempty"`
+}
+
+// Sweep is one harness run over every model.
+type Sweep struct {
+	Name    string   `json:"name"` // mlxcel or mlx-lm
+	Command []string `json:"command"`
+	// Status is ok, failed (the harness exited non-zero or wrote no CSV),
+	// guard_gave_up, not_run or interrupted.
+	Status string      `json:"status"`
+	Reason string      `json:"reason,omitempty"`
+	Phase  *Phase      `json:"phase,omitempty"`
+	CSVs   []string    `json:"csvs,omitempty"`
+	Models []ModelTime `json:"models,omitempty"`
+	Log    string      `json:"log,omitempty"` // the harness's output, in the logs folder
+}
+
+// ModelTime is how long one model of a sweep took, start to the next model's start.
+type ModelTime struct {
+	Model   string  `json:"model"`
+	Seconds float64 `json:"seconds"`
+	Result  string  `json:"result,omitempty"` // "35.41 tok/s", "skipped"
+}
+
+// Remeasure is the single-model run of a suspect.
+type Remeasure struct {
+	Model   string           `json:"model"`
+	CSV     string           `json:"csv,omitempty"`
+	Phase   *Phase           `json:"phase,omitempty"`
+	Decode  float64          `json:"decode_tok_s,omitempty"`
+	Verdict baseline.Verdict `json:"verdict"`
+	Reason  string           `json:"reason,omitempty"` // why there is no reading
+}
+
+// CSV returns the sweep's main file: the first it wrote, or "".
+func (s Sweep) CSV() string {
+	if len(s.CSVs) == 0 {
+		return ""
+	}
+	return s.CSVs[0]
+}
+
+// Sweep returns the sweep of that name.
+func (n *Nightly) Sweep(name string) (Sweep, bool) {
+	for _, s := range n.Sweeps {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Sweep{}, false
+}
+
+// Durations are a sweep's model times by model name.
+func (n *Nightly) Durations(sweep string) map[string]float64 {
+	out := map[string]float64{}
+	if s, ok := n.Sweep(sweep); ok {
+		for _, m := range s.Models {
+			out[m.Model] = m.Seconds
+		}
+	}
+	return out
+}
+
+func (n *Nightly) save(folder string) error {
+	b, err := json.MarshalIndent(n, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding the nightly manifest: %w", err)
+	}
+	if err := results.WriteFileAtomic(filepath.Join(folder, n.Stem+NightlySuffix), append(b, '\n')); err != nil {
+		return fmt.Errorf("writing the nightly manifest: %w", err)
+	}
+	return nil
+}
+
+// maxManifestBytes bounds a manifest read back: a few hundred kilobytes at most.
+const maxManifestBytes = 16 << 20
+
+// ReadNightly reads a nightly manifest as Bench writes it.
+func ReadNightly(path string) (Nightly, error) {
+	var n Nightly
+	b, err := infile.ReadFile(path, maxManifestBytes)
+	if err != nil {
+		return n, fmt.Errorf("reading the nightly manifest: %w", err)
+	}
+	if err := json.Unmarshal(b, &n); err != nil {
+		return n, fmt.Errorf("%s is not a manifest of `perfbot run bench`: %v", path, err)
+	}
+	if _, err := benchcsv.ParseName(n.Stem + ".csv"); err != nil {
+		return n, fmt.Errorf("%s is not a manifest of `perfbot run bench`: its stem %q is not a harness name", path, n.Stem)
+	}
+	return n, nil
+}
+
+// LastNight finds the newest manifest in dir of the same backend and host dated before
+// date, so that tonight's progress can give an ETA from its model times. ok is false
+// when there is none.
+func LastNight(dir, pair, date string) (Nightly, bool) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return Nightly{}, false
+	}
+	best := ""
+	for _, e := range ents {
+		stem, ok := strings.CutSuffix(e.Name(), NightlySuffix)
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		n, err := benchcsv.ParseName(stem + ".csv")
+		if err != nil || n.Pair() != pair || n.Date >= date {
+			continue
+		}
+		if best == "" || e.Name() > best {
+			best = e.Name()
+		}
+	}
+	if best == "" {
+		return Nightly{}, false
+	}
+	n, err := ReadNightly(filepath.Join(dir, best))
+	return n, err == nil
+}

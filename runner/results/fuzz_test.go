@@ -1,0 +1,65 @@
+package results
+
+import (
+	"bytes"
+	"os"
+	"testing"
+)
+
+// FuzzParseSummary: any bytes parse or fail without a panic, and an accepted summary
+// round-trips: written out, it reads back valid, and writes the same bytes again.
+func FuzzParseSummary(f *testing.F) {
+	for _, p := range fixtureRuns(f) {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte(`{"name": "x_greedy", "class_share_pct": {"a": 1e308}, "port_units": {"1": {"note": "\u001b"}}}`))
+	f.Add([]byte(`{"name": "x_t0.7", "top_p": 0.95, "sampling": "t0.7-p0.95", "temperature": 0.7}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := ParseSummary(data)
+		if err != nil {
+			return
+		}
+		out, err := s.MarshalIndent()
+		if err != nil {
+			t.Fatalf("an accepted summary does not encode: %v", err)
+		}
+		back, err := ParseSummary(out)
+		if err != nil {
+			t.Fatalf("a written summary does not read back: %v\n%s", err, out)
+		}
+		again, err := back.MarshalIndent()
+		if err != nil || !bytes.Equal(out, again) {
+			t.Fatalf("the round trip changed the summary:\n%s\n%s", out, again)
+		}
+	})
+}
+
+// FuzzReadKernels: a decode_kernels CSV that reads writes back byte for byte when it
+// was written by WriteKernels, and reads back to the same rows in any case.
+func FuzzReadKernels(f *testing.F) {
+	f.Add([]byte(KernelsHeader + "\r\nk,qmv,a;b,2063,5,1.25,100,20,94.810\r\n"))
+	f.Add([]byte(KernelsHeader + "\n\"k,\"\"x\"\"\",,,,1,0.5,3,3,0.000\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rows, err := ReadKernels(bytes.NewReader(data), "k.csv")
+		if err != nil {
+			return
+		}
+		var b bytes.Buffer
+		if err := WriteKernels(&b, rows); err != nil {
+			t.Fatalf("accepted rows do not write: %v", err)
+		}
+		back, err := ReadKernels(bytes.NewReader(b.Bytes()), "k.csv")
+		if err != nil {
+			t.Fatalf("written rows do not read back: %v\n%s", err, b.Bytes())
+		}
+		var again bytes.Buffer
+		WriteKernels(&again, back)
+		if !bytes.Equal(b.Bytes(), again.Bytes()) {
+			t.Fatalf("the round trip changed the rows:\n%q\n%q", b.Bytes(), again.Bytes())
+		}
+	})
+}
