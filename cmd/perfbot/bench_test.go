@@ -18,7 +18,7 @@ import (
 func benchJobRepo(t *testing.T) string {
 	t.Helper()
 	repo := runJobRepo(t)
-	harness := filepath.Join(testfix.RepoRoot(t), "testdata", "fakehost", "harness")
+	harness := filepath.Join(testfix.RepoRoot(t), "internal", "fakehost", "host", "harness")
 	files := map[string]string{
 		"models/mlx/Meta-Llama-3.1-8B-Instruct-4bit/fake-bench.txt": "mlxcel 35.41 1065.78\nmlx-lm 32.81 966.84\n",
 		"models/mlx/Qwen3-0.6B-4bit/config.json":                    "{}",

@@ -107,7 +107,7 @@ func TestReadRealFiles(t *testing.T) {
 	}
 }
 
-// hostExpect is the fake host of testdata/fakehost and the checkout of the 2026-09-30
+// hostExpect is the fake host of internal/fakehost/host and the checkout of the 2026-09-30
 // baseline.
 func hostExpect(date string) Expect {
 	return Expect{

@@ -80,7 +80,7 @@ func benchRepo(t testing.TB, date string, nights int) string {
 		}
 		f.Close()
 	}
-	harness := filepath.Join(testfix.RepoRoot(t), "testdata", "fakehost", "harness")
+	harness := filepath.Join(testfix.RepoRoot(t), "internal", "fakehost", "host", "harness")
 	for _, s := range []string{"bench_decode.sh", "bench_mlxlm.py"} {
 		b, err := os.ReadFile(filepath.Join(harness, s))
 		if err != nil {
