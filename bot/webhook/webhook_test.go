@@ -213,7 +213,11 @@ func TestIngressAnswers(t *testing.T) {
 			d.contentType = "application/x-www-form-urlencoded"
 			return d
 		}(), 400, "bad_payload", false},
-		{"xml", func() delivery { d := signed("issue_comment", id, comment); d.contentType = "application/xml"; return d }(), 400, "content_type", false},
+		{"xml", func() delivery {
+			d := signed("issue_comment", id, comment)
+			d.contentType = "application/xml"
+			return d
+		}(), 400, "content_type", false},
 		{"ping", signed("ping", id, ping), 200, "", false},
 		{"known event perfbot does not handle", signed("pull_request", id, pr), 200, "", false},
 	}
