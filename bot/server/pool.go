@@ -122,6 +122,9 @@ func (p *pool) work(ctx context.Context, d inbox.Delivery) {
 		log.Info("server: processing interrupted by shutdown; the delivery stays received")
 		return
 	}
+	if s.o.OnSettled != nil {
+		defer s.o.OnSettled(d, err)
+	}
 	bg := context.WithoutCancel(ctx)
 	var perm permanent
 	switch {

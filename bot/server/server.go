@@ -44,6 +44,9 @@ type Options struct {
 	RetryBase, RetryMax time.Duration
 	// GitHub is passed to the API client (BaseURL and Logger are set from the settings).
 	GitHub gh.Options
+	// OnSettled, when set, is told each time a worker has finished with a delivery
+	// (err is the processing error, nil when it is done). For tests and probes.
+	OnSettled func(d inbox.Delivery, err error)
 }
 
 // Server is a configured perfbot server.
