@@ -140,16 +140,26 @@ func (s *Server) dispatch(ctx context.Context, r queue.Request) bool {
 	}
 	s.m.dispatches.WithLabelValues(r.Host, "refused").Inc()
 	log.Error("server: GitHub refused the dispatch; the request failed", logkey.Error, err)
-	if _, ferr := s.queue.Finish(bg, r.ID, queue.Failed, "", err.Error()); ferr != nil {
-		log.Error("server: recording the failure failed", logkey.Error, ferr)
-		return false
-	}
-	s.m.runs.WithLabelValues(r.Host, string(queue.Failed)).Inc()
-	r.State = queue.Failed
-	if merr := s.finishMarks(bg, r, fmt.Sprintf("GitHub refused to start workflow %s for request %d: %v", r.Workflow, r.ID, err), ""); merr != nil {
-		log.Warn("server: finishing the status comment and check run failed", logkey.Error, merr)
+	if ferr := s.giveUp(bg, r, fmt.Sprintf("GitHub refused to start workflow %s for request %d: %v", r.Workflow, r.ID, err)); ferr != nil {
+		log.Warn("server: ending the request failed", logkey.Error, ferr)
 	}
 	return true
+}
+
+// runAppearTimeout bounds the wait for the run of an accepted dispatch.
+const runAppearTimeout = 30 * time.Minute
+
+// giveUp ends an active request as failed without a run, and says why on GitHub.
+func (s *Server) giveUp(ctx context.Context, r queue.Request, why string) error {
+	changed, err := s.queue.Finish(ctx, r.ID, queue.Failed, "", why)
+	if err != nil {
+		return err
+	}
+	if changed {
+		s.m.runs.WithLabelValues(r.Host, string(queue.Failed)).Inc()
+	}
+	r.State = queue.Failed
+	return s.finishMarks(ctx, r, why, "")
 }
 
 func (s *Server) queueRetry(ctx context.Context, r queue.Request, cause error, next time.Time) {
@@ -191,31 +201,37 @@ func (s *Server) settle(ctx context.Context, r queue.Request, reconcile bool) (b
 		}
 		r.DispatchedAt = now
 		return s.dispatch(ctx, r), nil
-	case queue.Dispatched:
-		if now.Sub(r.DispatchedAt) < s.set.ConfirmAfter && r.CancelBy == "" {
-			return false, nil
-		}
-		if r.RunID == 0 {
-			found, err := s.findRun(ctx, c, repo, r)
-			if err != nil || !found {
-				return false, err
-			}
-			r, _, err = s.queue.Get(ctx, r.ID)
-			if err != nil {
-				return false, err
-			}
-		}
+	}
+	// The rest asks GitHub about a run that events should have told about; only the
+	// periodic check does it, so events do not cost API calls.
+	if !reconcile {
+		return false, nil
 	}
 	if r.RunID == 0 {
-		return false, nil
+		if now.Sub(r.DispatchedAt) < s.set.ConfirmAfter {
+			return false, nil
+		}
+		found, err := s.findRun(ctx, c, repo, r)
+		if err != nil {
+			return false, err
+		}
+		if !found {
+			if now.Sub(r.DispatchedAt) < runAppearTimeout {
+				return false, nil
+			}
+			// GitHub took the dispatch but no run came of it (a workflow that fails to
+			// start, a run-name without the request id): free the host.
+			return true, s.giveUp(ctx, r, fmt.Sprintf("GitHub accepted the dispatch of workflow %s for request %d, but no run named %q appeared within %s; check the workflow's run-name and inputs (docs/server.md).",
+				r.Workflow, r.ID, RunName(r.ID), runAppearTimeout))
+		}
+		if r, _, err = s.queue.Get(ctx, r.ID); err != nil {
+			return false, err
+		}
 	}
 	if r.CancelBy != "" {
 		if err := s.cancelRun(ctx, c, r); err != nil {
 			return false, err
 		}
-	}
-	if !reconcile {
-		return false, nil
 	}
 	// A run whose completion was never delivered (or not yet processed).
 	run, err := c.WorkflowRunByID(ctx, repo, r.RunID)
