@@ -216,8 +216,8 @@ type Filter struct {
 	Repo      string
 	Issue     int
 	CommentID int64
-	Host   string
-	States []State
+	Host      string
+	States    []State
 }
 
 // List returns the requests matching f, oldest first.
