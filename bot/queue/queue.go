@@ -75,7 +75,8 @@ const Schema = `CREATE TABLE IF NOT EXISTS requests (
 	dispatched_at     INTEGER NOT NULL DEFAULT 0,
 	started_at        INTEGER NOT NULL DEFAULT 0,
 	finished_at       INTEGER NOT NULL DEFAULT 0,
-	next_try_at       INTEGER NOT NULL DEFAULT 0
+	next_try_at       INTEGER NOT NULL DEFAULT 0,
+	run_ms            INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS requests_host_state ON requests (host, state, id);
 CREATE INDEX IF NOT EXISTS requests_repo_state ON requests (repo, state, id);`
@@ -371,13 +372,14 @@ func (q *Queue) SetCancel(ctx context.Context, id int64, by string) error {
 	return err
 }
 
-// Finish ends a request that has not ended yet; it reports whether it did.
-func (q *Queue) Finish(ctx context.Context, id int64, state State, conclusion, cause string) (bool, error) {
+// Finish ends a request that has not ended yet; it reports whether it did. took is
+// how long its run took by GitHub's clock (0 when it had no run); it feeds RunTimes.
+func (q *Queue) Finish(ctx context.Context, id int64, state State, conclusion, cause string, took time.Duration) (bool, error) {
 	if !state.Final() {
 		return false, fmt.Errorf("finishing request %d: %s is not a final state", id, state)
 	}
-	return q.update(ctx, id, "finishing", `UPDATE requests SET state = ?, conclusion = ?, error = ?, finished_at = ?, next_try_at = 0
-		WHERE id = ? AND state NOT IN ('done', 'failed', 'cancelled')`, string(state), conclusion, clip(cause), q.now().UnixMilli(), id)
+	return q.update(ctx, id, "finishing", `UPDATE requests SET state = ?, conclusion = ?, error = ?, finished_at = ?, next_try_at = 0, run_ms = ?
+		WHERE id = ? AND state NOT IN ('done', 'failed', 'cancelled')`, string(state), conclusion, clip(cause), q.now().UnixMilli(), took.Milliseconds(), id)
 }
 
 // CancelQueued cancels a request that is still waiting; it reports whether it was.
@@ -398,8 +400,8 @@ func (q *Queue) Position(ctx context.Context, r Request) (int, error) {
 
 // RunTimes returns how long the last n finished runs of host took, newest first.
 func (q *Queue) RunTimes(ctx context.Context, host string, n int) ([]time.Duration, error) {
-	rows, err := q.db.Read().QueryContext(ctx, `SELECT finished_at - started_at FROM requests
-		WHERE host = ? AND state IN ('done', 'failed') AND started_at > 0 AND finished_at > started_at ORDER BY finished_at DESC LIMIT ?`, host, n)
+	rows, err := q.db.Read().QueryContext(ctx, `SELECT run_ms FROM requests
+		WHERE host = ? AND state IN ('done', 'failed') AND run_ms > 0 ORDER BY finished_at DESC LIMIT ?`, host, n)
 	if err != nil {
 		return nil, fmt.Errorf("reading past run times of host %s: %w", host, err)
 	}

@@ -151,7 +151,7 @@ const runAppearTimeout = 30 * time.Minute
 
 // giveUp ends an active request as failed without a run, and says why on GitHub.
 func (s *Server) giveUp(ctx context.Context, r queue.Request, why string) error {
-	changed, err := s.queue.Finish(ctx, r.ID, queue.Failed, "", why)
+	changed, err := s.queue.Finish(ctx, r.ID, queue.Failed, "", why, 0)
 	if err != nil {
 		return err
 	}
@@ -266,13 +266,18 @@ func (s *Server) findRun(ctx context.Context, c *gh.Client, repo gh.Repo, r queu
 	return false, nil
 }
 
-// refreshQueue updates the status comments of a host's queued requests after the
-// queue moved, so each shows its new position and estimate. Best effort.
+// refreshMax bounds the status comments refreshed per dispatch: each costs two API
+// calls, and a request further back is refreshed once it moves up.
+const refreshMax = 10
+
+// refreshQueue updates the status comments of a host's first queued requests after
+// the queue moved, so each shows its new position and estimate. Best effort.
 func (s *Server) refreshQueue(ctx context.Context, host string) {
 	queued, err := s.queue.List(ctx, queue.Filter{Host: host, States: []queue.State{queue.Queued}})
 	if err != nil {
 		return
 	}
+	queued = queued[:min(len(queued), refreshMax)]
 	for _, r := range queued {
 		if r.StatusCommentID == 0 {
 			continue

@@ -94,7 +94,12 @@ func (s *Server) complete(ctx context.Context, r queue.Request, run gh.WorkflowR
 	case "cancelled":
 		state = queue.Cancelled
 	}
-	changed, err := s.queue.Finish(ctx, r.ID, state, run.Conclusion, "")
+	// GitHub's own times: the run's start and its last update, when it completed.
+	took := run.UpdatedAt.Sub(run.StartedAt)
+	if run.StartedAt.IsZero() || took <= 0 || took > 7*24*time.Hour {
+		took = 0
+	}
+	changed, err := s.queue.Finish(ctx, r.ID, state, run.Conclusion, "", took)
 	if err != nil {
 		return err
 	}

@@ -78,8 +78,11 @@ func (s *Server) queuedDetail(ctx context.Context, r queue.Request) string {
 	if wait == 0 {
 		return head + " " + where + "; starting now."
 	}
-	return fmt.Sprintf("%s %s; estimated start in about %s (median of the last %d runs on this host: %s).",
-		head, where, roundDuration(wait), len(times), roundDuration(med))
+	last := "the last run on this host took"
+	if len(times) > 1 {
+		last = fmt.Sprintf("median of the last %d runs on this host:", len(times))
+	}
+	return fmt.Sprintf("%s %s; estimated start in about %s (%s %s).", head, where, roundDuration(wait), last, roundDuration(med))
 }
 
 func median(ds []time.Duration) time.Duration {
