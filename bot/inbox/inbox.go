@@ -165,8 +165,17 @@ func (ib *Inbox) Due(ctx context.Context, limit int, busy map[string]bool) ([]De
 	if limit <= 0 {
 		return nil, nil
 	}
+	// The busy ids are left out in the query: their payloads are not read again.
+	args := []any{ib.now().UnixMilli()}
+	skip := ""
+	if len(busy) > 0 {
+		skip = " AND id NOT IN (?" + strings.Repeat(",?", len(busy)-1) + ")"
+		for id := range busy {
+			args = append(args, id)
+		}
+	}
 	rows, err := ib.db.Read().QueryContext(ctx, `SELECT `+columns+` FROM deliveries
-		WHERE state = 'received' AND next_at <= ? ORDER BY next_at, seq LIMIT ?`, ib.now().UnixMilli(), limit+len(busy))
+		WHERE state = 'received' AND next_at <= ?`+skip+` ORDER BY next_at, seq LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("listing due deliveries: %w", err)
 	}

@@ -18,7 +18,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
+	"syscall"
+	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -31,13 +34,16 @@ const maxBatch = 256
 
 // DB is an open SQLite file with one writer goroutine.
 type DB struct {
-	path string
-	w    *sql.DB // one connection: SQLite has one writer at a time anyway
-	r    *sql.DB // readers see committed data concurrently (WAL)
-	ops  chan *op
-	quit chan struct{}
-	done chan struct{}
-	once sync.Once
+	path   string
+	w      *sql.DB // one connection: SQLite has one writer at a time anyway
+	r      *sql.DB // readers see committed data concurrently (WAL)
+	ck     *sql.DB // checkpoints, off the writer's path
+	lock   *os.File
+	ops    chan *op
+	quit   chan struct{}
+	done   chan struct{}
+	once   sync.Once
+	ckDone chan struct{}
 }
 
 type op struct {
@@ -56,6 +62,10 @@ func Open(ctx context.Context, path string, schema ...string) (*DB, error) {
 			return nil, fmt.Errorf("opening the database %s: the folder %s does not exist; create it first", path, dir)
 		}
 	}
+	lock, err := lockFile(path + ".lock")
+	if err != nil {
+		return nil, err
+	}
 	dsn := func(extra string) string {
 		q := url.Values{}
 		for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(NORMAL)", "foreign_keys(1)"} {
@@ -67,10 +77,19 @@ func Open(ctx context.Context, path string, schema ...string) (*DB, error) {
 		q.Set("_txlock", "immediate")
 		return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 	}
-	w, err := sql.Open("sqlite", dsn(""))
+	// The writer never checkpoints (its commits would wait for the copy and its
+	// fsyncs); a background connection does, without blocking it.
+	w, err := sql.Open("sqlite", dsn("wal_autocheckpoint(0)"))
 	if err != nil {
+		lock.Close()
 		return nil, fmt.Errorf("opening the database %s: %w", path, err)
 	}
+	ok := false
+	defer func() {
+		if !ok {
+			lock.Close()
+		}
+	}()
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
@@ -96,9 +115,38 @@ func Open(ctx context.Context, path string, schema ...string) (*DB, error) {
 	}
 	r.SetMaxOpenConns(4)
 	r.SetMaxIdleConns(4)
-	db := &DB{path: path, w: w, r: r, ops: make(chan *op, maxBatch), quit: make(chan struct{}), done: make(chan struct{})}
+	ck, err := sql.Open("sqlite", dsn(""))
+	if err != nil {
+		w.Close()
+		r.Close()
+		return nil, fmt.Errorf("opening the database %s: %w", path, err)
+	}
+	ck.SetMaxOpenConns(1)
+	ok = true
+	db := &DB{path: path, w: w, r: r, ck: ck, lock: lock, ops: make(chan *op, maxBatch), quit: make(chan struct{}), done: make(chan struct{})}
+	db.ckDone = make(chan struct{})
 	go db.writer()
+	go db.checkpointer()
 	return db, nil
+}
+
+// checkpointEvery is how often the WAL is copied back into the database file.
+const checkpointEvery = 500 * time.Millisecond
+
+// checkpointer copies committed WAL pages into the database file in PASSIVE mode,
+// which never blocks the writer, so the WAL stays small and commits stay fast.
+func (db *DB) checkpointer() {
+	defer close(db.ckDone)
+	t := time.NewTicker(checkpointEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-db.quit:
+			return
+		case <-t.C:
+			_, _ = db.ck.Exec("PRAGMA wal_checkpoint(PASSIVE)")
+		}
+	}
 }
 
 // Path is the database file.
@@ -173,6 +221,21 @@ func (db *DB) commit(batch []*op) {
 		fail(fmt.Errorf("starting a transaction on %s: %w", db.path, err))
 		return
 	}
+	if len(batch) == 1 {
+		// Alone in its transaction, a failing op rolls back the transaction itself:
+		// no savepoint to pay for.
+		if err := run(batch[0].fn, tx); err != nil {
+			tx.Rollback()
+			batch[0].res <- err
+			return
+		}
+		if err := tx.Commit(); err != nil {
+			fail(fmt.Errorf("committing to %s: %w", db.path, err))
+			return
+		}
+		batch[0].res <- nil
+		return
+	}
 	for i, o := range batch {
 		if _, err := tx.Exec("SAVEPOINT op"); err != nil {
 			tx.Rollback()
@@ -223,5 +286,28 @@ func (db *DB) Writable(ctx context.Context) error {
 func (db *DB) Close() error {
 	db.once.Do(func() { close(db.quit) })
 	<-db.done
-	return errors.Join(db.r.Close(), db.w.Close())
+	<-db.ckDone
+	// A last checkpoint leaves the data in the database file.
+	_, _ = db.ck.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+	err := errors.Join(db.r.Close(), db.ck.Close(), db.w.Close())
+	db.lock.Close() // releases the lock
+	return err
+}
+
+// lockFile takes an exclusive lock beside the database: two servers on one database
+// would both dispatch. The kernel drops the lock when the process dies, even by
+// SIGKILL, so a crash never leaves it behind.
+func lockFile(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("opening the database lock %s: %w", path, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("the database %s is in use by another perfbot serve (it holds %s); run one server per database", strings.TrimSuffix(path, ".lock"), path)
+		}
+		return nil, fmt.Errorf("locking %s: %w", path, err)
+	}
+	return f, nil
 }

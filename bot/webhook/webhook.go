@@ -274,25 +274,26 @@ func (h *Handler) read(r *http.Request) (inbox.Delivery, error) {
 	if err := json.Unmarshal(payload, proto); err != nil {
 		return inbox.Delivery{}, reject(http.StatusBadRequest, "bad_payload", "the %s payload cannot be read: %v", clean(event), err)
 	}
-	var head struct {
-		Action       string `json:"action"`
-		Installation struct {
-			ID int64 `json:"id"`
-		} `json:"installation"`
-		Repository struct {
-			FullName string `json:"full_name"`
-		} `json:"repository"`
-	}
-	if err := json.Unmarshal(payload, &head); err != nil {
-		return inbox.Delivery{}, reject(http.StatusBadRequest, "bad_payload", "the %s payload cannot be read: %v", clean(event), err)
-	}
-	if h.handled[event] && head.Installation.ID <= 0 {
+	action, installation, repo := head(proto)
+	if h.handled[event] && installation <= 0 {
 		return inbox.Delivery{}, reject(http.StatusBadRequest, "no_installation", "the %s payload has no installation: not a GitHub App delivery", clean(event))
 	}
-	return inbox.Delivery{
-		ID: id, Event: event, Action: head.Action, Installation: head.Installation.ID,
-		Repo: head.Repository.FullName, Payload: payload,
-	}, nil
+	return inbox.Delivery{ID: id, Event: event, Action: action, Installation: installation, Repo: repo, Payload: payload}, nil
+}
+
+// head reads the action, installation and repository of a decoded event through the
+// accessors go-github gives most event types, so the payload is decoded only once.
+func head(ev any) (action string, installation int64, repo string) {
+	if e, ok := ev.(interface{ GetAction() string }); ok {
+		action = e.GetAction()
+	}
+	if e, ok := ev.(interface{ GetInstallation() *github.Installation }); ok {
+		installation = e.GetInstallation().GetID()
+	}
+	if e, ok := ev.(interface{ GetRepo() *github.Repository }); ok {
+		repo = e.GetRepo().GetFullName()
+	}
+	return action, installation, repo
 }
 
 // jsonPayload returns the JSON of a body sent as application/json or as the payload
