@@ -163,6 +163,11 @@ func (db *DB) Read() *sql.DB { return db.r }
 func (db *DB) Write(ctx context.Context, fn func(*sql.Tx) error) error {
 	o := &op{fn: fn, res: make(chan error, 1)}
 	select {
+	case <-db.quit:
+		return ErrClosed
+	default:
+	}
+	select {
 	case db.ops <- o:
 	case <-db.quit:
 		return ErrClosed
@@ -172,6 +177,15 @@ func (db *DB) Write(ctx context.Context, fn func(*sql.Tx) error) error {
 	select {
 	case err := <-o.res:
 		return err
+	case <-db.done:
+		// The writer has stopped; an op that slipped into the channel after its last
+		// look was never run.
+		select {
+		case err := <-o.res:
+			return err
+		default:
+			return ErrClosed
+		}
 	case <-ctx.Done():
 		return ctx.Err()
 	}
