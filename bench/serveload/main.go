@@ -55,7 +55,8 @@ func main() {
 	bin := flag.String("bin", "", "the perfbot binary")
 	data := flag.String("data", "testdata/real/github", "the real GitHub data folder")
 	secs := flag.Int("secs", 30, "how long to send, in seconds")
-	conc := flag.Int("conc", 16, "concurrent senders")
+	conc := flag.Int("conc", 64, "concurrent senders (at most this many deliveries in flight)")
+	rate := flag.Int("rate", 500, "deliveries per second to send, spread evenly (open loop, as GitHub sends: a late answer does not slow the arrivals); 0 sends as fast as the answers come back")
 	workers := flag.Int("workers", 4, "the server's workers")
 	dir := flag.String("dir", "", "work folder (database, settings, log); default a temporary one")
 	flag.Parse()
@@ -63,13 +64,13 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: serveload --bin PERFBOT [--secs N] [--conc C] [--data DIR]")
 		os.Exit(2)
 	}
-	if err := run(*bin, *data, *dir, *secs, *conc, *workers); err != nil {
+	if err := run(*bin, *data, *dir, *secs, *conc, *rate, *workers); err != nil {
 		fmt.Fprintln(os.Stderr, "serveload:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin, data, dir string, secs, conc, workers int) error {
+func run(bin, data, dir string, secs, conc, rate, workers int) error {
 	if dir == "" {
 		d, err := os.MkdirTemp("", "serveload")
 		if err != nil {
@@ -158,13 +159,34 @@ func run(bin, data, dir string, secs, conc, workers int) error {
 	results := make([][]result, conc)
 	start := time.Now()
 	stop := start.Add(time.Duration(secs) * time.Second)
+	// Open loop: delivery i is due at start + i/rate, and its latency counts from then,
+	// so a slow answer that delays the next send is charged to the server.
+	due := make(chan time.Time, conc)
+	go func() {
+		defer close(due)
+		for i := 0; ; i++ {
+			at := time.Now()
+			if rate > 0 {
+				at = start.Add(time.Duration(i) * time.Second / time.Duration(rate))
+				if d := time.Until(at); d > 0 {
+					time.Sleep(d)
+				}
+			}
+			if at.After(stop) {
+				return
+			}
+			due <- at
+		}
+	}()
 	var wg sync.WaitGroup
 	for w := range conc {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := w; time.Now().Before(stop); i += conc {
+			i := w
+			for at := range due {
 				p := i % len(payloads)
+				i += conc
 				id := guid()
 				req, _ := http.NewRequest("POST", base+"/webhook", bytes.NewReader(bodies[p]))
 				req.Header.Set("Content-Type", "application/json")
@@ -172,9 +194,11 @@ func run(bin, data, dir string, secs, conc, workers int) error {
 				req.Header.Set(webhook.HeaderEvent, payloads[p].event)
 				req.Header.Set(webhook.HeaderDelivery, id)
 				req.Header.Set(webhook.HeaderSignature, sigs[p])
-				t0 := time.Now()
+				if rate == 0 {
+					at = time.Now()
+				}
 				resp, err := client.Do(req)
-				lat := time.Since(t0)
+				lat := time.Since(at)
 				code := 0
 				if err == nil {
 					_, _ = io.Copy(io.Discard, resp.Body)
@@ -195,6 +219,7 @@ func run(bin, data, dir string, secs, conc, workers int) error {
 	}
 	drain := time.Since(drainStart)
 	inServer := serverAnswerTimes(base)
+	cpu := cpuSeconds(cmd.Process.Pid)
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-exited:
@@ -245,10 +270,17 @@ func run(bin, data, dir string, secs, conc, workers int) error {
 		cs = append(cs, fmt.Sprintf("%d: %d", c, n))
 	}
 	slices.Sort(cs)
-	fmt.Printf("sent %d signed deliveries in %.1f s from %d clients (answers %s); inbox drained %.1f s after the last\n",
-		total, elapsed.Seconds(), conc, strings.Join(cs, ", "), drain.Seconds())
+	mode := fmt.Sprintf("paced at %d/s", rate)
+	if rate == 0 {
+		mode = "as fast as answered"
+	}
+	fmt.Printf("sent %d signed deliveries in %.1f s, %s, from up to %d clients (answers %s); inbox drained %.1f s after the last\n",
+		total, elapsed.Seconds(), mode, conc, strings.Join(cs, ", "), drain.Seconds())
 	fmt.Printf("answer latency: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms\n", pct(0.5), pct(0.9), pct(0.99), pct(1))
 	fmt.Printf("inside the server (perfbot_webhook_answer_seconds): %s\n", inServer)
+	if cpu > 0 && total > 0 {
+		fmt.Printf("server CPU: %.2f s in all, %.0f us per delivery (ingress and processing)\n", cpu, 1e6*cpu/float64(total))
+	}
 	fmt.Printf("serve: %.0f deliveries/s, p50 %.1f ms, p99 %.1f ms, lost %d\n", float64(total)/elapsed.Seconds(), pct(0.5), pct(0.99), lost)
 	return nil
 }
@@ -358,4 +390,26 @@ func atof(s string) float64 {
 	var f float64
 	fmt.Sscan(s, &f)
 	return f
+}
+
+// cpuSeconds is the user and system CPU time a process has used, from /proc (0 when
+// it cannot be read).
+func cpuSeconds(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command name (which may hold spaces) start after the last ')'.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	var utime, stime float64
+	fmt.Sscan(f[11], &utime)
+	fmt.Sscan(f[12], &stime)
+	return (utime + stime) / 100 // USER_HZ
 }

@@ -11,6 +11,7 @@ package inbox
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -38,7 +39,6 @@ const Schema = `CREATE TABLE IF NOT EXISTS deliveries (
 	action       TEXT NOT NULL DEFAULT '',
 	installation INTEGER NOT NULL DEFAULT 0,
 	repo         TEXT NOT NULL DEFAULT '',
-	payload      BLOB NOT NULL,
 	state        TEXT NOT NULL CHECK (state IN ('received', 'done', 'failed')),
 	attempts     INTEGER NOT NULL DEFAULT 0,
 	error        TEXT NOT NULL DEFAULT '',
@@ -47,7 +47,13 @@ const Schema = `CREATE TABLE IF NOT EXISTS deliveries (
 	updated_at   INTEGER NOT NULL,
 	times        INTEGER NOT NULL DEFAULT 1
 );
-CREATE INDEX IF NOT EXISTS deliveries_due ON deliveries (state, next_at);`
+CREATE INDEX IF NOT EXISTS deliveries_due ON deliveries (state, next_at);
+-- Payloads live apart so that a state change rewrites a small row, not the payload's
+-- overflow pages.
+CREATE TABLE IF NOT EXISTS payloads (
+	seq  INTEGER PRIMARY KEY REFERENCES deliveries (seq) ON DELETE CASCADE,
+	body BLOB NOT NULL
+);`
 
 // Delivery is one webhook delivery as stored.
 type Delivery struct {
@@ -90,6 +96,21 @@ type Inbox struct {
 	db      *store.DB
 	now     func() time.Time
 	pending atomic.Int64
+	// Statements of the hot path, prepared once.
+	insert, requeue, seen, done, fail, retry, body *store.Stmt
+	due, nextDue                             *sql.Stmt
+}
+
+var writes = []string{
+	`INSERT INTO deliveries (id, event, action, installation, repo, state, received_at, next_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, 'received', ?, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING seq`,
+	`UPDATE deliveries SET state = 'received', attempts = 0, next_at = ?, updated_at = ?,
+		times = times + 1 WHERE id = ? AND state = 'failed' RETURNING seq`,
+	`UPDATE deliveries SET times = times + 1 WHERE id = ?`,
+	`UPDATE deliveries SET state = 'done', error = '', updated_at = ? WHERE id = ? AND state = 'received'`,
+	`UPDATE deliveries SET state = 'failed', attempts = attempts + 1, error = ?, updated_at = ? WHERE id = ? AND state = 'received'`,
+	`UPDATE deliveries SET attempts = attempts + 1, error = ?, next_at = ?, updated_at = ? WHERE id = ? AND state = 'received'`,
+	`INSERT OR REPLACE INTO payloads (seq, body) VALUES (?, ?)`,
 }
 
 // New opens the inbox in db (whose schema includes Schema) and counts what is pending.
@@ -98,6 +119,21 @@ func New(ctx context.Context, db *store.DB, now func() time.Time) (*Inbox, error
 		now = time.Now
 	}
 	ib := &Inbox{db: db, now: now}
+	for i, st := range []**store.Stmt{&ib.insert, &ib.requeue, &ib.seen, &ib.done, &ib.fail, &ib.retry, &ib.body} {
+		var err error
+		if *st, err = db.Prepare(ctx, writes[i]); err != nil {
+			return nil, err
+		}
+	}
+	var err error
+	// The busy ids come as a JSON array, so the statement's text stays the same.
+	if ib.due, err = db.Read().PrepareContext(ctx, `SELECT `+columns+from+`
+		WHERE d.state = 'received' AND d.next_at <= ? AND d.id NOT IN (SELECT value FROM json_each(?)) ORDER BY d.next_at, d.seq LIMIT ?`); err != nil {
+		return nil, fmt.Errorf("preparing the inbox queries: %w", err)
+	}
+	if ib.nextDue, err = db.Read().PrepareContext(ctx, `SELECT min(next_at) FROM deliveries WHERE state = 'received'`); err != nil {
+		return nil, fmt.Errorf("preparing the inbox queries: %w", err)
+	}
 	var n int64
 	if err := db.Read().QueryRowContext(ctx, `SELECT count(*) FROM deliveries WHERE state = 'received'`).Scan(&n); err != nil {
 		return nil, fmt.Errorf("counting pending deliveries: %w", err)
@@ -117,27 +153,27 @@ func (ib *Inbox) Put(ctx context.Context, d Delivery) (Outcome, error) {
 	now := ib.now().UnixMilli()
 	var out Outcome
 	err := ib.db.Write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.Exec(`INSERT INTO deliveries (id, event, action, installation, repo, payload, state, received_at, next_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, 'received', ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-			d.ID, d.Event, d.Action, d.Installation, d.Repo, d.Payload, now, now, now)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 1 {
+		var seq int64
+		err := ib.insert.QueryRow(tx, d.ID, d.Event, d.Action, d.Installation, d.Repo, now, now, now).Scan(&seq)
+		if err == nil {
 			out = Stored
-			return nil
-		}
-		res, err = tx.Exec(`UPDATE deliveries SET state = 'received', attempts = 0, next_at = ?, updated_at = ?,
-			payload = ?, times = times + 1 WHERE id = ? AND state = 'failed'`, now, now, d.Payload, d.ID)
-		if err != nil {
+			_, err = ib.body.Exec(tx, seq, d.Payload)
 			return err
 		}
-		if n, _ := res.RowsAffected(); n == 1 {
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		err = ib.requeue.QueryRow(tx, now, now, d.ID).Scan(&seq)
+		if err == nil {
 			out = Requeued
-			return nil
+			_, err = ib.body.Exec(tx, seq, d.Payload)
+			return err
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
 		}
 		out = Duplicate
-		_, err = tx.Exec(`UPDATE deliveries SET times = times + 1 WHERE id = ?`, d.ID)
+		_, err = ib.seen.Exec(tx, d.ID)
 		return err
 	})
 	if err != nil {
@@ -149,7 +185,10 @@ func (ib *Inbox) Put(ctx context.Context, d Delivery) (Outcome, error) {
 	return out, nil
 }
 
-const columns = `id, event, action, installation, repo, payload, state, attempts, error, received_at, next_at, times`
+// columns are read from deliveries d joined with payloads p.
+const columns = `d.id, d.event, d.action, d.installation, d.repo, coalesce(p.body, x''), d.state, d.attempts, d.error, d.received_at, d.next_at, d.times`
+
+const from = ` FROM deliveries d LEFT JOIN payloads p ON p.seq = d.seq`
 
 func scan(sc interface{ Scan(...any) error }) (Delivery, error) {
 	var d Delivery
@@ -165,17 +204,15 @@ func (ib *Inbox) Due(ctx context.Context, limit int, busy map[string]bool) ([]De
 	if limit <= 0 {
 		return nil, nil
 	}
-	// The busy ids are left out in the query: their payloads are not read again.
-	args := []any{ib.now().UnixMilli()}
-	skip := ""
-	if len(busy) > 0 {
-		skip = " AND id NOT IN (?" + strings.Repeat(",?", len(busy)-1) + ")"
-		for id := range busy {
-			args = append(args, id)
-		}
+	ids := make([]string, 0, len(busy))
+	for id := range busy {
+		ids = append(ids, id)
 	}
-	rows, err := ib.db.Read().QueryContext(ctx, `SELECT `+columns+` FROM deliveries
-		WHERE state = 'received' AND next_at <= ?`+skip+` ORDER BY next_at, seq LIMIT ?`, append(args, limit)...)
+	skip, err := json.Marshal(ids)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := ib.due.QueryContext(ctx, ib.now().UnixMilli(), string(skip), limit)
 	if err != nil {
 		return nil, fmt.Errorf("listing due deliveries: %w", err)
 	}
@@ -196,7 +233,7 @@ func (ib *Inbox) Due(ctx context.Context, limit int, busy map[string]bool) ([]De
 // NextDue is when the earliest received delivery is due; ok is false when none waits.
 func (ib *Inbox) NextDue(ctx context.Context) (at time.Time, ok bool, err error) {
 	var next sql.NullInt64
-	if err := ib.db.Read().QueryRowContext(ctx, `SELECT min(next_at) FROM deliveries WHERE state = 'received'`).Scan(&next); err != nil {
+	if err := ib.nextDue.QueryRowContext(ctx).Scan(&next); err != nil {
 		return time.Time{}, false, fmt.Errorf("finding the next due delivery: %w", err)
 	}
 	if !next.Valid {
@@ -207,7 +244,7 @@ func (ib *Inbox) NextDue(ctx context.Context) (at time.Time, ok bool, err error)
 
 // Get returns one delivery; ok is false when the id is not held.
 func (ib *Inbox) Get(ctx context.Context, id string) (d Delivery, ok bool, err error) {
-	d, err = scan(ib.db.Read().QueryRowContext(ctx, `SELECT `+columns+` FROM deliveries WHERE id = ?`, id))
+	d, err = scan(ib.db.Read().QueryRowContext(ctx, `SELECT `+columns+from+` WHERE d.id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Delivery{}, false, nil
 	}
@@ -249,20 +286,18 @@ func (ib *Inbox) Held(ctx context.Context, ids []string) (map[string]bool, error
 
 // Done marks a received delivery processed.
 func (ib *Inbox) Done(ctx context.Context, id string) error {
-	return ib.settle(ctx, id, `UPDATE deliveries SET state = 'done', error = '', updated_at = ? WHERE id = ? AND state = 'received'`, ib.now().UnixMilli(), id)
+	return ib.settle(ctx, id, ib.done, ib.now().UnixMilli(), id)
 }
 
 // Fail marks a received delivery failed for good; only a redelivery brings it back.
 func (ib *Inbox) Fail(ctx context.Context, id string, cause error) error {
-	return ib.settle(ctx, id, `UPDATE deliveries SET state = 'failed', attempts = attempts + 1, error = ?, updated_at = ? WHERE id = ? AND state = 'received'`,
-		errText(cause), ib.now().UnixMilli(), id)
+	return ib.settle(ctx, id, ib.fail, errText(cause), ib.now().UnixMilli(), id)
 }
 
 // Retry records a failed attempt and makes the delivery due again at next.
 func (ib *Inbox) Retry(ctx context.Context, id string, cause error, next time.Time) error {
 	err := ib.db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.Exec(`UPDATE deliveries SET attempts = attempts + 1, error = ?, next_at = ?, updated_at = ? WHERE id = ? AND state = 'received'`,
-			errText(cause), next.UnixMilli(), ib.now().UnixMilli(), id)
+		_, err := ib.retry.Exec(tx, errText(cause), next.UnixMilli(), ib.now().UnixMilli(), id)
 		return err
 	})
 	if err != nil {
@@ -271,10 +306,10 @@ func (ib *Inbox) Retry(ctx context.Context, id string, cause error, next time.Ti
 	return nil
 }
 
-func (ib *Inbox) settle(ctx context.Context, id, query string, args ...any) error {
+func (ib *Inbox) settle(ctx context.Context, id string, st *store.Stmt, args ...any) error {
 	var changed bool
 	err := ib.db.Write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.Exec(query, args...)
+		res, err := st.Exec(tx, args...)
 		if err != nil {
 			return err
 		}
@@ -310,6 +345,9 @@ func errText(err error) string {
 func (ib *Inbox) Prune(ctx context.Context, before time.Time) (int64, error) {
 	var n int64
 	err := ib.db.Write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.Exec(`DELETE FROM payloads WHERE seq IN (SELECT seq FROM deliveries WHERE state = 'done' AND received_at < ?)`, before.UnixMilli()); err != nil {
+			return err
+		}
 		res, err := tx.Exec(`DELETE FROM deliveries WHERE state = 'done' AND received_at < ?`, before.UnixMilli())
 		if err != nil {
 			return err

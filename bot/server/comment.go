@@ -199,8 +199,9 @@ func clipText(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// target finds the request a status or cancel command names, or the one open request
-// of the issue. why is the reply when there is no single one.
+// target finds the request a status or cancel command names or, without an id, the
+// commenter's one open request on the issue. why is the reply when there is no single
+// one.
 func (s *Server) target(ctx context.Context, ev gate.Event, id string) (r queue.Request, why string, err error) {
 	if id != "" {
 		n, perr := strconv.ParseInt(id, 10, 64)
@@ -215,13 +216,19 @@ func (s *Server) target(ctx context.Context, ev gate.Event, id string) (r queue.
 		}
 		return queue.Request{}, fmt.Sprintf("There is no perfbot request %s in %s. `/perfbot status` lists the open ones.", mdtext.Code(id), ev.Repo), nil
 	}
-	open, err := s.queue.List(ctx, queue.Filter{Repo: ev.Repo.String(), Issue: ev.Issue, States: queue.Open})
+	all, err := s.queue.List(ctx, queue.Filter{Repo: ev.Repo.String(), Issue: ev.Issue, States: queue.Open})
 	if err != nil {
 		return queue.Request{}, "", err
 	}
+	var open []queue.Request
+	for _, r := range all {
+		if strings.EqualFold(r.Requester, ev.Author) {
+			open = append(open, r)
+		}
+	}
 	switch len(open) {
 	case 0:
-		return queue.Request{}, "There is no open perfbot request on this issue. `/perfbot status` lists the open requests of the repository.", nil
+		return queue.Request{}, fmt.Sprintf("%s has no open perfbot request on this issue. `/perfbot status` lists the open requests of the repository; name one with `/perfbot cancel ID`.", mdtext.Code(ev.Author)), nil
 	case 1:
 		return open[0], "", nil
 	}
@@ -229,7 +236,7 @@ func (s *Server) target(ctx context.Context, ev gate.Event, id string) (r queue.
 	for i, o := range open {
 		ids[i] = mdtext.Code(strconv.FormatInt(o.ID, 10))
 	}
-	return queue.Request{}, fmt.Sprintf("This issue has several open requests (%s); name one: `/perfbot cancel ID`.", strings.Join(ids, ", ")), nil
+	return queue.Request{}, fmt.Sprintf("%s has several open requests on this issue (%s); name one: `/perfbot cancel ID`.", mdtext.Code(ev.Author), strings.Join(ids, ", ")), nil
 }
 
 // cancel drops a queued request or cancels its run. The requester may, and so may

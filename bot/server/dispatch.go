@@ -221,7 +221,7 @@ func (s *Server) settle(ctx context.Context, r queue.Request, reconcile bool) (b
 			}
 			// GitHub took the dispatch but no run came of it (a workflow that fails to
 			// start, a run-name without the request id): free the host.
-			return true, s.giveUp(ctx, r, fmt.Sprintf("GitHub accepted the dispatch of workflow %s for request %d, but no run named %q appeared within %s; check the workflow's run-name and inputs (docs/server.md).",
+			return true, s.giveUp(ctx, r, fmt.Sprintf("GitHub accepted the dispatch of workflow %s for request %d, but no run named %q appeared within %s; check the workflow's run-name and inputs (perfbot's docs/server.md §5).",
 				r.Workflow, r.ID, RunName(r.ID), runAppearTimeout))
 		}
 		if r, _, err = s.queue.Get(ctx, r.ID); err != nil {

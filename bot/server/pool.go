@@ -10,20 +10,37 @@ import (
 	"github.com/lablup/perfbot/bot/logkey"
 )
 
-// pool drains the inbox with a fixed number of workers. One goroutine reads due
-// deliveries from the database and hands them out; the database, not a channel, is the
-// queue, so a restart resumes where the last process stopped.
+// pool drains the inbox with a fixed number of workers. A delivery just stored is
+// handed over at once while there is room (its payload is in memory); everything else
+// (a backlog, retries, what a restart finds) is read from the database by one
+// goroutine. The database, not a channel, is the queue: a restart resumes where the
+// last process stopped.
 type pool struct {
 	s    *Server
 	wake chan struct{}
 	jobs chan inbox.Delivery
 
-	mu   sync.Mutex
-	busy map[string]bool
+	mu     sync.Mutex
+	busy   map[string]bool // handed over and not yet settled
+	missed bool            // a stored delivery found no room: read the database
 }
 
 func newPool(s *Server) *pool {
 	return &pool{s: s, wake: make(chan struct{}, 1), jobs: make(chan inbox.Delivery, 2*s.set.Workers), busy: map[string]bool{}}
+}
+
+// offer hands a delivery just stored to the workers when there is room, and otherwise
+// leaves it to the reader.
+func (p *pool) offer(d inbox.Delivery) {
+	p.mu.Lock()
+	if p.busy[d.ID] || len(p.busy) >= cap(p.jobs) {
+		p.missed = true
+		p.mu.Unlock()
+		return
+	}
+	p.busy[d.ID] = true
+	p.mu.Unlock()
+	p.jobs <- d // never blocks: the channel holds at most len(busy) deliveries
 }
 
 // wakeUp tells the reader that something may be due now.
@@ -67,6 +84,7 @@ func (p *pool) run(ctx context.Context) {
 // database and the jobs channel never blocks.
 func (p *pool) fill(ctx context.Context) {
 	p.mu.Lock()
+	p.missed = false
 	room := cap(p.jobs) - len(p.busy)
 	busy := make(map[string]bool, len(p.busy))
 	for id := range p.busy {
@@ -85,6 +103,11 @@ func (p *pool) fill(ctx context.Context) {
 	}
 	for _, d := range ds {
 		p.mu.Lock()
+		// An offer may have taken it, or the room, since the query.
+		if p.busy[d.ID] || len(p.busy) >= cap(p.jobs) {
+			p.mu.Unlock()
+			continue
+		}
 		p.busy[d.ID] = true
 		p.mu.Unlock()
 		p.jobs <- d
@@ -105,8 +128,11 @@ func (p *pool) work(ctx context.Context, d inbox.Delivery) {
 	defer func() {
 		p.mu.Lock()
 		delete(p.busy, d.ID)
+		missed := p.missed
 		p.mu.Unlock()
-		p.wakeUp()
+		if missed {
+			p.wakeUp()
+		}
 	}()
 	if ctx.Err() != nil {
 		return

@@ -158,7 +158,7 @@ func New(ctx context.Context, set Settings, o Options) (*Server, error) {
 	s.ingress, err = webhook.New(webhook.Options{
 		Secret: o.Secret, Store: s.inbox, Handled: handled,
 		Admit:  func() bool { return s.inbox.Pending() < int64(set.Backlog) },
-		Stored: func(inbox.Delivery, inbox.Outcome) { s.pool.wakeUp() },
+		Stored: func(d inbox.Delivery, _ inbox.Outcome) { s.pool.offer(d) },
 		Logger: o.Logger, Registerer: s.reg,
 	})
 	if err != nil {

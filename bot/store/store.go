@@ -34,16 +34,18 @@ const maxBatch = 256
 
 // DB is an open SQLite file with one writer goroutine.
 type DB struct {
-	path   string
-	w      *sql.DB // one connection: SQLite has one writer at a time anyway
-	r      *sql.DB // readers see committed data concurrently (WAL)
-	ck     *sql.DB // checkpoints, off the writer's path
-	lock   *os.File
-	ops    chan *op
-	quit   chan struct{}
-	done   chan struct{}
-	once   sync.Once
-	ckDone chan struct{}
+	path string
+	w    *sql.DB // one connection: SQLite has one writer at a time anyway
+	r    *sql.DB // readers see committed data concurrently (WAL)
+	ck   *sql.DB // checkpoints, off the writer's path
+	lock *os.File
+	// The savepoint statements, prepared once on the writer's connection.
+	savepoint, rollbackTo, release *sql.Stmt
+	ops                            chan *op
+	quit                           chan struct{}
+	done                           chan struct{}
+	once                           sync.Once
+	ckDone                         chan struct{}
 }
 
 type op struct {
@@ -125,6 +127,18 @@ func Open(ctx context.Context, path string, schema ...string) (*DB, error) {
 	ok = true
 	db := &DB{path: path, w: w, r: r, ck: ck, lock: lock, ops: make(chan *op, maxBatch), quit: make(chan struct{}), done: make(chan struct{})}
 	db.ckDone = make(chan struct{})
+	for _, p := range []struct {
+		st **sql.Stmt
+		q  string
+	}{{&db.savepoint, "SAVEPOINT op"}, {&db.rollbackTo, "ROLLBACK TO op"}, {&db.release, "RELEASE op"}} {
+		if *p.st, err = w.PrepareContext(ctx, p.q); err != nil {
+			ck.Close()
+			r.Close()
+			w.Close()
+			lock.Close()
+			return nil, fmt.Errorf("preparing statements on %s: %w", path, err)
+		}
+	}
 	go db.writer()
 	go db.checkpointer()
 	return db, nil
@@ -251,20 +265,20 @@ func (db *DB) commit(batch []*op) {
 		return
 	}
 	for i, o := range batch {
-		if _, err := tx.Exec("SAVEPOINT op"); err != nil {
+		if _, err := tx.Stmt(db.savepoint).Exec(); err != nil {
 			tx.Rollback()
 			fail(fmt.Errorf("writing to %s: %w", db.path, err))
 			return
 		}
 		errs[i] = run(o.fn, tx)
 		if errs[i] != nil {
-			if _, err := tx.Exec("ROLLBACK TO op"); err != nil {
+			if _, err := tx.Stmt(db.rollbackTo).Exec(); err != nil {
 				tx.Rollback()
 				fail(fmt.Errorf("undoing a failed write on %s: %w", db.path, err))
 				return
 			}
 		}
-		if _, err := tx.Exec("RELEASE op"); err != nil {
+		if _, err := tx.Stmt(db.release).Exec(); err != nil {
 			tx.Rollback()
 			fail(fmt.Errorf("writing to %s: %w", db.path, err))
 			return
@@ -287,6 +301,26 @@ func run(fn func(*sql.Tx) error, tx *sql.Tx) (err error) {
 	}()
 	return fn(tx)
 }
+
+// Stmt is a statement prepared once for writes: modernc.org/sqlite parses the SQL of
+// every unprepared Exec again, which costs more than running it.
+type Stmt struct{ s *sql.Stmt }
+
+// Prepare prepares a statement for use inside Write. Call it when setting up (it waits
+// for the writer's connection), never from inside a Write.
+func (db *DB) Prepare(ctx context.Context, query string) (*Stmt, error) {
+	s, err := db.w.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, fmt.Errorf("preparing a statement on %s: %w", db.path, err)
+	}
+	return &Stmt{s: s}, nil
+}
+
+// Exec runs the statement inside a Write's transaction.
+func (s *Stmt) Exec(tx *sql.Tx, args ...any) (sql.Result, error) { return tx.Stmt(s.s).Exec(args...) }
+
+// QueryRow runs the statement inside a Write's transaction.
+func (s *Stmt) QueryRow(tx *sql.Tx, args ...any) *sql.Row { return tx.Stmt(s.s).QueryRow(args...) }
 
 // Writable checks that a write can be committed now (for /readyz).
 func (db *DB) Writable(ctx context.Context) error {
