@@ -98,7 +98,7 @@ type Inbox struct {
 	pending atomic.Int64
 	// Statements of the hot path, prepared once.
 	insert, requeue, seen, done, fail, retry, body *store.Stmt
-	due, nextDue                             *sql.Stmt
+	due, nextDue                                   *sql.Stmt
 }
 
 var writes = []string{
