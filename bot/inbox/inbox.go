@@ -360,22 +360,3 @@ func (ib *Inbox) Prune(ctx context.Context, before time.Time) (int64, error) {
 	}
 	return n, nil
 }
-
-// Count returns how many deliveries are in each state.
-func (ib *Inbox) Count(ctx context.Context) (map[State]int, error) {
-	rows, err := ib.db.Read().QueryContext(ctx, `SELECT state, count(*) FROM deliveries GROUP BY state`)
-	if err != nil {
-		return nil, fmt.Errorf("counting deliveries: %w", err)
-	}
-	defer rows.Close()
-	out := map[State]int{}
-	for rows.Next() {
-		var s State
-		var n int
-		if err := rows.Scan(&s, &n); err != nil {
-			return nil, fmt.Errorf("counting deliveries: %w", err)
-		}
-		out[s] = n
-	}
-	return out, rows.Err()
-}
