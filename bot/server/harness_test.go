@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
-	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"io"
@@ -116,30 +115,13 @@ type rig struct {
 	stub    *ghstub.Stub
 	srv     *server.Server
 	url     string
-	logs    *syncBuffer
+	logs    string // the server's log file
 	settled chan settled
 }
 
 type settled struct {
 	d   inbox.Delivery
 	err error
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (w *syncBuffer) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
-func (w *syncBuffer) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
 }
 
 func noSleep(ctx context.Context, _ time.Duration) error { return ctx.Err() }
@@ -153,10 +135,15 @@ func start(t *testing.T, stub *ghstub.Stub, set *server.Settings) *rig {
 		s := settings(t, stub.URL())
 		set = &s
 	}
-	r := &rig{t: t, stub: stub, logs: &syncBuffer{}, settled: make(chan settled, 64)}
+	r := &rig{t: t, stub: stub, logs: filepath.Join(t.TempDir(), "serve.log"), settled: make(chan settled, 64)}
+	logf, err := os.Create(r.logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { logf.Close() })
 	ctx, cancel := context.WithCancel(context.Background())
 	srv, err := server.New(ctx, *set, server.Options{
-		Secret: secret, Logger: slog.New(slog.NewJSONHandler(r.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Secret: secret, Logger: slog.New(slog.NewJSONHandler(logf, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		RetryBase: 10 * time.Millisecond, RetryMax: 50 * time.Millisecond,
 		GitHub:    gh.Options{MaxRetries: -1, Sleep: noSleep},
 		OnSettled: func(d inbox.Delivery, err error) { r.settled <- settled{d, err} },
@@ -182,7 +169,8 @@ func start(t *testing.T, stub *ghstub.Stub, set *server.Settings) *rig {
 			t.Error("the server did not stop within 10 s")
 		}
 		if t.Failed() {
-			t.Logf("server log:\n%s", r.logs.String())
+			b, _ := os.ReadFile(r.logs)
+			t.Logf("server log:\n%s", b)
 		}
 	})
 	r.srv, r.url = srv, "http://"+ln.Addr().String()
@@ -256,17 +244,11 @@ func (r *rig) get(path string) (int, string) {
 // edit returns a JSON payload with dotted-key overrides and the App's installation.
 func edit(t testing.TB, payload []byte, edits map[string]any) []byte {
 	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal(payload, &m); err != nil {
-		t.Fatal(err)
-	}
-	m["installation"] = map[string]any{"id": installationID, "node_id": "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uMQ=="}
+	all := map[string]any{"installation": map[string]any{"id": installationID, "node_id": "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uMQ=="}}
 	for k, v := range edits {
-		if err := ghstub.Set(m, k, v); err != nil {
-			t.Fatal(err)
-		}
+		all[k] = v
 	}
-	b, err := json.Marshal(m)
+	b, err := ghstub.Payload(payload, all)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/lablup/perfbot/bot/inbox"
 	"github.com/lablup/perfbot/bot/store"
 	"github.com/lablup/perfbot/bot/webhook"
+	"github.com/lablup/perfbot/internal/ghstub"
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -36,12 +37,7 @@ func readFile(t testing.TB, elem ...string) []byte {
 // to an App (the octokit examples were captured from repository hooks).
 func withInstallation(t testing.TB, payload []byte, id int64) []byte {
 	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal(payload, &m); err != nil {
-		t.Fatal(err)
-	}
-	m["installation"] = map[string]any{"id": id, "node_id": "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uMQ=="}
-	b, err := json.Marshal(m)
+	b, err := ghstub.Payload(payload, map[string]any{"installation": map[string]any{"id": id, "node_id": "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uMQ=="}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -451,19 +451,14 @@ func openRequests(t *testing.T, db string) int {
 // edited is a payload with dotted-key overrides and the App's installation.
 func edited(t testing.TB, payload []byte, edits map[string]any) []byte {
 	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal(payload, &m); err != nil {
-		t.Error(err)
-		return nil
-	}
-	m["installation"] = map[string]any{"id": 1, "node_id": "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uMQ=="}
+	all := map[string]any{"installation": map[string]any{"id": 1, "node_id": "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uMQ=="}}
 	for k, v := range edits {
-		if err := ghstub.Set(m, k, v); err != nil {
-			t.Error(err)
-			return nil
-		}
+		all[k] = v
 	}
-	b, _ := json.Marshal(m)
+	b, err := ghstub.Payload(payload, all)
+	if err != nil {
+		t.Error(err)
+	}
 	return b
 }
 
