@@ -198,7 +198,7 @@ type Step struct {
 
 // StatusData fills the status comment.
 type StatusData struct {
-	State   string // queued, waiting, running, publishing, done or failed
+	State   string // queued, waiting, running, publishing, done, cancelled or failed
 	Command string // e.g. "/profile rocm"
 	Model   int    // running model k of Models
 	Models  int

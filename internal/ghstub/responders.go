@@ -254,6 +254,26 @@ func Octokit(path string, index int) Responder {
 	}}
 }
 
+// Payload returns a JSON object (a webhook payload) with dotted-key edits applied as
+// Set does, re-encoded: the way tests vary a real payload without touching its file.
+func Payload(raw []byte, edits map[string]any) ([]byte, error) {
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("want a JSON object: %w", err)
+	}
+	keys := make([]string, 0, len(edits))
+	for k := range edits {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // parents before children
+	for _, k := range keys {
+		if err := Set(m, k, edits[k]); err != nil {
+			return nil, err
+		}
+	}
+	return json.Marshal(m)
+}
+
 // Object reads a JSON object fixture as a fresh generic map.
 func Object(path string) (map[string]any, error) { return readObject(path) }
 

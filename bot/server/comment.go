@@ -1,0 +1,340 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+
+	"github.com/lablup/perfbot/bot/command"
+	"github.com/lablup/perfbot/bot/gate"
+	"github.com/lablup/perfbot/bot/gh"
+	"github.com/lablup/perfbot/bot/inbox"
+	"github.com/lablup/perfbot/bot/logkey"
+	"github.com/lablup/perfbot/bot/queue"
+	"github.com/lablup/perfbot/internal/mdtext"
+)
+
+// botLogin is the login the App's comments carry.
+func (s *Server) botLogin() string { return s.info.Slug + "[bot]" }
+
+// onComment handles one issue_comment delivery: the gate decides, the server acts.
+func (s *Server) onComment(ctx context.Context, d inbox.Delivery) error {
+	ev, err := gate.ParseEvent(d.Payload)
+	if err != nil {
+		return permanent{err}
+	}
+	if ev.InstallationID <= 0 {
+		return permanent{errors.New("the issue_comment event has no installation: not an App delivery")}
+	}
+	log := s.log.With(logkey.Delivery, d.ID, logkey.Event, d.Event, logkey.Repo, ev.Repo.String(), logkey.Issue, ev.Issue)
+	c, err := s.client(ev.InstallationID)
+	if err != nil {
+		return permanent{err}
+	}
+	dec, err := gate.Decide(ctx, ev, c, gate.Options{BotLogin: s.botLogin()})
+	if err != nil {
+		return fmt.Errorf("deciding on comment %d: %w", ev.CommentID, err)
+	}
+	s.m.decisions.WithLabelValues(string(dec.Outcome), string(dec.Reason)).Inc()
+	switch dec.Outcome {
+	case gate.Ignored:
+		log.Debug("server: comment ignored", "reason", dec.Reason, "detail", dec.Detail)
+		return nil
+	case gate.Denied:
+		log.Info("server: command denied", "reason", dec.Reason, "author", ev.Author)
+		return s.reply(ctx, c, ev, dec.Reply)
+	}
+	req := dec.Request
+	log.Info("server: command accepted", "kind", req.Kind, "author", ev.Author, "sha", req.SHA)
+	switch req.Kind {
+	case command.Help:
+		return s.reply(ctx, c, ev, dec.Reply)
+	case command.Status:
+		return s.status(ctx, c, ev, req)
+	case command.Cancel:
+		return s.cancel(ctx, c, ev, req, log)
+	case command.Profile, command.Bench:
+		return s.accept(ctx, c, d, ev, req, log)
+	}
+	return permanent{fmt.Errorf("the gate accepted a %q command, which the server does not know", req.Kind)}
+}
+
+// replyMarker keeps one reply per trigger comment: a retried delivery, or a later edit
+// of the same comment, edits the reply instead of adding one.
+func replyMarker(commentID int64) string {
+	return fmt.Sprintf("<!-- perfbot:reply %d -->", commentID)
+}
+
+func (s *Server) reply(ctx context.Context, c *gh.Client, ev gate.Event, text string) error {
+	marker := replyMarker(ev.CommentID)
+	body := strings.TrimRight(text, "\n") + "\n\n" + marker + "\n"
+	if _, _, err := c.UpsertComment(ctx, ev.Repo, ev.Issue, marker, gh.Truncate(body, gh.MaxCommentChars-len(marker)-2)); err != nil {
+		return fmt.Errorf("replying to comment %d: %w", ev.CommentID, err)
+	}
+	return nil
+}
+
+// pickHost chooses the host of a backend with the fewest open requests (the first
+// listed on a tie).
+func (s *Server) pickHost(ctx context.Context, backend string) (Host, bool, error) {
+	var best Host
+	bestN, found := 0, false
+	for _, h := range s.set.Hosts {
+		if h.Backend != backend {
+			continue
+		}
+		open, err := s.queue.List(ctx, queue.Filter{Host: h.Label, States: queue.Open})
+		if err != nil {
+			return Host{}, false, err
+		}
+		if !found || len(open) < bestN {
+			best, bestN, found = h, len(open), true
+		}
+	}
+	return best, found, nil
+}
+
+// accept stores the request, then makes its marks on GitHub (reaction, status comment,
+// check run) and queues it. Each step is recorded, so a delivery processed again after
+// a failure resumes without doubling anything.
+func (s *Server) accept(ctx context.Context, c *gh.Client, d inbox.Delivery, ev gate.Event, req gate.Request, log *slog.Logger) error {
+	prior, err := s.queue.List(ctx, queue.Filter{Repo: ev.Repo.String(), CommentID: ev.CommentID})
+	if err != nil {
+		return err
+	}
+	for _, p := range prior {
+		if p.Delivery != d.ID {
+			log.Info("server: an edit of a comment already accepted; nothing changes", logkey.Request, p.ID)
+			return s.reply(ctx, c, ev, fmt.Sprintf(
+				"Request %s was accepted from this comment as it was first written (commit %s); editing the comment does not change what runs. Post a new comment for another run, and `/perfbot cancel %d` to drop this one.",
+				mdtext.Code(strconv.FormatInt(p.ID, 10)), mdtext.Code(short(p.SHA)), p.ID))
+		}
+	}
+	host, ok, err := s.pickHost(ctx, req.Command.Backend)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return s.reply(ctx, c, ev, fmt.Sprintf("This perfbot server has no GPU host for %s; ask its operator to add one to the server settings.", mdtext.Code(req.Command.Backend)))
+	}
+	r, _, err := s.queue.Add(ctx, queue.Request{
+		Delivery: d.ID, Repo: ev.Repo.String(), Installation: ev.InstallationID, Issue: ev.Issue, IsPR: ev.IsPR,
+		CommentID: ev.CommentID, Requester: ev.Author, Kind: string(req.Kind), Command: commandText(req),
+		SHA: req.SHA, PinnedFrom: req.PinnedFrom, Models: req.Models, Sampling: req.Sampling, Epic: req.Epic,
+		Host: host.Label, Workflow: host.Workflow, Ref: ev.DefaultBranch,
+	})
+	if err != nil {
+		return err
+	}
+	log = log.With(logkey.Request, r.ID, logkey.Host, r.Host)
+	if r.State != queue.Accepting {
+		log.Info("server: request already accepted", "state", r.State)
+		return nil
+	}
+	if err := c.React(ctx, ev.Repo, ev.CommentID, "eyes"); err != nil {
+		return err
+	}
+	if r.StatusCommentID == 0 {
+		body, err := s.statusBody(ctx, r, "queued", s.queuedDetail(ctx, r), nil)
+		if err != nil {
+			return err
+		}
+		cm, _, err := c.UpsertComment(ctx, ev.Repo, ev.Issue, requestMarker(r.ID), body)
+		if err != nil {
+			return err
+		}
+		if err := s.queue.SetStatusComment(ctx, r.ID, cm.ID); err != nil {
+			return err
+		}
+		r.StatusCommentID = cm.ID
+	}
+	if r.IsPR && r.CheckRunID == 0 {
+		cr, err := c.CreateCheckRun(ctx, ev.Repo, gh.CheckRunSpec{
+			Name: "perfbot " + r.Kind, HeadSHA: r.SHA, ExternalID: externalID(r.ID),
+			Title:   fmt.Sprintf("Queued: request %d on %s", r.ID, r.Host),
+			Summary: fmt.Sprintf("%s, requested by %s, runs commit %s (%s) on the GPU host %s.", mdtext.Code(r.Command), mdtext.Code(r.Requester), mdtext.Code(r.SHA), mdtext.Text(r.PinnedFrom), mdtext.Code(r.Host)),
+		})
+		if err != nil {
+			return err
+		}
+		if err := s.queue.SetCheckRun(ctx, r.ID, cr.ID); err != nil {
+			return err
+		}
+	}
+	if err := s.queue.MarkQueued(ctx, r.ID); err != nil {
+		return err
+	}
+	log.Info("server: request queued", "sha", r.SHA)
+	s.pump(ctx, r.Host, false)
+	return nil
+}
+
+// commandText is the command as the status comment names it.
+func commandText(req gate.Request) string {
+	if t := strings.TrimSpace(req.Command.Text); t != "" {
+		return clipText(t, 200)
+	}
+	return "/" + string(req.Kind) + " " + req.Command.Backend
+}
+
+func externalID(id int64) string { return fmt.Sprintf("perfbot-request-%d", id) }
+
+func short(sha string) string {
+	if len(sha) > 8 {
+		return sha[:8]
+	}
+	return sha
+}
+
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// target finds the request a status or cancel command names or, without an id, the
+// commenter's one open request on the issue. why is the reply when there is no single
+// one.
+func (s *Server) target(ctx context.Context, ev gate.Event, id string) (r queue.Request, why string, err error) {
+	if id != "" {
+		n, perr := strconv.ParseInt(id, 10, 64)
+		if perr == nil && n > 0 {
+			r, ok, err := s.queue.Get(ctx, n)
+			if err != nil {
+				return queue.Request{}, "", err
+			}
+			if ok && r.Repo == ev.Repo.String() {
+				return r, "", nil
+			}
+		}
+		return queue.Request{}, fmt.Sprintf("There is no perfbot request %s in %s. `/perfbot status` lists the open ones.", mdtext.Code(id), ev.Repo), nil
+	}
+	all, err := s.queue.List(ctx, queue.Filter{Repo: ev.Repo.String(), Issue: ev.Issue, States: queue.Open})
+	if err != nil {
+		return queue.Request{}, "", err
+	}
+	var open []queue.Request
+	for _, r := range all {
+		if strings.EqualFold(r.Requester, ev.Author) {
+			open = append(open, r)
+		}
+	}
+	switch len(open) {
+	case 0:
+		return queue.Request{}, fmt.Sprintf("%s has no open perfbot request on this issue. `/perfbot status` lists the open requests of the repository; name one with `/perfbot cancel ID`.", mdtext.Code(ev.Author)), nil
+	case 1:
+		return open[0], "", nil
+	}
+	ids := make([]string, len(open))
+	for i, o := range open {
+		ids[i] = mdtext.Code(strconv.FormatInt(o.ID, 10))
+	}
+	return queue.Request{}, fmt.Sprintf("%s has several open requests on this issue (%s); name one: `/perfbot cancel ID`.", mdtext.Code(ev.Author), strings.Join(ids, ", ")), nil
+}
+
+// cancel drops a queued request or cancels its run. The requester may, and so may
+// anyone with maintain or admin permission.
+func (s *Server) cancel(ctx context.Context, c *gh.Client, ev gate.Event, req gate.Request, log *slog.Logger) error {
+	r, why, err := s.target(ctx, ev, req.ID)
+	if err != nil {
+		return err
+	}
+	if why != "" {
+		return s.reply(ctx, c, ev, why)
+	}
+	log = log.With(logkey.Request, r.ID, logkey.Host, r.Host)
+	if r.State.Final() {
+		return s.reply(ctx, c, ev, fmt.Sprintf("Request %d has already ended (%s).", r.ID, r.State))
+	}
+	if !strings.EqualFold(ev.Author, r.Requester) && !gh.AtLeast(req.Permission, gate.MaintainPermission) {
+		return s.reply(ctx, c, ev, fmt.Sprintf("Request %d was made by %s; only they, or someone with %s or %s permission, can cancel it (%s has %s).",
+			r.ID, mdtext.Code(r.Requester), mdtext.Code("maintain"), mdtext.Code("admin"), mdtext.Code(ev.Author), mdtext.Code(req.Permission)))
+	}
+	mu := s.hostLock(r.Host)
+	mu.Lock()
+	dropped, err := s.queue.CancelQueued(ctx, r.ID, ev.Author)
+	mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if dropped {
+		log.Info("server: queued request cancelled", "by", ev.Author)
+		s.m.runs.WithLabelValues(r.Host, string(queue.Cancelled)).Inc()
+		r, _, err = s.queue.Get(ctx, r.ID)
+		if err != nil {
+			return err
+		}
+		if err := s.finishMarks(ctx, r, fmt.Sprintf("Request %d was cancelled by %s before it started.", r.ID, ev.Author), ""); err != nil {
+			return err
+		}
+		return s.reply(ctx, c, ev, fmt.Sprintf("Request %d is cancelled; it had not started.", r.ID))
+	}
+	if err := s.queue.SetCancel(ctx, r.ID, ev.Author); err != nil {
+		return err
+	}
+	r.CancelBy = ev.Author
+	if r.RunID == 0 {
+		log.Info("server: cancel asked before the run is known; it is cancelled when found", "by", ev.Author)
+		return s.reply(ctx, c, ev, fmt.Sprintf("Request %d was dispatched; its run is cancelled as soon as GitHub lists it.", r.ID))
+	}
+	if err := s.cancelRun(ctx, c, r); err != nil {
+		return err
+	}
+	log.Info("server: run cancel asked", "by", ev.Author, logkey.Run, r.RunID)
+	return s.reply(ctx, c, ev, fmt.Sprintf("Asked GitHub to cancel the run of request %d: %s. Its status comment says when it has stopped.", r.ID, r.RunURL))
+}
+
+func (s *Server) cancelRun(ctx context.Context, c *gh.Client, r queue.Request) error {
+	repo, err := gh.ParseRepo(r.Repo)
+	if err != nil {
+		return permanent{err}
+	}
+	if err := c.CancelWorkflowRun(ctx, repo, r.RunID); err != nil && !gh.IsConflict(err) {
+		return err
+	}
+	return nil
+}
+
+// status replies with the open requests of the repository, or the one named.
+func (s *Server) status(ctx context.Context, c *gh.Client, ev gate.Event, req gate.Request) error {
+	var list []queue.Request
+	if req.ID != "" {
+		r, why, err := s.target(ctx, ev, req.ID)
+		if err != nil {
+			return err
+		}
+		if why != "" {
+			return s.reply(ctx, c, ev, why)
+		}
+		list = []queue.Request{r}
+	} else {
+		var err error
+		if list, err = s.queue.List(ctx, queue.Filter{Repo: ev.Repo.String(), States: queue.Open}); err != nil {
+			return err
+		}
+	}
+	if len(list) == 0 {
+		return s.reply(ctx, c, ev, fmt.Sprintf("No perfbot request is queued or running in %s.", ev.Repo))
+	}
+	var b strings.Builder
+	b.WriteString("| request | command | by | host | state | where |\n| --- | --- | --- | --- | --- | --- |\n")
+	for _, r := range list {
+		where := ""
+		switch {
+		case r.RunURL != "":
+			where = "[workflow run](" + mdtext.LinkURL(r.RunURL) + ")"
+		case r.State == queue.Queued || r.State == queue.Accepting:
+			where = mdtext.Text(s.queuedDetail(ctx, r))
+		}
+		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s |\n", r.ID, mdtext.CellCode(r.Command), mdtext.CellCode(r.Requester),
+			mdtext.CellCode(r.Host), r.State, where)
+	}
+	return s.reply(ctx, c, ev, b.String())
+}

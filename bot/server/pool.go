@@ -1,0 +1,185 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/lablup/perfbot/bot/inbox"
+	"github.com/lablup/perfbot/bot/logkey"
+)
+
+// pool drains the inbox with a fixed number of workers. A delivery just stored is
+// handed over at once while there is room (its payload is in memory); everything else
+// (a backlog, retries, what a restart finds) is read from the database by one
+// goroutine. The database, not a channel, is the queue: a restart resumes where the
+// last process stopped.
+type pool struct {
+	s    *Server
+	wake chan struct{}
+	jobs chan inbox.Delivery
+
+	mu     sync.Mutex
+	busy   map[string]bool // handed over and not yet settled
+	missed bool            // a stored delivery found no room: read the database
+}
+
+func newPool(s *Server) *pool {
+	return &pool{s: s, wake: make(chan struct{}, 1), jobs: make(chan inbox.Delivery, 2*s.set.Workers), busy: map[string]bool{}}
+}
+
+// offer hands a delivery just stored to the workers when there is room, and otherwise
+// leaves it to the reader.
+func (p *pool) offer(d inbox.Delivery) {
+	p.mu.Lock()
+	if p.busy[d.ID] || len(p.busy) >= cap(p.jobs) {
+		p.missed = true
+		p.mu.Unlock()
+		return
+	}
+	p.busy[d.ID] = true
+	p.mu.Unlock()
+	p.jobs <- d // never blocks: the channel holds at most len(busy) deliveries
+}
+
+// wakeUp tells the reader that something may be due now.
+func (p *pool) wakeUp() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (p *pool) run(ctx context.Context) {
+	var wg sync.WaitGroup
+	for range p.s.set.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for d := range p.jobs {
+				p.work(ctx, d)
+			}
+		}()
+	}
+	defer func() {
+		close(p.jobs)
+		wg.Wait()
+	}()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-p.wake:
+		case <-timer.C:
+		}
+		p.fill(ctx)
+		timer.Reset(p.nextWait(ctx))
+	}
+}
+
+// fill hands out due deliveries while there is room, so a worker never waits on the
+// database and the jobs channel never blocks.
+func (p *pool) fill(ctx context.Context) {
+	p.mu.Lock()
+	p.missed = false
+	room := cap(p.jobs) - len(p.busy)
+	busy := make(map[string]bool, len(p.busy))
+	for id := range p.busy {
+		busy[id] = true
+	}
+	p.mu.Unlock()
+	if room <= 0 {
+		return
+	}
+	ds, err := p.s.inbox.Due(ctx, room, busy)
+	if err != nil {
+		if ctx.Err() == nil {
+			p.s.log.Error("server: reading due deliveries failed", logkey.Error, err)
+		}
+		return
+	}
+	for _, d := range ds {
+		p.mu.Lock()
+		// An offer may have taken it, or the room, since the query.
+		if p.busy[d.ID] || len(p.busy) >= cap(p.jobs) {
+			p.mu.Unlock()
+			continue
+		}
+		p.busy[d.ID] = true
+		p.mu.Unlock()
+		p.jobs <- d
+	}
+}
+
+// nextWait is how long the reader may sleep: until the next retry is due, at most a
+// second (a wake-up comes sooner when a delivery arrives).
+func (p *pool) nextWait(ctx context.Context) time.Duration {
+	at, ok, err := p.s.inbox.NextDue(ctx)
+	if err != nil || !ok {
+		return time.Second
+	}
+	return min(max(at.Sub(p.s.o.Now()), 5*time.Millisecond), time.Second)
+}
+
+func (p *pool) work(ctx context.Context, d inbox.Delivery) {
+	defer func() {
+		p.mu.Lock()
+		delete(p.busy, d.ID)
+		missed := p.missed
+		p.mu.Unlock()
+		if missed {
+			p.wakeUp()
+		}
+	}()
+	if ctx.Err() != nil {
+		return
+	}
+	s := p.s
+	log := s.log.With(logkey.Delivery, d.ID, logkey.Event, d.Event, logkey.Repo, d.Repo)
+	start := s.o.Now()
+	err := s.process(ctx, d)
+	s.m.processSeconds.WithLabelValues(d.Event).Observe(s.o.Now().Sub(start).Seconds())
+	// A shutdown cuts work short: leave the delivery received, to be done after a
+	// restart, without counting an attempt.
+	if ctx.Err() != nil {
+		log.Info("server: processing interrupted by shutdown; the delivery stays received")
+		return
+	}
+	if s.o.OnSettled != nil {
+		defer s.o.OnSettled(d, err)
+	}
+	bg := context.WithoutCancel(ctx)
+	var perm permanent
+	switch {
+	case err == nil:
+		if serr := s.inbox.Done(bg, d.ID); serr != nil {
+			log.Error("server: recording a processed delivery failed", logkey.Error, serr)
+		}
+		s.m.processed.WithLabelValues(d.Event, "done").Inc()
+	case errors.As(err, &perm) || d.Attempts+1 >= s.set.MaxAttempts:
+		log.Error("server: processing failed for good; a redelivery will process it again", logkey.Error, err, "attempts", d.Attempts+1)
+		if serr := s.inbox.Fail(bg, d.ID, err); serr != nil {
+			log.Error("server: recording a failed delivery failed", logkey.Error, serr)
+		}
+		s.m.processed.WithLabelValues(d.Event, "failed").Inc()
+	default:
+		next := s.retryAt(err, d.Attempts)
+		log.Warn("server: processing failed; retrying", logkey.Error, err, "attempts", d.Attempts+1, "retry_at", next.UTC().Format(time.RFC3339))
+		if serr := s.inbox.Retry(bg, d.ID, err, next); serr != nil {
+			log.Error("server: recording a retry failed", logkey.Error, serr)
+		}
+		s.m.processed.WithLabelValues(d.Event, "retry").Inc()
+	}
+}
+
+// process runs the handler of the delivery's event.
+func (s *Server) process(ctx context.Context, d inbox.Delivery) error {
+	h, ok := s.handlers[d.Event]
+	if !ok {
+		return nil // an event stored by an older version that handled it
+	}
+	return h(ctx, d)
+}

@@ -1,0 +1,130 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/google/go-github/v62/github"
+	"github.com/lablup/perfbot/bot/gh"
+	"github.com/lablup/perfbot/bot/inbox"
+	"github.com/lablup/perfbot/bot/logkey"
+	"github.com/lablup/perfbot/bot/queue"
+)
+
+// onWorkflowRun follows the runs perfbot dispatched: it learns a run's id when it is
+// requested, and when it completes it ends the request (finishing its marks if the run
+// did not publish) and dispatches the host's next request.
+func (s *Server) onWorkflowRun(ctx context.Context, d inbox.Delivery) error {
+	var ev github.WorkflowRunEvent
+	if err := json.Unmarshal(d.Payload, &ev); err != nil {
+		return permanent{fmt.Errorf("reading the workflow_run event: %w", err)}
+	}
+	wr := ev.GetWorkflowRun()
+	id := requestOf(wr.GetDisplayTitle())
+	if id == 0 {
+		return nil
+	}
+	log := s.log.With(logkey.Delivery, d.ID, logkey.Event, d.Event, logkey.Repo, ev.GetRepo().GetFullName(), logkey.Request, id, logkey.Run, wr.GetID())
+	r, ok, err := s.queue.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	if !ok || r.Repo != ev.GetRepo().GetFullName() || wr.GetEvent() != "workflow_dispatch" {
+		log.Debug("server: a run that is not one of perfbot's requests")
+		return nil
+	}
+	if created := wr.GetCreatedAt().Time; !created.IsZero() && created.Before(r.CreatedAt.Add(-2*time.Minute)) {
+		log.Info("server: a run older than the request it names; ignored")
+		return nil
+	}
+	run := gh.WorkflowRun{
+		ID: wr.GetID(), DisplayTitle: wr.GetDisplayTitle(), Status: wr.GetStatus(), Conclusion: wr.GetConclusion(),
+		URL: wr.GetHTMLURL(), CreatedAt: wr.GetCreatedAt().Time, StartedAt: wr.GetRunStartedAt().Time, UpdatedAt: wr.GetUpdatedAt().Time,
+	}
+	mu := s.hostLock(r.Host)
+	mu.Lock()
+	err = s.followRun(ctx, r, run, ev.GetAction(), log)
+	mu.Unlock()
+	if err != nil {
+		return err
+	}
+	s.pump(ctx, r.Host, false)
+	return nil
+}
+
+func (s *Server) followRun(ctx context.Context, r queue.Request, run gh.WorkflowRun, action string, log *slog.Logger) error {
+	if !r.State.Final() {
+		changed, err := s.queue.SetRun(ctx, r.ID, run.ID, run.URL, run.StartedAt)
+		if err != nil {
+			return err
+		}
+		if changed {
+			r.RunID, r.RunURL, r.StartedAt = run.ID, run.URL, run.StartedAt
+			if r.State != queue.Running {
+				log.Info("server: run started")
+				r.State = queue.Running
+			}
+		}
+		if r.CancelBy != "" && run.Status != "completed" {
+			c, err := s.client(r.Installation)
+			if err != nil {
+				return err
+			}
+			if err := s.cancelRun(ctx, c, r); err != nil {
+				return err
+			}
+		}
+	}
+	if action != "completed" && run.Status != "completed" {
+		return nil
+	}
+	return s.complete(ctx, r, run)
+}
+
+// complete ends a request whose run completed. The request ends first, so the host is
+// free even when the marks below fail (they are retried with the delivery).
+func (s *Server) complete(ctx context.Context, r queue.Request, run gh.WorkflowRun) error {
+	state := queue.Failed
+	switch run.Conclusion {
+	case "success":
+		state = queue.Done
+	case "cancelled":
+		state = queue.Cancelled
+	}
+	// GitHub's own times: the run's start and its last update, when it completed.
+	took := run.UpdatedAt.Sub(run.StartedAt)
+	if run.StartedAt.IsZero() || took <= 0 || took > 7*24*time.Hour {
+		took = 0
+	}
+	changed, err := s.queue.Finish(ctx, r.ID, state, run.Conclusion, "", took)
+	if err != nil {
+		return err
+	}
+	if changed {
+		s.m.runs.WithLabelValues(r.Host, string(state)).Inc()
+		s.log.Info("server: run completed", logkey.Request, r.ID, logkey.Host, r.Host, logkey.Run, run.ID, "conclusion", run.Conclusion)
+	}
+	r, _, err = s.queue.Get(ctx, r.ID)
+	if err != nil {
+		return err
+	}
+	why := fmt.Sprintf("Request %d: the workflow run ended (%s) without publishing its results; see the run's log.", r.ID, conclusionText(run.Conclusion))
+	if r.State == queue.Cancelled {
+		why = fmt.Sprintf("Request %d was cancelled", r.ID)
+		if r.CancelBy != "" {
+			why += " by " + r.CancelBy
+		}
+		why += " while it ran."
+	}
+	return s.finishMarks(ctx, r, why, run.URL)
+}
+
+func conclusionText(c string) string {
+	if c == "" {
+		return "no conclusion"
+	}
+	return c
+}

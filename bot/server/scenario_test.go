@@ -1,0 +1,225 @@
+package server_test
+
+import (
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lablup/perfbot/bot/gate/gatetest"
+	"github.com/lablup/perfbot/internal/ghstub"
+)
+
+const (
+	issueRepo = "Codertocat/Hello-World"
+	issueNum  = 1
+	prRepo    = "kubernetes/test-infra"
+	prNum     = 947
+)
+
+func commentEvent(t testing.TB, commentID int64, user, body string) []byte {
+	t.Helper()
+	return edit(t, payload(t, "github", "webhooks", "issue_comment.created.json"), map[string]any{
+		"comment.id": commentID, "comment.body": body, "comment.user.login": user, "sender.login": user,
+	})
+}
+
+func prCommentEvent(t testing.TB, commentID int64, user, body string) []byte {
+	t.Helper()
+	return edit(t, payload(t, "github", "webhooks-pr-comments", "prow.issue_comment.created.pr.lgtm.json"), map[string]any{
+		"comment.id": commentID, "comment.body": body, "comment.user.login": user, "sender.login": user,
+	})
+}
+
+// runEvent is a real workflow_run payload for the run of a request.
+func runEvent(t testing.TB, repo, action string, runID, requestID int64, status string, conclusion any) []byte {
+	t.Helper()
+	return edit(t, payload(t, "github", "webhooks", "workflow_run.completed.json"), map[string]any{
+		"action": action, "repository.full_name": repo,
+		"workflow_run.id": runID, "workflow_run.event": "workflow_dispatch",
+		"workflow_run.display_title": fmt.Sprintf("perfbot request %d: profile", requestID),
+		"workflow_run.status":        status, "workflow_run.conclusion": conclusion,
+		"workflow_run.created_at":     time.Now().UTC().Format(time.RFC3339),
+		"workflow_run.run_started_at": time.Now().UTC().Format(time.RFC3339),
+		"workflow_run.html_url":       runURL(repo, runID),
+	})
+}
+
+func runURL(repo string, runID int64) string {
+	return fmt.Sprintf("https://github.com/%s/actions/runs/%d", repo, runID)
+}
+
+// expectGate declares what the gate asks for one command: the config, the
+// commenter's permission and, for a run on an issue, the default branch's head.
+func expectGate(t testing.TB, s *ghstub.Stub, repo, user, perm string, head bool) {
+	t.Helper()
+	s.Expect("GET", "/repos/"+repo+"/contents/.github/perfbot.yml?ref="+gatetest.DefaultBranch, s.Example(200, "content-file-response-if-content-is-a-file", map[string]any{
+		"content": base64.StdEncoding.EncodeToString([]byte(gatetest.Config)), "encoding": "base64",
+		"size": len(gatetest.Config), "name": "perfbot.yml", "path": ".github/perfbot.yml", "type": "file",
+	}))
+	s.Expect("GET", "/repos/"+repo+"/collaborators/"+user+"/permission",
+		s.Example(200, "repository-collaborator-permission-response-if-user-has-admin-permissions", map[string]any{"permission": perm, "role_name": perm}))
+	if head {
+		s.Expect("GET", "/repos/"+repo+"/git/ref/heads/"+gatetest.DefaultBranch,
+			s.Example(200, "git-ref", map[string]any{"ref": "refs/heads/" + gatetest.DefaultBranch, "object.sha": gatetest.MasterSHA}))
+	}
+}
+
+// expectStatusComment declares reads of a status comment with the given body.
+func expectStatusComment(t testing.TB, s *ghstub.Stub, repo string, id int64, body string, times int) {
+	t.Helper()
+	s.Expect("GET", fmt.Sprintf("/repos/%s/issues/comments/%d", repo, id), ghstub.JSONFileWith(200, example(t, "issue-comment"),
+		map[string]any{"id": id, "body": body, "user.login": appSlug + "[bot]"})).Times(times)
+}
+
+// TestQueueAndDispatch follows two requests on one host: the first is dispatched at
+// once with its pinned SHA, the second waits behind it; a duplicate delivery changes
+// nothing; the first run ends without publishing, so the server finishes its status
+// comment as failed with the run's link and dispatches the second; the requester
+// cancels the second, another writer may not, and the cancel reaches its run.
+func TestQueueAndDispatch(t *testing.T) {
+	t.Parallel()
+	stub := ghstub.New(t)
+	r := start(t, stub, nil)
+	expectToken(t, stub)
+	const (
+		c1, c2, c3, c4, c5 = 1001, 1002, 1003, 1004, 1005
+		d1                 = "11111111-0000-4000-8000-000000000001"
+	)
+
+	expectGate(t, stub, issueRepo, "Codertocat", "write", true)
+	a1 := expectAccepted(t, stub, issueRepo, issueNum, false, c1, 1, gatetest.MasterSHA, map[string]any{"ref": "master", "inputs.job": "profile"})
+	if err := r.deliver("issue_comment", d1, commentEvent(t, c1, "Codertocat", "/profile rocm")); err != nil {
+		t.Fatal(err)
+	}
+	// The same delivery again (a redelivery, or GitHub's duplicate): 200, no new call.
+	if code, msg := r.post("issue_comment", d1, commentEvent(t, c1, "Codertocat", "/profile rocm")); code != http.StatusOK || !strings.HasPrefix(msg, "duplicate") {
+		t.Fatalf("duplicate: %d %q, want 200 duplicate", code, msg)
+	}
+
+	// A second request waits: no dispatch while the host has a run.
+	expectGate(t, stub, issueRepo, "Codertocat", "write", true)
+	a2 := expectAccepted(t, stub, issueRepo, issueNum, false, c2, 2, gatetest.MasterSHA, nil)
+	if err := r.deliver("issue_comment", "11111111-0000-4000-8000-000000000002", commentEvent(t, c2, "Codertocat", "/profile rocm models=qwen3")); err != nil {
+		t.Fatal(err)
+	}
+
+	// /perfbot status lists both.
+	expectGate(t, stub, issueRepo, "Codertocat", "write", false)
+	expectReply(t, stub, issueRepo, issueNum, c3, "| 1 | `/profile rocm` | `Codertocat` | `gfx1151` | dispatched |", "| 2 | `/profile rocm models=qwen3` | `Codertocat` | `gfx1151` | queued | Request 2 on host gfx1151")
+	if err := r.deliver("issue_comment", "11111111-0000-4000-8000-000000000003", commentEvent(t, c3, "Codertocat", "/perfbot status")); err != nil {
+		t.Fatal(err)
+	}
+
+	// The first run starts, then fails before publishing: its status comment still
+	// shows the queue, so the server ends it with the run's link, reacts confused and
+	// dispatches the second request.
+	if err := r.deliver("workflow_run", "11111111-0000-4000-8000-000000000010", runEvent(t, issueRepo, "in_progress", 7001, 1, "in_progress", nil)); err != nil {
+		t.Fatal(err)
+	}
+	expectStatusComment(t, stub, issueRepo, a1.statusID, "<!-- perfbot:status -->\n**/profile rocm**: queued. Request 1 on host gfx1151.\n\n<!-- perfbot:request 1 -->\n", 2)
+	stub.Expect("PATCH", fmt.Sprintf("/repos/%s/issues/comments/%d", issueRepo, a1.statusID),
+		ghstub.JSONFileWith(200, example(t, "issue-comment"), map[string]any{"id": a1.statusID, "user.login": appSlug + "[bot]"})).
+		Match(bodyHas("body", "**/profile rocm**: failed.", "without publishing", runURL(issueRepo, 7001)))
+	stub.Expect("POST", fmt.Sprintf("/repos/%s/issues/comments/%d/reactions", issueRepo, c1), ghstub.JSONFile(201, example(t, "reaction"))).
+		JSONBody(map[string]any{"content": "confused"})
+	stub.Expect("POST", fmt.Sprintf("/repos/%s/actions/workflows/%s/dispatches", issueRepo, workflow), ghstub.Status(204)).
+		JSONBody(map[string]any{"inputs.request_id": "2", "inputs.models": "qwen3", "inputs.sha": gatetest.MasterSHA, "inputs.status_comment_id": fmt.Sprint(a2.statusID)})
+	if err := r.deliver("workflow_run", "11111111-0000-4000-8000-000000000011", runEvent(t, issueRepo, "completed", 7001, 1, "completed", "failure")); err != nil {
+		t.Fatal(err)
+	}
+
+	// Another writer may not cancel it; the requester may, before its run is known,
+	// and the run is cancelled when it shows up.
+	expectGate(t, stub, issueRepo, "octocat", "write", false)
+	expectReply(t, stub, issueRepo, issueNum, c4, "Request 2 was made by `Codertocat`; only they")
+	if err := r.deliver("issue_comment", "11111111-0000-4000-8000-000000000004", commentEvent(t, c4, "octocat", "/perfbot cancel 2")); err != nil {
+		t.Fatal(err)
+	}
+	expectGate(t, stub, issueRepo, "Codertocat", "write", false)
+	expectReply(t, stub, issueRepo, issueNum, c5, "Request 2 was dispatched; its run is cancelled as soon as GitHub lists it")
+	if err := r.deliver("issue_comment", "11111111-0000-4000-8000-000000000005", commentEvent(t, c5, "Codertocat", "/perfbot cancel")); err != nil {
+		t.Fatal(err)
+	}
+	stub.Expect("POST", fmt.Sprintf("/repos/%s/actions/runs/7002/cancel", issueRepo), ghstub.Status(202).Unchecked())
+	if err := r.deliver("workflow_run", "11111111-0000-4000-8000-000000000012", runEvent(t, issueRepo, "requested", 7002, 2, "queued", nil)); err != nil {
+		t.Fatal(err)
+	}
+	expectStatusComment(t, stub, issueRepo, a2.statusID, "<!-- perfbot:status -->\n**/profile rocm models=qwen3**: queued. Request 2.\n\n<!-- perfbot:request 2 -->\n", 2)
+	stub.Expect("PATCH", fmt.Sprintf("/repos/%s/issues/comments/%d", issueRepo, a2.statusID),
+		ghstub.JSONFileWith(200, example(t, "issue-comment"), map[string]any{"id": a2.statusID, "user.login": appSlug + "[bot]"})).
+		Match(bodyHas("body", "cancelled.", "cancelled by Codertocat while it ran", runURL(issueRepo, 7002)))
+	if err := r.deliver("workflow_run", "11111111-0000-4000-8000-000000000013", runEvent(t, issueRepo, "completed", 7002, 2, "completed", "cancelled")); err != nil {
+		t.Fatal(err)
+	}
+
+	// The metrics saw it all.
+	_, metrics := r.get("/metrics")
+	for _, want := range []string{
+		`perfbot_webhook_duplicates_total 1`,
+		`perfbot_runs_finished_total{host="gfx1151",state="failed"} 1`,
+		`perfbot_runs_finished_total{host="gfx1151",state="cancelled"} 1`,
+		`perfbot_dispatches_total{host="gfx1151",result="sent"} 2`,
+		`perfbot_queue_depth{host="gfx1151",state="queued"} 0`,
+		`perfbot_queue_depth{host="gfx1151",state="active"} 0`,
+		`perfbot_dispatch_latency_seconds_count{host="gfx1151"} 2`,
+		`perfbot_commands_total{outcome="accepted",reason=""} 5`,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+}
+
+// TestPublishedRunIsLeftAlone: a PR request whose run published (the check run is
+// completed, the status comment says done) gets no further writes when its run ends.
+func TestPublishedRunIsLeftAlone(t *testing.T) {
+	t.Parallel()
+	stub := ghstub.New(t)
+	r := start(t, stub, nil)
+	expectToken(t, stub)
+	expectGate(t, stub, prRepo, "spxtr", "write", false)
+	stub.Expect("GET", fmt.Sprintf("/repos/%s/pulls/%d", prRepo, prNum), stub.Example(200, "pull-request", map[string]any{
+		"number": prNum, "state": "open", "head.sha": gatetest.PRSHA, "head.ref": "topic",
+		"head.repo.id": 1296269, "head.repo.full_name": prRepo, "head.repo.owner.login": "kubernetes",
+		"base.repo.id": 1296269, "base.repo.full_name": prRepo,
+	}))
+	a := expectAccepted(t, stub, prRepo, prNum, true, 2001, 1, gatetest.PRSHA, map[string]any{"ref": "master"})
+	if err := r.deliver("issue_comment", "22222222-0000-4000-8000-000000000001", prCommentEvent(t, 2001, "spxtr", "/profile rocm")); err != nil {
+		t.Fatal(err)
+	}
+	expectStatusComment(t, stub, prRepo, a.statusID, "<!-- perfbot:status -->\n**/profile rocm**: done. 2 run(s) of gfx1151 at 6dcb09b5.\n", 1)
+	stub.Expect("GET", fmt.Sprintf("/repos/%s/check-runs/%d", prRepo, a.checkRunID),
+		ghstub.JSONFileWith(200, example(t, "check-run"), map[string]any{"id": a.checkRunID, "status": "completed", "conclusion": "success"}))
+	if err := r.deliver("workflow_run", "22222222-0000-4000-8000-000000000002", runEvent(t, prRepo, "completed", 8001, 1, "completed", "success")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRetryAfterServerError: GitHub answers 502 to the permission lookup; the delivery
+// stays in the inbox and is processed again after a backoff, once.
+func TestRetryAfterServerError(t *testing.T) {
+	t.Parallel()
+	stub := ghstub.New(t)
+	r := start(t, stub, nil)
+	expectToken(t, stub)
+	stub.Expect("GET", "/repos/"+issueRepo+"/contents/.github/perfbot.yml?ref=master", stub.Example(200, "content-file-response-if-content-is-a-file", map[string]any{
+		"content": base64.StdEncoding.EncodeToString([]byte(gatetest.Config)), "encoding": "base64",
+		"size": len(gatetest.Config), "name": "perfbot.yml", "path": ".github/perfbot.yml", "type": "file",
+	}))
+	stub.Expect("GET", "/repos/"+issueRepo+"/collaborators/Codertocat/permission", ghstub.JSON(502, map[string]string{"message": "Server Error"}))
+	expectGate(t, stub, issueRepo, "Codertocat", "read", false)
+	expectReply(t, stub, issueRepo, issueNum, 3001, "has the `read` permission")
+	const id = "33333333-0000-4000-8000-000000000001"
+	if code, msg := r.post("issue_comment", id, commentEvent(t, 3001, "Codertocat", "/profile rocm")); code != http.StatusAccepted {
+		t.Fatalf("%d %s", code, msg)
+	}
+	if err := r.wait(id); err == nil || !strings.Contains(err.Error(), "502") {
+		t.Fatalf("first attempt: %v, want the 502", err)
+	}
+	if err := r.wait(id); err != nil {
+		t.Fatalf("second attempt: %v", err)
+	}
+}

@@ -1,0 +1,250 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/lablup/perfbot/bot/command"
+	"github.com/lablup/perfbot/bot/gh"
+	"github.com/lablup/perfbot/internal/yamlstrict"
+)
+
+// DefaultSecretEnv is the environment variable that holds the webhook secret.
+const DefaultSecretEnv = "PERFBOT_WEBHOOK_SECRET"
+
+// Settings are the server's own settings (docs/server.md §1), read from the file given
+// to `perfbot serve --config`. The webhook secret is not in the file: it comes from
+// the environment variable SecretEnv names.
+type Settings struct {
+	Listen   string // host:port of the HTTP server
+	Database string // the SQLite file
+	APIURL   string // the REST API root; https://HOST/api/v3/ on GitHub Enterprise Server
+	AppID    int64
+	KeyFile  string // the App's private key (PEM)
+	// SecretEnv names the environment variable holding the webhook secret.
+	SecretEnv string
+	Hosts     []Host
+	Workers   int // deliveries processed at once
+	Backlog   int // received deliveries waiting; beyond it new ones get 503
+	// MaxAttempts bounds processing attempts of one delivery before it is failed.
+	MaxAttempts int
+	// SweepEvery is how often the App's recent deliveries are checked for failed ones;
+	// SweepWindow how far back.
+	SweepEvery  time.Duration
+	SweepWindow time.Duration
+	// ConfirmAfter is how long after a dispatch whose answer was lost the server waits
+	// before looking for the run (GitHub lists a new run after a few seconds).
+	ConfirmAfter time.Duration
+	// CheckEvery is how often queues are reconciled with GitHub (runs whose end was
+	// missed, dispatches to retry).
+	CheckEvery time.Duration
+	// Retention is how long done deliveries are kept.
+	Retention time.Duration
+}
+
+// Host is one GPU host: its runner label, the backend its commands name, and the
+// workflow dispatched for it. Each host has its own queue.
+type Host struct {
+	Label    string
+	Backend  string
+	Workflow string
+}
+
+// DefaultSettings are the values of keys left out of the file.
+func DefaultSettings() Settings {
+	return Settings{
+		Listen:       "127.0.0.1:8080",
+		APIURL:       gh.DefaultBaseURL,
+		SecretEnv:    DefaultSecretEnv,
+		Workers:      4,
+		Backlog:      10000,
+		MaxAttempts:  8,
+		SweepEvery:   5 * time.Minute,
+		SweepWindow:  72 * time.Hour,
+		ConfirmAfter: 30 * time.Second,
+		CheckEvery:   time.Minute,
+		Retention:    30 * 24 * time.Hour,
+	}
+}
+
+type rawSettings struct {
+	Version  int       `yaml:"version"`
+	Listen   string    `yaml:"listen"`
+	Database string    `yaml:"database"`
+	GitHub   rawGitHub `yaml:"github"`
+	Hosts    []rawHost `yaml:"hosts"`
+	Workers  int       `yaml:"workers"`
+	Backlog  int       `yaml:"backlog"`
+	Attempts int       `yaml:"max_attempts"`
+	Sweep    rawSweep  `yaml:"sweep"`
+	Dispatch rawDisp   `yaml:"dispatch"`
+	Keep     int       `yaml:"retention_days"`
+}
+
+type rawGitHub struct {
+	APIURL    string `yaml:"api_url"`
+	AppID     int64  `yaml:"app_id"`
+	KeyFile   string `yaml:"private_key_file"`
+	SecretEnv string `yaml:"webhook_secret_env"`
+}
+
+type rawHost struct {
+	Label    string `yaml:"label"`
+	Backend  string `yaml:"backend"`
+	Workflow string `yaml:"workflow"`
+}
+
+type rawSweep struct {
+	EverySecs  int `yaml:"every_secs"`
+	WindowSecs int `yaml:"window_secs"`
+}
+
+type rawDisp struct {
+	ConfirmSecs int `yaml:"confirm_secs"`
+	CheckSecs   int `yaml:"check_secs"`
+}
+
+var (
+	labelRE    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
+	workflowRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,250}\.ya?ml$`)
+	envRE      = regexp.MustCompile(`^[A-Z_][A-Z0-9_]{0,127}$`)
+)
+
+// LoadSettings reads and checks a settings file. Errors name the file, line and key.
+func LoadSettings(path string) (Settings, error) {
+	data, err := readBounded(path, 1<<20)
+	if err != nil {
+		return Settings{}, fmt.Errorf("reading the server settings: %w", err)
+	}
+	return ParseSettings(data, path)
+}
+
+// ParseSettings parses settings strictly: an unknown key or a bad value is an error.
+func ParseSettings(data []byte, name string) (Settings, error) {
+	d := DefaultSettings()
+	raw := rawSettings{
+		Listen: d.Listen, Workers: d.Workers, Backlog: d.Backlog, Attempts: d.MaxAttempts,
+		GitHub:   rawGitHub{APIURL: d.APIURL, SecretEnv: d.SecretEnv},
+		Sweep:    rawSweep{EverySecs: int(d.SweepEvery / time.Second), WindowSecs: int(d.SweepWindow / time.Second)},
+		Dispatch: rawDisp{ConfirmSecs: int(d.ConfirmAfter / time.Second), CheckSecs: int(d.CheckEvery / time.Second)},
+		Keep:     int(d.Retention / (24 * time.Hour)),
+	}
+	doc, err := yamlstrict.Decode(data, name, &raw)
+	if err != nil {
+		return Settings{}, err
+	}
+	var errs []error
+	bad := func(path, format string, a ...any) { errs = append(errs, doc.Errorf(path, format, a...)) }
+	if raw.Version != 1 {
+		bad("version", "want 1, the only version of the server settings")
+	}
+	if _, _, err := net.SplitHostPort(raw.Listen); err != nil {
+		bad("listen", "want host:port, for example 127.0.0.1:8080 (%v)", err)
+	}
+	if strings.TrimSpace(raw.Database) == "" {
+		bad("database", "required: the SQLite file of the inbox and the queues, for example /var/lib/perfbot/perfbot.db")
+	}
+	if raw.GitHub.AppID <= 0 {
+		bad("github.app_id", "required: the positive App id from the App's settings page")
+	}
+	if strings.TrimSpace(raw.GitHub.KeyFile) == "" {
+		bad("github.private_key_file", "required: the PEM file downloaded from the App's settings page")
+	}
+	if !envRE.MatchString(raw.GitHub.SecretEnv) {
+		bad("github.webhook_secret_env", "%q is not an environment variable name", raw.GitHub.SecretEnv)
+	}
+	if len(raw.Hosts) == 0 {
+		bad("hosts", "list at least one GPU host: {label, backend, workflow}")
+	}
+	seen := map[string]bool{}
+	hosts := make([]Host, 0, len(raw.Hosts))
+	for i, h := range raw.Hosts {
+		p := fmt.Sprintf("hosts.%d", i)
+		if !labelRE.MatchString(h.Label) {
+			bad(p+".label", "%q is not a runner label (letters, digits, '.', '_', '-')", h.Label)
+		} else if seen[h.Label] {
+			bad(p+".label", "%q is listed twice: each host is one queue", h.Label)
+		}
+		seen[h.Label] = true
+		if !validBackend(h.Backend) {
+			bad(p+".backend", "%q: want one of %s", h.Backend, strings.Join(command.Backends, ", "))
+		}
+		if !workflowRE.MatchString(h.Workflow) {
+			bad(p+".workflow", "%q: want the workflow's file name under .github/workflows, for example perfbot.yml", h.Workflow)
+		}
+		hosts = append(hosts, Host{Label: h.Label, Backend: h.Backend, Workflow: h.Workflow})
+	}
+	pos := func(path string, v int) {
+		if v <= 0 {
+			bad(path, "must be > 0")
+		}
+	}
+	pos("workers", raw.Workers)
+	pos("backlog", raw.Backlog)
+	pos("max_attempts", raw.Attempts)
+	pos("sweep.every_secs", raw.Sweep.EverySecs)
+	pos("sweep.window_secs", raw.Sweep.WindowSecs)
+	pos("dispatch.check_secs", raw.Dispatch.CheckSecs)
+	pos("retention_days", raw.Keep)
+	if raw.Dispatch.ConfirmSecs < 0 {
+		bad("dispatch.confirm_secs", "must be >= 0")
+	}
+	if raw.Workers > 256 {
+		bad("workers", "at most 256")
+	}
+	if len(errs) > 0 {
+		return Settings{}, errors.Join(errs...)
+	}
+	return Settings{
+		Listen: raw.Listen, Database: raw.Database, APIURL: raw.GitHub.APIURL, AppID: raw.GitHub.AppID,
+		KeyFile: raw.GitHub.KeyFile, SecretEnv: raw.GitHub.SecretEnv, Hosts: hosts,
+		Workers: raw.Workers, Backlog: raw.Backlog, MaxAttempts: raw.Attempts,
+		SweepEvery: secs(raw.Sweep.EverySecs), SweepWindow: secs(raw.Sweep.WindowSecs),
+		ConfirmAfter: secs(raw.Dispatch.ConfirmSecs), CheckEvery: secs(raw.Dispatch.CheckSecs),
+		Retention: time.Duration(raw.Keep) * 24 * time.Hour,
+	}, nil
+}
+
+func secs(n int) time.Duration { return time.Duration(n) * time.Second }
+
+func validBackend(b string) bool {
+	for _, x := range command.Backends {
+		if b == x {
+			return true
+		}
+	}
+	return false
+}
+
+// readBounded reads a regular file of at most limit bytes.
+func readBounded(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	if st.Size() > limit {
+		return nil, fmt.Errorf("%s has %d bytes; at most %d are read", path, st.Size(), limit)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s has more than %d bytes", path, limit)
+	}
+	return b, nil
+}

@@ -1,0 +1,473 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"database/sql"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/lablup/perfbot/bot/gate/gatetest"
+	"github.com/lablup/perfbot/bot/inbox"
+	"github.com/lablup/perfbot/bot/queue"
+	"github.com/lablup/perfbot/bot/store"
+	"github.com/lablup/perfbot/bot/webhook"
+	"github.com/lablup/perfbot/internal/ghstub"
+	"github.com/lablup/perfbot/internal/testfix"
+)
+
+const serveSecret = "crash test secret"
+
+// fakeGitHub is the API stub a real `perfbot serve` process talks to during the crash
+// test: every call may happen any number of times (a killed process repeats some), and
+// the dispatches are counted by request id. Each dispatch "starts a run" that lists
+// under the workflow's runs at once, so a restarted server finds a dispatch whose
+// answer it lost instead of sending it again.
+type fakeGitHub struct {
+	stub *ghstub.Stub
+
+	mu         sync.Mutex
+	dispatches map[string]int // request id -> dispatches
+	order      []string
+	started    chan string // request ids, as dispatched
+}
+
+func newFakeGitHub(t *testing.T, comments []int64) *fakeGitHub {
+	t.Helper()
+	s := ghstub.New(t)
+	f := &fakeGitHub{stub: s, dispatches: map[string]int{}, started: make(chan string, 1000)}
+	ex := func(name string) string { return testfix.Path(t, "github", "rest-openapi-examples", name+".json") }
+	const repo = "/repos/Codertocat/Hello-World"
+	s.Expect("GET", "/app", ghstub.JSONFileWith(200, ex("integration"), map[string]any{"id": 1, "slug": "perfbot-runner"})).AnyTimes()
+	s.Expect("POST", "/app/installations/1/access_tokens", ghstub.JSONFileWith(201, ex("installation-token"),
+		map[string]any{"expires_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)})).AnyTimes()
+	s.Expect("GET", "/app/hook/deliveries", ghstub.JSON(200, []any{})).AnyTimes()
+	s.Expect("GET", repo+"/contents/.github/perfbot.yml", s.Example(200, "content-file-response-if-content-is-a-file", map[string]any{
+		"content": base64.StdEncoding.EncodeToString([]byte(gatetest.Config)), "encoding": "base64",
+		"size": len(gatetest.Config), "name": "perfbot.yml", "path": ".github/perfbot.yml", "type": "file",
+	})).AnyTimes()
+	s.Expect("GET", repo+"/collaborators/Codertocat/permission",
+		s.Example(200, "repository-collaborator-permission-response-if-user-has-admin-permissions", map[string]any{"permission": "write", "role_name": "write"})).AnyTimes()
+	s.Expect("GET", repo+"/git/ref/heads/master", s.Example(200, "git-ref", map[string]any{"ref": "refs/heads/master", "object.sha": gatetest.MasterSHA})).AnyTimes()
+	s.Expect("GET", repo+"/issues/1/comments", ghstub.JSON(200, []any{})).AnyTimes()
+	s.Expect("POST", repo+"/issues/1/comments", ghstub.JSONFileWith(201, ex("issue-comment"), map[string]any{"id": 5001, "user.login": "perfbot-runner[bot]"})).AnyTimes()
+	s.Expect("GET", repo+"/issues/comments/5001", ghstub.JSONFileWith(200, ex("issue-comment"),
+		map[string]any{"id": 5001, "body": "<!-- perfbot:status -->\n**/profile rocm**: done.\n", "user.login": "perfbot-runner[bot]"})).AnyTimes()
+	for _, id := range comments {
+		s.Expect("POST", fmt.Sprintf("%s/issues/comments/%d/reactions", repo, id), ghstub.JSONFile(201, ex("reaction"))).AnyTimes()
+	}
+	// Queued status comments are refreshed as the queue moves.
+	s.Expect("PATCH", repo+"/issues/comments/5001", ghstub.JSONFileWith(200, ex("issue-comment"), map[string]any{"id": 5001, "user.login": "perfbot-runner[bot]"})).AnyTimes()
+	s.Expect("POST", repo+"/actions/workflows/perfbot.yml/dispatches", ghstub.Func(func(req ghstub.Request) ghstub.Response {
+		var body struct {
+			Inputs map[string]string `json:"inputs"`
+		}
+		if err := json.Unmarshal(req.Body, &body); err != nil || body.Inputs["sha"] != gatetest.MasterSHA {
+			return ghstub.Response{Status: 422, Body: []byte(`{"message":"bad inputs"}`)}
+		}
+		id := body.Inputs["request_id"]
+		f.mu.Lock()
+		f.dispatches[id]++
+		f.order = append(f.order, id)
+		f.mu.Unlock()
+		f.started <- id
+		return ghstub.Response{Status: 204}
+	})).AnyTimes()
+	run, err := ghstub.Object(ex("workflow-run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Expect("GET", repo+"/actions/workflows/perfbot.yml/runs", ghstub.Func(func(ghstub.Request) ghstub.Response {
+		f.mu.Lock()
+		ids := append([]string(nil), f.order...)
+		f.mu.Unlock()
+		runs := []any{}
+		for _, id := range ids {
+			r := map[string]any{}
+			for k, v := range run {
+				r[k] = v
+			}
+			r["id"], r["display_title"], r["event"] = 7000+atoi(id), "perfbot request "+id+": profile", "workflow_dispatch"
+			r["created_at"], r["status"] = time.Now().UTC().Format(time.RFC3339), "in_progress"
+			runs = append(runs, r)
+		}
+		b, _ := json.Marshal(map[string]any{"total_count": len(runs), "workflow_runs": runs})
+		return ghstub.Response{Status: 200, Body: b}
+	})).AnyTimes()
+	// A restarted server asks about the runs it holds; the fake Actions side delivers
+	// their completion, so they are in progress here.
+	for i := range comments {
+		id := 7001 + i
+		s.Expect("GET", fmt.Sprintf("%s/actions/runs/%d", repo, id), ghstub.JSONFileWith(200, ex("workflow-run"),
+			map[string]any{"id": id, "status": "in_progress", "conclusion": nil})).AnyTimes()
+	}
+	return f
+}
+
+func atoi(s string) int {
+	n := 0
+	fmt.Sscan(s, &n)
+	return n
+}
+
+func (f *fakeGitHub) counts() map[string]int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := map[string]int{}
+	for k, v := range f.dispatches {
+		out[k] = v
+	}
+	return out
+}
+
+// serveProc is one `perfbot serve` process.
+type serveProc struct {
+	cmd  *exec.Cmd
+	done chan struct{} // closed when the process has exited
+}
+
+func startServe(t *testing.T, bin, cfg string, log io.Writer) *serveProc {
+	t.Helper()
+	cmd := exec.Command(bin, "serve", "--config", cfg)
+	cmd.Env = append(os.Environ(), "PERFBOT_WEBHOOK_SECRET="+serveSecret)
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &serveProc{cmd: cmd, done: make(chan struct{})}
+	go func() {
+		_ = cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-p.done
+	})
+	return p
+}
+
+func (p *serveProc) stop(t *testing.T, sig syscall.Signal) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.done:
+	case <-time.After(15 * time.Second):
+		t.Fatalf("perfbot serve did not stop within 15 s of %v", sig)
+	}
+}
+
+func waitHealthy(t *testing.T, base string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(base + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("perfbot serve did not answer /healthz within 30 s")
+}
+
+// postUntil2xx posts a signed delivery until the server answers 2xx (the retries stand
+// for GitHub's redelivery of a failed one) and returns the status.
+func postUntil2xx(ctx context.Context, base, event, id string, body []byte) (int, error) {
+	for {
+		req, err := http.NewRequestWithContext(ctx, "POST", base+"/webhook", bytes.NewReader(body))
+		if err != nil {
+			return 0, err
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(webhook.HeaderEvent, event)
+		req.Header.Set(webhook.HeaderDelivery, id)
+		req.Header.Set(webhook.HeaderSignature, webhook.Sign([]byte(serveSecret), body))
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode/100 == 2 {
+				return resp.StatusCode, nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// TestServeSurvivesSIGKILL runs the real binary, kills it with SIGKILL twice while
+// signed comment deliveries (each a /profile rocm command) arrive from four senders,
+// restarts it each time, and checks that every delivery answered 2xx is in the inbox
+// exactly once, processed, and that its command was dispatched exactly once (counted
+// by request id at the API). A fake Actions side answers each dispatch with a
+// workflow_run completed delivery, so the one GPU host's queue keeps moving.
+func TestServeSurvivesSIGKILL(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "perfbot")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("building perfbot: %v\n%s", err, out)
+	}
+	const n = 48
+	comments := make([]int64, n)
+	for i := range comments {
+		comments[i] = int64(10000 + i)
+	}
+	gh := newFakeGitHub(t, comments)
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyFile := filepath.Join(dir, "app.pem")
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	db := filepath.Join(dir, "perfbot.db")
+	cfg := filepath.Join(dir, "serve.yml")
+	settings := fmt.Sprintf(`version: 1
+listen: %s
+database: %s
+github: {api_url: %q, app_id: 1, private_key_file: %s}
+hosts:
+  - {label: gfx1151, backend: rocm, workflow: perfbot.yml}
+workers: 4
+max_attempts: 50
+dispatch: {confirm_secs: 0, check_secs: 3600}
+`, addr, db, gh.stub.URL(), keyFile)
+	if err := os.WriteFile(cfg, []byte(settings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	logFile, err := os.Create(filepath.Join(dir, "serve.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	base := "http://" + addr
+	proc := startServe(t, bin, cfg, logFile)
+	waitHealthy(t, base)
+	defer func() {
+		if t.Failed() {
+			b, _ := os.ReadFile(logFile.Name())
+			t.Logf("serve log (last 8 KB):\n%s", b[max(0, len(b)-8192):])
+		}
+	}()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	raw, err := os.ReadFile(testfix.Path(t, "github", "webhooks", "issue_comment.created.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runRaw, err := os.ReadFile(testfix.Path(t, "github", "webhooks", "workflow_run.completed.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The Actions side: each dispatched request id gets one run that completes.
+	var wg sync.WaitGroup
+	completed := map[string]bool{}
+	var cmu sync.Mutex
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case id := <-gh.started:
+				cmu.Lock()
+				seen := completed[id]
+				completed[id] = true
+				cmu.Unlock()
+				if seen {
+					continue // a second dispatch: the count at the stub shows it
+				}
+				body := edited(t, runRaw, map[string]any{
+					"action": "completed", "repository.full_name": "Codertocat/Hello-World",
+					"workflow_run.id": 7000 + atoi(id), "workflow_run.event": "workflow_dispatch",
+					"workflow_run.display_title": "perfbot request " + id + ": profile",
+					"workflow_run.status":        "completed", "workflow_run.conclusion": "success",
+					"workflow_run.created_at":     time.Now().UTC().Format(time.RFC3339),
+					"workflow_run.run_started_at": time.Now().UTC().Format(time.RFC3339),
+					"workflow_run.updated_at":     time.Now().Add(90 * time.Second).UTC().Format(time.RFC3339),
+				})
+				if _, err := postUntil2xx(ctx, base, "workflow_run", fmt.Sprintf("77777777-0000-4000-8000-%012d", atoi(id)), body); err != nil {
+					return
+				}
+			}
+		}
+	}()
+
+	// The comments: four senders, 48 deliveries, two SIGKILLs in the middle.
+	ids := make([]string, n)
+	next := make(chan int, n)
+	for i := range n {
+		ids[i] = fmt.Sprintf("88888888-0000-4000-8000-%012d", i)
+		next <- i
+	}
+	close(next)
+	var answered atomic.Int64
+	answers := make([]int, n)
+	var senders sync.WaitGroup
+	for range 4 {
+		senders.Add(1)
+		go func() {
+			defer senders.Done()
+			for i := range next {
+				body := edited(t, raw, map[string]any{"comment.id": 10000 + i, "comment.body": "/profile rocm"})
+				code, err := postUntil2xx(ctx, base, "issue_comment", ids[i], body)
+				if err != nil {
+					return
+				}
+				answers[i] = code
+				answered.Add(1)
+			}
+		}()
+	}
+	for _, after := range []int64{12, 30} {
+		for answered.Load() < after && ctx.Err() == nil {
+			time.Sleep(time.Millisecond)
+		}
+		proc.stop(t, syscall.SIGKILL)
+		proc = startServe(t, bin, cfg, logFile)
+	}
+	senders.Wait()
+	if ctx.Err() != nil {
+		t.Fatalf("the deliveries were not all answered within the deadline: %d of %d", answered.Load(), n)
+	}
+	// Wait for every request to be dispatched and its run to complete.
+	for ctx.Err() == nil {
+		cmu.Lock()
+		done := len(completed)
+		cmu.Unlock()
+		if done == n && openRequests(t, db) == 0 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	proc.stop(t, syscall.SIGTERM)
+	cancel()
+	wg.Wait()
+
+	// The database after the storm.
+	st, err := store.Open(context.Background(), db, inbox.Schema, queue.Schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	counts := gh.counts()
+	for i, id := range ids {
+		if answers[i]/100 != 2 {
+			t.Errorf("delivery %s was never answered 2xx", id)
+			continue
+		}
+		var times, state string
+		if err := st.Read().QueryRow(`SELECT count(*), max(state) FROM deliveries WHERE id = ?`, id).Scan(&times, &state); err != nil {
+			t.Fatal(err)
+		}
+		if times != "1" || state != string(inbox.Done) {
+			t.Errorf("delivery %s: %s row(s) in the inbox, state %q; want exactly 1, done", id, times, state)
+		}
+		var reqID sql.NullInt64
+		var nreq int
+		if err := st.Read().QueryRow(`SELECT count(*), max(id) FROM requests WHERE delivery = ?`, id).Scan(&nreq, &reqID); err != nil {
+			t.Fatal(err)
+		}
+		if nreq != 1 {
+			t.Errorf("delivery %s made %d requests, want 1", id, nreq)
+			continue
+		}
+		if c := counts[fmt.Sprint(reqID.Int64)]; c != 1 {
+			t.Errorf("request %d (delivery %s) was dispatched %d times, want exactly 1", reqID.Int64, id, c)
+		}
+	}
+	if len(counts) != n {
+		t.Errorf("%d request ids dispatched, want %d", len(counts), n)
+	}
+	b, _ := os.ReadFile(logFile.Name())
+	if strings.Count(string(b), `"msg":"server: listening"`) != 3 {
+		t.Errorf("want three server starts in the log")
+	}
+	dup := 0
+	for _, a := range answers {
+		if a == http.StatusOK {
+			dup++
+		}
+	}
+	t.Logf("%d deliveries; %d first answered after a restart as already held; %d dispatches whose answer a kill lost, found again; %d runs asked about after a restart",
+		n, dup, strings.Count(string(b), "found the run of a dispatch"), runChecks(gh.stub))
+}
+
+func openRequests(t *testing.T, db string) int {
+	t.Helper()
+	conn, err := sql.Open("sqlite", "file:"+db+"?mode=ro&_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var n int
+	if err := conn.QueryRow(`SELECT count(*) FROM requests WHERE state NOT IN ('done', 'failed', 'cancelled')`).Scan(&n); err != nil {
+		return -1
+	}
+	var total int
+	if err := conn.QueryRow(`SELECT count(*) FROM requests`).Scan(&total); err != nil {
+		return -1
+	}
+	if total == 0 {
+		return -1
+	}
+	return n
+}
+
+// edited is a payload with dotted-key overrides and the App's installation.
+func edited(t testing.TB, payload []byte, edits map[string]any) []byte {
+	t.Helper()
+	all := map[string]any{"installation": map[string]any{"id": 1, "node_id": "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uMQ=="}}
+	for k, v := range edits {
+		all[k] = v
+	}
+	b, err := ghstub.Payload(payload, all)
+	if err != nil {
+		t.Error(err)
+	}
+	return b
+}
+
+func runChecks(s *ghstub.Stub) int {
+	n := 0
+	for _, r := range s.Requests() {
+		if r.Method == "GET" && strings.Contains(r.Path, "/actions/runs/") {
+			n++
+		}
+	}
+	return n
+}
