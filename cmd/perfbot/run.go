@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,8 +14,6 @@ import (
 	"github.com/lablup/perfbot/runner/guard"
 	"github.com/lablup/perfbot/runner/host"
 	"github.com/lablup/perfbot/runner/job"
-	"github.com/lablup/perfbot/runner/patch"
-	"github.com/lablup/perfbot/runner/results"
 )
 
 func init() {
@@ -201,7 +198,7 @@ func runGemmTests(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	outcome, err := job.GemmTests(ctx, gopts)
 	if outcome.OverlayCommit != "" && outcome.Validate() == nil {
-		if werr := writeOutcome(*out, outcome); werr != nil {
+		if werr := job.WriteOutcome(*out, outcome); werr != nil {
 			return werr
 		}
 		for _, t := range outcome.Tests {
@@ -213,22 +210,6 @@ func runGemmTests(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return &exitError{code: interruptCode(ctx), err: err}
 		}
 		return err
-	}
-	return nil
-}
-
-func writeOutcome(path string, o patch.Outcome) error {
-	b, err := json.MarshalIndent(o, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encoding the outcome: %w", err)
-	}
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("writing the outcome: %w", err)
-		}
-	}
-	if err := results.WriteFileAtomic(path, append(b, '\n')); err != nil {
-		return fmt.Errorf("writing the outcome: %w", err)
 	}
 	return nil
 }

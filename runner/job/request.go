@@ -1,6 +1,7 @@
 package job
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"github.com/lablup/perfbot/config"
 	"github.com/lablup/perfbot/runner/guard"
 	"github.com/lablup/perfbot/runner/host"
+	"github.com/lablup/perfbot/runner/patch"
 	"github.com/lablup/perfbot/runner/results"
 )
 
@@ -148,4 +150,22 @@ func GuardFromConfig(c config.Config, h host.Host, getenv func(string) string) (
 	}
 	g.Host = h
 	return g, nil
+}
+
+// WriteOutcome writes the numeric tests' outcome (docs/formats.md §7) where the
+// publisher reads it, e.g. <results folder>/gemm_tests.json.
+func WriteOutcome(path string, o patch.Outcome) error {
+	b, err := json.MarshalIndent(o, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding the outcome: %w", err)
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("writing the outcome: %w", err)
+		}
+	}
+	if err := results.WriteFileAtomic(path, append(b, '\n')); err != nil {
+		return fmt.Errorf("writing the outcome: %w", err)
+	}
+	return nil
 }
