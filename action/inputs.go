@@ -49,6 +49,7 @@ var (
 	refRE       = regexp.MustCompile(`^[0-9a-f]{7,40}$`)
 	requestIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 	modelRE     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
+	pathRE      = regexp.MustCompile(`^[A-Za-z0-9._][A-Za-z0-9._/-]{0,255}$`)
 )
 
 // Inputs are the step's inputs, checked for form; what they name (models, the config,
@@ -127,7 +128,7 @@ func readInputs(r *Runtime) (Inputs, error) {
 	}
 	in.APIURL = get("github-api-url")
 	in.Config = get("config")
-	if in.Config != "" && !filepath.IsLocal(filepath.FromSlash(in.Config)) {
+	if in.Config != "" && (!pathRE.MatchString(in.Config) || !filepath.IsLocal(filepath.FromSlash(in.Config))) {
 		bad("config", "%q is not a path inside the checkout: give it relative to the repository root, e.g. %s", clip(in.Config), config.DefaultPath)
 	}
 	in.Models = list(get("models"))

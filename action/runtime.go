@@ -71,7 +71,8 @@ func (r *Runtime) Log() io.Writer { return r.log }
 // Mask asks the runner to hide a secret in every later log line: the whole value and,
 // for a multi-line one (a PEM key), each line, since the runner matches lines.
 func (r *Runtime) Mask(secret string) {
-	if strings.TrimSpace(secret) == "" {
+	secret = strings.TrimSpace(secret)
+	if secret == "" {
 		return
 	}
 	r.log.lineStart()
@@ -146,8 +147,10 @@ var outputName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,99}$`)
 
 // SetOutput writes one output to GITHUB_OUTPUT as `name<<delimiter`, value, delimiter,
 // with a delimiter drawn at random for this value, so no value can end it early and
-// write an output of its own; a value holding the delimiter is refused.
+// write an output of its own; a value holding the delimiter is refused. CRLF line ends
+// become LF, as the runner would read them.
 func (r *Runtime) SetOutput(name, value string) error {
+	value = strings.ReplaceAll(value, "\r\n", "\n")
 	if !outputName.MatchString(name) {
 		return fmt.Errorf("setting output %q: not an output name", name)
 	}
