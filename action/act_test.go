@@ -1,0 +1,414 @@
+package action
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/lablup/perfbot/internal/ghstub"
+	"github.com/lablup/perfbot/internal/testfix"
+	"github.com/lablup/perfbot/runner/attrib"
+	"github.com/lablup/perfbot/runner/job"
+	"github.com/lablup/perfbot/runner/rank"
+)
+
+// actConfig is the target repository's .github/perfbot.yml: one model at one sampling
+// setting, a small workload and a one-second idle window.
+const actConfig = `version: 1
+epic: 1814
+models:
+  llama:
+    dir: models/mlx/Meta-Llama-3.1-8B-Instruct-4bit
+    model_type: llama
+    weights_gib: 4.5
+default_models: [llama]
+sampling: [greedy]
+shape: {prompt: 64, generate: 16, warmup: 4}
+guard: {idle_secs: 1, sample_hz: 20, max_attempts: 2, max_wait_secs: 60}
+`
+
+const (
+	actRepo      = "lablup/mlxcel"
+	actIssue     = 12
+	actCommentID = 4242
+	actToken     = "ghs_actworkflowtoken0123456789"
+	actCommenter = "maintainer"
+)
+
+// actBinary finds act: on PATH or in GOPATH/bin, where .ci/run installs it.
+func actBinary(t *testing.T) string {
+	t.Helper()
+	if p, err := exec.LookPath("act"); err == nil {
+		return p
+	}
+	if out, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
+		p := filepath.Join(strings.TrimSpace(string(out)), "bin", "act")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "" {
+		t.Skip("act is not installed (go install github.com/nektos/act@v0.2.89; .ci/run does)")
+	}
+	t.Fatal("act is not installed, and CI must run the workflow end to end: go install github.com/nektos/act@v0.2.89")
+	return ""
+}
+
+// git runs git for the test's setup with a fixed identity.
+func gitT(t *testing.T, env []string, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(env, "GIT_AUTHOR_NAME=Maintainer", "GIT_AUTHOR_EMAIL=maintainer@example.com",
+		"GIT_COMMITTER_NAME=Maintainer", "GIT_COMMITTER_EMAIL=maintainer@example.com")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("git %s: %v: %s", strings.Join(args, " "), err, errb.String())
+	}
+	return strings.TrimSpace(out.String())
+}
+
+// actTarget lays out the mlxcel checkout act runs the workflow in: the patcher's
+// upstream sources, the overlay's UPSTREAM, the config and the model folder, committed
+// and cloned from a bare remote standing in for GitHub.
+func actTarget(t *testing.T, env []string, root string) (repo, bare, base string) {
+	t.Helper()
+	seed := filepath.Join(root, "seed")
+	gitT(t, env, root, "init", "--quiet", "--initial-branch=main", seed)
+	patchData := filepath.Join(testfix.RepoRoot(t), "runner", "patch", "testdata")
+	for _, src := range []string{filepath.Join(patchData, "common"), filepath.Join(patchData, "variants", "upstream", "repo")} {
+		if err := copyTree(src, seed); err != nil {
+			t.Fatal(err)
+		}
+	}
+	upstream, err := os.ReadFile(testfix.Path(t, "mlxcel-gfx1151", "UPSTREAM"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{
+		"Cargo.toml":                            "[workspace]\nmembers = [\"src/lib/mlxcel-core\"]\n",
+		".gitignore":                            "/target/\n",
+		".github/perfbot.yml":                   actConfig,
+		"src/lib/mlx-cpp/patches-rocm/UPSTREAM": string(upstream),
+		"models/mlx/Meta-Llama-3.1-8B-Instruct-4bit/config.json": `{"model_type": "llama", "num_hidden_layers": 32}` + "\n",
+	} {
+		p := filepath.Join(seed, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitT(t, env, seed, "add", "-A")
+	gitT(t, env, seed, "commit", "--quiet", "-m", "mlxcel at the commit to profile")
+	base = gitT(t, env, seed, "rev-parse", "HEAD")
+	bare = filepath.Join(root, "remote.git")
+	gitT(t, env, root, "clone", "--quiet", "--bare", seed, bare)
+	repo = filepath.Join(root, "mlxcel")
+	gitT(t, env, root, "clone", "--quiet", bare, repo)
+	return repo, bare, base
+}
+
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		to := filepath.Join(dst, rel)
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(to, b, 0o644)
+	})
+}
+
+// actEvent is the comment `/profile rocm` on issue #12, by a maintainer: octokit's
+// issue_comment payload moved to the target repository.
+func actEvent(t *testing.T, dir string) string {
+	t.Helper()
+	m, err := ghstub.Object(testfix.Path(t, "github", "webhooks", "issue_comment.created.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range map[string]any{
+		"repository.full_name": actRepo, "repository.name": "mlxcel", "repository.owner.login": "lablup",
+		"repository.default_branch": "main", "issue.number": actIssue, "comment.id": actCommentID,
+		"comment.body": "Please profile this.\n/profile rocm models=llama sampling=greedy\n", "comment.user.login": actCommenter,
+		"comment.user.type": "User", "sender.login": actCommenter, "sender.type": "User",
+	} {
+		if err := ghstub.Set(m, k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, _ := json.Marshal(m)
+	p := filepath.Join(dir, "event.json")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func rest(t *testing.T, name string) string {
+	return testfix.Path(t, "github", "rest-openapi-examples", name+".json")
+}
+
+// expectWorkflow declares every GitHub call of the workflow: the gate reads the config,
+// the commenter's permission and the default branch's head, and reacts eyes; publish
+// reads the default branch, opens the pull request, writes the epic comment and reacts
+// rocket.
+func expectWorkflow(t *testing.T, s *ghstub.Stub, base string) {
+	repo := "/repos/" + actRepo
+	s.Expect("GET", repo+"/contents/.github/perfbot.yml?ref=main", s.Example(200, "content-file-response-if-content-is-a-file", map[string]any{
+		"content": base64.StdEncoding.EncodeToString([]byte(actConfig)), "encoding": "base64", "size": len(actConfig),
+		"name": "perfbot.yml", "path": ".github/perfbot.yml", "type": "file",
+	}))
+	s.Expect("GET", repo+"/collaborators/"+actCommenter+"/permission", ghstub.JSONFileWith(200,
+		rest(t, "repository-collaborator-permission-response-if-user-has-admin-permissions"), map[string]any{"permission": "write", "role_name": "write"}))
+	s.Expect("GET", repo+"/git/ref/heads/main", ghstub.JSONFileWith(200, rest(t, "git-ref"), map[string]any{"ref": "refs/heads/main", "object.sha": base}))
+	for _, r := range []string{"eyes", "rocket"} {
+		s.Expect("POST", fmt.Sprintf("%s/issues/comments/%d/reactions", repo, actCommentID), ghstub.JSONFileWith(201, rest(t, "reaction"), map[string]any{"content": r})).
+			JSONBody(map[string]any{"content": r}).Match(ghstub.Header("Authorization", "Bearer "+actToken))
+	}
+	s.Expect("GET", repo, ghstub.JSONFileWith(200, rest(t, "full-repository"), map[string]any{"default_branch": "main", "full_name": actRepo}))
+	s.Expect("GET", repo+"/pulls?state=open&head=lablup:perfbot/rocm-profile", ghstub.JSON(200, []any{}))
+	s.Expect("POST", repo+"/pulls", ghstub.JSONFileWith(201, rest(t, "pull-request"), map[string]any{
+		"number": 57, "html_url": "https://github.com/lablup/mlxcel/pull/57", "head.ref": "perfbot/rocm-profile", "base.ref": "main",
+	})).JSONBody(map[string]any{"head": "perfbot/rocm-profile", "base": "main"})
+	s.Expect("GET", repo+"/issues/1814/comments", ghstub.JSON(200, []any{})).Times(2)
+	s.Expect("POST", repo+"/issues/1814/comments", ghstub.JSONFileWith(201, rest(t, "issue-comment"), map[string]any{
+		"id": 9001, "user.login": DefaultTokenLogin, "html_url": "https://github.com/lablup/mlxcel/issues/1814#issuecomment-9001",
+	}))
+}
+
+// The README's example workflow, run by act in host mode on the fake gfx1151 host with
+// the GitHub API on 127.0.0.1: the issue comment goes through the gate job, the GPU job
+// profiles, runs the numeric tests and publishes. The run leaves the results folder,
+// the step summaries and the outputs, pushes the bot branch to the bare remote and
+// opens the pull request and the epic comment on the API.
+func TestActRunsTheProfileWorkflow(t *testing.T) {
+	act := actBinary(t)
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	repoRoot := testfix.RepoRoot(t)
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	bin := filepath.Join(dir, "bin")
+	// The fake host's root, with the real /proc for the guard and an empty KFD proc dir
+	// where the guard looks by default.
+	root := filepath.Join(dir, "root")
+	if err := copyTree(filepath.Join(repoRoot, "testdata", "fakehost", "root"), root); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(root, "proc")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/proc", filepath.Join(root, "proc")); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{home, bin, filepath.Join(root, "sys", "class", "kfd", "kfd", "proc")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	goEnv := func(k string) string {
+		out, err := exec.Command(goBin, "env", k).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	// The fake bench synthesizes its run with `perfbot synth`, found on PATH.
+	if out, err := exec.Command(goBin, "build", "-o", filepath.Join(bin, "perfbot"), "../cmd/perfbot").CombinedOutput(); err != nil {
+		t.Fatalf("building perfbot: %v\n%s", err, out)
+	}
+	env := []string{
+		"HOME=" + home, "XDG_CACHE_HOME=" + filepath.Join(home, ".cache"), "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"GIT_CONFIG_NOSYSTEM=1", "TMPDIR=" + dir, "LANG=C.UTF-8",
+		"PATH=" + strings.Join([]string{filepath.Join(repoRoot, "testdata", "fakehost", "bin"), bin, filepath.Dir(goBin), "/usr/local/bin", "/usr/bin", "/bin"}, ":"),
+		// The action builds perfbot with the same module and build caches, offline.
+		"GOCACHE=" + goEnv("GOCACHE"), "GOMODCACHE=" + goEnv("GOMODCACHE"), "GOPATH=" + goEnv("GOPATH"), "GOPROXY=off", "GOFLAGS=", "GOTOOLCHAIN=local",
+		"FAKEHOST_ROCMINFO=" + testfix.Path(t, "rocprofv3", "rocminfo-gfx1151.txt"),
+		EnvRoot + "=" + root, "ROCM_GPU_GUARD_LOCK=" + filepath.Join(dir, "guard.lock"),
+		"ROCM_GPU_GUARD_COMPILER_RE=perfbot-test-no-such-compiler",
+		"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost",
+	}
+	repo, bare, base := actTarget(t, env, dir)
+
+	s := ghstub.New(t)
+	expectWorkflow(t, s, base)
+
+	// act reads the metadata of every action of a job before it runs the job, skipped
+	// steps too; the steps that need github.com (setup-go, upload-artifact) are skipped
+	// under act, so local stand-ins with their names serve their metadata.
+	var standIns []string
+	for _, a := range []string{"actions/setup-go@v5", "actions/upload-artifact@v4"} {
+		d := filepath.Join(dir, "stand-ins", strings.NewReplacer("/", "-", "@", "-").Replace(a))
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		meta := "name: stand-in for " + a + "\ndescription: never runs under act\nruns:\n  using: node20\n  main: index.js\n"
+		if err := os.WriteFile(filepath.Join(d, "action.yml"), []byte(meta), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		standIns = append(standIns, "--local-repository", a+"="+d)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	workflow := filepath.Join(repoRoot, "examples", "workflows", "perfbot-profile.yml")
+	args := append([]string{"issue_comment",
+		"-W", workflow, "-e", actEvent(t, dir),
+		"-P", "ubuntu-latest=-self-hosted", "-P", "self-hosted=-self-hosted", "-P", "gfx1151=-self-hosted",
+		"--local-repository", "lablup/perfbot@main=" + repoRoot,
+		"--env", "GITHUB_API_URL=" + strings.TrimSuffix(s.URL(), "/"), "--env", "GITHUB_REPOSITORY=" + actRepo,
+		"-s", "GITHUB_TOKEN=" + actToken, "--actor", actCommenter}, standIns...)
+	cmd := exec.CommandContext(ctx, act, args...)
+	cmd.Dir = repo
+	cmd.Env = env
+	// act and everything it starts live in one process group, stopped with the test.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
+	out, err := cmd.CombinedOutput()
+	log := string(out)
+	if p := os.Getenv("PERFBOT_ACT_LOG"); p != "" {
+		os.WriteFile(p, out, 0o644)
+	}
+	if err != nil {
+		t.Fatalf("act: %v\n%s", err, tail(log, 300))
+	}
+
+	// The outputs, as the workflow's last step prints them.
+	report := map[string]string{}
+	for _, key := range []string{"request", "results", "report", "pull request"} {
+		m := regexp.MustCompile(`\| ` + key + `: (.*)`).FindStringSubmatch(log)
+		if m == nil {
+			t.Fatalf("the report step printed no %q line:\n%s", key, tail(log, 200))
+		}
+		report[key] = strings.TrimSpace(m[1])
+	}
+	if want := "comment-4242 at " + base; report["request"] != want {
+		t.Errorf("request line %q, want %q", report["request"], want)
+	}
+	folder, verdicts, _ := strings.Cut(report["results"], " ")
+	if verdicts != "(complete; numeric tests: switch)" {
+		t.Errorf("verdicts %q, want the profile complete and the gates switched", verdicts)
+	}
+	if want := "https://github.com/lablup/mlxcel/pull/57 (created, success)"; report["pull request"] != want {
+		t.Errorf("pull request line %q, want %q", report["pull request"], want)
+	}
+	if !strings.HasPrefix(report["report"], "docs/benchmark_results/rocm-decode-profile-gfx1151-") {
+		t.Errorf("report path %q", report["report"])
+	}
+
+	// The results folder the profile job left (in the job's RUNNER_TEMP, which act
+	// removes with the job) is committed whole on the bot branch of the remote: take it
+	// from there.
+	if filepath.Base(folder) != "gfx1151_"+base[:8] {
+		t.Fatalf("results folder %s, want gfx1151_%s", folder, base[:8])
+	}
+	head := gitT(t, env, bare, "rev-parse", "refs/heads/perfbot/rocm-profile")
+	if parent := gitT(t, env, bare, "rev-parse", head+"^"); parent != base {
+		t.Errorf("the bot commit's parent is %s, want %s", parent, base)
+	}
+	committed := filepath.Join(dir, "committed")
+	resultsPath := "benchmarks/rocm_profiles/" + filepath.Base(folder)
+	files := strings.Split(gitT(t, env, bare, "diff", "--name-only", base, head), "\n")
+	for _, f := range files {
+		if rel, ok := strings.CutPrefix(f, resultsPath+"/"); ok {
+			p := filepath.Join(committed, rel)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(gitT(t, env, bare, "show", head+":"+f)+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if !slices.Contains(files, report["report"]) {
+		t.Errorf("the bot commit does not hold the report page %s:\n%s", report["report"], strings.Join(files, "\n"))
+	}
+	sess, err := job.ReadSession(filepath.Join(committed, job.SessionFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sess.Commit != base || sess.State != "complete" || len(sess.Runs) != 1 || sess.Runs[0].Status != job.StatusOK {
+		t.Errorf("session: commit %s state %s runs %+v", sess.Commit, sess.State, sess.Runs)
+	}
+	for _, f := range []string{job.GemmTestsFile, job.GuardLogFile, job.HostInfoFile, "Meta-Llama-3.1-8B-Instruct-4bit_greedy_summary.json"} {
+		if _, err := os.Stat(filepath.Join(committed, f)); err != nil {
+			t.Errorf("the results folder has no %s: %v", f, err)
+		}
+	}
+	rk, err := rank.Dir(committed, attrib.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The step summaries: the profile's headline table and ranking, and publish's.
+	for _, want := range []string{"## perfbot profile, gfx1151", "| `Meta-Llama-3.1-8B-Instruct-4bit_greedy` |", "### Ranked port order",
+		"## perfbot gemm-tests", "Decision: **switch**", "## ROCm decode profile, gfx1151", `pull request: [\#57](https://github.com/lablup/mlxcel/pull/57)`} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the step summaries do not show %q", want)
+		}
+	}
+	if !strings.Contains(log, "**Ranked port order: #"+rk.Order[0]) {
+		t.Errorf("the summary's ranking does not start with %s", rk.Order[0])
+	}
+
+	// The GitHub side: the pull request and the epic comment as posted.
+	var pr, epic map[string]any
+	for _, r := range s.Requests() {
+		switch {
+		case r.Method == "POST" && r.Path == "/repos/"+actRepo+"/pulls":
+			pr, _ = r.JSON()
+		case r.Method == "POST" && r.Path == "/repos/"+actRepo+"/issues/1814/comments":
+			epic, _ = r.JSON()
+		}
+	}
+	if body, _ := pr["body"].(string); !strings.Contains(body, "Meta-Llama-3.1-8B-Instruct-4bit_greedy") {
+		t.Errorf("the pull request body does not name the run:\n%s", body)
+	}
+	if body, _ := epic["body"].(string); !strings.Contains(body, "<!-- perfbot:port-ranking -->") || !strings.Contains(body, "#"+rk.Order[0]) {
+		t.Errorf("the epic comment is not the ranking:\n%s", body)
+	}
+	// The token never shows in the log.
+	if strings.Contains(log, actToken) {
+		t.Errorf("the token appears in act's log")
+	}
+}
+
+// tail returns the last n lines of a log.
+func tail(s string, n int) string {
+	var lines []string
+	sc := bufio.NewScanner(strings.NewReader(s))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
