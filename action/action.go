@@ -39,11 +39,11 @@ const maxEventBytes = 25 << 20
 
 // Options are what `perfbot action` hands the Action.
 type Options struct {
-	Stdout io.Writer           // the step's log
+	Stdout io.Writer // the step's log
 	// Getenv reads the runtime's variables and the inputs; nil means os.Getenv. The
 	// host jobs' processes always get the process environment.
 	Getenv func(string) string
-	Now    func() time.Time    // nil means time.Now
+	Now    func() time.Time // nil means time.Now
 }
 
 // Run runs the job the inputs name and reports it through the runtime: outputs, step
