@@ -2,12 +2,10 @@ package action
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -65,80 +63,6 @@ func actBinary(t *testing.T) string {
 	}
 	t.Fatal("act is not installed, and CI must run the workflow end to end: go install github.com/nektos/act@v0.2.89")
 	return ""
-}
-
-// git runs git for the test's setup with a fixed identity.
-func gitT(t *testing.T, env []string, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(env, "GIT_AUTHOR_NAME=Maintainer", "GIT_AUTHOR_EMAIL=maintainer@example.com",
-		"GIT_COMMITTER_NAME=Maintainer", "GIT_COMMITTER_EMAIL=maintainer@example.com")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("git %s: %v: %s", strings.Join(args, " "), err, errb.String())
-	}
-	return strings.TrimSpace(out.String())
-}
-
-// actTarget lays out the mlxcel checkout act runs the workflow in: the patcher's
-// upstream sources, the overlay's UPSTREAM, the config and the model folder, committed
-// and cloned from a bare remote standing in for GitHub.
-func actTarget(t *testing.T, env []string, root string) (repo, bare, base string) {
-	t.Helper()
-	seed := filepath.Join(root, "seed")
-	gitT(t, env, root, "init", "--quiet", "--initial-branch=main", seed)
-	patchData := filepath.Join(testfix.RepoRoot(t), "runner", "patch", "testdata")
-	for _, src := range []string{filepath.Join(patchData, "common"), filepath.Join(patchData, "variants", "upstream", "repo")} {
-		if err := copyTree(src, seed); err != nil {
-			t.Fatal(err)
-		}
-	}
-	upstream, err := os.ReadFile(testfix.Path(t, "mlxcel-gfx1151", "UPSTREAM"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, body := range map[string]string{
-		"Cargo.toml":                            "[workspace]\nmembers = [\"src/lib/mlxcel-core\"]\n",
-		".gitignore":                            "/target/\n",
-		".github/perfbot.yml":                   actConfig,
-		"src/lib/mlx-cpp/patches-rocm/UPSTREAM": string(upstream),
-		"models/mlx/Meta-Llama-3.1-8B-Instruct-4bit/config.json": `{"model_type": "llama", "num_hidden_layers": 32}` + "\n",
-	} {
-		p := filepath.Join(seed, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	gitT(t, env, seed, "add", "-A")
-	gitT(t, env, seed, "commit", "--quiet", "-m", "mlxcel at the commit to profile")
-	base = gitT(t, env, seed, "rev-parse", "HEAD")
-	bare = filepath.Join(root, "remote.git")
-	gitT(t, env, root, "clone", "--quiet", "--bare", seed, bare)
-	repo = filepath.Join(root, "mlxcel")
-	gitT(t, env, root, "clone", "--quiet", bare, repo)
-	return repo, bare, base
-}
-
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		to := filepath.Join(dst, rel)
-		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(to, b, 0o644)
-	})
 }
 
 // actEvent is the comment `/profile rocm` on issue #12, by a maintainer: octokit's
@@ -214,19 +138,8 @@ func TestActRunsTheProfileWorkflow(t *testing.T) {
 	dir := t.TempDir()
 	home := filepath.Join(dir, "home")
 	bin := filepath.Join(dir, "bin")
-	// The fake host's root, with the real /proc for the guard and an empty KFD proc dir
-	// where the guard looks by default.
-	root := filepath.Join(dir, "root")
-	if err := copyTree(filepath.Join(repoRoot, "testdata", "fakehost", "root"), root); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.RemoveAll(filepath.Join(root, "proc")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("/proc", filepath.Join(root, "proc")); err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range []string{home, bin, filepath.Join(root, "sys", "class", "kfd", "kfd", "proc")} {
+	root := fakeRoot(t, dir)
+	for _, d := range []string{home, bin} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -238,22 +151,18 @@ func TestActRunsTheProfileWorkflow(t *testing.T) {
 		}
 		return strings.TrimSpace(string(out))
 	}
-	// The fake bench synthesizes its run with `perfbot synth`, found on PATH.
-	if out, err := exec.Command(goBin, "build", "-o", filepath.Join(bin, "perfbot"), "../cmd/perfbot").CombinedOutput(); err != nil {
-		t.Fatalf("building perfbot: %v\n%s", err, out)
-	}
+	buildPerfbot(t, bin)
 	env := []string{
 		"HOME=" + home, "XDG_CACHE_HOME=" + filepath.Join(home, ".cache"), "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
 		"GIT_CONFIG_NOSYSTEM=1", "TMPDIR=" + dir, "LANG=C.UTF-8",
-		"PATH=" + strings.Join([]string{filepath.Join(repoRoot, "testdata", "fakehost", "bin"), bin, filepath.Dir(goBin), "/usr/local/bin", "/usr/bin", "/bin"}, ":"),
+		"PATH=" + fakePath(t, bin, filepath.Dir(goBin)),
 		// The action builds perfbot with the same module and build caches, offline.
 		"GOCACHE=" + goEnv("GOCACHE"), "GOMODCACHE=" + goEnv("GOMODCACHE"), "GOPATH=" + goEnv("GOPATH"), "GOPROXY=off", "GOFLAGS=", "GOTOOLCHAIN=local",
 		"FAKEHOST_ROCMINFO=" + testfix.Path(t, "rocprofv3", "rocminfo-gfx1151.txt"),
-		EnvRoot + "=" + root, "ROCM_GPU_GUARD_LOCK=" + filepath.Join(dir, "guard.lock"),
-		"ROCM_GPU_GUARD_COMPILER_RE=perfbot-test-no-such-compiler",
+		EnvRoot + "=" + root, "ROCM_GPU_GUARD_LOCK=" + filepath.Join(dir, "guard.lock"), "ROCM_GPU_GUARD_COMPILER_RE=" + noCompiler,
 		"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost",
 	}
-	repo, bare, base := actTarget(t, env, dir)
+	repo, bare, base := newTarget(t, env, dir, actConfig)
 
 	s := ghstub.New(t)
 	expectWorkflow(t, s, base)

@@ -89,7 +89,8 @@ func (s *step) publish(ctx context.Context) error {
 		s.rt.Annotate(Annotation{Level: Warning, Title: "perfbot: draft pull request", Message: why})
 	}
 	for _, sk := range sum.Skipped {
-		s.rt.Annotate(Annotation{Level: Warning, Title: "perfbot: run not published", Message: sk})
+		s.rt.Annotate(Annotation{Level: Warning, Title: "perfbot: file not committed",
+			Message: sk + " in the results folder is not a results file perfbot commits; it stays out of the pull request"})
 	}
 	var rankJSON []byte
 	errs := []error{perr}
