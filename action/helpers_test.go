@@ -232,7 +232,6 @@ func copyTree(src, dst string) error {
 	})
 }
 
-
 // noCompiler is a compiler pattern that matches nothing: other builds on the test
 // machine are not what the guard is tested for here.
 const noCompiler = "perfbot-test-no-such-compiler"

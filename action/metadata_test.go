@@ -21,9 +21,9 @@ type actionMeta struct {
 	Inputs      yaml.Node
 	Outputs     yaml.Node
 	Runs        struct {
-		Using string `yaml:"using"`
-		Image string `yaml:"image"`
-		Main  string `yaml:"main"`
+		Using string     `yaml:"using"`
+		Image string     `yaml:"image"`
+		Main  string     `yaml:"main"`
 		Steps []metaStep `yaml:"steps"`
 	} `yaml:"runs"`
 }
