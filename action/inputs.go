@@ -76,10 +76,8 @@ type Inputs struct {
 // written. Each problem names its input; all are reported at once.
 func readInputs(r *Runtime) (Inputs, error) {
 	var in Inputs
-	in.Token = r.Input("github-token")
-	in.AppKey = r.Input("app-private-key")
-	r.Mask(in.Token)
-	r.Mask(in.AppKey)
+	r.Mask(r.Input("github-token"))
+	r.Mask(r.Input("app-private-key"))
 
 	var errs []error
 	bad := func(name, format string, a ...any) {
@@ -117,8 +115,8 @@ func readInputs(r *Runtime) (Inputs, error) {
 	case !contains(Jobs, in.Job):
 		bad("job", "%q is not a job: give one of %s", clip(in.Job), strings.Join(Jobs, ", "))
 	}
-	_ = get("github-token")
-	_ = get("app-private-key")
+	in.Token = get("github-token")
+	in.AppKey = get("app-private-key")
 	if strings.ContainsAny(in.Token, " \t\r\n") {
 		bad("github-token", "the token holds whitespace: pass the token alone")
 	}

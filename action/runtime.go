@@ -147,10 +147,10 @@ var outputName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,99}$`)
 
 // SetOutput writes one output to GITHUB_OUTPUT as `name<<delimiter`, value, delimiter,
 // with a delimiter drawn at random for this value, so no value can end it early and
-// write an output of its own; a value holding the delimiter is refused. CRLF line ends
-// become LF, as the runner would read them.
+// write an output of its own; a value holding the delimiter is refused. CRLF and lone
+// CR line ends become LF, as the runner reads them.
 func (r *Runtime) SetOutput(name, value string) error {
-	value = strings.ReplaceAll(value, "\r\n", "\n")
+	value = strings.ReplaceAll(strings.ReplaceAll(value, "\r\n", "\n"), "\r", "\n")
 	if !outputName.MatchString(name) {
 		return fmt.Errorf("setting output %q: not an output name", name)
 	}

@@ -174,3 +174,25 @@ func TestInjectionThroughInputs(t *testing.T) {
 		})
 	}
 }
+
+// Whatever a value holds, the output file yields exactly that one output with that
+// value (line ends as LF).
+func FuzzSetOutput(f *testing.F) {
+	for _, v := range []string{"", "x", hostileValue, "a\rb\r\nc", "v<<EOF\nEOF\n", "\n\n"} {
+		f.Add(v)
+	}
+	f.Fuzz(func(t *testing.T, value string) {
+		e := newStepEnv(t, nil)
+		rt, err := NewRuntime(io.Discard, e.getenv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := rt.SetOutput("ranking", value); err != nil {
+			t.Fatal(err)
+		}
+		want := strings.ReplaceAll(strings.ReplaceAll(value, "\r\n", "\n"), "\r", "\n")
+		if diff := cmp.Diff(map[string]string{"ranking": want}, readOutputs(t, e.output)); diff != "" {
+			t.Errorf("outputs (-want +got):\n%s", diff)
+		}
+	})
+}
