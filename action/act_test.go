@@ -17,26 +17,12 @@ import (
 	"time"
 
 	"github.com/lablup/perfbot/internal/ghstub"
+	"github.com/lablup/perfbot/internal/hosttest"
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/lablup/perfbot/runner/attrib"
 	"github.com/lablup/perfbot/runner/job"
 	"github.com/lablup/perfbot/runner/rank"
 )
-
-// actConfig is the target repository's .github/perfbot.yml: one model at one sampling
-// setting, a small workload and a one-second idle window.
-const actConfig = `version: 1
-epic: 1814
-models:
-  llama:
-    dir: models/mlx/Meta-Llama-3.1-8B-Instruct-4bit
-    model_type: llama
-    weights_gib: 4.5
-default_models: [llama]
-sampling: [greedy]
-shape: {prompt: 64, generate: 16, warmup: 4}
-guard: {idle_secs: 1, sample_hz: 20, max_attempts: 2, max_wait_secs: 60}
-`
 
 const (
 	actRepo      = "lablup/mlxcel"
@@ -102,7 +88,7 @@ func rest(t *testing.T, name string) string {
 func expectWorkflow(t *testing.T, s *ghstub.Stub, base string) {
 	repo := "/repos/" + actRepo
 	s.Expect("GET", repo+"/contents/.github/perfbot.yml?ref=main", s.Example(200, "content-file-response-if-content-is-a-file", map[string]any{
-		"content": base64.StdEncoding.EncodeToString([]byte(actConfig)), "encoding": "base64", "size": len(actConfig),
+		"content": base64.StdEncoding.EncodeToString([]byte(jobsConfig)), "encoding": "base64", "size": len(jobsConfig),
 		"name": "perfbot.yml", "path": ".github/perfbot.yml", "type": "file",
 	}))
 	s.Expect("GET", repo+"/collaborators/"+actCommenter+"/permission", ghstub.JSONFileWith(200,
@@ -138,7 +124,7 @@ func TestActRunsTheProfileWorkflow(t *testing.T) {
 	dir := t.TempDir()
 	home := filepath.Join(dir, "home")
 	bin := filepath.Join(dir, "bin")
-	root := fakeRoot(t, dir)
+	root := hosttest.Root(t, dir)
 	for _, d := range []string{home, bin} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -155,14 +141,15 @@ func TestActRunsTheProfileWorkflow(t *testing.T) {
 	env := []string{
 		"HOME=" + home, "XDG_CACHE_HOME=" + filepath.Join(home, ".cache"), "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
 		"GIT_CONFIG_NOSYSTEM=1", "TMPDIR=" + dir, "LANG=C.UTF-8",
-		"PATH=" + fakePath(t, bin, filepath.Dir(goBin)),
+		"PATH=" + hosttest.Path(t, bin, filepath.Dir(goBin)),
 		// The action builds perfbot with the same module and build caches, offline.
 		"GOCACHE=" + goEnv("GOCACHE"), "GOMODCACHE=" + goEnv("GOMODCACHE"), "GOPATH=" + goEnv("GOPATH"), "GOPROXY=off", "GOFLAGS=", "GOTOOLCHAIN=local",
 		"FAKEHOST_ROCMINFO=" + testfix.Path(t, "rocprofv3", "rocminfo-gfx1151.txt"),
 		EnvRoot + "=" + root, "ROCM_GPU_GUARD_LOCK=" + filepath.Join(dir, "guard.lock"), "ROCM_GPU_GUARD_COMPILER_RE=" + noCompiler,
 		"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost",
 	}
-	repo, bare, base := newTarget(t, env, dir, actConfig)
+	tg := hosttest.NewTarget(t, home, targetFiles(t, jobsConfig))
+	repo, bare, base := tg.Repo, tg.Bare, tg.Base
 
 	s := ghstub.New(t)
 	expectWorkflow(t, s, base)
@@ -237,20 +224,20 @@ func TestActRunsTheProfileWorkflow(t *testing.T) {
 	if filepath.Base(folder) != "gfx1151_"+base[:8] {
 		t.Fatalf("results folder %s, want gfx1151_%s", folder, base[:8])
 	}
-	head := gitT(t, env, bare, "rev-parse", "refs/heads/perfbot/rocm-profile")
-	if parent := gitT(t, env, bare, "rev-parse", head+"^"); parent != base {
+	head := hosttest.Git(t, home, bare, "rev-parse", "refs/heads/perfbot/rocm-profile")
+	if parent := hosttest.Git(t, home, bare, "rev-parse", head+"^"); parent != base {
 		t.Errorf("the bot commit's parent is %s, want %s", parent, base)
 	}
 	committed := filepath.Join(dir, "committed")
 	resultsPath := "benchmarks/rocm_profiles/" + filepath.Base(folder)
-	files := strings.Split(gitT(t, env, bare, "diff", "--name-only", base, head), "\n")
+	files := strings.Split(hosttest.Git(t, home, bare, "diff", "--name-only", base, head), "\n")
 	for _, f := range files {
 		if rel, ok := strings.CutPrefix(f, resultsPath+"/"); ok {
 			p := filepath.Join(committed, rel)
 			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(p, []byte(gitT(t, env, bare, "show", head+":"+f)+"\n"), 0o644); err != nil {
+			if err := os.WriteFile(p, []byte(hosttest.Git(t, home, bare, "show", head+":"+f)+"\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}

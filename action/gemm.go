@@ -17,19 +17,7 @@ import (
 // folder of the profile job for the publish job. A failed test is an outcome (the
 // patch records it), not a failed job.
 func (s *step) gemmTests(ctx context.Context) error {
-	commit, err := s.pin(ctx)
-	if err != nil {
-		return err
-	}
-	cfgPath, err := s.configPath()
-	if err != nil {
-		return err
-	}
-	cfg, err := job.LoadConfig(cfgPath, s.workspace, false)
-	if err != nil {
-		return err
-	}
-	folder, err := s.resultsFolder(cfg.Results.Profiles, commit)
+	commit, cfgPath, _, folder, err := s.laterStep(ctx)
 	if err != nil {
 		return err
 	}

@@ -2,9 +2,7 @@ package action
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -158,109 +156,26 @@ func names(cs []workflowCmd) string {
 	return b.String()
 }
 
-// git runs git for the test's setup with a fixed identity.
-func gitT(t *testing.T, env []string, dir string, args ...string) string {
+// targetFiles are what the host jobs need in the target checkout beside the patcher's
+// sources: the overlay's UPSTREAM, the config and the llama model folder.
+func targetFiles(t *testing.T, config string) map[string]string {
 	t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(env, "GIT_AUTHOR_NAME=Maintainer", "GIT_AUTHOR_EMAIL=maintainer@example.com",
-		"GIT_COMMITTER_NAME=Maintainer", "GIT_COMMITTER_EMAIL=maintainer@example.com")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("git %s: %v: %s", strings.Join(args, " "), err, errb.String())
-	}
-	return strings.TrimSpace(out.String())
-}
-
-// newTarget lays out the mlxcel checkout the host jobs run in: the patcher's upstream
-// sources, the overlay's UPSTREAM, the config and the llama model folder, committed and
-// cloned from a bare remote standing in for GitHub.
-func newTarget(t *testing.T, env []string, root, config string) (repo, bare, base string) {
-	t.Helper()
-	seed := filepath.Join(root, "seed")
-	gitT(t, env, root, "init", "--quiet", "--initial-branch=main", seed)
-	patchData := filepath.Join(testfix.RepoRoot(t), "runner", "patch", "testdata")
-	for _, src := range []string{filepath.Join(patchData, "common"), filepath.Join(patchData, "variants", "upstream", "repo")} {
-		if err := copyTree(src, seed); err != nil {
-			t.Fatal(err)
-		}
-	}
 	upstream, err := os.ReadFile(testfix.Path(t, "mlxcel-gfx1151", "UPSTREAM"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, body := range map[string]string{
+	return map[string]string{
 		"Cargo.toml":                            "[workspace]\nmembers = [\"src/lib/mlxcel-core\"]\n",
 		".gitignore":                            "/target/\n",
 		".github/perfbot.yml":                   config,
 		"src/lib/mlx-cpp/patches-rocm/UPSTREAM": string(upstream),
 		"models/mlx/Meta-Llama-3.1-8B-Instruct-4bit/config.json": `{"model_type": "llama", "num_hidden_layers": 32}` + "\n",
-	} {
-		p := filepath.Join(seed, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
-	gitT(t, env, seed, "add", "-A")
-	gitT(t, env, seed, "commit", "--quiet", "-m", "mlxcel at the commit to profile")
-	base = gitT(t, env, seed, "rev-parse", "HEAD")
-	bare = filepath.Join(root, "remote.git")
-	gitT(t, env, root, "clone", "--quiet", "--bare", seed, bare)
-	repo = filepath.Join(root, "mlxcel")
-	gitT(t, env, root, "clone", "--quiet", bare, repo)
-	return repo, bare, base
-}
-
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		to := filepath.Join(dst, rel)
-		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(to, b, 0o644)
-	})
 }
 
 // noCompiler is a compiler pattern that matches nothing: other builds on the test
 // machine are not what the guard is tested for here.
 const noCompiler = "perfbot-test-no-such-compiler"
-
-// fakeRoot copies the fake gfx1151 host's root (testdata/fakehost/root) with the real
-// /proc for the guard and an empty KFD proc dir where the guard looks by default.
-func fakeRoot(t *testing.T, dir string) string {
-	t.Helper()
-	root := filepath.Join(dir, "root")
-	if err := copyTree(filepath.Join(testfix.RepoRoot(t), "testdata", "fakehost", "root"), root); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.RemoveAll(filepath.Join(root, "proc")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("/proc", filepath.Join(root, "proc")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(root, "sys", "class", "kfd", "kfd", "proc"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return root
-}
-
-// fakePath puts the fake host's tools first, then the given folders, then the system's.
-func fakePath(t *testing.T, dirs ...string) string {
-	t.Helper()
-	return strings.Join(append(append([]string{filepath.Join(testfix.RepoRoot(t), "testdata", "fakehost", "bin")}, dirs...), "/usr/local/bin", "/usr/bin", "/bin"), ":")
-}
 
 // buildPerfbot puts a perfbot binary in bin: the fake bench synthesizes its run with
 // `perfbot synth`, found on PATH.

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lablup/perfbot/internal/hosttest"
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/lablup/perfbot/runner/job"
 	"github.com/lablup/perfbot/runner/patch"
@@ -47,12 +48,12 @@ type hostJobs struct {
 func newHostJobs(t *testing.T, config string) *hostJobs {
 	t.Helper()
 	h := &hostJobs{dir: t.TempDir()}
-	h.root = fakeRoot(t, h.dir)
+	h.root = hosttest.Root(t, h.dir)
 	bin := filepath.Join(h.dir, "bin")
 	buildPerfbot(t, bin)
 	home := filepath.Join(h.dir, "home")
 	host := map[string]string{
-		"PATH": fakePath(t, bin), "HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "GIT_CONFIG_NOSYSTEM": "1",
+		"PATH": hosttest.Path(t, bin), "HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "GIT_CONFIG_NOSYSTEM": "1",
 		"TMPDIR": h.dir, "FAKEHOST_ROCMINFO": testfix.Path(t, "rocprofv3", "rocminfo-gfx1151.txt"),
 		"ROCM_GPU_GUARD_LOCK": filepath.Join(h.dir, "guard.lock"), "ROCM_GPU_GUARD_COMPILER_RE": noCompiler,
 		"ROCM_GPU_GUARD_KFD_DIR": "", "ROCM_GPU_GUARD_LOCK_HELD": "", "FAKE_BENCH_CRASH": "", "FAKE_CARGO_TESTS": "",
@@ -60,11 +61,8 @@ func newHostJobs(t *testing.T, config string) *hostJobs {
 	for k, v := range host {
 		t.Setenv(k, v)
 	}
-	var env []string
-	for k, v := range host {
-		env = append(env, k+"="+v)
-	}
-	h.repo, h.bare, h.base = newTarget(t, append(os.Environ(), env...), h.dir, config)
+	tg := hosttest.NewTarget(t, home, targetFiles(t, config))
+	h.repo, h.bare, h.base = tg.Repo, tg.Bare, tg.Base
 	h.vars = host
 	return h
 }
@@ -186,7 +184,7 @@ func TestHostJobsPartialSessionThroughPublish(t *testing.T) {
 	if !strings.Contains(e.summaryText(t), "## ROCm decode profile, gfx1151") {
 		t.Errorf("the publish summary:\n%s", e.summaryText(t))
 	}
-	if got := gitT(t, os.Environ(), h.bare, "rev-parse", "refs/heads/perfbot/rocm-profile^"); got != h.base {
+	if got := hosttest.Git(t, h.vars["HOME"], h.bare, "rev-parse", "refs/heads/perfbot/rocm-profile^"); got != h.base {
 		t.Errorf("the bot branch's parent on the remote is %s, want %s", got, h.base)
 	}
 }
@@ -216,12 +214,12 @@ func TestProfileWithoutResultsFails(t *testing.T) {
 // a commit the checkout cannot have is refused before anything runs.
 func TestPinChecksOutThePinnedCommit(t *testing.T) {
 	h := newHostJobs(t, jobsConfig)
-	env := os.Environ()
+	home := h.vars["HOME"]
 	if err := os.WriteFile(filepath.Join(h.repo, "later.txt"), []byte("moved on\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	gitT(t, env, h.repo, "add", "later.txt")
-	gitT(t, env, h.repo, "commit", "-q", "-m", "a later commit on the branch")
+	hosttest.Git(t, home, h.repo, "add", "later.txt")
+	hosttest.Git(t, home, h.repo, "commit", "-q", "-m", "a later commit on the branch")
 	e := newStepEnv(t, map[string]string{"job": "profile", "ref": h.base})
 	e.vars["GITHUB_WORKSPACE"] = h.repo
 	rt, err := NewRuntime(&bytes.Buffer{}, e.getenv)
@@ -230,8 +228,8 @@ func TestPinChecksOutThePinnedCommit(t *testing.T) {
 	}
 	s := &step{rt: rt, in: Inputs{Ref: h.base}, workspace: h.repo}
 	got, err := s.pin(context.Background())
-	if err != nil || got != h.base || gitT(t, env, h.repo, "rev-parse", "HEAD") != h.base {
-		t.Errorf("pin: %s, %v; HEAD %s, want %s", got, err, gitT(t, env, h.repo, "rev-parse", "HEAD"), h.base)
+	if err != nil || got != h.base || hosttest.Git(t, home, h.repo, "rev-parse", "HEAD") != h.base {
+		t.Errorf("pin: %s, %v; HEAD %s, want %s", got, err, hosttest.Git(t, home, h.repo, "rev-parse", "HEAD"), h.base)
 	}
 	s.in.Ref = "0123456"
 	if _, err := s.pin(context.Background()); err == nil || !strings.Contains(err.Error(), "the pinned commit 0123456 is not in the checkout") {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/lablup/perfbot/bot/report"
+	"github.com/lablup/perfbot/config"
 	"github.com/lablup/perfbot/runner/attrib"
 	"github.com/lablup/perfbot/runner/job"
 	"github.com/lablup/perfbot/runner/rank"
@@ -176,6 +177,22 @@ func (s *step) summary(d report.JobSummaryData) error {
 		return err
 	}
 	return s.rt.Summary(md)
+}
+
+// laterStep is where gemm-tests and publish start: the pinned commit checked out, the
+// config, and the results folder the profile step left for that commit.
+func (s *step) laterStep(ctx context.Context) (commit, cfgPath string, cfg config.Config, folder string, err error) {
+	if commit, err = s.pin(ctx); err != nil {
+		return
+	}
+	if cfgPath, err = s.configPath(); err != nil {
+		return
+	}
+	if cfg, err = job.LoadConfig(cfgPath, s.workspace, false); err != nil {
+		return
+	}
+	folder, err = s.resultsFolder(cfg.Results.Profiles, commit)
+	return
 }
 
 // resultsFolder is the results folder the profile job left for the checkout's commit.

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 
 	"github.com/lablup/perfbot/bot/publish"
-	"github.com/lablup/perfbot/runner/job"
 	"github.com/lablup/perfbot/runner/rank"
 )
 
@@ -26,19 +25,7 @@ const publishFolder = "dry-run"
 // `perfbot publish` does: the commit on the bot branch, the pull request, the epic
 // ranking comment, the status comment, check run and reaction.
 func (s *step) publish(ctx context.Context) error {
-	commit, err := s.pin(ctx)
-	if err != nil {
-		return err
-	}
-	cfgPath, err := s.configPath()
-	if err != nil {
-		return err
-	}
-	cfg, err := job.LoadConfig(cfgPath, s.workspace, false)
-	if err != nil {
-		return err
-	}
-	folder, err := s.resultsFolder(cfg.Results.Profiles, commit)
+	commit, _, cfg, folder, err := s.laterStep(ctx)
 	if err != nil {
 		return err
 	}
