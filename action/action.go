@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lablup/perfbot/bot/gh"
+	"github.com/lablup/perfbot/internal/infile"
 	"github.com/lablup/perfbot/runner/host"
 )
 
@@ -215,17 +216,9 @@ func (s *step) event() ([]byte, error) {
 	if p == "" {
 		return nil, errors.New("GITHUB_EVENT_PATH is not set: the job has no event to read")
 	}
-	f, err := os.Open(p)
+	b, err := infile.ReadFile(p, maxEventBytes)
 	if err != nil {
 		return nil, fmt.Errorf("reading the event: %w", err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxEventBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading the event: %w", err)
-	}
-	if len(b) > maxEventBytes {
-		return nil, fmt.Errorf("reading the event: more than %d bytes", maxEventBytes)
 	}
 	return b, nil
 }
