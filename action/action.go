@@ -44,7 +44,6 @@ type Options struct {
 	// Getenv reads the runtime's variables and the inputs; nil means os.Getenv. The
 	// host jobs' processes always get the process environment.
 	Getenv func(string) string
-	Now    func() time.Time // nil means time.Now
 }
 
 // Run runs the job the inputs name and reports it through the runtime: outputs, step
@@ -66,7 +65,7 @@ func run(ctx context.Context, o Options) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	s, err := newStep(rt, o)
+	s, err := newStep(rt)
 	if err != nil {
 		rt.Annotate(Annotation{Level: Error, Title: "perfbot: the step cannot run", Message: err.Error()})
 		return result{outputs: rt.Outputs()}, ErrJobFailed
@@ -98,9 +97,8 @@ func run(ctx context.Context, o Options) (result, error) {
 
 // step is one run of the Action: its inputs and the job's surroundings.
 type step struct {
-	rt  *Runtime
-	in  Inputs
-	now func() time.Time
+	rt *Runtime
+	in Inputs
 	// host is the machine of the host jobs: "/" or PERFBOT_ROOT.
 	host host.Host
 	// workspace is the checkout of the target repository (GITHUB_WORKSPACE).
@@ -112,19 +110,15 @@ type step struct {
 	serverURL string
 }
 
-func newStep(rt *Runtime, o Options) (*step, error) {
+func newStep(rt *Runtime) (*step, error) {
 	in, err := readInputs(rt)
 	if err != nil {
 		return nil, err
 	}
-	s := &step{rt: rt, in: in, now: o.Now}
-	if s.now == nil {
-		s.now = time.Now
-	}
+	s := &step{rt: rt, in: in}
 	env := rt.Getenv
-	if in.APIURL == "" {
-		in.APIURL = env("GITHUB_API_URL")
-		s.in.APIURL = in.APIURL
+	if s.in.APIURL == "" {
+		s.in.APIURL = env("GITHUB_API_URL")
 	}
 	s.serverURL = env("GITHUB_SERVER_URL")
 	if r := env("GITHUB_REPOSITORY"); r != "" {
@@ -132,8 +126,7 @@ func newStep(rt *Runtime, o Options) (*step, error) {
 			return nil, fmt.Errorf("GITHUB_REPOSITORY: %w", err)
 		}
 	}
-	switch in.Job {
-	case JobGate:
+	if in.Job == JobGate {
 		return s, nil
 	}
 	// The host jobs and publish work on the checkout and leave files for the later
@@ -195,19 +188,24 @@ func (s *step) setOutputs(kv ...string) error {
 // client connects to GitHub as the inputs say: the App when app-id is given, else
 // github-token. Every token it will use is masked first.
 func (s *step) client(ctx context.Context, repo gh.Repo) (*gh.Client, error) {
-	login := s.rt.Getenv(EnvBotLogin)
-	if login == "" && s.in.AppID == 0 {
-		login = DefaultTokenLogin
-	}
 	if s.in.AppID == 0 && s.in.Token == "" {
 		return nil, errors.New("input github-token is empty: pass ${{ github.token }} (or an App with app-id and app-private-key)")
 	}
 	c, err := gh.Connect(ctx, gh.Credentials{Token: s.in.Token, AppID: s.in.AppID, PrivateKeyPEM: []byte(s.in.AppKey), Repo: repo},
-		gh.Options{BaseURL: s.in.APIURL, Login: login})
+		gh.Options{BaseURL: s.in.APIURL, Login: s.botLogin()})
 	if err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// botLogin is the account whose comments are perfbot's own: PERFBOT_BOT_LOGIN, else
+// the Actions token's github-actions[bot]; "" lets an App find its own.
+func (s *step) botLogin() string {
+	if login := s.rt.Getenv(EnvBotLogin); login != "" || s.in.AppID != 0 {
+		return login
+	}
+	return DefaultTokenLogin
 }
 
 // event reads the event file (GITHUB_EVENT_PATH), bounded.

@@ -46,11 +46,7 @@ func (s *step) gate(ctx context.Context) (*gateResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	login := s.rt.Getenv(EnvBotLogin)
-	if login == "" && s.in.AppID == 0 {
-		login = DefaultTokenLogin
-	}
-	d, err := gate.Decide(ctx, ev, c, gate.Options{BotLogin: login, ConfigPath: s.in.Config})
+	d, err := gate.Decide(ctx, ev, c, gate.Options{BotLogin: s.botLogin(), ConfigPath: s.in.Config})
 	if err != nil {
 		return nil, err
 	}
