@@ -3,6 +3,10 @@ package action
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
 	"fmt"
 	"strconv"
 	"strings"
@@ -14,6 +18,7 @@ import (
 	"github.com/lablup/perfbot/bot/gate"
 	"github.com/lablup/perfbot/bot/gate/gatetest"
 	"github.com/lablup/perfbot/internal/ghstub"
+	"github.com/lablup/perfbot/internal/testfix"
 )
 
 // gateStep runs the gate job of the Action on one case: its event as the event file,
@@ -164,5 +169,54 @@ func TestGateJobDryRun(t *testing.T) {
 	}
 	if outs := readOutputs(t, e.output); outs["request-id"] != "req-7" || outs["accepted"] != "true" || outs["sha"] != gatetest.MasterSHA {
 		t.Errorf("outputs %v", outs)
+	}
+}
+
+// With app-id and app-private-key the gate acts as the App's installation on the
+// event's repository: found with the App's JWT, its token minted once and carried by
+// every call. The key is masked whole and line by line before anything else is written.
+func TestGateJobAsApp(t *testing.T) {
+	t.Parallel()
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pemKey := string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}))
+	c := gatetest.Cases()[0]
+	s := ghstub.New(t)
+	const token = "ghs_16C7e42F292c6912E7710c838347Ae178B4a" // GitHub's documented example
+	jwt := ghstub.MatchFunc("App JWT", func(r ghstub.Request) error {
+		if !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer ey") {
+			return fmt.Errorf("authorization %q is not the App's JWT", r.Header.Get("Authorization"))
+		}
+		return nil
+	})
+	s.Expect("GET", "/repos/"+c.Repo(t)+"/installation", ghstub.JSONFileWith(200, testfix.Path(t, "github", "rest-openapi-examples", "installation.json"), map[string]any{"id": 7})).Match(jwt)
+	s.Expect("POST", "/app/installations/7/access_tokens", ghstub.JSONFileWith(201, testfix.Path(t, "github", "rest-openapi-examples", "installation-token.json"),
+		map[string]any{"expires_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)})).Match(jwt)
+	c.Expect(t, s)
+	s.Expect("POST", fmt.Sprintf("/repos/%s/issues/comments/%d/reactions", c.Repo(t), commentID(t, c)), s.Example(201, "reaction", map[string]any{"content": "eyes"})).
+		Match(ghstub.Header("Authorization", "token "+token))
+	res, e, log, err := gateStep(t, c, s, map[string]string{"github-token": "", "app-id": "42", "app-private-key": pemKey})
+	if err != nil {
+		t.Fatalf("gate job: %v\n%s", err, log)
+	}
+	c.Check(t, res.gate.Decision)
+	if outs := readOutputs(t, e.output); outs["accepted"] != "true" {
+		t.Errorf("outputs %v", outs)
+	}
+	cs := commands(t, log)
+	masked := map[string]bool{}
+	for _, cmd := range cs {
+		if cmd.Name == "add-mask" {
+			masked[cmd.Msg] = true
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(pemKey), "\n")
+	if !masked[strings.TrimSpace(pemKey)] || !masked[lines[1]] || !masked[lines[len(lines)-2]] {
+		t.Errorf("the key is not masked whole and line by line: %d masks", len(masked))
+	}
+	if len(cs) == 0 || cs[0].Name != "add-mask" {
+		t.Errorf("the first command is not a mask: %s", names(cs))
 	}
 }
