@@ -9,6 +9,8 @@ import (
 
 	"github.com/lablup/perfbot/bot/command"
 	"github.com/lablup/perfbot/bot/gate"
+	"github.com/lablup/perfbot/bot/gh"
+	"github.com/lablup/perfbot/bot/report"
 )
 
 // gateResult is what the gate job decided and did.
@@ -55,7 +57,8 @@ func (s *step) gate(ctx context.Context) (*gateResult, error) {
 	verdict, reply, reaction, run := VerdictIgnored, "", "", false
 	switch d.Outcome {
 	case gate.Denied:
-		verdict, reply, reaction = VerdictDenied, d.Reply, "confused"
+		// As the server does: a refusal gets a reply that says why, and no reaction.
+		verdict, reply = VerdictDenied, d.Reply
 		s.rt.Annotate(Annotation{Level: Warning, Title: "perfbot: command refused (" + string(d.Reason) + ")", Message: d.Reply})
 	case gate.Accepted:
 		verdict = string(d.Request.Kind)
@@ -68,7 +71,7 @@ func (s *step) gate(ctx context.Context) (*gateResult, error) {
 			reply = noServerReply(d.Request.Kind, s.runsURL())
 		default:
 			// A command the server accepts that this workflow has no job for.
-			verdict, reaction = VerdictDenied, "confused"
+			verdict = VerdictDenied
 			reply = fmt.Sprintf("%s is not available through this workflow: this version of perfbot's Action has no job for it. Ask a maintainer to run it.",
 				"`"+d.Request.Command.Text+"`")
 		}
@@ -79,8 +82,11 @@ func (s *step) gate(ctx context.Context) (*gateResult, error) {
 	var errs []error
 	if !s.in.DryRun {
 		if reply != "" {
-			marker := fmt.Sprintf("<!-- perfbot:reply:%d -->", ev.CommentID)
-			if _, _, err := c.UpsertComment(ctx, ev.Repo, ev.Issue, marker, reply+"\n\n"+marker+"\n"); err != nil {
+			// One reply per command comment, with the server's marker: a rerun of the
+			// job edits it instead of adding another.
+			marker := fmt.Sprintf("<!-- perfbot:reply %d -->", ev.CommentID)
+			body := gh.Truncate(strings.TrimRight(reply, "\n"), report.MaxComment-len(marker)-4) + "\n\n" + marker + "\n"
+			if _, _, err := c.UpsertComment(ctx, ev.Repo, ev.Issue, marker, body); err != nil {
 				errs = append(errs, fmt.Errorf("answering the command: %w", err))
 			} else {
 				res.Replied = reply

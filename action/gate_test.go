@@ -70,14 +70,14 @@ func TestGateJobRunsTheSharedCases(t *testing.T) {
 			verdict := string(w.Kind)
 			switch {
 			case w.Outcome == gate.Denied:
-				reply, reaction, verdict = true, "confused", VerdictDenied
+				reply, verdict = true, VerdictDenied
 			case w.Outcome == gate.Ignored:
 				verdict = VerdictIgnored
 			case w.Kind == command.Profile:
 				reaction = "eyes"
 			case w.Kind == command.Bench:
 				// This version's Action has no bench job: refused with a reply.
-				reply, reaction, verdict = true, "confused", VerdictDenied
+				reply, verdict = true, VerdictDenied
 			default:
 				reply = true
 			}
@@ -119,7 +119,7 @@ func TestGateJobRunsTheSharedCases(t *testing.T) {
 						posted, _ = b["body"].(string)
 					}
 				}
-				if !strings.Contains(posted, w.Reply) || !strings.Contains(posted, fmt.Sprintf("<!-- perfbot:reply:%d -->", id)) {
+				if !strings.Contains(posted, w.Reply) || !strings.Contains(posted, fmt.Sprintf("<!-- perfbot:reply %d -->", id)) {
 					t.Errorf("the reply does not say %q with its marker:\n%s", w.Reply, posted)
 				}
 			}
@@ -136,10 +136,9 @@ func TestGateJobHostileComment(t *testing.T) {
 	c.World.Branches = nil
 	s := ghstub.New(t)
 	c.Expect(t, s)
-	repo, issue, id := "/repos/"+c.Repo(t), c.Issue(t), commentID(t, c)
+	repo, issue := "/repos/"+c.Repo(t), c.Issue(t)
 	s.Expect("GET", fmt.Sprintf("%s/issues/%d/comments", repo, issue), ghstub.JSON(200, []any{}))
 	s.Expect("POST", fmt.Sprintf("%s/issues/%d/comments", repo, issue), s.Example(201, "issue-comment", map[string]any{"user.login": gatetest.BotLogin}))
-	s.Expect("POST", fmt.Sprintf("%s/issues/comments/%d/reactions", repo, id), s.Example(201, "reaction", map[string]any{"content": "confused"}))
 	_, e, log, err := gateStep(t, c, s, nil)
 	if err != nil {
 		t.Fatalf("gate job: %v\nlog:\n%s", err, log)
