@@ -39,17 +39,6 @@ func init() {
 	handle("GET", `/repos/`+seg+`/`+seg+`/check-runs/(\d+)`, getCheck)
 }
 
-// SetRunName makes the runs of workflow carry name(inputs) as their title, as a
-// workflow's `run-name:` does.
-func (s *Server) SetRunName(workflow string, name func(inputs map[string]string) string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.runNames == nil {
-		s.runNames = map[string]func(map[string]string) string{}
-	}
-	s.runNames[workflow] = name
-}
-
 // SetRun moves a run to status (and conclusion, when completed).
 func (s *Server) SetRun(id int64, status, conclusion string) (Run, error) {
 	s.mu.Lock()
@@ -75,13 +64,9 @@ func (s *Server) Runs() []Run {
 }
 
 // newRun records the run a dispatch starts; the caller holds s.mu.
-func (s *Server) newRun(r *Repo, d *Dispatch) {
+func (s *Server) newRun(r *Repo, d *Dispatch, title string) {
 	s.nextID++
 	sha, _ := branchHead(r, strings.TrimPrefix(d.Ref, "refs/heads/"))
-	title := d.Workflow
-	if fn := s.runNames[d.Workflow]; fn != nil {
-		title = fn(d.Inputs)
-	}
 	now := time.Now().UTC().Truncate(time.Second)
 	run := &Run{ID: s.nextID, Repo: d.Repo, Workflow: d.Workflow, Title: title, Branch: strings.TrimPrefix(d.Ref, "refs/heads/"),
 		HeadSHA: sha, Status: "queued", Created: now, Updated: now}

@@ -52,6 +52,20 @@ func git(t *testing.T, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
+// testWorkflow declares the dispatch inputs the fake checks dispatches against.
+const testWorkflow = `name: perfbot profile
+run-name: perfbot request ${{ inputs.request-id || github.event.comment.id }}
+on:
+  workflow_dispatch:
+    inputs:
+      request-id: {type: string, required: true}
+      sha: {type: string, default: ""}
+      models: {type: string, default: "all"}
+  issue_comment:
+    types: [created]
+jobs: {}
+`
+
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	dir := t.TempDir()
@@ -60,6 +74,8 @@ func newEnv(t *testing.T) *env {
 	git(t, dir, "init", "-q", "--bare", "-b", "main", bare)
 	git(t, dir, "init", "-q", "-b", "main", work)
 	os.WriteFile(filepath.Join(work, "README.md"), []byte("mlxcel\n"), 0o644)
+	os.MkdirAll(filepath.Join(work, ".github", "workflows"), 0o755)
+	os.WriteFile(filepath.Join(work, ".github", "workflows", "perfbot-profile.yml"), []byte(testWorkflow), 0o644)
 	git(t, work, "add", ".")
 	git(t, work, "commit", "-qm", "init")
 	git(t, work, "push", "-q", bare, "main", "main:feature")
@@ -263,7 +279,7 @@ func TestMoreEndpoints(t *testing.T) {
 	}
 	select {
 	case d := <-got:
-		if d.Workflow != "perfbot-profile.yml" || d.Inputs["sha"] != e.main || d.Inputs["request-id"] != "r1" {
+		if d.Workflow != "perfbot-profile.yml" || d.Inputs["sha"] != e.main || d.Inputs["request-id"] != "r1" || d.Inputs["models"] != "all" {
 			t.Errorf("dispatch: %+v", d)
 		}
 	case <-time.After(10 * time.Second):
@@ -280,14 +296,26 @@ func TestMoreEndpoints(t *testing.T) {
 	if _, _, err := api.Issues.Edit(c, "lablup", "mlxcel", iss.GetNumber(), &github.IssueRequest{State: github.String("closed")}); err != nil {
 		t.Fatal(err)
 	}
-	e.fake.SetRunName("perfbot-profile.yml", func(in map[string]string) string { return "perfbot profile " + in["request-id"] })
+	for name, bad := range map[string]map[string]interface{}{
+		"an input the workflow does not declare": {"request-id": "r3", "job": "profile"},
+		"a required input left out":              {"sha": e.main},
+	} {
+		if _, err := api.Actions.CreateWorkflowDispatchEventByFileName(c, "lablup", "mlxcel", "perfbot-profile.yml",
+			github.CreateWorkflowDispatchEventRequest{Ref: "main", Inputs: bad}); err == nil || !strings.Contains(err.Error(), "422") {
+			t.Errorf("%s: %v, want a 422", name, err)
+		}
+	}
+	if _, err := api.Actions.CreateWorkflowDispatchEventByFileName(c, "lablup", "mlxcel", "no-such.yml",
+		github.CreateWorkflowDispatchEventRequest{Ref: "main"}); err == nil || !strings.Contains(err.Error(), "404") {
+		t.Errorf("a workflow that does not exist: %v, want a 404", err)
+	}
 	if _, err := api.Actions.CreateWorkflowDispatchEventByFileName(c, "lablup", "mlxcel", "perfbot-profile.yml",
 		github.CreateWorkflowDispatchEventRequest{Ref: "main", Inputs: map[string]interface{}{"request-id": "r2"}}); err != nil {
 		t.Fatal(err)
 	}
 	d2 := <-got
 	runs, _, err := api.Actions.ListWorkflowRunsByFileName(c, "lablup", "mlxcel", "perfbot-profile.yml", &github.ListWorkflowRunsOptions{Event: "workflow_dispatch"})
-	if err != nil || runs.GetTotalCount() != 2 || runs.WorkflowRuns[0].GetDisplayTitle() != "perfbot profile r2" || runs.WorkflowRuns[0].GetID() != d2.RunID {
+	if err != nil || runs.GetTotalCount() != 2 || runs.WorkflowRuns[0].GetDisplayTitle() != "perfbot request r2" || runs.WorkflowRuns[0].GetID() != d2.RunID {
 		t.Fatalf("runs: %+v %v", runs, err)
 	}
 	if _, err := e.fake.SetRun(d2.RunID, "completed", "success"); err != nil {

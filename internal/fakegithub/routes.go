@@ -682,24 +682,30 @@ func dispatch(s *Server, c *call) (int, any, error) {
 		return 0, nil, err
 	}
 	ref := str(c.body, "ref")
-	if _, ok := branchHead(r, strings.TrimPrefix(ref, "refs/heads/")); !ok {
+	sha, ok := branchHead(r, strings.TrimPrefix(ref, "refs/heads/"))
+	if !ok {
 		return 0, nil, fail(http.StatusUnprocessableEntity, "No ref found for: %s", ref)
 	}
-	inputs := map[string]string{}
+	wf, err := readWorkflow(r, sha, c.args[2])
+	if err != nil {
+		return 0, nil, err
+	}
+	raw := map[string]string{}
 	if in, ok := c.body["inputs"].(map[string]any); ok {
-		if len(in) > 25 {
-			return 0, nil, fail(http.StatusUnprocessableEntity, "you may only define up to 25 inputs for a workflow_dispatch event")
-		}
 		for k, v := range in {
 			sv, ok := v.(string)
 			if !ok {
 				return 0, nil, fail(http.StatusUnprocessableEntity, "Invalid value for input %q: inputs are strings", k)
 			}
-			inputs[k] = sv
+			raw[k] = sv
 		}
 	}
+	inputs, err := wf.checkInputs(raw)
+	if err != nil {
+		return 0, nil, err
+	}
 	d := Dispatch{Repo: r.Owner + "/" + r.Name, Workflow: c.args[2], Ref: ref, Inputs: inputs, At: time.Now()}
-	s.newRun(r, &d)
+	s.newRun(r, &d, wf.runName(c.args[2], inputs))
 	s.dispatch = append(s.dispatch, d)
 	if fn := s.onDispatch; fn != nil {
 		go fn(d)
