@@ -17,9 +17,6 @@ import (
 	"github.com/lablup/perfbot/internal/fakegithub"
 )
 
-// installationID is the demo App's one installation.
-const installationID = 7
-
 // sender signs and posts webhook deliveries to the server, as GitHub does.
 type sender struct {
 	url    string // the server's /webhook
@@ -96,7 +93,7 @@ func commentEvent(owner, name string, issue int, pr bool, c fakegithub.Comment, 
 			DefaultBranch: github.String("main"), Private: github.Bool(false),
 		},
 		Sender:       user,
-		Installation: &github.Installation{ID: github.Int64(installationID)},
+		Installation: &github.Installation{ID: github.Int64(fakegithub.InstallationID)},
 	}
 	return json.Marshal(ev)
 }
@@ -119,7 +116,7 @@ func runEvent(owner, name string, run fakegithub.Run, action string) ([]byte, er
 			DefaultBranch: github.String("main"),
 		},
 		Sender:       &github.User{Login: github.String("perfbot[bot]"), Type: github.String("Bot")},
-		Installation: &github.Installation{ID: github.Int64(installationID)},
+		Installation: &github.Installation{ID: github.Int64(fakegithub.InstallationID)},
 	}
 	return json.Marshal(ev)
 }

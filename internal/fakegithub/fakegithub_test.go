@@ -128,7 +128,8 @@ func newEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.client, err = app.Installation(7)
+	e.client, err = gh.Connect(context.Background(), gh.Credentials{AppID: 42, PrivateKeyPEM: pemKey, Repo: e.repo}, gh.Options{BaseURL: srv.URL + "/api/v3/"})
+	_ = app
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ func init() {
 	handle("POST", `/app/installations/`+seg+`/access_tokens`, mintToken)
 	handle("GET", `/app/hook/deliveries`, listDeliveries)
 	handle("GET", `/user`, getUser)
+	handle("GET", `/repos/`+seg+`/`+seg+`/installation`, getInstallation)
 	handle("GET", `/repos/`+seg+`/`+seg, getRepo)
 	handle("GET", `/repos/`+seg+`/`+seg+`/git/ref/heads/(.+)`, getRef)
 	handle("GET", `/repos/`+seg+`/`+seg+`/branches/(.+)`, getBranch)
@@ -91,6 +92,30 @@ func listDeliveries(s *Server, c *call) (int, any, error) {
 		return 0, nil, fail(http.StatusUnauthorized, "listing the App's deliveries needs the App's JWT")
 	}
 	return 200, []any{}, nil
+}
+
+// InstallationID is the id of the App's one installation, on every repository.
+const InstallationID = 7
+
+func getInstallation(s *Server, c *call) (int, any, error) {
+	if !c.app {
+		return 0, nil, fail(http.StatusUnauthorized, "finding the App's installation needs the App's JWT")
+	}
+	r, err := s.repo(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	now := ts(time.Unix(1700000000, 0))
+	base := strings.TrimSuffix(s.url, "/")
+	return 200, map[string]any{
+		"id": InstallationID, "app_id": s.appID, "app_slug": s.appSlug, "target_id": 1, "target_type": "Organization",
+		"account": s.userJSON(r.Owner), "repository_selection": "all", "single_file_name": nil,
+		"access_tokens_url": fmt.Sprintf("%s/app/installations/%d/access_tokens", base, InstallationID),
+		"repositories_url": base + "/installation/repositories", "html_url": "http://github.invalid/settings/installations/7",
+		"events": []string{"issue_comment", "workflow_run", "check_run"}, "created_at": now, "updated_at": now,
+		"permissions": map[string]any{"issues": "write", "pull_requests": "write", "checks": "write", "actions": "write", "contents": "write"},
+		"suspended_at": nil, "suspended_by": nil,
+	}, nil
 }
 
 func getUser(s *Server, c *call) (int, any, error) {
