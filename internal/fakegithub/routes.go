@@ -111,9 +111,9 @@ func getInstallation(s *Server, c *call) (int, any, error) {
 		"id": InstallationID, "app_id": s.appID, "app_slug": s.appSlug, "target_id": 1, "target_type": "Organization",
 		"account": s.userJSON(r.Owner), "repository_selection": "all", "single_file_name": nil,
 		"access_tokens_url": fmt.Sprintf("%s/app/installations/%d/access_tokens", base, InstallationID),
-		"repositories_url": base + "/installation/repositories", "html_url": "http://github.invalid/settings/installations/7",
+		"repositories_url":  base + "/installation/repositories", "html_url": "http://github.invalid/settings/installations/7",
 		"events": []string{"issue_comment", "workflow_run", "check_run"}, "created_at": now, "updated_at": now,
-		"permissions": map[string]any{"issues": "write", "pull_requests": "write", "checks": "write", "actions": "write", "contents": "write"},
+		"permissions":  map[string]any{"issues": "write", "pull_requests": "write", "checks": "write", "actions": "write", "contents": "write"},
 		"suspended_at": nil, "suspended_by": nil,
 	}, nil
 }
