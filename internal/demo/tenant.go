@@ -22,26 +22,26 @@ type tenant struct {
 	done bool
 }
 
-// arrive starts the tenant (once).
-func (t *tenant) arrive(ctx context.Context) error {
+// arrive starts the tenant, once: it reports whether this call started it.
+func (t *tenant) arrive(ctx context.Context) (bool, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.cmd != nil || t.done {
-		return nil
+		return false, nil
 	}
 	cmd := exec.CommandContext(ctx, "sleep", "300")
 	// Its own process group and a parent-death signal: the tenant never outlives the
 	// demo, even when the demo is killed.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("starting the planted GPU tenant: %w", err)
+		return false, fmt.Errorf("starting the planted GPU tenant: %w", err)
 	}
 	t.cmd = cmd
 	if err := os.Mkdir(filepath.Join(t.kfd, strconv.Itoa(cmd.Process.Pid)), 0o755); err != nil {
 		t.leaveLocked()
-		return fmt.Errorf("listing the planted GPU tenant in the fake KFD folder: %w", err)
+		return false, fmt.Errorf("listing the planted GPU tenant in the fake KFD folder: %w", err)
 	}
-	return nil
+	return true, nil
 }
 
 // pid is the tenant's pid, 0 before it arrived.

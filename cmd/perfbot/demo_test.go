@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/lablup/perfbot/runner/job"
+)
+
+// The demo runs the whole flow from the binary alone and its outputs meet the
+// component tests' expectations: the report's figures are the summaries', the patched
+// tree passes the sample's own checker, the bot branch holds exactly the page, the
+// results and the patch, the read-only user got a reply, and the epic comment carries
+// the ranked order the demo prints.
+func TestDemo(t *testing.T) {
+	bin := buildPerfbot(t)
+	out := filepath.Join(t.TempDir(), "out")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "demo", "--out", out, "--keep")
+	cmd.Dir = t.TempDir() // not the repository: the demo needs nothing of it
+	home := t.TempDir()
+	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + home, "TMPDIR=" + t.TempDir(), "LANG=C"}
+	stdout, err := cmd.Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("perfbot demo: %v\n%s\n%s", err, stdout, stderr)
+	}
+	log := string(stdout)
+	for _, want := range []string{
+		"answered 202", "accepted: eyes on the command", "refused reader with a reply",
+		"another GPU tenant", "the guard rejected the contended attempt", "step profile: verdict complete",
+		"step publish: success", "finished: reactions eyes, rocket",
+	} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the demo's log lacks %q:\n%s", want, log)
+		}
+	}
+
+	folders, _ := filepath.Glob(filepath.Join(out, "results", "gfx1151_*"))
+	if len(folders) != 1 {
+		t.Fatalf("results folders %v", folders)
+	}
+	folder := folders[0]
+	sess, err := job.ReadSession(filepath.Join(folder, job.SessionFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sess.Runs) != 4 {
+		t.Fatalf("%d runs, want the four models", len(sess.Runs))
+	}
+	o := readOutcome(t, folder)
+	page, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkE2EPage(t, string(page), folder, sess, o)
+	// The guard's evidence shows the planted tenant's rejection and the rerun.
+	guardLog, err := os.ReadFile(filepath.Join(folder, "guard.log"))
+	if err != nil || !strings.Contains(string(guardLog), "REJECTED") {
+		t.Errorf("the guard log has no rejected attempt (%v)", err)
+	}
+
+	// The bot branch: one commit on the pinned commit, holding exactly the page, the
+	// results folder and the patched sources.
+	bare := filepath.Join(out, "work", "remote", "mlxcel.git")
+	gitOut := func(args ...string) string {
+		t.Helper()
+		c := exec.Command("git", append([]string{"--git-dir", bare}, args...)...)
+		c.Env = cmd.Env
+		b, err := c.Output()
+		if err != nil {
+			t.Fatalf("git %v: %v", args, err)
+		}
+		return strings.TrimSpace(string(b))
+	}
+	pinned := sess.Commit
+	if parent := gitOut("rev-parse", "perfbot/rocm-profile^"); parent != pinned {
+		t.Errorf("the bot commit's parent is %s, want the pinned commit %s", parent, pinned)
+	}
+	got := strings.Split(gitOut("diff", "--name-only", pinned, "perfbot/rocm-profile"), "\n")
+	entries, err := os.ReadDir(folder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pageName := strings.TrimPrefix(regexp.MustCompile(`report page \((\S+)\)`).FindString(log), "report page (")
+	want := []string{strings.TrimSuffix(pageName, ")"), "scripts/ci/check_kernel_port_dispatch.py", "src/lib/mlxcel-core/src/grouped_gemm_numeric_tests.rs"}
+	for _, e := range entries {
+		want = append(want, "benchmarks/rocm_profiles/"+filepath.Base(folder)+"/"+e.Name())
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("files of the bot commit (-want +got):\n%s", diff)
+	}
+
+	// The patched tree passes the sample repository's own checker.
+	tree := filepath.Join(t.TempDir(), "tree")
+	if b, err := exec.Command("git", "clone", "--quiet", "--branch", "perfbot/rocm-profile", bare, tree).CombinedOutput(); err != nil {
+		t.Fatalf("clone: %v\n%s", err, b)
+	}
+	check := exec.Command("python3", "scripts/ci/check_kernel_port_dispatch.py")
+	check.Dir = tree
+	if b, err := check.CombinedOutput(); err != nil {
+		t.Errorf("the sample's checker fails on the patched tree: %v\n%s", err, b)
+	}
+
+	// The read-only user's reply, and the ranking on the epic.
+	pull, err := os.ReadFile(filepath.Join(out, "github", "pull-1900.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile("(?s)comment \\d+ by perfbot\\[bot\\].*`reader` has the `read` permission").Match(pull) {
+		t.Errorf("no reply to the read-only user on #1900:\n%s", pull)
+	}
+	epic, err := os.ReadFile(filepath.Join(out, "github", "issue-1814.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var printed []string
+	for _, m := range regexp.MustCompile(`(?m)^  \d+\. (#\d+) `).FindAllStringSubmatch(log, -1) {
+		printed = append(printed, m[1])
+	}
+	if len(printed) != 5 || !strings.Contains(string(epic), "Ranked port order: **"+strings.Join(printed, ", ")+"**") {
+		t.Errorf("the epic comment does not carry the printed order %v:\n%s", printed, epic)
+	}
+}

@@ -1,0 +1,265 @@
+package demo
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/lablup/perfbot/action"
+	"github.com/lablup/perfbot/internal/fakegithub"
+)
+
+// actionStep is one `uses: lablup/perfbot@...` step of the profile workflow's GPU job,
+// with its `with:` inputs as the workflow computes them from a dispatch's inputs. A
+// test checks these against the workflow file the sample repository carries.
+type actionStep struct {
+	id   string
+	with func(in map[string]string, d *demo) map[string]string
+}
+
+var gpuJob = []actionStep{
+	{"profile", func(in map[string]string, _ *demo) map[string]string {
+		return map[string]string{"job": "profile", "ref": in["ref"], "request-id": in["request-id"], "models": in["models"], "sampling": in["sampling"]}
+	}},
+	{"tests", func(in map[string]string, _ *demo) map[string]string {
+		return map[string]string{"job": "gemm-tests", "ref": in["ref"]}
+	}},
+	{"publish", func(in map[string]string, d *demo) map[string]string {
+		return map[string]string{"job": "publish", "ref": in["ref"], "request-id": in["request-id"], "epic": in["epic"],
+			"trigger-comment-id": in["trigger-comment-id"], "status-comment-id": in["status-comment-id"],
+			"check-run-id": in["check-run-id"], "app-id": strconv.Itoa(appID), "app-private-key": string(d.key)}
+	}},
+}
+
+// runWorkflow plays the self-hosted runner for a dispatched run of the profile
+// workflow: the checkout, then each perfbot step through the Action's own entry
+// (`perfbot action`) with the step's inputs and the runtime's files, as Actions runs
+// them. It moves the run along on the local GitHub and delivers its workflow_run
+// events to the server. It returns the publish step's outputs.
+func (d *demo) runWorkflow(ctx context.Context, dsp fakegithub.Dispatch) (map[string]string, error) {
+	runs := d.fake.Runs()
+	var run fakegithub.Run
+	for _, r := range runs {
+		if r.ID == dsp.RunID {
+			run = r
+		}
+	}
+	d.p.step("Actions: %s dispatched as run %d %q at %s; the runner [self-hosted, %s] picks it up",
+		dsp.Workflow, run.ID, run.Title, dsp.Ref, gpuLabel)
+	if err := d.moveRun(ctx, run.ID, "in_progress", ""); err != nil {
+		return nil, err
+	}
+	outputs, jobErr := d.gpuJob(ctx, dsp)
+	conclusion := "success"
+	if jobErr != nil {
+		conclusion = "failure"
+	}
+	if err := d.moveRun(ctx, run.ID, "completed", conclusion); err != nil {
+		return nil, err
+	}
+	d.p.step("Actions: run %d completed (%s)", run.ID, conclusion)
+	return outputs, jobErr
+}
+
+// moveRun sets the run's state on the local GitHub and delivers the event.
+func (d *demo) moveRun(ctx context.Context, id int64, status, conclusion string) error {
+	run, err := d.fake.SetRun(id, status, conclusion)
+	if err != nil {
+		return err
+	}
+	action := status
+	if status == "queued" {
+		action = "requested"
+	}
+	payload, err := runEvent(owner, repoName, run, action)
+	if err != nil {
+		return err
+	}
+	_, err = d.send.post(ctx, "workflow_run", payload)
+	return err
+}
+
+// gpuJob runs the GPU job's steps in a fresh workspace.
+func (d *demo) gpuJob(ctx context.Context, dsp fakegithub.Dispatch) (map[string]string, error) {
+	runner := filepath.Join(d.work, "runner")
+	ws := filepath.Join(runner, "_work", repoName)
+	tmp := filepath.Join(runner, "_temp")
+	for _, dir := range []string{filepath.Dir(ws), tmp} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	// actions/checkout: the commit the run was dispatched on, with its history.
+	if _, err := runGit(ctx, d.home, filepath.Dir(ws), "clone", "--quiet", "--branch", strings.TrimPrefix(dsp.Ref, "refs/heads/"), d.tg.bare, ws); err != nil {
+		return nil, err
+	}
+	head, _ := runGit(ctx, d.home, ws, "rev-parse", "HEAD")
+	d.p.step("checkout: %s at %s", dsp.Ref, head[:8])
+
+	event, err := json.Marshal(map[string]any{
+		"inputs": dsp.Inputs, "ref": "refs/heads/" + strings.TrimPrefix(dsp.Ref, "refs/heads/"), "workflow": ".github/workflows/" + dsp.Workflow,
+		"repository":   map[string]any{"full_name": owner + "/" + repoName, "name": repoName, "owner": map[string]any{"login": owner}, "default_branch": "main"},
+		"sender":       map[string]any{"login": appSlug + "[bot]", "type": "Bot"},
+		"installation": map[string]any{"id": fakegithub.InstallationID},
+	})
+	if err != nil {
+		return nil, err
+	}
+	eventPath := filepath.Join(runner, "event.json")
+	if err := os.WriteFile(eventPath, event, 0o644); err != nil {
+		return nil, err
+	}
+	logs := filepath.Join(d.o.Out, "actions")
+	if err := os.MkdirAll(logs, 0o755); err != nil {
+		return nil, err
+	}
+	var outputs map[string]string
+	for i, st := range gpuJob {
+		files := map[string]string{}
+		for _, f := range []string{"output", "summary", "env", "path", "state"} {
+			files[f] = filepath.Join(runner, fmt.Sprintf("%d-%s", i, f))
+			if err := os.WriteFile(files[f], nil, 0o644); err != nil {
+				return nil, err
+			}
+		}
+		env := map[string]string{
+			"GITHUB_ACTIONS": "true", "CI": "true", "GITHUB_EVENT_NAME": "workflow_dispatch", "GITHUB_EVENT_PATH": eventPath,
+			"GITHUB_REPOSITORY": owner + "/" + repoName, "GITHUB_WORKSPACE": ws, "RUNNER_TEMP": tmp, "GITHUB_SHA": head,
+			"GITHUB_REF": "refs/heads/main", "GITHUB_API_URL": strings.TrimSuffix(d.fake.URL(), "/"), "GITHUB_SERVER_URL": "http://github.invalid",
+			"GITHUB_RUN_ID": strconv.FormatInt(dsp.RunID, 10), "GITHUB_WORKFLOW_REF": owner + "/" + repoName + "/.github/workflows/" + dsp.Workflow + "@refs/heads/main",
+			"GITHUB_OUTPUT": files["output"], "GITHUB_STEP_SUMMARY": files["summary"], "GITHUB_ENV": files["env"],
+			"GITHUB_PATH": files["path"], "GITHUB_STATE": files["state"], action.EnvRoot: d.host.Root,
+		}
+		for k, v := range st.with(dsp.Inputs, d) {
+			env["INPUT_"+strings.ToUpper(k)] = v
+		}
+		logPath := filepath.Join(logs, fmt.Sprintf("%d-%s.log", i+1, st.id))
+		lf, err := os.Create(logPath)
+		if err != nil {
+			return nil, err
+		}
+		w := d.stepLog(lf, st.id)
+		runErr := action.Run(ctx, action.Options{Stdout: w, Getenv: func(k string) string { return env[k] }})
+		w.Close()
+		lf.Close()
+		d.res.Files["step log: "+st.id] = logPath
+		if runErr != nil {
+			d.p.step("step %s failed: see %s", st.id, logPath)
+			return nil, fmt.Errorf("the workflow's %s step failed: %w (its log: %s)", st.id, runErr, logPath)
+		}
+		outputs, err = readOutputs(files["output"])
+		if err != nil {
+			return nil, err
+		}
+		summary, _ := os.ReadFile(files["summary"])
+		if len(summary) > 0 {
+			p := filepath.Join(logs, fmt.Sprintf("%d-%s.summary.md", i+1, st.id))
+			if err := os.WriteFile(p, summary, 0o644); err != nil {
+				return nil, err
+			}
+			d.res.Files["step summary: "+st.id] = p
+		}
+		d.p.step("step %s: %s", st.id, describeOutputs(st.id, outputs))
+		if st.id == "profile" {
+			d.res.Files["results folder"] = outputs["results-dir"]
+		}
+		if st.id == "publish" {
+			d.res.Files["report page (on the bot branch)"] = outputs["report-path"]
+		}
+	}
+	return outputs, nil
+}
+
+// describeOutputs says in one line what a step's outputs tell.
+func describeOutputs(id string, out map[string]string) string {
+	switch id {
+	case "profile":
+		return fmt.Sprintf("verdict %s, results in %s", out["verdict"], out["results-dir"])
+	case "tests":
+		return fmt.Sprintf("grouped_gemm numeric tests: %s", out["verdict"])
+	case "publish":
+		return fmt.Sprintf("%s; pull request %s (%s)", out["verdict"], out["pr-url"], out["pr-operation"])
+	}
+	return out["verdict"]
+}
+
+// readOutputs reads a GITHUB_OUTPUT file: name=value lines and name<<DELIM blocks.
+func readOutputs(path string) (map[string]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[string]string{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if name, delim, ok := strings.Cut(line, "<<"); ok && !strings.Contains(name, "=") {
+			var val []string
+			for sc.Scan() && sc.Text() != delim {
+				val = append(val, sc.Text())
+			}
+			out[name] = strings.Join(val, "\n")
+			continue
+		}
+		if name, val, ok := strings.Cut(line, "="); ok {
+			out[name] = val
+		}
+	}
+	return out, sc.Err()
+}
+
+// stepLog writes a step's log to w and watches it: the planted GPU tenant arrives when
+// the first profiled run starts and leaves once the guard has rejected that attempt.
+func (d *demo) stepLog(w io.Writer, step string) io.WriteCloser {
+	pr, pw := io.Pipe()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			fmt.Fprintln(w, line)
+			if step == "profile" {
+				d.watchTenant(line)
+			}
+		}
+		io.Copy(io.Discard, pr) //nolint:errcheck // drain after a too-long line
+	}()
+	return &waitCloser{PipeWriter: pw, wg: &wg}
+}
+
+type waitCloser struct {
+	*io.PipeWriter
+	wg *sync.WaitGroup
+}
+
+func (c *waitCloser) Close() error {
+	err := c.PipeWriter.Close()
+	c.wg.Wait()
+	return err
+}
+
+// watchTenant reacts to the profile step's log.
+func (d *demo) watchTenant(line string) {
+	switch {
+	case strings.Contains(line, " profiled: attempt 1/"):
+		if started, err := d.tenant.arrive(context.Background()); started && err == nil {
+			d.p.step("another GPU tenant (pid %d) starts on the shared host during the first profiled run", d.tenant.pid())
+		}
+	case d.tenant.pid() != 0 && strings.Contains(line, "REJECTED (contended)"):
+		pid := d.tenant.pid()
+		d.tenant.leave()
+		d.p.step("the guard rejected the contended attempt (tenant pid %d) and reruns it once the GPU is idle again", pid)
+	}
+}
