@@ -15,6 +15,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -141,6 +142,15 @@ func (d *demo) run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	d.p.step("perfbot demo: the /profile rocm flow on a simulated gfx1151 host and a local GitHub; outputs in %s", d.o.Out)
+	// What the simulated host and the sample repository run, besides perfbot.
+	for tool, why := range map[string]string{
+		"git": "the sample repository and the bot branch", "python3": "the sample repository's kernel-port checker",
+		"sh": "the simulated host's tools", "sleep": "the planted GPU tenant",
+	} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return fmt.Errorf("the demo needs %s on PATH (for %s): install it and run the demo again", tool, why)
+		}
+	}
 	if err := d.layHost(); err != nil {
 		return err
 	}
