@@ -81,7 +81,7 @@ func run(ctx context.Context, o Options) (result, error) {
 	case JobGate:
 		res.gate, err = s.gate(ctx)
 	case JobBench:
-		err = errors.New("job bench is not available in this version of perfbot: the nightly baseline job is not part of it yet; use a release that documents job: bench")
+		err = s.bench(ctx)
 	}
 	res.outputs = rt.Outputs()
 	if err != nil {

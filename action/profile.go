@@ -138,12 +138,7 @@ func (s *step) annotateRun(r job.RunRecord) {
 	}
 }
 
-func orStatus(r job.RunRecord) string {
-	if r.Reason != "" {
-		return r.Reason
-	}
-	return string(r.Status)
-}
+func orStatus(r job.RunRecord) string { return orText(r.Reason, string(r.Status)) }
 
 // jobSummary is the step summary of a profile session: the headline figures of each
 // run, the runs without results and the ranked port order.
