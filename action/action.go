@@ -291,3 +291,13 @@ func (s *step) pin(ctx context.Context) (string, error) {
 		Message: fmt.Sprintf("the workflow checked out %s; the job runs the pinned commit %s", head, pinned)})
 	return pinned, nil
 }
+
+// checkout is where every job on the checkout starts: the pinned commit checked out and
+// the config file found.
+func (s *step) checkout(ctx context.Context) (commit, cfgPath string, err error) {
+	if commit, err = s.pin(ctx); err != nil {
+		return "", "", err
+	}
+	cfgPath, err = s.configPath()
+	return commit, cfgPath, err
+}

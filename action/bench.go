@@ -22,11 +22,7 @@ const VerdictRegression = "regression"
 // bench` does: both harness sweeps under the guard, the CSV checks, the comparison with
 // the nightly history and the re-measures. It leaves the folder for the publish job.
 func (s *step) bench(ctx context.Context) error {
-	commit, err := s.pin(ctx)
-	if err != nil {
-		return err
-	}
-	cfgPath, err := s.configPath()
+	commit, cfgPath, err := s.checkout(ctx)
 	if err != nil {
 		return err
 	}

@@ -29,11 +29,7 @@ const publishFolder = "dry-run"
 // request, the epic ranking comment, the status comment, check run and reaction), or
 // the nightly baseline's folder as `perfbot baseline publish` does.
 func (s *step) publish(ctx context.Context) error {
-	commit, err := s.pin(ctx)
-	if err != nil {
-		return err
-	}
-	cfgPath, err := s.configPath()
+	commit, cfgPath, err := s.checkout(ctx)
 	if err != nil {
 		return err
 	}
@@ -69,8 +65,7 @@ func (s *step) publish(ctx context.Context) error {
 	perr := s.rt.Quiet("perfbot: publish", func(w io.Writer) error {
 		var err error
 		sum, err = publish.Publish(ctx, po)
-		fmt.Fprintf(w, "published %s: commit %s on %s (%s), pull request %s %s\n",
-			sum.Results, sum.Git.Commit, sum.Git.Branch, sum.Git.Action, sum.PR.Action, sum.PR.URL)
+		logPublished(w, sum.Results, sum.Git, sum.PR)
 		return err
 	})
 
@@ -141,8 +136,7 @@ func (s *step) publishBaseline(ctx context.Context, cfg config.Config, folder st
 	perr := s.rt.Quiet("perfbot: publish the nightly baseline", func(w io.Writer) error {
 		var err error
 		sum, err = publish.PublishBaseline(ctx, bo)
-		fmt.Fprintf(w, "published %s: commit %s on %s (%s), pull request %s %s\n",
-			sum.Stem, sum.Git.Commit, sum.Git.Branch, sum.Git.Action, sum.PR.Action, sum.PR.URL)
+		logPublished(w, sum.Stem, sum.Git, sum.PR)
 		return err
 	})
 	verdict := VerdictSuccess
@@ -155,4 +149,9 @@ func (s *step) publishBaseline(ctx context.Context, cfg config.Config, folder st
 		errs = append(errs, s.rt.Summary(sum.StepSummary))
 	}
 	return errors.Join(errs...)
+}
+
+// logPublished says in the log what a publish did with the branch and the pull request.
+func logPublished(w io.Writer, what string, g publish.Git, pr publish.Outcome) {
+	fmt.Fprintf(w, "published %s: commit %s on %s (%s), pull request %s %s\n", what, g.Commit, g.Branch, g.Action, pr.Action, pr.URL)
 }
