@@ -1,4 +1,12 @@
-// Package action is the entry point of perfbot as a GitHub Actions step: it turns the
-// step's inputs into a job for runner and its results into outputs and a step summary.
-// It owns the Actions runtime contract (GITHUB_OUTPUT and friends), not the analysis.
+// Package action is perfbot as a GitHub Actions step (`perfbot action`, run by the
+// composite action.yml): it reads the step's inputs and event, runs the job they name
+// (profile, gemm-tests, publish, gate) through the same packages as the command line and
+// the bot server (runner/job, bot/publish, bot/gate), and reports through the Actions
+// runtime: outputs with random delimiters, masked secrets, escaped annotations, the job's
+// output in a group with workflow commands off, and the step summary (docs/action.md).
+//
+// It owns the runtime contract and the mapping of inputs to jobs. It must not parse
+// commands, decide permissions, analyze traces or build documents itself (those belong to
+// the packages it calls), print untrusted text where the runner reads commands, or exit
+// non-zero for a job that did not fail.
 package action

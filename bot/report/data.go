@@ -21,10 +21,12 @@ const (
 	BaselinePR      Kind = "baseline-pr"      // data: BaselinePRData
 	Tracking        Kind = "baseline-comment" // data: TrackingData
 	RegressionIssue Kind = "regression-issue" // data: RegressionData
+	// The step summary of the Action's host jobs.
+	JobSummary Kind = "job-summary" // data: JobSummaryData
 )
 
 // Kinds lists every document kind.
-var Kinds = []Kind{Page, PRBody, Epic, Status, StepSummary, CheckRun, BaselinePage, BaselinePR, Tracking, RegressionIssue}
+var Kinds = []Kind{Page, PRBody, Epic, Status, StepSummary, CheckRun, BaselinePage, BaselinePR, Tracking, RegressionIssue, JobSummary}
 
 // Hidden markers that let the bot find its own comments and bodies again.
 const (
@@ -224,4 +226,22 @@ type SummaryData struct {
 	Steps     []Step
 	Errors    []string
 	Gemm      *Gemm // the grouped_gemm test outcomes, when the run had them
+}
+
+// JobSummaryData fills the step summary of a host job of the Action (profile,
+// gemm-tests, bench): the headline figures of each run and the ranking, the test
+// outcomes, or the nightly's sweeps and verdicts.
+type JobSummaryData struct {
+	Job        string // profile, gemm-tests, bench
+	GFX        string
+	Date       string
+	Commit     string
+	Verdict    string
+	Folder     string // the results folder's name
+	Runs       []*results.Summary
+	FailedRuns []RunState
+	RankingMD  string
+	Gemm       *Gemm
+	Lines      []Row // what each step gave (the bench job's sweeps and models)
+	Errors     []string
 }

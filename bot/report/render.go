@@ -24,6 +24,7 @@ var files = map[Kind]string{
 	BaselinePR:      "baseline-pr.md.tmpl",
 	Tracking:        "baseline-comment.md.tmpl",
 	RegressionIssue: "regression-issue.md.tmpl",
+	JobSummary:      "job-summary.md.tmpl",
 }
 
 var (
@@ -94,6 +95,8 @@ func checkData(kind Kind, data any) error {
 		ok = isType[TrackingData](data)
 	case RegressionIssue:
 		ok = isType[RegressionData](data)
+	case JobSummary:
+		ok = isType[JobSummaryData](data)
 	}
 	if !ok {
 		return fmt.Errorf("rendering the %s: data of type %T does not fit this document", kind, data)

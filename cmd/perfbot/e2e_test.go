@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/lablup/perfbot/bot/publish"
 	"github.com/lablup/perfbot/bot/report"
+	"github.com/lablup/perfbot/internal/hosttest"
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/lablup/perfbot/runner/job"
 	"github.com/lablup/perfbot/runner/patch"
@@ -54,7 +55,7 @@ type e2eTarget struct {
 
 func (tg e2eTarget) git(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	return publishGit(t, tg.home, dir, args...)
+	return hosttest.Git(t, tg.home, dir, args...)
 }
 
 // show is a file of a commit of the remote, byte for byte.
@@ -80,41 +81,19 @@ func (tg e2eTarget) blob(t *testing.T, dir, rev, p string) string {
 // from the fixtures, the config, the two model folders and what the fake cargo needs.
 func newE2ETarget(t *testing.T, home string) e2eTarget {
 	t.Helper()
-	root := t.TempDir()
-	tg := e2eTarget{home: home}
-	seed := filepath.Join(root, "seed")
-	tg.git(t, root, "init", "--quiet", "--initial-branch=main", seed)
-	if err := os.CopyFS(seed, os.DirFS(patchTestRepo(t))); err != nil {
-		t.Fatal(err)
-	}
 	upstream, err := os.ReadFile(testfix.Path(t, "mlxcel-gfx1151", "UPSTREAM"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, body := range map[string]string{
+	tg := hosttest.NewTarget(t, home, map[string]string{
 		"Cargo.toml":                            "[workspace]\nmembers = [\"src/lib/mlxcel-core\"]\n",
 		".gitignore":                            "/target/\n",
 		".github/perfbot.yml":                   e2eConfig,
 		"src/lib/mlx-cpp/patches-rocm/UPSTREAM": string(upstream),
 		"models/mlx/Meta-Llama-3.1-8B-Instruct-4bit/config.json": `{"model_type": "llama", "num_hidden_layers": 32, "rope_scaling": {"rope_type": "llama3", "factor": 8.0}}` + "\n",
 		"models/mlx/Qwen3-30B-A3B-4bit/config.json":              `{"model_type": "qwen3_moe", "num_hidden_layers": 48, "num_experts": 128, "num_experts_per_tok": 8}` + "\n",
-	} {
-		p := filepath.Join(seed, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tg.git(t, seed, "add", "-A")
-	tg.git(t, seed, "commit", "--quiet", "-m", "mlxcel at the commit to profile")
-	tg.base = tg.git(t, seed, "rev-parse", "HEAD")
-	tg.bare = filepath.Join(root, "remote.git")
-	tg.git(t, root, "clone", "--quiet", "--bare", seed, tg.bare)
-	tg.repo = filepath.Join(root, "mlxcel")
-	tg.git(t, root, "clone", "--quiet", tg.bare, tg.repo)
-	return tg
+	})
+	return e2eTarget{home: home, bare: tg.Bare, repo: tg.Repo, base: tg.Base}
 }
 
 // copyDir copies a results folder, so the two test outcomes start from the same

@@ -4,43 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/lablup/perfbot/internal/testfix"
+	"github.com/lablup/perfbot/internal/hosttest"
 	"github.com/lablup/perfbot/runner/patch"
 )
-
-// patchTestRepo copies the "upstream" test copy of the patcher into a temp dir.
-func patchTestRepo(t *testing.T) string {
-	t.Helper()
-	root := filepath.Join(testfix.RepoRoot(t), "runner", "patch", "testdata")
-	dir := t.TempDir()
-	for _, src := range []string{filepath.Join(root, "common"), filepath.Join(root, "variants", "upstream", "repo")} {
-		err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			rel, _ := filepath.Rel(src, p)
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			dst := filepath.Join(dir, rel)
-			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-				return err
-			}
-			return os.WriteFile(dst, data, 0o644)
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
 
 func patchOutcomeFile(t *testing.T, body string) string {
 	t.Helper()
@@ -111,7 +82,7 @@ func TestPatchUsageErrors(t *testing.T) {
 
 func TestPatchGemmGatesCommand(t *testing.T) {
 	t.Parallel()
-	repo := patchTestRepo(t)
+	repo := hosttest.PatcherRepo(t)
 	tests := patchOutcomeFile(t, patchAllPassed)
 	rust := filepath.Join(repo, filepath.FromSlash(patch.RustPath))
 	before, _ := os.ReadFile(rust)
@@ -159,7 +130,7 @@ func TestPatchGemmGatesCommand(t *testing.T) {
 
 func TestPatchGemmGatesRefused(t *testing.T) {
 	t.Parallel()
-	repo := patchTestRepo(t)
+	repo := hosttest.PatcherRepo(t)
 	checker := filepath.Join(repo, filepath.FromSlash(patch.CheckerPath))
 	if err := os.WriteFile(checker, []byte("print('no set here')\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -178,7 +149,7 @@ func TestPatchGemmGatesRefused(t *testing.T) {
 
 func TestPatchVerifyCommand(t *testing.T) {
 	t.Parallel()
-	repo := patchTestRepo(t)
+	repo := hosttest.PatcherRepo(t)
 	var stdout, stderr bytes.Buffer
 	if code := run(context.Background(), []string{"patch", "verify", "--repo", repo}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout.String(), stderr.String())

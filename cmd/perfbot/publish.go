@@ -3,13 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -19,6 +16,7 @@ import (
 	"github.com/lablup/perfbot/bot/publish"
 	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/config"
+	"github.com/lablup/perfbot/runner/job"
 )
 
 func init() {
@@ -110,7 +108,7 @@ func publishTarget(ctx context.Context, o publishOptions) (gh.Repo, *gh.Client, 
 	if r.Owner == "" {
 		return r, nil, "", usageError("give --github-repo owner/name (or set GITHUB_REPOSITORY), or --dry-run DIR")
 	}
-	c, err := publishClient(ctx, o, token)
+	c, err := publishClient(ctx, o, token, r)
 	if err != nil {
 		return r, nil, "", err
 	}
@@ -160,29 +158,29 @@ func targetFlags(fs *flag.FlagSet, o *publishOptions) {
 	fs.StringVar(&o.appKeyFile, "app-key-file", os.Getenv("PERFBOT_APP_PRIVATE_KEY_FILE"), "the App's private key, PEM (default $PERFBOT_APP_PRIVATE_KEY_FILE)")
 }
 
-// publishClient authenticates as the App installation when an App id is given, else
-// with the token.
-func publishClient(ctx context.Context, o publishOptions, token string) (*gh.Client, error) {
-	opts := gh.Options{BaseURL: os.Getenv("GITHUB_API_URL"), Login: o.botLogin}
+// publishClient authenticates as the App installation when an App id is given (its
+// installation on repo looked up when no id is given), else with the token.
+func publishClient(ctx context.Context, o publishOptions, token string, repo gh.Repo) (*gh.Client, error) {
+	cred := gh.Credentials{Token: token, AppID: o.appID, InstallationID: o.installationID, Repo: repo}
 	if o.appID == 0 {
-		c, err := gh.NewTokenClient(token, opts)
-		if err != nil {
-			return nil, usageError("%v (set GITHUB_TOKEN, give --app-id with --installation-id and --app-key-file, or use --dry-run DIR)", err)
+		if strings.TrimSpace(token) == "" {
+			return nil, usageError("no GitHub token (set GITHUB_TOKEN, give --app-id with --installation-id and --app-key-file, or use --dry-run DIR)")
 		}
-		return c, nil
+	} else {
+		if o.installationID <= 0 || o.appKeyFile == "" {
+			return nil, usageError("--app-id needs --installation-id and --app-key-file")
+		}
+		key, err := os.ReadFile(o.appKeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("reading the App's private key: %w", err)
+		}
+		cred.PrivateKeyPEM = key
 	}
-	if o.installationID <= 0 || o.appKeyFile == "" {
-		return nil, usageError("--app-id needs --installation-id and --app-key-file")
+	c, err := gh.Connect(ctx, cred, gh.Options{BaseURL: os.Getenv("GITHUB_API_URL"), Login: o.botLogin})
+	if err != nil && o.appID == 0 {
+		return nil, usageError("%v", err)
 	}
-	key, err := os.ReadFile(o.appKeyFile)
-	if err != nil {
-		return nil, fmt.Errorf("reading the App's private key: %w", err)
-	}
-	app, err := gh.NewAppTransport(gh.AppAuth{AppID: o.appID, PrivateKeyPEM: key}, opts)
-	if err != nil {
-		return nil, err
-	}
-	return app.Installation(o.installationID)
+	return c, err
 }
 
 // envInt reads a numeric default from the environment (0 when unset or not a number).
@@ -192,15 +190,7 @@ func envInt(name string) int64 {
 }
 
 func loadPublishConfig(o publishOptions) (config.Config, error) {
-	path := o.configPath
-	if path == "" {
-		p := filepath.Join(o.repo, filepath.FromSlash(config.DefaultPath))
-		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
-			return config.Default(), nil
-		}
-		path = p
-	}
-	return config.Load(path)
+	return job.LoadConfig(o.configPath, o.repo, false)
 }
 
 // appendStepSummary adds the summary to the Actions job's step summary, when there is one.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,25 +12,11 @@ import (
 
 	"github.com/lablup/perfbot/bot/publish"
 	"github.com/lablup/perfbot/bot/report"
+	"github.com/lablup/perfbot/internal/hosttest"
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/lablup/perfbot/runner/job"
 	"github.com/lablup/perfbot/runner/results"
 )
-
-// publishGit runs git for test setup with a fixed identity and no user config.
-func publishGit(t *testing.T, home, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=Maintainer", "GIT_AUTHOR_EMAIL=maintainer@example.com",
-		"GIT_COMMITTER_NAME=Maintainer", "GIT_COMMITTER_EMAIL=maintainer@example.com")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("git %s: %v: %s", strings.Join(args, " "), err, errb.String())
-	}
-	return strings.TrimSpace(out.String())
-}
 
 // publishCLI runs one perfbot command and fails the test unless it exits with code.
 func publishCLI(t *testing.T, code int, args ...string) string {
@@ -54,19 +39,8 @@ func TestPublishDryRunOnAnalysedRuns(t *testing.T) {
 	root := t.TempDir()
 
 	// The target repository: a remote on this machine and a clone of it.
-	seed := filepath.Join(root, "seed")
-	publishGit(t, home, root, "init", "--quiet", "--initial-branch=main", seed)
-	src := patchTestRepo(t)
-	if err := os.CopyFS(seed, os.DirFS(src)); err != nil {
-		t.Fatal(err)
-	}
-	publishGit(t, home, seed, "add", "-A")
-	publishGit(t, home, seed, "commit", "--quiet", "-m", "base")
-	base := publishGit(t, home, seed, "rev-parse", "HEAD")
-	bare := filepath.Join(root, "remote.git")
-	publishGit(t, home, root, "clone", "--quiet", "--bare", seed, bare)
-	repo := filepath.Join(root, "checkout")
-	publishGit(t, home, root, "clone", "--quiet", bare, repo)
+	tg := hosttest.NewTarget(t, home, nil)
+	base, bare, repo := tg.Base, tg.Bare, tg.Repo
 
 	// Two runs as the runner leaves them: synthetic traces, analysed by perfbot.
 	folder := filepath.Join(root, "results", results.FolderName("gfx1151", base))
@@ -133,10 +107,10 @@ func TestPublishDryRunOnAnalysedRuns(t *testing.T) {
 	if !sum.OK() || sum.Git.Action != "created" || !sum.Git.Pushed {
 		t.Fatalf("summary %+v", sum)
 	}
-	if got := publishGit(t, home, repo, "rev-parse", "refs/heads/perfbot/rocm-profile"); got != sum.Git.Commit {
+	if got := hosttest.Git(t, home, repo, "rev-parse", "refs/heads/perfbot/rocm-profile"); got != sum.Git.Commit {
 		t.Errorf("local bot branch %s, want %s", got, sum.Git.Commit)
 	}
-	page := publishGit(t, home, bare, "show", sum.Git.Commit+":"+sum.Report)
+	page := hosttest.Git(t, home, bare, "show", sum.Git.Commit+":"+sum.Report)
 	if strings.Contains(page, "Runs without results") {
 		t.Errorf("the page lists a run of the session as without results:\n%s", page)
 	}

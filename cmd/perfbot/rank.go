@@ -2,16 +2,10 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"sort"
 
-	"github.com/lablup/perfbot/internal/safetext"
 	"github.com/lablup/perfbot/runner/attrib"
 	"github.com/lablup/perfbot/runner/rank"
-	"github.com/lablup/perfbot/runner/results"
 )
 
 func init() {
@@ -66,37 +60,9 @@ func rankDir(opts rankOptions) ([]byte, error) {
 		}
 		rules = r
 	}
-	if fi, err := os.Stat(opts.dir); err != nil {
-		return nil, fmt.Errorf("reading results folder: %w", err)
-	} else if !fi.IsDir() {
-		return nil, fmt.Errorf("%s is not a folder: give the results folder holding the runs' <run>_summary.json", opts.dir)
-	}
-	paths, err := filepath.Glob(filepath.Join(opts.dir, "*_summary.json"))
+	rk, err := rank.Dir(opts.dir, rules)
 	if err != nil {
-		return nil, fmt.Errorf("listing summaries: %w", err)
-	}
-	if len(paths) == 0 {
-		return nil, fmt.Errorf("no *_summary.json in %s: run `perfbot analyze` first, or point rank at a results folder (benchmarks/rocm_profiles/<gfx>_<commit>)", opts.dir)
-	}
-	sort.Strings(paths)
-	var sums []*results.Summary
-	// Each summary is validated as it is read (results.ReadSummary); two of one run
-	// would rank it twice, or the last one alone.
-	byName := map[string]string{}
-	for _, p := range paths {
-		s, err := results.ReadSummary(p)
-		if err != nil {
-			return nil, fmt.Errorf("reading summary: %w", err)
-		}
-		if first, dup := byName[s.Name]; dup {
-			return nil, fmt.Errorf("%s and %s both hold run %s: keep one summary per run in %s", first, p, safetext.Quote(s.Name), opts.dir)
-		}
-		byName[s.Name] = p
-		sums = append(sums, s)
-	}
-	rk, err := rank.Rank(sums, rules)
-	if err != nil {
-		return nil, fmt.Errorf("ranking: %w", err)
+		return nil, err
 	}
 	if opts.format == "json" {
 		return rk.JSON()

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,8 +14,6 @@ import (
 	"github.com/lablup/perfbot/runner/guard"
 	"github.com/lablup/perfbot/runner/host"
 	"github.com/lablup/perfbot/runner/job"
-	"github.com/lablup/perfbot/runner/patch"
-	"github.com/lablup/perfbot/runner/results"
 )
 
 func init() {
@@ -59,36 +56,27 @@ func jobSetup(root, cfgPath, repo string, cfgRequired bool) (*host.Machine, conf
 	return h, cfg, g, err
 }
 
-// loadRunConfig reads the target repo's config: --config, else the checkout's
-// .github/perfbot.yml. Without either, required says whether that is an error or
-// the defaults do.
+// loadRunConfig reads the target repo's config (job.LoadConfig, as the Action does); a
+// request error is a usage error.
 func loadRunConfig(path, repo string, required bool) (config.Config, error) {
-	explicit := path != ""
-	if !explicit {
-		path = filepath.Join(repo, filepath.FromSlash(config.DefaultPath))
-	}
-	if _, err := os.Stat(path); err != nil && !explicit && !required {
-		return config.Default(), nil
-	}
-	c, err := config.Load(path)
-	if err != nil {
-		if !explicit && errors.Is(err, os.ErrNotExist) {
-			return c, usageError("the checkout has no %s: give --config FILE", config.DefaultPath)
-		}
-		return c, fmt.Errorf("loading the config: %w", err)
-	}
-	return c, nil
+	c, err := job.LoadConfig(path, repo, required)
+	return c, asUsage(err)
 }
 
 // guardFromConfig is the config's guard settings with the shell guard's environment
 // overrides on top.
 func guardFromConfig(c config.Config, h host.Host) (guard.Options, error) {
-	g := job.GuardOptions(c.Guard)
-	if err := g.ApplyEnv(os.Getenv); err != nil {
-		return g, usageError("%v", err)
+	g, err := job.GuardFromConfig(c, h, os.Getenv)
+	return g, asUsage(err)
+}
+
+// asUsage turns an error in what was asked for (job.ErrBadRequest) into a usage error
+// (exit 2).
+func asUsage(err error) error {
+	if err != nil && errors.Is(err, job.ErrBadRequest) {
+		return usageError("%v", err)
 	}
-	g.Host = h
-	return g, nil
+	return err
 }
 
 func splitList(s string) []string {
@@ -130,37 +118,21 @@ func runProfile(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *repo == "" || *out == "" {
 		return usageError("--repo and --out are required")
 	}
-	h, cfg, g, err := jobSetup(*root, *cfgPath, *repo, true)
+	h, err := runHost(*root)
 	if err != nil {
 		return err
 	}
-	var samp []results.Sampling
-	for _, tag := range splitList(*sampling) {
-		s, err := results.ParseSampling(tag)
-		if err != nil {
-			return usageError("--sampling: %v", err)
-		}
-		samp = append(samp, s)
+	// The same request the Action's profile job makes (job.ProfileRequest).
+	po, err := job.ProfileRequest{
+		Host: h, RepoDir: *repo, ConfigPath: *cfgPath, Models: splitList(*models), Sampling: splitList(*sampling),
+		OutDir: *out, TraceDir: *traces, SkipBuild: *noBuild, Bench: *bench, GFX: *gfx, Getenv: os.Getenv, Progress: stderr,
+	}.Options()
+	if err != nil {
+		return asUsage(err)
 	}
-	ms := splitList(*models)
-	for _, m := range ms {
-		if _, ok := cfg.Model(m); !ok {
-			names := make([]string, len(cfg.Models))
-			for i, cm := range cfg.Models {
-				names[i] = cm.Name
-			}
-			return usageError("--models: %q is not a model of the config; known: %s", m, strings.Join(names, ", "))
-		}
-	}
-	if *traces == "" {
-		*traces = filepath.Join(*out, "traces")
-	}
-	rep, err := job.Profile(ctx, job.ProfileOptions{
-		Host: h, RepoDir: *repo, Config: cfg, Models: ms, Sampling: samp, OutDir: *out, TraceDir: *traces,
-		Guard: g, SkipBuild: *noBuild, Bench: *bench, GFX: *gfx, Progress: stderr,
-	})
+	rep, err := job.Profile(ctx, po)
 	if rep.Folder != "" {
-		fmt.Fprintf(stdout, "results: %s\ntraces:  %s\n", rep.Folder, *traces)
+		fmt.Fprintf(stdout, "results: %s\ntraces:  %s\n", rep.Folder, po.TraceDir)
 		for _, r := range rep.Session.Runs {
 			line := fmt.Sprintf("  %-14s %s", r.Status, r.Name)
 			if r.Reason != "" {
@@ -212,16 +184,21 @@ func runGemmTests(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if *timeout <= 0 {
 		return usageError("--timeout must be positive (e.g. 30m)")
 	}
-	h, _, g, err := jobSetup(*root, *cfgPath, *repo, false)
+	h, err := runHost(*root)
 	if err != nil {
 		return err
 	}
-	g.LogPath = *guardLog
-	outcome, err := job.GemmTests(ctx, job.GemmOptions{
-		Host: h, RepoDir: *repo, Guard: g, Timeout: *timeout, LogDir: *logs, Progress: stderr,
-	})
+	// The same request the Action's gemm-tests job makes (job.GemmRequest).
+	gopts, err := job.GemmRequest{
+		Host: h, RepoDir: *repo, ConfigPath: *cfgPath, GuardLog: *guardLog, LogDir: *logs, Timeout: *timeout,
+		Getenv: os.Getenv, Progress: stderr,
+	}.Options()
+	if err != nil {
+		return asUsage(err)
+	}
+	outcome, err := job.GemmTests(ctx, gopts)
 	if outcome.OverlayCommit != "" && outcome.Validate() == nil {
-		if werr := writeOutcome(*out, outcome); werr != nil {
+		if werr := job.WriteOutcome(*out, outcome); werr != nil {
 			return werr
 		}
 		for _, t := range outcome.Tests {
@@ -233,22 +210,6 @@ func runGemmTests(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return &exitError{code: interruptCode(ctx), err: err}
 		}
 		return err
-	}
-	return nil
-}
-
-func writeOutcome(path string, o patch.Outcome) error {
-	b, err := json.MarshalIndent(o, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encoding the outcome: %w", err)
-	}
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("writing the outcome: %w", err)
-		}
-	}
-	if err := results.WriteFileAtomic(path, append(b, '\n')); err != nil {
-		return fmt.Errorf("writing the outcome: %w", err)
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package job
 import (
 	"bytes"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lablup/perfbot/config"
+	"github.com/lablup/perfbot/internal/hosttest"
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/lablup/perfbot/runner/guard"
 	"github.com/lablup/perfbot/runner/host"
@@ -69,38 +69,10 @@ type fakeHost struct {
 
 func newFakeHost(t testing.TB, env ...string) *fakeHost {
 	t.Helper()
-	base := filepath.Join(testfix.RepoRoot(t), "testdata", "fakehost")
 	tmp := t.TempDir()
-	root := filepath.Join(tmp, "root")
-	err := filepath.WalkDir(filepath.Join(base, "root"), func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(filepath.Join(base, "root"), p)
-		if rel == "proc" {
-			return fs.SkipDir
-		}
-		dst := filepath.Join(root, rel)
-		if d.IsDir() {
-			return os.MkdirAll(dst, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(dst, b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("/proc", filepath.Join(root, "proc")); err != nil {
-		t.Fatal(err)
-	}
-	kfd := filepath.Join(root, "sys", "class", "kfd", "kfd", "proc")
-	if err := os.MkdirAll(kfd, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	path := strings.Join([]string{filepath.Join(base, "bin"), perfbotDir(t), "/usr/local/bin", "/usr/bin", "/bin"}, ":")
+	root := hosttest.Root(t, tmp)
+	kfd := hosttest.KFDDir(root)
+	path := hosttest.Path(t, perfbotDir(t))
 	e := []string{
 		"HOME=" + tmp, "LANG=C", "TMPDIR=" + tmp,
 		"FAKEHOST_ROCMINFO=" + testfix.Path(t, "rocprofv3", "rocminfo-gfx1151.txt"),

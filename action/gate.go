@@ -1,0 +1,148 @@
+package action
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/lablup/perfbot/bot/command"
+	"github.com/lablup/perfbot/bot/gate"
+	"github.com/lablup/perfbot/bot/gh"
+	"github.com/lablup/perfbot/bot/report"
+)
+
+// gateResult is what the gate job decided and did.
+type gateResult struct {
+	Decision gate.Decision
+	// Replied and Reacted are the comment written and the reaction made ("" for none).
+	Replied string
+	Reacted string
+}
+
+// Verdicts of the gate job besides the accepted command's kind (profile, bench, help,
+// status, cancel): the workflow runs its profile or bench job on the kind.
+const (
+	VerdictIgnored = "ignored"
+	VerdictDenied  = "denied"
+)
+
+// gate decides on an issue_comment event with the bot server's rules (bot/gate:
+// command parsing, the commenter's permission, fork refusal, the pinned SHA), answers
+// on the thread, and hands an accepted run to the GPU job as outputs. It needs no
+// checkout: the config is read from the default branch through the API.
+func (s *step) gate(ctx context.Context) (*gateResult, error) {
+	if name := s.rt.Getenv("GITHUB_EVENT_NAME"); name != "issue_comment" {
+		return nil, fmt.Errorf("job gate decides on issue_comment events, and this is %q: run it only `if: github.event_name == 'issue_comment'`", name)
+	}
+	payload, err := s.event()
+	if err != nil {
+		return nil, err
+	}
+	ev, err := gate.ParseEvent(payload)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.client(ctx, ev.Repo)
+	if err != nil {
+		return nil, err
+	}
+	d, err := gate.Decide(ctx, ev, c, gate.Options{BotLogin: s.botLogin(), ConfigPath: s.in.Config})
+	if err != nil {
+		return nil, err
+	}
+	res := &gateResult{Decision: d}
+
+	verdict, reply, reaction, run := VerdictIgnored, "", "", false
+	switch d.Outcome {
+	case gate.Denied:
+		// As the server does: a refusal gets a reply that says why, and no reaction.
+		verdict, reply = VerdictDenied, d.Reply
+		s.rt.Annotate(Annotation{Level: Warning, Title: "perfbot: command refused (" + string(d.Reason) + ")", Message: d.Reply})
+	case gate.Accepted:
+		verdict = string(d.Request.Kind)
+		switch d.Request.Kind {
+		case command.Profile, command.Bench:
+			run, reaction = true, "eyes"
+		case command.Help:
+			reply = d.Reply
+		case command.Status, command.Cancel:
+			reply = noServerReply(d.Request.Kind, s.runsURL())
+		}
+	default:
+		s.rt.Annotate(Annotation{Level: Notice, Title: "perfbot: comment ignored (" + string(d.Reason) + ")", Message: d.Detail})
+	}
+
+	var errs []error
+	if !s.in.DryRun {
+		if reply != "" {
+			// One reply per command comment, with the server's marker: a rerun of the
+			// job edits it instead of adding another.
+			marker := fmt.Sprintf("<!-- perfbot:reply %d -->", ev.CommentID)
+			body := gh.Truncate(strings.TrimRight(reply, "\n"), report.MaxComment-len(marker)-4) + "\n\n" + marker + "\n"
+			if _, _, err := c.UpsertComment(ctx, ev.Repo, ev.Issue, marker, body); err != nil {
+				errs = append(errs, fmt.Errorf("answering the command: %w", err))
+			} else {
+				res.Replied = reply
+			}
+		}
+		if reaction != "" {
+			if err := c.React(ctx, ev.Repo, ev.CommentID, reaction); err != nil {
+				errs = append(errs, err)
+			} else {
+				res.Reacted = reaction
+			}
+		}
+	}
+
+	outs := []string{"verdict", verdict, "accepted", strconv.FormatBool(run)}
+	if run {
+		r := d.Request
+		id := s.in.RequestID
+		if id == "" {
+			id = "comment-" + strconv.FormatInt(ev.CommentID, 10)
+		}
+		epic := ""
+		if r.Epic > 0 {
+			epic = strconv.Itoa(r.Epic)
+		}
+		outs = append(outs, "request-id", id, "sha", r.SHA, "models", strings.Join(r.Models, ","),
+			"sampling", strings.Join(r.Sampling, ","), "epic", epic, "trigger-comment-id", strconv.FormatInt(ev.CommentID, 10))
+		s.rt.Annotate(Annotation{Level: Notice, Title: "perfbot: command accepted",
+			Message: fmt.Sprintf("%s by %s: %s pinned to %s (%s)", r.Kind, r.Requester, strings.Join(r.Models, ","), r.SHA, r.PinnedFrom)})
+	}
+	errs = append(errs, s.setOutputs(outs...))
+	return res, errors.Join(errs...)
+}
+
+// noServerReply answers status and cancel where no server keeps a queue: the runs are
+// the workflow's, in the Actions tab.
+func noServerReply(kind command.Kind, runs string) string {
+	where := "the Actions tab of this repository"
+	if runs != "" {
+		where = "[the workflow's runs](" + runs + ")"
+	}
+	if kind == command.Cancel {
+		return "perfbot runs here as a workflow without a server, so it keeps no queue to cancel from: cancel the run in " + where + "."
+	}
+	return "perfbot runs here as a workflow without a server: the queued and running requests are " + where + "."
+}
+
+// runsURL links the runs of the current workflow, when the runtime names it.
+func (s *step) runsURL() string {
+	server, ref := s.rt.Getenv("GITHUB_SERVER_URL"), s.rt.Getenv("GITHUB_WORKFLOW_REF")
+	if server == "" || s.repo.Owner == "" {
+		return ""
+	}
+	// GITHUB_WORKFLOW_REF is owner/repo/.github/workflows/file.yml@ref.
+	file := ""
+	if i := strings.Index(ref, "/.github/workflows/"); i >= 0 {
+		file, _, _ = strings.Cut(ref[i+len("/.github/workflows/"):], "@")
+	}
+	u := strings.TrimRight(server, "/") + "/" + s.repo.String() + "/actions"
+	if file != "" && !strings.ContainsAny(file, "/()[] ") {
+		u += "/workflows/" + file
+	}
+	return u
+}

@@ -1,0 +1,68 @@
+package action
+
+import (
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestReadInputs(t *testing.T) {
+	t.Parallel()
+	good := map[string]string{
+		"job": "profile", "github-token": "ghs_abc", "models": "llama, qwen3", "sampling": "greedy,t0.7-p0.95",
+		"ref": "929c80ab", "request-id": "req-1.a_b", "status-comment-id": "12", "trigger-comment-id": "13",
+		"check-run-id": "0", "epic": "1814", "config": ".github/perfbot.yml",
+	}
+	e := newStepEnv(t, good)
+	rt, err := NewRuntime(io.Discard, e.getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := readInputs(rt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Inputs{Job: "profile", Token: "ghs_abc", Config: ".github/perfbot.yml", Models: []string{"llama", "qwen3"},
+		Sampling: []string{"greedy", "t0.7-p0.95"}, Ref: "929c80ab", RequestID: "req-1.a_b",
+		StatusCommentID: 12, TriggerCommentID: 13, CheckRunID: 0, Epic: 1814}
+	if diff := cmp.Diff(want, in); diff != "" {
+		t.Errorf("inputs (-want +got):\n%s", diff)
+	}
+
+	for _, c := range []struct {
+		inputs map[string]string
+		want   string
+	}{
+		{map[string]string{}, "input job: missing"},
+		{map[string]string{"job": "deploy"}, `input job: "deploy" is not a job`},
+		{map[string]string{"job": "gate", "github-token": "token ghs_x"}, "input github-token: the token holds whitespace"},
+		{map[string]string{"job": "gate", "app-id": "7"}, "app-id and app-private-key go together"},
+		{map[string]string{"job": "gate", "app-private-key": "-----BEGIN"}, "app-id and app-private-key go together"},
+		{map[string]string{"job": "gate", "app-id": "-7", "app-private-key": "k"}, `input app-id: want a positive number (or 0 for none), got "-7"`},
+		{map[string]string{"job": "publish", "check-run-id": "x1"}, `input check-run-id: want a positive number (or 0 for none), got "x1"`},
+		{map[string]string{"job": "bench", "models": "llama"}, "the bench job runs the repository's harnesses over all their models"},
+		{map[string]string{"job": "profile", "config": "../etc/passwd"}, "input config: \"../etc/passwd\" is not a path inside the checkout"},
+		{map[string]string{"job": "profile", "config": "/etc/passwd"}, "is not a path inside the checkout"},
+		{map[string]string{"job": "profile", "models": "llama,../x"}, `input models: "../x" is not a model name`},
+		{map[string]string{"job": "profile", "models": strings.Repeat("m,", 40)}, "input models: 40 names, more than 32"},
+		{map[string]string{"job": "profile", "sampling": "hot"}, "input sampling: sampling \"hot\""},
+		{map[string]string{"job": "profile", "ref": "main"}, `input ref: "main" is not a commit SHA`},
+		{map[string]string{"job": "profile", "ref": "ABCDEF0"}, "is not a commit SHA"},
+		{map[string]string{"job": "profile", "request-id": "a b"}, "input request-id"},
+		{map[string]string{"job": "publish", "epic": "99999999999"}, "input epic: 99999999999 is not an issue number"},
+		{map[string]string{"job": "publish", "dry-run": "yes"}, `input dry-run: want true or false, got "yes"`},
+		{map[string]string{"job": "profile", "dry-run": "true"}, "input dry-run: applies to the publish and gate jobs only"},
+		{map[string]string{"job": "profile", "models": strings.Repeat("x", 5000)}, "input models: 5000 bytes, more than the 4096"},
+	} {
+		e := newStepEnv(t, c.inputs)
+		rt, err := NewRuntime(io.Discard, e.getenv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := readInputs(rt); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("inputs %v: %v, want %q", c.inputs, err, c.want)
+		}
+	}
+}

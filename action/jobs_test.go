@@ -1,0 +1,314 @@
+package action
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lablup/perfbot/internal/hosttest"
+	"github.com/lablup/perfbot/internal/testfix"
+	"github.com/lablup/perfbot/runner/job"
+	"github.com/lablup/perfbot/runner/patch"
+)
+
+// jobsConfig asks for two models at two sampling settings; the checkout has no folder
+// for the second model.
+const jobsConfig = `version: 1
+epic: 1814
+models:
+  llama:
+    dir: models/mlx/Meta-Llama-3.1-8B-Instruct-4bit
+    model_type: llama
+    weights_gib: 4.5
+  qwen3:
+    dir: models/mlx/Qwen3-30B-A3B-4bit
+    model_type: qwen3_moe
+    weights_gib: 16.0
+default_models: [llama, qwen3]
+sampling: [greedy, t0.7]
+shape: {prompt: 64, generate: 16, warmup: 4}
+guard: {idle_secs: 1, sample_hz: 20, max_attempts: 2, max_wait_secs: 60}
+`
+
+// hostJobs is a GPU job's surroundings for the host jobs: the fake gfx1151 host on
+// PATH and as PERFBOT_ROOT, a target checkout cloned from a bare remote, and the
+// step's runtime files. The process environment is the host's (t.Setenv: not parallel).
+type hostJobs struct {
+	dir, repo, bare, base, root string
+	vars                        map[string]string
+}
+
+func newHostJobs(t *testing.T, config string, extra ...map[string]string) *hostJobs {
+	t.Helper()
+	h := &hostJobs{dir: t.TempDir()}
+	h.root = hosttest.Root(t, h.dir)
+	bin := filepath.Join(h.dir, "bin")
+	buildPerfbot(t, bin)
+	home := filepath.Join(h.dir, "home")
+	host := map[string]string{
+		"PATH": hosttest.Path(t, bin), "HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "GIT_CONFIG_NOSYSTEM": "1",
+		"TMPDIR": h.dir, "FAKEHOST_ROCMINFO": testfix.Path(t, "rocprofv3", "rocminfo-gfx1151.txt"),
+		"ROCM_GPU_GUARD_LOCK": filepath.Join(h.dir, "guard.lock"), "ROCM_GPU_GUARD_COMPILER_RE": noCompiler,
+		"ROCM_GPU_GUARD_KFD_DIR": "", "ROCM_GPU_GUARD_LOCK_HELD": "", "FAKE_BENCH_CRASH": "", "FAKE_CARGO_TESTS": "",
+		"FAKE_HARNESS": "", "FAKE_HARNESS_DATE": "",
+	}
+	for k, v := range host {
+		t.Setenv(k, v)
+	}
+	files := targetFiles(t, config)
+	for _, m := range extra {
+		for k, v := range m {
+			files[k] = v
+		}
+	}
+	tg := hosttest.NewTarget(t, home, files)
+	h.repo, h.bare, h.base = tg.Repo, tg.Bare, tg.Base
+	h.vars = host
+	return h
+}
+
+// step runs one step of the GPU job with the given inputs.
+func (h *hostJobs) step(t *testing.T, inputs map[string]string) (result, *stepEnv, string, error) {
+	t.Helper()
+	e := newStepEnv(t, inputs)
+	for k, v := range h.vars {
+		e.vars[k] = v
+	}
+	e.vars["GITHUB_WORKSPACE"] = h.repo
+	e.vars["RUNNER_TEMP"] = filepath.Join(h.dir, "runner-temp")
+	e.vars[EnvRoot] = h.root
+	e.vars["GITHUB_REPOSITORY"] = "lablup/mlxcel"
+	t.Setenv(EnvRoot, h.root) // the host jobs' processes read it from their environment
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var log bytes.Buffer
+	res, err := run(ctx, Options{Stdout: &log, Getenv: e.getenv})
+	return res, e, log.String(), err
+}
+
+// annotations are the log's annotations by level, as "title: message".
+func annotations(t *testing.T, log string) map[string][]string {
+	out := map[string][]string{}
+	for _, c := range commands(t, log) {
+		switch c.Name {
+		case "error", "warning", "notice":
+			out[c.Name] = append(out[c.Name], c.Props["title"]+": "+c.Msg)
+		}
+	}
+	return out
+}
+
+func hasAnnotation(list []string, parts ...string) bool {
+	return slices.ContainsFunc(list, func(a string) bool {
+		for _, p := range parts {
+			if !strings.Contains(a, p) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// A partial session is published, not failed: a skipped model and a crashed run become
+// annotations and the job goes on to the numeric tests (one aborts: an outcome, not a
+// failure) and a dry-run publish, each step reporting through outputs and summary.
+func TestHostJobsPartialSessionThroughPublish(t *testing.T) {
+	h := newHostJobs(t, jobsConfig)
+	t.Setenv("FAKE_BENCH_CRASH", "Meta-Llama-3.1-8B-Instruct-4bit_t0.7:profiled")
+
+	// profile
+	_, e, log, err := h.step(t, map[string]string{"job": "profile", "ref": h.base[:12]})
+	if err != nil {
+		t.Fatalf("profile: %v\n%s", err, log)
+	}
+	outs := readOutputs(t, e.output)
+	folder := outs["results-dir"]
+	if outs["verdict"] != VerdictPartial || filepath.Base(folder) != "gfx1151_"+h.base[:8] || outs["traces-dir"] == "" {
+		t.Fatalf("profile outputs %v", outs)
+	}
+	var rk struct {
+		Order []string `json:"order"`
+		Runs  []string `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(outs["ranking"]), &rk); err != nil || len(rk.Order) == 0 || !slices.Equal(rk.Runs, []string{"Meta-Llama-3.1-8B-Instruct-4bit_greedy"}) {
+		t.Errorf("ranking output %q: %v", outs["ranking"], err)
+	}
+	ann := annotations(t, log)
+	if !hasAnnotation(ann["warning"], "Qwen3-30B-A3B-4bit_greedy skipped", "model directory models/mlx/Qwen3-30B-A3B-4bit") ||
+		!hasAnnotation(ann["error"], "Meta-Llama-3.1-8B-Instruct-4bit_t0.7 bench crashed") {
+		t.Errorf("annotations %v", ann)
+	}
+	sum := e.summaryText(t)
+	for _, want := range []string{"Verdict: **partial**", "| `Meta-Llama-3.1-8B-Instruct-4bit_greedy` |", "| `Qwen3-30B-A3B-4bit_t0.7` | not\\_run |", "### Ranked port order"} {
+		if !strings.Contains(sum, want) {
+			t.Errorf("the profile summary has no %q:\n%s", want, sum)
+		}
+	}
+	t.Setenv("FAKE_BENCH_CRASH", "")
+
+	// gemm-tests: the third test aborts.
+	t.Setenv("FAKE_CARGO_TESTS", patch.TestNames[2]+"=abort")
+	_, e, log, err = h.step(t, map[string]string{"job": "gemm-tests"})
+	if err != nil {
+		t.Fatalf("gemm-tests: %v\n%s", err, log)
+	}
+	if outs := readOutputs(t, e.output); outs["verdict"] != string(patch.Record) || outs["results-dir"] != folder {
+		t.Errorf("gemm-tests outputs %v", outs)
+	}
+	if ann := annotations(t, log); len(ann["error"]) != 1 || !hasAnnotation(ann["error"], patch.TestNames[2]+" aborted", "SIGABRT") {
+		t.Errorf("gemm-tests annotations %v", ann)
+	}
+	if o, err := os.ReadFile(filepath.Join(folder, job.GemmTestsFile)); err != nil || !strings.Contains(string(o), `"aborted"`) {
+		t.Errorf("the outcome in the results folder: %v\n%s", err, o)
+	}
+	if sum := e.summaryText(t); !strings.Contains(sum, "Decision: **record**") {
+		t.Errorf("the gemm-tests summary:\n%s", sum)
+	}
+
+	// publish, dry run: the documents as files, the push to the bare remote only.
+	_, e, log, err = h.step(t, map[string]string{"job": "publish", "dry-run": "true", "trigger-comment-id": "4242"})
+	if err != nil {
+		t.Fatalf("publish: %v\n%s", err, log)
+	}
+	outs = readOutputs(t, e.output)
+	if outs["verdict"] != VerdictSuccess || outs["pr-operation"] != "created" || !strings.HasPrefix(outs["report-path"], "docs/benchmark_results/") || outs["ranking"] == "" {
+		t.Errorf("publish outputs %v", outs)
+	}
+	if ann := annotations(t, log); len(ann["error"]) != 0 || len(ann["warning"]) != 0 {
+		t.Errorf("publish annotations %v", ann)
+	}
+	pr, err := os.ReadFile(filepath.Join(h.dir, "runner-temp", "perfbot", publishFolder, "pr.md"))
+	if err != nil || !strings.Contains(string(pr), "Meta-Llama-3.1-8B-Instruct-4bit_greedy") {
+		t.Errorf("the dry run's pull request: %v\n%s", err, pr)
+	}
+	if !strings.Contains(e.summaryText(t), "## ROCm decode profile, gfx1151") {
+		t.Errorf("the publish summary:\n%s", e.summaryText(t))
+	}
+	if got := hosttest.Git(t, h.vars["HOME"], h.bare, "rev-parse", "refs/heads/perfbot/rocm-profile^"); got != h.base {
+		t.Errorf("the bot branch's parent on the remote is %s, want %s", got, h.base)
+	}
+}
+
+// The step fails (non-zero exit) only when the job failed: here no run produced results.
+func TestProfileWithoutResultsFails(t *testing.T) {
+	h := newHostJobs(t, jobsConfig)
+	t.Setenv("FAKE_BENCH_CRASH", "Meta-Llama-3.1-8B-Instruct-4bit_greedy")
+	_, e, log, err := h.step(t, map[string]string{"job": "profile", "models": "llama", "sampling": "greedy"})
+	if !errors.Is(err, ErrJobFailed) {
+		t.Fatalf("profile: %v, want ErrJobFailed\n%s", err, log)
+	}
+	if outs := readOutputs(t, e.output); outs["verdict"] != VerdictFailed || outs["ranking"] != "" {
+		t.Errorf("outputs %v", outs)
+	}
+	if ann := annotations(t, log); !hasAnnotation(ann["error"], "perfbot profile failed", "none of the 1 runs produced results") {
+		t.Errorf("annotations %v", ann)
+	}
+	// A model the config does not have is the request's fault, before anything runs.
+	_, _, log, err = h.step(t, map[string]string{"job": "profile", "models": "mistral"})
+	if !errors.Is(err, ErrJobFailed) || !hasAnnotation(annotations(t, log)["error"], "the request does not fit the config", `"mistral" is not a model of the config`) {
+		t.Errorf("an unknown model: %v\n%s", err, log)
+	}
+}
+
+// The job runs the pinned commit: a checkout of a later commit is moved back to it, and
+// a commit the checkout cannot have is refused before anything runs.
+func TestPinChecksOutThePinnedCommit(t *testing.T) {
+	h := newHostJobs(t, jobsConfig)
+	home := h.vars["HOME"]
+	if err := os.WriteFile(filepath.Join(h.repo, "later.txt"), []byte("moved on\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hosttest.Git(t, home, h.repo, "add", "later.txt")
+	hosttest.Git(t, home, h.repo, "commit", "-q", "-m", "a later commit on the branch")
+	e := newStepEnv(t, map[string]string{"job": "profile", "ref": h.base})
+	e.vars["GITHUB_WORKSPACE"] = h.repo
+	rt, err := NewRuntime(&bytes.Buffer{}, e.getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &step{rt: rt, in: Inputs{Ref: h.base}, workspace: h.repo}
+	got, err := s.pin(context.Background())
+	if err != nil || got != h.base || hosttest.Git(t, home, h.repo, "rev-parse", "HEAD") != h.base {
+		t.Errorf("pin: %s, %v; HEAD %s, want %s", got, err, hosttest.Git(t, home, h.repo, "rev-parse", "HEAD"), h.base)
+	}
+	s.in.Ref = "0123456"
+	if _, err := s.pin(context.Background()); err == nil || !strings.Contains(err.Error(), "the pinned commit 0123456 is not in the checkout") {
+		t.Errorf("an unknown short SHA: %v", err)
+	}
+}
+
+// The nightly: job bench runs the repository's harnesses on the fake host and leaves
+// the folder a dry-run publish turns into the baseline pull request.
+func TestBenchThenPublishTheBaseline(t *testing.T) {
+	h := newHostJobs(t, jobsConfig, benchFiles(t))
+	date := time.Now().Format(time.DateOnly)
+	t.Setenv("FAKE_HARNESS_DATE", date)
+	t.Setenv("FAKE_HARNESS", "")
+	_, e, log, err := h.step(t, map[string]string{"job": "bench"})
+	if err != nil {
+		t.Fatalf("bench: %v\n%s", err, log)
+	}
+	outs := readOutputs(t, e.output)
+	stem := "rocm_strixhalo-gfx1151_" + date
+	if outs["verdict"] != VerdictComplete || filepath.Base(outs["results-dir"]) != "benchmarks" {
+		t.Fatalf("bench outputs %v", outs)
+	}
+	if _, err := os.Stat(filepath.Join(outs["results-dir"], stem+job.NightlySuffix)); err != nil {
+		t.Errorf("no manifest: %v", err)
+	}
+	sum := e.summaryText(t)
+	for _, want := range []string{"## perfbot bench, gfx1151", "| mlxcel sweep | ok: " + strings.ReplaceAll(stem, "_", "\\_") + ".csv |", "| Meta-Llama-3.1-8B-Instruct-4bit | decode 35.41 tok/s"} {
+		if !strings.Contains(sum, want) {
+			t.Errorf("the bench summary has no %q:\n%s", want, sum)
+		}
+	}
+
+	_, e, log, err = h.step(t, map[string]string{"job": "publish", "dry-run": "true"})
+	if err != nil {
+		t.Fatalf("publish: %v\n%s", err, log)
+	}
+	outs = readOutputs(t, e.output)
+	if outs["verdict"] != VerdictSuccess || outs["report-path"] != "docs/benchmark_results/rocm-baseline-gfx1151-"+date+".md" || outs["pr-operation"] != "created" {
+		t.Errorf("publish outputs %v", outs)
+	}
+	if _, err := os.Stat(filepath.Join(h.dir, "runner-temp", "perfbot", publishFolder, "baseline-pr.md")); err != nil {
+		t.Error(err)
+	}
+
+	// A harness that mislabels its ROCm rows fails the job, as `perfbot run bench` does.
+	h2 := newHostJobs(t, jobsConfig, benchFiles(t))
+	t.Setenv("FAKE_HARNESS", "pre-rocm")
+	_, e, log, err = h2.step(t, map[string]string{"job": "bench"})
+	if !errors.Is(err, ErrJobFailed) || readOutputs(t, e.output)["verdict"] != VerdictFailed ||
+		!hasAnnotation(annotations(t, log)["error"], "perfbot bench failed", "harness problem(s) in the CSVs") {
+		t.Errorf("a mislabelling harness: %v\n%s", err, log)
+	}
+}
+
+// benchFiles are the fake harnesses as the checkout's scripts/ and a second model.
+func benchFiles(t *testing.T) map[string]string {
+	t.Helper()
+	harness := filepath.Join(testfix.RepoRoot(t), "testdata", "fakehost", "harness")
+	files := map[string]string{
+		"models/mlx/Meta-Llama-3.1-8B-Instruct-4bit/fake-bench.txt":    "mlxcel 35.41 1065.78\nmlx-lm 32.81 966.84\n",
+		"models/mlx/Meta-Llama-3.1-8B-Instruct-4bit/model.safetensors": "weights",
+		"models/mlx/Qwen3-0.6B-4bit/config.json":                       "{}",
+		"models/mlx/Qwen3-0.6B-4bit/fake-bench.txt":                    "mlxcel 278.48 4417.27\nmlx-lm 220.13 4316.74\n",
+		"models/mlx/Qwen3-0.6B-4bit/model.safetensors":                 "weights",
+	}
+	for _, s := range []string{"bench_decode.sh", "bench_mlxlm.py"} {
+		b, err := os.ReadFile(filepath.Join(harness, s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files["scripts/"+s] = string(b)
+	}
+	return files
+}

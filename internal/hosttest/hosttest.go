@@ -1,0 +1,154 @@
+// Package hosttest is test setup for the host jobs and what follows them: a copy of the
+// fake gfx1151 host's root (testdata/fakehost) and a target repository (a bare remote
+// standing in for GitHub and a clone of it) holding the sources the patcher knows. The
+// CLI's, the runner's and the Action's tests share it. It holds test setup only and
+// never writes into the repository.
+package hosttest
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lablup/perfbot/internal/testfix"
+)
+
+// CopyTree copies the regular files under src into dst, creating folders as needed
+// and keeping files dst already has unless src has the same path.
+func CopyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		to := filepath.Join(dst, rel)
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(to, b, 0o644)
+	})
+}
+
+// PatcherRepo copies the patcher's "upstream" test copy of mlxcel (the grouped_gemm test
+// file, the checker, the dispatch sources) into a temp dir.
+func PatcherRepo(t testing.TB) string {
+	t.Helper()
+	root := filepath.Join(testfix.RepoRoot(t), "runner", "patch", "testdata")
+	dir := t.TempDir()
+	for _, src := range []string{filepath.Join(root, "common"), filepath.Join(root, "variants", "upstream", "repo")} {
+		if err := CopyTree(src, dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// Git runs git for test setup with a fixed identity and home, without user or system
+// config, and returns its trimmed output.
+func Git(t testing.TB, home, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=Maintainer", "GIT_AUTHOR_EMAIL=maintainer@example.com",
+		"GIT_COMMITTER_NAME=Maintainer", "GIT_COMMITTER_EMAIL=maintainer@example.com")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("git %s: %v: %s", strings.Join(args, " "), err, errb.String())
+	}
+	return strings.TrimSpace(out.String())
+}
+
+// Target is a target repository: Bare stands in for GitHub, Repo is a clone of it, and
+// Base is the one commit of main.
+type Target struct {
+	Repo, Bare, Base string
+}
+
+// NewTarget commits the patcher's upstream copy plus files (repo path -> content; a file
+// starting with #! is executable) as the one commit of main, clones it bare into a temp
+// dir and clones that.
+func NewTarget(t testing.TB, home string, files map[string]string) Target {
+	t.Helper()
+	root := t.TempDir()
+	seed := filepath.Join(root, "seed")
+	Git(t, home, root, "init", "--quiet", "--initial-branch=main", seed)
+	if err := CopyTree(PatcherRepo(t), seed); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range files {
+		p := filepath.Join(seed, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		mode := os.FileMode(0o644)
+		if strings.HasPrefix(body, "#!") {
+			mode = 0o755
+		}
+		if err := os.WriteFile(p, []byte(body), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	Git(t, home, seed, "add", "-A")
+	Git(t, home, seed, "commit", "--quiet", "-m", "mlxcel at the commit to profile")
+	tg := Target{Base: Git(t, home, seed, "rev-parse", "HEAD"), Bare: filepath.Join(root, "remote.git"), Repo: filepath.Join(root, "mlxcel")}
+	Git(t, home, root, "clone", "--quiet", "--bare", seed, tg.Bare)
+	Git(t, home, root, "clone", "--quiet", tg.Bare, tg.Repo)
+	return tg
+}
+
+// Root copies the fake host's root into dir/root with the real /proc linked in for the
+// guard and an empty KFD proc dir where the guard looks by default, and returns it.
+func Root(t testing.TB, dir string) string {
+	t.Helper()
+	root := filepath.Join(dir, "root")
+	src := filepath.Join(testfix.RepoRoot(t), "testdata", "fakehost", "root")
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if rel == "proc" {
+			return fs.SkipDir
+		}
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(root, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(root, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/proc", filepath.Join(root, "proc")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(KFDDir(root), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// KFDDir is the KFD proc dir of a root made by Root.
+func KFDDir(root string) string { return filepath.Join(root, "sys", "class", "kfd", "kfd", "proc") }
+
+// Bin is the fake host's tools: rocminfo, rocprofv3, the bench, cargo.
+func Bin(t testing.TB) string {
+	return filepath.Join(testfix.RepoRoot(t), "testdata", "fakehost", "bin")
+}
+
+// Path puts the fake host's tools first, then dirs, then the system's.
+func Path(t testing.TB, dirs ...string) string {
+	return strings.Join(append(append([]string{Bin(t)}, dirs...), "/usr/local/bin", "/usr/bin", "/bin"), ":")
+}

@@ -1,0 +1,171 @@
+package job
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/lablup/perfbot/config"
+	"github.com/lablup/perfbot/runner/guard"
+	"github.com/lablup/perfbot/runner/host"
+	"github.com/lablup/perfbot/runner/patch"
+	"github.com/lablup/perfbot/runner/results"
+)
+
+// ErrBadRequest marks an error in what the caller asked for (a model the config does not
+// have, a sampling tag that is not one, a checkout without a config): `perfbot run`
+// exits 2 on it, the Action names the input at fault.
+var ErrBadRequest = errors.New("bad request")
+
+type badRequest struct{ err error }
+
+func (e *badRequest) Error() string   { return e.err.Error() }
+func (e *badRequest) Unwrap() []error { return []error{ErrBadRequest, e.err} }
+
+func badRequestf(format string, a ...any) error {
+	return &badRequest{err: fmt.Errorf(format, a...)}
+}
+
+// ProfileRequest is a profile session as its callers (`perfbot run profile`, the
+// Action's profile job) ask for it: names and tags as given, resolved against the
+// config by Options.
+type ProfileRequest struct {
+	Host    host.Host
+	RepoDir string
+	// ConfigPath is the config file; "" means the checkout's .github/perfbot.yml,
+	// which must then exist.
+	ConfigPath string
+	Models     []string // config model names; empty means the config's default
+	Sampling   []string // sampling tags; empty means the config's
+	OutDir     string
+	TraceDir   string // "" means <OutDir>/traces
+	SkipBuild  bool
+	Bench      string
+	GFX        string
+	// Getenv reads the shell guard's environment overrides; nil means os.Getenv.
+	Getenv   func(string) string
+	Progress io.Writer
+}
+
+// Options loads the config and checks the request against it.
+func (r ProfileRequest) Options() (ProfileOptions, error) {
+	cfg, err := LoadConfig(r.ConfigPath, r.RepoDir, true)
+	if err != nil {
+		return ProfileOptions{}, err
+	}
+	var samp []results.Sampling
+	for _, tag := range r.Sampling {
+		s, err := results.ParseSampling(tag)
+		if err != nil {
+			return ProfileOptions{}, badRequestf("sampling: %v", err)
+		}
+		samp = append(samp, s)
+	}
+	for _, m := range r.Models {
+		if _, ok := cfg.Model(m); !ok {
+			names := make([]string, len(cfg.Models))
+			for i, cm := range cfg.Models {
+				names[i] = cm.Name
+			}
+			return ProfileOptions{}, badRequestf("models: %q is not a model of the config; known: %s", m, strings.Join(names, ", "))
+		}
+	}
+	g, err := GuardFromConfig(cfg, r.Host, r.Getenv)
+	if err != nil {
+		return ProfileOptions{}, err
+	}
+	traces := r.TraceDir
+	if traces == "" {
+		traces = filepath.Join(r.OutDir, "traces")
+	}
+	return ProfileOptions{
+		Host: r.Host, RepoDir: r.RepoDir, Config: cfg, Models: r.Models, Sampling: samp, OutDir: r.OutDir,
+		TraceDir: traces, Guard: g, SkipBuild: r.SkipBuild, Bench: r.Bench, GFX: r.GFX, Progress: r.Progress,
+	}, nil
+}
+
+// GemmRequest is the numeric test job as its callers ask for it.
+type GemmRequest struct {
+	Host    host.Host
+	RepoDir string
+	// ConfigPath is the config file for the guard settings; "" means the checkout's
+	// .github/perfbot.yml when there is one, else the defaults.
+	ConfigPath string
+	GuardLog   string
+	LogDir     string
+	Timeout    time.Duration
+	Getenv     func(string) string // nil means os.Getenv
+	Progress   io.Writer
+}
+
+// Options loads the config's guard settings.
+func (r GemmRequest) Options() (GemmOptions, error) {
+	cfg, err := LoadConfig(r.ConfigPath, r.RepoDir, false)
+	if err != nil {
+		return GemmOptions{}, err
+	}
+	g, err := GuardFromConfig(cfg, r.Host, r.Getenv)
+	if err != nil {
+		return GemmOptions{}, err
+	}
+	g.LogPath = r.GuardLog
+	return GemmOptions{Host: r.Host, RepoDir: r.RepoDir, Guard: g, Timeout: r.Timeout, LogDir: r.LogDir, Progress: r.Progress}, nil
+}
+
+// LoadConfig reads the target repo's config: path, else the checkout's
+// .github/perfbot.yml. Without either, required says whether that is an error or the
+// defaults do.
+func LoadConfig(path, repo string, required bool) (config.Config, error) {
+	explicit := path != ""
+	if !explicit {
+		path = filepath.Join(repo, filepath.FromSlash(config.DefaultPath))
+	}
+	if _, err := os.Stat(path); err != nil && !explicit && !required {
+		return config.Default(), nil
+	}
+	c, err := config.Load(path)
+	if err != nil {
+		if !explicit && errors.Is(err, os.ErrNotExist) {
+			return c, badRequestf("the checkout has no %s: add one, or name the config file to use", config.DefaultPath)
+		}
+		return c, fmt.Errorf("loading the config: %w", err)
+	}
+	return c, nil
+}
+
+// GuardFromConfig is the config's guard settings with the shell guard's environment
+// overrides on top (getenv nil means os.Getenv).
+func GuardFromConfig(c config.Config, h host.Host, getenv func(string) string) (guard.Options, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	g := GuardOptions(c.Guard)
+	if err := g.ApplyEnv(getenv); err != nil {
+		return g, &badRequest{err: err}
+	}
+	g.Host = h
+	return g, nil
+}
+
+// WriteOutcome writes the numeric tests' outcome (docs/formats.md §7) where the
+// publisher reads it, e.g. <results folder>/gemm_tests.json.
+func WriteOutcome(path string, o patch.Outcome) error {
+	b, err := json.MarshalIndent(o, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding the outcome: %w", err)
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("writing the outcome: %w", err)
+		}
+	}
+	if err := results.WriteFileAtomic(path, append(b, '\n')); err != nil {
+		return fmt.Errorf("writing the outcome: %w", err)
+	}
+	return nil
+}
