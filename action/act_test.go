@@ -127,18 +127,17 @@ type actRig struct {
 func newActRig(t *testing.T) *actRig {
 	t.Helper()
 	r := &actRig{act: actBinary(t), repoRoot: testfix.RepoRoot(t), dir: t.TempDir()}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatal(err)
-	}
+	goBin := goBinary
 	r.home = filepath.Join(r.dir, "home")
 	bin := filepath.Join(r.dir, "bin")
 	root := hosttest.Root(t, r.dir)
 	if err := os.MkdirAll(r.home, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	goEnv := func(k string) string {
-		out, err := exec.Command(goBin, "env", k).Output()
+	goVar := func(k string) string {
+		cmd := exec.Command(goBin, "env", k)
+		cmd.Env = goEnv
+		out, err := cmd.Output()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -150,7 +149,7 @@ func newActRig(t *testing.T) *actRig {
 		"GIT_CONFIG_NOSYSTEM=1", "TMPDIR=" + r.dir, "LANG=C.UTF-8",
 		"PATH=" + hosttest.Path(t, bin, filepath.Dir(goBin)),
 		// The action builds perfbot with the same module and build caches, offline.
-		"GOCACHE=" + goEnv("GOCACHE"), "GOMODCACHE=" + goEnv("GOMODCACHE"), "GOPATH=" + goEnv("GOPATH"), "GOPROXY=off", "GOFLAGS=", "GOTOOLCHAIN=local",
+		"GOCACHE=" + goVar("GOCACHE"), "GOMODCACHE=" + goVar("GOMODCACHE"), "GOPATH=" + goVar("GOPATH"), "GOPROXY=off", "GOFLAGS=", "GOTOOLCHAIN=local",
 		"FAKEHOST_ROCMINFO=" + testfix.Path(t, "rocprofv3", "rocminfo-gfx1151.txt"),
 		EnvRoot + "=" + root, "ROCM_GPU_GUARD_LOCK=" + filepath.Join(r.dir, "guard.lock"), "ROCM_GPU_GUARD_COMPILER_RE=" + noCompiler,
 		"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost",
@@ -245,13 +244,14 @@ func TestActRunsTheDispatchedProfile(t *testing.T) {
 	s.Expect("PATCH", comments, status)
 	s.Expect("PATCH", "/repos/"+actRepo+"/check-runs/777", ghstub.JSONFileWith(200, rest(t, "check-run"), map[string]any{"id": 777, "status": "completed", "conclusion": "success"})).
 		JSONBody(map[string]any{"status": "completed", "conclusion": "success"})
+	// The inputs as the server's dispatch sends them.
 	log := r.run(t, tg.Repo, s, actRepo, "workflow_dispatch",
-		"--input", "request-id=req-77", "--input", "ref="+tg.Base, "--input", "models=llama", "--input", "sampling=greedy",
-		"--input", "status-comment-id=501", "--input", "trigger-comment-id=4242", "--input", "check-run-id=777")
-	if strings.Contains(log, "[perfbot profile/gate]") {
-		t.Errorf("the gate job ran on a dispatch")
+		"--input", "job=profile", "--input", "request_id=77", "--input", "sha="+tg.Base, "--input", "models=llama", "--input", "sampling=greedy",
+		"--input", "epic=0", "--input", "issue=12", "--input", "status_comment_id=501", "--input", "trigger_comment_id=4242", "--input", "check_run_id=777")
+	if strings.Contains(log, "[perfbot/gate]") || strings.Contains(log, "[perfbot/bench]") {
+		t.Errorf("the gate or the bench job ran on a profile dispatch")
 	}
-	checkPublished(t, r, tg, s, log, "req-77")
+	checkPublished(t, r, tg, s, log, "77")
 }
 
 // The gate job in the workflow refuses a read-only commenter and a fork's head with the
@@ -281,10 +281,10 @@ func TestActGateRefusesLikeTheServer(t *testing.T) {
 				}))
 			dir := t.TempDir()
 			log := r.run(t, tg.Repo, s, c.Repo(t), "issue_comment", "-e", c.WriteEvent(t, dir), "--env", EnvBotLogin+"="+gatetest.BotLogin)
-			if strings.Contains(log, "[perfbot profile/profile] ⭐ Run Main") {
+			if strings.Contains(log, "[perfbot/profile] ⭐ Run Main") {
 				t.Errorf("the GPU job ran after a refusal:\n%s", tail(log, 80))
 			}
-			if !strings.Contains(log, "[perfbot profile/gate]   ✅  Success - Main Run perfbot") {
+			if !strings.Contains(log, "[perfbot/gate]   ✅  Success - Main Run perfbot") {
 				t.Errorf("the gate step did not succeed:\n%s", tail(log, 80))
 			}
 		})

@@ -81,7 +81,7 @@ func run(ctx context.Context, o Options) (result, error) {
 	case JobGate:
 		res.gate, err = s.gate(ctx)
 	case JobBench:
-		err = errors.New("job bench is not available in this version of perfbot: the nightly baseline job is not part of it yet; use a release that documents job: bench")
+		err = s.bench(ctx)
 	}
 	res.outputs = rt.Outputs()
 	if err != nil {
@@ -290,4 +290,14 @@ func (s *step) pin(ctx context.Context) (string, error) {
 	s.rt.Annotate(Annotation{Level: Notice, Title: "perfbot: pinned commit",
 		Message: fmt.Sprintf("the workflow checked out %s; the job runs the pinned commit %s", head, pinned)})
 	return pinned, nil
+}
+
+// checkout is where every job on the checkout starts: the pinned commit checked out and
+// the config file found.
+func (s *step) checkout(ctx context.Context) (commit, cfgPath string, err error) {
+	if commit, err = s.pin(ctx); err != nil {
+		return "", "", err
+	}
+	cfgPath, err = s.configPath()
+	return commit, cfgPath, err
 }

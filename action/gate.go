@@ -22,7 +22,7 @@ type gateResult struct {
 }
 
 // Verdicts of the gate job besides the accepted command's kind (profile, bench, help,
-// status, cancel).
+// status, cancel): the workflow runs its profile or bench job on the kind.
 const (
 	VerdictIgnored = "ignored"
 	VerdictDenied  = "denied"
@@ -63,17 +63,12 @@ func (s *step) gate(ctx context.Context) (*gateResult, error) {
 	case gate.Accepted:
 		verdict = string(d.Request.Kind)
 		switch d.Request.Kind {
-		case command.Profile:
+		case command.Profile, command.Bench:
 			run, reaction = true, "eyes"
 		case command.Help:
 			reply = d.Reply
 		case command.Status, command.Cancel:
 			reply = noServerReply(d.Request.Kind, s.runsURL())
-		default:
-			// A command the server accepts that this workflow has no job for.
-			verdict = VerdictDenied
-			reply = fmt.Sprintf("%s is not available through this workflow: this version of perfbot's Action has no job for it. Ask a maintainer to run it.",
-				"`"+d.Request.Command.Text+"`")
 		}
 	default:
 		s.rt.Annotate(Annotation{Level: Notice, Title: "perfbot: comment ignored (" + string(d.Reason) + ")", Message: d.Detail})

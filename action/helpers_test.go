@@ -177,11 +177,21 @@ func targetFiles(t *testing.T, config string) map[string]string {
 // machine are not what the guard is tested for here.
 const noCompiler = "perfbot-test-no-such-compiler"
 
+// goBinary is the go command, and goEnv the environment it builds with, taken before
+// any test puts the fake host's PATH and a fresh HOME in place (a HOME without the build
+// cache would rebuild everything).
+var (
+	goBinary, _ = exec.LookPath("go")
+	goEnv       = os.Environ()
+)
+
 // buildPerfbot puts a perfbot binary in bin: the fake bench synthesizes its run with
 // `perfbot synth`, found on PATH.
 func buildPerfbot(t *testing.T, bin string) {
 	t.Helper()
-	if out, err := exec.Command("go", "build", "-o", filepath.Join(bin, "perfbot"), "../cmd/perfbot").CombinedOutput(); err != nil {
+	cmd := exec.Command(goBinary, "build", "-o", filepath.Join(bin, "perfbot"), "../cmd/perfbot")
+	cmd.Env = goEnv
+	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("building perfbot: %v\n%s", err, out)
 	}
 }

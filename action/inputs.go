@@ -100,9 +100,10 @@ func readInputs(r *Runtime) (Inputs, error) {
 		if v == "" {
 			return 0
 		}
+		// 0 is "none", as the server's dispatch sends it.
 		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n <= 0 {
-			bad(name, "want a positive number, got %q", clip(v))
+		if err != nil || n < 0 {
+			bad(name, "want a positive number (or 0 for none), got %q", clip(v))
 			return 0
 		}
 		return n
@@ -171,6 +172,9 @@ func readInputs(r *Runtime) (Inputs, error) {
 		in.DryRun = true
 	default:
 		bad("dry-run", "want true or false, got %q", clip(v))
+	}
+	if in.Job == JobBench && (len(in.Models) > 0 || len(in.Sampling) > 0) {
+		bad("models", "the bench job runs the repository's harnesses over all their models: leave models and sampling empty")
 	}
 	if in.DryRun && in.Job != JobPublish && in.Job != JobGate {
 		bad("dry-run", "applies to the publish and gate jobs only, not %s", in.Job)

@@ -13,7 +13,7 @@ func TestReadInputs(t *testing.T) {
 	good := map[string]string{
 		"job": "profile", "github-token": "ghs_abc", "models": "llama, qwen3", "sampling": "greedy,t0.7-p0.95",
 		"ref": "929c80ab", "request-id": "req-1.a_b", "status-comment-id": "12", "trigger-comment-id": "13",
-		"check-run-id": "14", "epic": "1814", "config": ".github/perfbot.yml",
+		"check-run-id": "0", "epic": "1814", "config": ".github/perfbot.yml",
 	}
 	e := newStepEnv(t, good)
 	rt, err := NewRuntime(io.Discard, e.getenv)
@@ -26,7 +26,7 @@ func TestReadInputs(t *testing.T) {
 	}
 	want := Inputs{Job: "profile", Token: "ghs_abc", Config: ".github/perfbot.yml", Models: []string{"llama", "qwen3"},
 		Sampling: []string{"greedy", "t0.7-p0.95"}, Ref: "929c80ab", RequestID: "req-1.a_b",
-		StatusCommentID: 12, TriggerCommentID: 13, CheckRunID: 14, Epic: 1814}
+		StatusCommentID: 12, TriggerCommentID: 13, CheckRunID: 0, Epic: 1814}
 	if diff := cmp.Diff(want, in); diff != "" {
 		t.Errorf("inputs (-want +got):\n%s", diff)
 	}
@@ -40,7 +40,9 @@ func TestReadInputs(t *testing.T) {
 		{map[string]string{"job": "gate", "github-token": "token ghs_x"}, "input github-token: the token holds whitespace"},
 		{map[string]string{"job": "gate", "app-id": "7"}, "app-id and app-private-key go together"},
 		{map[string]string{"job": "gate", "app-private-key": "-----BEGIN"}, "app-id and app-private-key go together"},
-		{map[string]string{"job": "gate", "app-id": "-7", "app-private-key": "k"}, `input app-id: want a positive number, got "-7"`},
+		{map[string]string{"job": "gate", "app-id": "-7", "app-private-key": "k"}, `input app-id: want a positive number (or 0 for none), got "-7"`},
+		{map[string]string{"job": "publish", "check-run-id": "x1"}, `input check-run-id: want a positive number (or 0 for none), got "x1"`},
+		{map[string]string{"job": "bench", "models": "llama"}, "the bench job runs the repository's harnesses over all their models"},
 		{map[string]string{"job": "profile", "config": "../etc/passwd"}, "input config: \"../etc/passwd\" is not a path inside the checkout"},
 		{map[string]string{"job": "profile", "config": "/etc/passwd"}, "is not a path inside the checkout"},
 		{map[string]string{"job": "profile", "models": "llama,../x"}, `input models: "../x" is not a model name`},

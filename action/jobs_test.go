@@ -45,7 +45,7 @@ type hostJobs struct {
 	vars                        map[string]string
 }
 
-func newHostJobs(t *testing.T, config string) *hostJobs {
+func newHostJobs(t *testing.T, config string, extra ...map[string]string) *hostJobs {
 	t.Helper()
 	h := &hostJobs{dir: t.TempDir()}
 	h.root = hosttest.Root(t, h.dir)
@@ -57,11 +57,18 @@ func newHostJobs(t *testing.T, config string) *hostJobs {
 		"TMPDIR": h.dir, "FAKEHOST_ROCMINFO": testfix.Path(t, "rocprofv3", "rocminfo-gfx1151.txt"),
 		"ROCM_GPU_GUARD_LOCK": filepath.Join(h.dir, "guard.lock"), "ROCM_GPU_GUARD_COMPILER_RE": noCompiler,
 		"ROCM_GPU_GUARD_KFD_DIR": "", "ROCM_GPU_GUARD_LOCK_HELD": "", "FAKE_BENCH_CRASH": "", "FAKE_CARGO_TESTS": "",
+		"FAKE_HARNESS": "", "FAKE_HARNESS_DATE": "",
 	}
 	for k, v := range host {
 		t.Setenv(k, v)
 	}
-	tg := hosttest.NewTarget(t, home, targetFiles(t, config))
+	files := targetFiles(t, config)
+	for _, m := range extra {
+		for k, v := range m {
+			files[k] = v
+		}
+	}
+	tg := hosttest.NewTarget(t, home, files)
 	h.repo, h.bare, h.base = tg.Repo, tg.Bare, tg.Base
 	h.vars = host
 	return h
@@ -235,4 +242,73 @@ func TestPinChecksOutThePinnedCommit(t *testing.T) {
 	if _, err := s.pin(context.Background()); err == nil || !strings.Contains(err.Error(), "the pinned commit 0123456 is not in the checkout") {
 		t.Errorf("an unknown short SHA: %v", err)
 	}
+}
+
+// The nightly: job bench runs the repository's harnesses on the fake host and leaves
+// the folder a dry-run publish turns into the baseline pull request.
+func TestBenchThenPublishTheBaseline(t *testing.T) {
+	h := newHostJobs(t, jobsConfig, benchFiles(t))
+	date := time.Now().Format(time.DateOnly)
+	t.Setenv("FAKE_HARNESS_DATE", date)
+	t.Setenv("FAKE_HARNESS", "")
+	_, e, log, err := h.step(t, map[string]string{"job": "bench"})
+	if err != nil {
+		t.Fatalf("bench: %v\n%s", err, log)
+	}
+	outs := readOutputs(t, e.output)
+	stem := "rocm_strixhalo-gfx1151_" + date
+	if outs["verdict"] != VerdictComplete || filepath.Base(outs["results-dir"]) != "benchmarks" {
+		t.Fatalf("bench outputs %v", outs)
+	}
+	if _, err := os.Stat(filepath.Join(outs["results-dir"], stem+job.NightlySuffix)); err != nil {
+		t.Errorf("no manifest: %v", err)
+	}
+	sum := e.summaryText(t)
+	for _, want := range []string{"## perfbot bench, gfx1151", "| mlxcel sweep | ok: " + strings.ReplaceAll(stem, "_", "\\_") + ".csv |", "| Meta-Llama-3.1-8B-Instruct-4bit | decode 35.41 tok/s"} {
+		if !strings.Contains(sum, want) {
+			t.Errorf("the bench summary has no %q:\n%s", want, sum)
+		}
+	}
+
+	_, e, log, err = h.step(t, map[string]string{"job": "publish", "dry-run": "true"})
+	if err != nil {
+		t.Fatalf("publish: %v\n%s", err, log)
+	}
+	outs = readOutputs(t, e.output)
+	if outs["verdict"] != VerdictSuccess || outs["report-path"] != "docs/benchmark_results/rocm-baseline-gfx1151-"+date+".md" || outs["pr-operation"] != "created" {
+		t.Errorf("publish outputs %v", outs)
+	}
+	if _, err := os.Stat(filepath.Join(h.dir, "runner-temp", "perfbot", publishFolder, "baseline-pr.md")); err != nil {
+		t.Error(err)
+	}
+
+	// A harness that mislabels its ROCm rows fails the job, as `perfbot run bench` does.
+	h2 := newHostJobs(t, jobsConfig, benchFiles(t))
+	t.Setenv("FAKE_HARNESS", "pre-rocm")
+	_, e, log, err = h2.step(t, map[string]string{"job": "bench"})
+	if !errors.Is(err, ErrJobFailed) || readOutputs(t, e.output)["verdict"] != VerdictFailed ||
+		!hasAnnotation(annotations(t, log)["error"], "perfbot bench failed", "harness problem(s) in the CSVs") {
+		t.Errorf("a mislabelling harness: %v\n%s", err, log)
+	}
+}
+
+// benchFiles are the fake harnesses as the checkout's scripts/ and a second model.
+func benchFiles(t *testing.T) map[string]string {
+	t.Helper()
+	harness := filepath.Join(testfix.RepoRoot(t), "internal", "fakehost", "host", "harness")
+	files := map[string]string{
+		"models/mlx/Meta-Llama-3.1-8B-Instruct-4bit/fake-bench.txt":    "mlxcel 35.41 1065.78\nmlx-lm 32.81 966.84\n",
+		"models/mlx/Meta-Llama-3.1-8B-Instruct-4bit/model.safetensors": "weights",
+		"models/mlx/Qwen3-0.6B-4bit/config.json":                       "{}",
+		"models/mlx/Qwen3-0.6B-4bit/fake-bench.txt":                    "mlxcel 278.48 4417.27\nmlx-lm 220.13 4316.74\n",
+		"models/mlx/Qwen3-0.6B-4bit/model.safetensors":                 "weights",
+	}
+	for _, s := range []string{"bench_decode.sh", "bench_mlxlm.py"} {
+		b, err := os.ReadFile(filepath.Join(harness, s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files["scripts/"+s] = string(b)
+	}
+	return files
 }

@@ -29,10 +29,7 @@ const (
 // `perfbot run profile` does. It fails only when no run produced results: a partial
 // session is published with the failed runs named.
 func (s *step) profile(ctx context.Context) error {
-	if _, err := s.pin(ctx); err != nil {
-		return err
-	}
-	cfgPath, err := s.configPath()
+	_, cfgPath, err := s.checkout(ctx)
 	if err != nil {
 		return err
 	}
@@ -138,12 +135,7 @@ func (s *step) annotateRun(r job.RunRecord) {
 	}
 }
 
-func orStatus(r job.RunRecord) string {
-	if r.Reason != "" {
-		return r.Reason
-	}
-	return string(r.Status)
-}
+func orStatus(r job.RunRecord) string { return orText(r.Reason, string(r.Status)) }
 
 // jobSummary is the step summary of a profile session: the headline figures of each
 // run, the runs without results and the ranked port order.
@@ -182,10 +174,7 @@ func (s *step) summary(d report.JobSummaryData) error {
 // laterStep is where gemm-tests and publish start: the pinned commit checked out, the
 // config, and the results folder the profile step left for that commit.
 func (s *step) laterStep(ctx context.Context) (commit, cfgPath string, cfg config.Config, folder string, err error) {
-	if commit, err = s.pin(ctx); err != nil {
-		return
-	}
-	if cfgPath, err = s.configPath(); err != nil {
+	if commit, cfgPath, err = s.checkout(ctx); err != nil {
 		return
 	}
 	if cfg, err = job.LoadConfig(cfgPath, s.workspace, false); err != nil {

@@ -7,7 +7,10 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/bot/publish"
+	"github.com/lablup/perfbot/config"
+	"github.com/lablup/perfbot/runner/job"
 	"github.com/lablup/perfbot/runner/rank"
 )
 
@@ -21,13 +24,26 @@ const (
 // publishFolder is where a dry run writes the GitHub side, under the step's root.
 const publishFolder = "dry-run"
 
-// publish publishes the results folder the host jobs left through bot/publish, as
-// `perfbot publish` does: the commit on the bot branch, the pull request, the epic
-// ranking comment, the status comment, check run and reaction.
+// publish publishes what the host jobs of this GPU job left: a profile's results folder
+// through bot/publish as `perfbot publish` does (the commit on the bot branch, the pull
+// request, the epic ranking comment, the status comment, check run and reaction), or
+// the nightly baseline's folder as `perfbot baseline publish` does.
 func (s *step) publish(ctx context.Context) error {
-	commit, _, cfg, folder, err := s.laterStep(ctx)
+	commit, cfgPath, err := s.checkout(ctx)
 	if err != nil {
 		return err
+	}
+	cfg, err := job.LoadConfig(cfgPath, s.workspace, false)
+	if err != nil {
+		return err
+	}
+	folder, err := s.resultsFolder(cfg.Results.Profiles, commit)
+	if err != nil {
+		nightly := filepath.Join(s.root, filepath.FromSlash(cfg.Results.Benchmarks))
+		if found, _ := filepath.Glob(filepath.Join(nightly, "*"+job.NightlySuffix)); len(found) == 0 {
+			return fmt.Errorf("%w; nor a nightly baseline in %s: run job: profile or job: bench earlier in the same job", err, nightly)
+		}
+		return s.publishBaseline(ctx, cfg, nightly)
 	}
 	rules, err := loadRules(s.workspace, cfg.Rules)
 	if err != nil {
@@ -38,30 +54,18 @@ func (s *step) publish(ctx context.Context) error {
 		CheckRunID: s.in.CheckRunID, StatusCommentID: s.in.StatusCommentID, TriggerCommentID: s.in.TriggerCommentID,
 		Issue: s.eventIssue(), Epic: s.in.Epic,
 	}
-	if s.in.DryRun {
-		po.DryRunDir = filepath.Join(s.root, publishFolder)
-	} else {
-		if s.repo.Owner == "" {
-			return errors.New("GITHUB_REPOSITORY is not set: publish needs the repository to open the pull request in (or set dry-run: true)")
-		}
-		c, err := s.client(ctx, s.repo)
-		if err != nil {
-			return err
-		}
-		// git pushes as the same identity: an App's token opens a pull request whose CI
-		// runs.
-		if po.GitToken, err = c.GitToken(ctx); err != nil {
-			return fmt.Errorf("getting a token for git: %w", err)
-		}
-		s.rt.Mask(po.GitToken)
+	var c *gh.Client
+	if po.DryRunDir, c, po.GitToken, err = s.destination(ctx); err != nil {
+		return err
+	}
+	if c != nil {
 		po.GH = c
 	}
 	var sum publish.Summary
 	perr := s.rt.Quiet("perfbot: publish", func(w io.Writer) error {
 		var err error
 		sum, err = publish.Publish(ctx, po)
-		fmt.Fprintf(w, "published %s: commit %s on %s (%s), pull request %s %s\n",
-			sum.Results, sum.Git.Commit, sum.Git.Branch, sum.Git.Action, sum.PR.Action, sum.PR.URL)
+		logPublished(w, sum.Results, sum.Git, sum.PR)
 		return err
 	})
 
@@ -94,4 +98,60 @@ func (s *step) publish(ctx context.Context) error {
 		errs = append(errs, s.rt.Summary(sum.StepSummary))
 	}
 	return errors.Join(errs...)
+}
+
+// destination is where publishing goes: a dry-run folder, or GitHub through a client
+// with the token git pushes with (an App's token opens a pull request whose CI runs).
+func (s *step) destination(ctx context.Context) (dryRun string, c *gh.Client, gitToken string, err error) {
+	if s.in.DryRun {
+		return filepath.Join(s.root, publishFolder), nil, "", nil
+	}
+	if s.repo.Owner == "" {
+		return "", nil, "", errors.New("GITHUB_REPOSITORY is not set: publish needs the repository to open the pull request in (or set dry-run: true)")
+	}
+	if c, err = s.client(ctx, s.repo); err != nil {
+		return "", nil, "", err
+	}
+	if gitToken, err = c.GitToken(ctx); err != nil {
+		return "", nil, "", fmt.Errorf("getting a token for git: %w", err)
+	}
+	s.rt.Mask(gitToken)
+	return "", c, gitToken, nil
+}
+
+// publishBaseline publishes the nightly baseline the bench job left: the CSVs and page
+// on the baseline branch and its pull request, the one tracking comment (on the epic
+// input's issue, else the config's epic), and an issue per confirmed regression.
+func (s *step) publishBaseline(ctx context.Context, cfg config.Config, folder string) error {
+	bo := publish.BaselineOptions{ResultsDir: folder, RepoDir: s.workspace, Config: cfg, Repo: s.repo, ServerURL: s.serverURL, Issue: s.in.Epic}
+	var c *gh.Client
+	var err error
+	if bo.DryRunDir, c, bo.GitToken, err = s.destination(ctx); err != nil {
+		return err
+	}
+	if c != nil {
+		bo.GH = c
+	}
+	var sum publish.BaselineSummary
+	perr := s.rt.Quiet("perfbot: publish the nightly baseline", func(w io.Writer) error {
+		var err error
+		sum, err = publish.PublishBaseline(ctx, bo)
+		logPublished(w, sum.Stem, sum.Git, sum.PR)
+		return err
+	})
+	verdict := VerdictSuccess
+	if perr != nil || sum.Conclusion != "success" {
+		verdict = VerdictFailure
+	}
+	errs := []error{perr, s.setOutputs("results-dir", folder, "report-path", sum.Page, "pr-url", sum.PR.URL,
+		"pr-operation", sum.PR.Action, "verdict", verdict)}
+	if sum.StepSummary != "" {
+		errs = append(errs, s.rt.Summary(sum.StepSummary))
+	}
+	return errors.Join(errs...)
+}
+
+// logPublished says in the log what a publish did with the branch and the pull request.
+func logPublished(w io.Writer, what string, g publish.Git, pr publish.Outcome) {
+	fmt.Fprintf(w, "published %s: commit %s on %s (%s), pull request %s %s\n", what, g.Commit, g.Branch, g.Action, pr.Action, pr.URL)
 }

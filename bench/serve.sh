@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Load test of `perfbot serve`: the real binary on 127.0.0.1 against a minimal GitHub
 # API, fed signed copies of real webhook payloads (testdata/real/github) with fresh
-# delivery ids by concurrent clients for --secs seconds (default 30). It waits for the
-# inbox to drain, stops the server and checks its database for every delivery it
-# answered 2xx. The last line reads
+# delivery ids for --secs seconds (default 30), paced at --rate deliveries a second
+# (default 500, as GitHub sends: late answers do not slow the arrivals; 0 sends as fast
+# as answers come) from at most --conc clients. It waits for the inbox to drain, stops
+# the server and checks its database for every delivery it answered 2xx. The last line
+# reads
 #   serve: N deliveries/s, p50 X ms, p99 Y ms, lost L
 # (target: >= 500 deliveries/s, p99 < 50 ms, lost 0).
-# Usage: bench/serve.sh [--secs N] [--conc C] [--workers W]
+# Usage: bench/serve.sh [--secs N] [--rate R] [--conc C] [--workers W]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="bench/out/serve"

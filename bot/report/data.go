@@ -229,9 +229,10 @@ type SummaryData struct {
 }
 
 // JobSummaryData fills the step summary of a host job of the Action (profile,
-// gemm-tests): the headline figures of each run and the ranking, or the test outcomes.
+// gemm-tests, bench): the headline figures of each run and the ranking, the test
+// outcomes, or the nightly's sweeps and verdicts.
 type JobSummaryData struct {
-	Job        string // profile, gemm-tests
+	Job        string // profile, gemm-tests, bench
 	GFX        string
 	Date       string
 	Commit     string
@@ -241,5 +242,6 @@ type JobSummaryData struct {
 	FailedRuns []RunState
 	RankingMD  string
 	Gemm       *Gemm
+	Lines      []Row // what each step gave (the bench job's sweeps and models)
 	Errors     []string
 }

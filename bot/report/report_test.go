@@ -92,6 +92,7 @@ func TestRenderEveryKindValidates(t *testing.T) {
 		{JobSummary, JobSummaryData{Job: "profile", GFX: "gfx1151", Date: "2026-09-30", Commit: "abc", Verdict: "partial", Folder: "gfx1151_abc|x",
 			Runs: runs, FailedRuns: page.FailedRuns, RankingMD: "**Ranked port order: #2065**\n", Errors: []string{"x | y"}}, ""},
 		{JobSummary, JobSummaryData{Job: "gemm-tests", Verdict: "record", Gemm: page.Gemm}, ""},
+		{JobSummary, JobSummaryData{Job: "bench", Verdict: "regression", Lines: []Row{{"mlxcel sweep", "ok: a|b.csv"}, {"m_x", "decode 3 tok/s; *regression*"}}}, ""},
 	}
 	for _, c := range cases {
 		t.Run(string(c.kind), func(t *testing.T) {

@@ -35,14 +35,16 @@ func requestOf(title string) int64 {
 // strings, as the REST API takes them; the workflow declares their types.
 func Inputs(r queue.Request) map[string]any {
 	return map[string]any{
-		"request-id":         strconv.FormatInt(r.ID, 10),
-		"ref":                r.SHA,
+		"job":                r.Kind,
+		"request_id":         strconv.FormatInt(r.ID, 10),
+		"sha":                r.SHA,
 		"models":             strings.Join(r.Models, ","),
 		"sampling":           strings.Join(r.Sampling, ","),
 		"epic":               strconv.Itoa(r.Epic),
-		"status-comment-id":  strconv.FormatInt(r.StatusCommentID, 10),
-		"trigger-comment-id": strconv.FormatInt(r.CommentID, 10),
-		"check-run-id":       strconv.FormatInt(r.CheckRunID, 10),
+		"issue":              strconv.Itoa(r.Issue),
+		"status_comment_id":  strconv.FormatInt(r.StatusCommentID, 10),
+		"trigger_comment_id": strconv.FormatInt(r.CommentID, 10),
+		"check_run_id":       strconv.FormatInt(r.CheckRunID, 10),
 	}
 }
 

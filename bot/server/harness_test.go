@@ -241,6 +241,20 @@ func (r *rig) get(path string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
+// wantMetrics fails the test for each line /metrics does not hold.
+func (r *rig) wantMetrics(lines ...string) {
+	r.t.Helper()
+	code, metrics := r.get("/metrics")
+	if code != http.StatusOK {
+		r.t.Fatalf("/metrics: %d", code)
+	}
+	for _, want := range lines {
+		if !strings.Contains(metrics, want) {
+			r.t.Errorf("/metrics lacks %s", want)
+		}
+	}
+}
+
 // edit returns a JSON payload with dotted-key overrides and the App's installation.
 func edit(t testing.TB, payload []byte, edits map[string]any) []byte {
 	t.Helper()

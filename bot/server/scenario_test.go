@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"context"
 	"encoding/base64"
 	"fmt"
 	"net/http"
@@ -156,8 +157,7 @@ func TestQueueAndDispatch(t *testing.T) {
 	}
 
 	// The metrics saw it all.
-	_, metrics := r.get("/metrics")
-	for _, want := range []string{
+	r.wantMetrics(
 		`perfbot_webhook_duplicates_total 1`,
 		`perfbot_runs_finished_total{host="gfx1151",state="failed"} 1`,
 		`perfbot_runs_finished_total{host="gfx1151",state="cancelled"} 1`,
@@ -166,11 +166,7 @@ func TestQueueAndDispatch(t *testing.T) {
 		`perfbot_queue_depth{host="gfx1151",state="active"} 0`,
 		`perfbot_dispatch_latency_seconds_count{host="gfx1151"} 2`,
 		`perfbot_commands_total{outcome="accepted",reason=""} 5`,
-	} {
-		if !strings.Contains(metrics, want) {
-			t.Errorf("/metrics lacks %s", want)
-		}
-	}
+	)
 }
 
 // TestPublishedRunIsLeftAlone: a PR request whose run published (the check run is
@@ -222,4 +218,29 @@ func TestRetryAfterServerError(t *testing.T) {
 	if err := r.wait(id); err != nil {
 		t.Fatalf("second attempt: %v", err)
 	}
+}
+
+// TestUnqueuedRequestIsDropped: acceptance fails for good (the reaction is refused and
+// the delivery has one attempt); the periodic check ends the request instead of
+// leaving it waiting forever.
+func TestUnqueuedRequestIsDropped(t *testing.T) {
+	t.Parallel()
+	stub := ghstub.New(t)
+	set := settings(t, stub.URL())
+	set.MaxAttempts = 1
+	r := start(t, stub, &set)
+	expectToken(t, stub)
+	expectGate(t, stub, issueRepo, "Codertocat", "write", true)
+	stub.Expect("POST", fmt.Sprintf("/repos/%s/issues/comments/%d/reactions", issueRepo, 7001),
+		ghstub.JSON(403, map[string]string{"message": "Resource not accessible by integration"}))
+	if err := r.deliver("issue_comment", "77777777-0000-4000-8000-000000000001", commentEvent(t, 7001, "Codertocat", "/profile rocm")); err == nil {
+		t.Fatal("acceptance succeeded, want the refused reaction")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	r.srv.Check(ctx)
+	r.wantMetrics(
+		`perfbot_runs_finished_total{host="gfx1151",state="failed"} 1`,
+		`perfbot_queue_depth{host="gfx1151",state="queued"} 0`,
+	)
 }

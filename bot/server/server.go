@@ -69,6 +69,7 @@ type Server struct {
 	mu      sync.Mutex
 	clients map[int64]*gh.Client
 	hostMu  map[string]*sync.Mutex
+	pruned  time.Time // the last prune of old deliveries
 	ready   readyCache
 }
 

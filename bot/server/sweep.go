@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/lablup/perfbot/bot/inbox"
 	"github.com/lablup/perfbot/bot/logkey"
+	"github.com/lablup/perfbot/bot/queue"
 )
 
 // Bounds of one sweep: GitHub lists at most 100 attempts a page.
@@ -117,26 +119,64 @@ func (s *Server) Sweep(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// checkLoop reconciles every host's queue with GitHub now and then (dispatches to
-// retry or confirm, runs whose end was missed) and prunes old deliveries once a day.
+// checkLoop runs Check now and every dispatch.check_secs.
 func (s *Server) checkLoop(ctx context.Context) {
-	lastPrune := time.Time{}
 	for {
-		for _, h := range s.set.Hosts {
-			s.pump(ctx, h.Label, true)
-		}
-		if s.o.Now().Sub(lastPrune) > 24*time.Hour {
-			lastPrune = s.o.Now()
-			if n, err := s.inbox.Prune(ctx, s.o.Now().Add(-s.set.Retention)); err != nil {
-				s.log.Warn("server: pruning old deliveries failed", logkey.Error, err)
-			} else if n > 0 {
-				s.log.Info("server: pruned old deliveries", "count", n)
-			}
-		}
+		s.Check(ctx)
 		select {
 		case <-ctx.Done():
 			return
 		case <-time.After(s.set.CheckEvery):
+		}
+	}
+}
+
+// Check reconciles every host's queue with GitHub (dispatches to retry or confirm,
+// runs whose end was missed), drops requests that could not be queued, and prunes old
+// deliveries once a day.
+func (s *Server) Check(ctx context.Context) {
+	s.dropUnqueued(ctx)
+	for _, h := range s.set.Hosts {
+		s.pump(ctx, h.Label, true)
+	}
+	s.mu.Lock()
+	due := s.o.Now().Sub(s.pruned) > 24*time.Hour
+	if due {
+		s.pruned = s.o.Now()
+	}
+	s.mu.Unlock()
+	if !due {
+		return
+	}
+	if n, err := s.inbox.Prune(ctx, s.o.Now().Add(-s.set.Retention)); err != nil {
+		s.log.Warn("server: pruning old deliveries failed", logkey.Error, err)
+	} else if n > 0 {
+		s.log.Info("server: pruned old deliveries", "count", n)
+	}
+}
+
+// dropUnqueued ends the requests whose acceptance failed for good (their delivery ran
+// out of attempts before the request joined its queue), so they do not count as
+// waiting forever, and says so on GitHub where it can.
+func (s *Server) dropUnqueued(ctx context.Context) {
+	stuck, err := s.queue.List(ctx, queue.Filter{States: []queue.State{queue.Accepting}})
+	if err != nil {
+		return
+	}
+	for _, r := range stuck {
+		d, ok, err := s.inbox.Get(ctx, r.Delivery)
+		if err != nil || !ok || d.State != inbox.Failed {
+			continue
+		}
+		why := fmt.Sprintf("Request %d could not be queued: %s. Post the command again.", r.ID, d.Error)
+		if changed, err := s.queue.Finish(ctx, r.ID, queue.Failed, "", why, 0); err != nil || !changed {
+			continue
+		}
+		s.m.runs.WithLabelValues(r.Host, string(queue.Failed)).Inc()
+		s.log.Warn("server: a request that could not be queued was dropped", logkey.Request, r.ID, logkey.Delivery, r.Delivery)
+		r.State = queue.Failed
+		if err := s.finishMarks(ctx, r, why, ""); err != nil {
+			s.log.Warn("server: finishing the marks of a dropped request failed", logkey.Request, r.ID, logkey.Error, err)
 		}
 	}
 }

@@ -47,7 +47,7 @@ func FuzzIngress(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	h, err := webhook.New(webhook.Options{Secret: secret, Store: ib, Handled: []string{"issue_comment", "workflow_run", "check_run"}, MaxBody: 1 << 20})
+	h, err := webhook.New(webhook.Options{Secret: secret, Store: ib, Handled: []string{"issue_comment", "workflow_run", "check_run"}, MaxBody: 64 << 10})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func TestActionCommand(t *testing.T) {
 		{[]string{"extra"}, nil, 2, "", "unexpected argument \"extra\""},
 		{nil, map[string]string{"GITHUB_OUTPUT": ""}, 1, "", "GITHUB_OUTPUT is not set"},
 		{nil, map[string]string{"GITHUB_OUTPUT": out, "INPUT_JOB": "bench", "RUNNER_TEMP": dir, "GITHUB_WORKSPACE": dir, "PERFBOT_ROOT": ""},
-			1, "::error title=perfbot bench failed::job bench is not available in this version", ""},
+			1, "::error title=perfbot bench failed::reading the checkout's commit", ""},
 		{nil, map[string]string{"GITHUB_OUTPUT": out, "INPUT_JOB": "profile", "INPUT_REF": "x\n::set-output name=a::b"},
 			1, "::error title=perfbot%3A the step cannot run::input ref: \"x\\n::set-output name=a::b\" is not a commit SHA", ""},
 	} {

@@ -26,15 +26,15 @@ type actionStep struct {
 
 var gpuJob = []actionStep{
 	{"profile", func(in map[string]string, _ *demo) map[string]string {
-		return map[string]string{"job": "profile", "ref": in["ref"], "request-id": in["request-id"], "models": in["models"], "sampling": in["sampling"]}
+		return map[string]string{"job": "profile", "ref": in["sha"], "request-id": in["request_id"], "models": in["models"], "sampling": in["sampling"]}
 	}},
 	{"tests", func(in map[string]string, _ *demo) map[string]string {
-		return map[string]string{"job": "gemm-tests", "ref": in["ref"]}
+		return map[string]string{"job": "gemm-tests", "ref": in["sha"]}
 	}},
 	{"publish", func(in map[string]string, d *demo) map[string]string {
-		return map[string]string{"job": "publish", "ref": in["ref"], "request-id": in["request-id"], "epic": in["epic"],
-			"trigger-comment-id": in["trigger-comment-id"], "status-comment-id": in["status-comment-id"],
-			"check-run-id": in["check-run-id"], "app-id": strconv.Itoa(appID), "app-private-key": string(d.key)}
+		return map[string]string{"job": "publish", "ref": in["sha"], "request-id": in["request_id"], "epic": in["epic"],
+			"trigger-comment-id": in["trigger_comment_id"], "status-comment-id": in["status_comment_id"],
+			"check-run-id": in["check_run_id"], "app-id": strconv.Itoa(appID), "app-private-key": string(d.key)}
 	}},
 }
 
@@ -51,8 +51,11 @@ func (d *demo) runWorkflow(ctx context.Context, dsp fakegithub.Dispatch) (map[st
 			run = r
 		}
 	}
-	d.p.step("Actions: %s dispatched as run %d %q at %s; the runner [self-hosted, %s] picks it up",
-		dsp.Workflow, run.ID, run.Title, dsp.Ref, gpuLabel)
+	if dsp.Inputs["job"] != "profile" {
+		return nil, fmt.Errorf("the server dispatched job %q; the demo runs the profile job", dsp.Inputs["job"])
+	}
+	d.p.step("Actions: %s dispatched as run %d %q; its profile job goes to the runner [self-hosted, %s]",
+		dsp.Workflow, run.ID, run.Title, gpuLabel)
 	if err := d.moveRun(ctx, run.ID, "in_progress", ""); err != nil {
 		return nil, err
 	}

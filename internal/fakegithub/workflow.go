@@ -81,30 +81,37 @@ func (w *workflow) checkInputs(in map[string]string) (map[string]string, error) 
 
 var exprRE = regexp.MustCompile(`\$\{\{\s*(.*?)\s*\}\}`)
 
-// runName evaluates the workflow's run-name for a dispatch. Its expressions may name
-// inputs (`inputs.x`), string literals and `||`; any other context is empty on a
-// dispatch, as github.event.comment is.
+// runName evaluates the workflow's run-name for a dispatch, as GitHub does: the
+// expressions see the dispatch's inputs and github.event_name; other contexts are
+// empty on a dispatch (github.event.comment, say). A run-name the fake cannot evaluate
+// falls back to the workflow's name, as GitHub shows an invalid one.
 func (w *workflow) runName(file string, in map[string]string) string {
 	if w.RunName == "" {
 		return strings.TrimSuffix(strings.TrimSuffix(file, ".yml"), ".yaml")
 	}
-	return exprRE.ReplaceAllStringFunc(w.RunName, func(m string) string {
-		expr := exprRE.FindStringSubmatch(m)[1]
-		for _, alt := range strings.Split(expr, "||") {
-			alt = strings.TrimSpace(alt)
-			var v string
-			switch {
-			case strings.HasPrefix(alt, "inputs."):
-				v = in[strings.TrimPrefix(alt, "inputs.")]
-			case len(alt) >= 2 && alt[0] == '\'' && alt[len(alt)-1] == '\'':
-				v = alt[1 : len(alt)-1]
-			}
-			if v != "" {
-				return v
-			}
+	ctx := func(name string) string {
+		switch {
+		case name == "github.event_name":
+			return "workflow_dispatch"
+		case strings.HasPrefix(name, "inputs."):
+			return in[strings.TrimPrefix(name, "inputs.")]
+		case strings.HasPrefix(name, "github.event.inputs."):
+			return in[strings.TrimPrefix(name, "github.event.inputs.")]
 		}
 		return ""
+	}
+	var bad error
+	title := exprRE.ReplaceAllStringFunc(w.RunName, func(m string) string {
+		v, err := evalExpr(exprRE.FindStringSubmatch(m)[1], ctx)
+		if err != nil {
+			bad = err
+		}
+		return v
 	})
+	if bad != nil {
+		return strings.TrimSuffix(strings.TrimSuffix(file, ".yml"), ".yaml")
+	}
+	return title
 }
 
 func (w *workflow) String() string { return fmt.Sprintf("workflow(run-name %q)", w.RunName) }

@@ -73,8 +73,9 @@ type Target struct {
 	Repo, Bare, Base string
 }
 
-// NewTarget commits the patcher's upstream copy plus files (repo path -> content) as
-// the one commit of main, clones it bare into a temp dir and clones that.
+// NewTarget commits the patcher's upstream copy plus files (repo path -> content; a file
+// starting with #! is executable) as the one commit of main, clones it bare into a temp
+// dir and clones that.
 func NewTarget(t testing.TB, home string, files map[string]string) Target {
 	t.Helper()
 	root := t.TempDir()
@@ -88,7 +89,11 @@ func NewTarget(t testing.TB, home string, files map[string]string) Target {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		mode := os.FileMode(0o644)
+		if strings.HasPrefix(body, "#!") {
+			mode = 0o755
+		}
+		if err := os.WriteFile(p, []byte(body), mode); err != nil {
 			t.Fatal(err)
 		}
 	}
