@@ -9,8 +9,6 @@ import (
 
 	"github.com/lablup/perfbot/bot/command"
 	"github.com/lablup/perfbot/bot/gate"
-	"github.com/lablup/perfbot/bot/gh"
-	"github.com/lablup/perfbot/bot/report"
 )
 
 // gateResult is what the gate job decided and did.
@@ -77,11 +75,8 @@ func (s *step) gate(ctx context.Context) (*gateResult, error) {
 	var errs []error
 	if !s.in.DryRun {
 		if reply != "" {
-			// One reply per command comment, with the server's marker: a rerun of the
-			// job edits it instead of adding another.
-			marker := fmt.Sprintf("<!-- perfbot:reply %d -->", ev.CommentID)
-			body := gh.Truncate(strings.TrimRight(reply, "\n"), report.MaxComment-len(marker)-4) + "\n\n" + marker + "\n"
-			if _, _, err := c.UpsertComment(ctx, ev.Repo, ev.Issue, marker, body); err != nil {
+			// One reply per command comment, the server's: a rerun of the job edits it.
+			if err := gate.Reply(ctx, c, ev, reply); err != nil {
 				errs = append(errs, fmt.Errorf("answering the command: %w", err))
 			} else {
 				res.Replied = reply

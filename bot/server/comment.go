@@ -45,13 +45,13 @@ func (s *Server) onComment(ctx context.Context, d inbox.Delivery) error {
 		return nil
 	case gate.Denied:
 		log.Info("server: command denied", "reason", dec.Reason, "author", ev.Author)
-		return s.reply(ctx, c, ev, dec.Reply)
+		return gate.Reply(ctx, c, ev, dec.Reply)
 	}
 	req := dec.Request
 	log.Info("server: command accepted", "kind", req.Kind, "author", ev.Author, "sha", req.SHA)
 	switch req.Kind {
 	case command.Help:
-		return s.reply(ctx, c, ev, dec.Reply)
+		return gate.Reply(ctx, c, ev, dec.Reply)
 	case command.Status:
 		return s.status(ctx, c, ev, req)
 	case command.Cancel:
@@ -60,21 +60,6 @@ func (s *Server) onComment(ctx context.Context, d inbox.Delivery) error {
 		return s.accept(ctx, c, d, ev, req, log)
 	}
 	return permanent{fmt.Errorf("the gate accepted a %q command, which the server does not know", req.Kind)}
-}
-
-// replyMarker keeps one reply per trigger comment: a retried delivery, or a later edit
-// of the same comment, edits the reply instead of adding one.
-func replyMarker(commentID int64) string {
-	return fmt.Sprintf("<!-- perfbot:reply %d -->", commentID)
-}
-
-func (s *Server) reply(ctx context.Context, c *gh.Client, ev gate.Event, text string) error {
-	marker := replyMarker(ev.CommentID)
-	body := strings.TrimRight(text, "\n") + "\n\n" + marker + "\n"
-	if _, _, err := c.UpsertComment(ctx, ev.Repo, ev.Issue, marker, gh.Truncate(body, gh.MaxCommentChars-len(marker)-2)); err != nil {
-		return fmt.Errorf("replying to comment %d: %w", ev.CommentID, err)
-	}
-	return nil
 }
 
 // pickHost chooses the host of a backend with the fewest open requests (the first
@@ -108,7 +93,7 @@ func (s *Server) accept(ctx context.Context, c *gh.Client, d inbox.Delivery, ev 
 	for _, p := range prior {
 		if p.Delivery != d.ID {
 			log.Info("server: an edit of a comment already accepted; nothing changes", logkey.Request, p.ID)
-			return s.reply(ctx, c, ev, fmt.Sprintf(
+			return gate.Reply(ctx, c, ev, fmt.Sprintf(
 				"Request %s was accepted from this comment as it was first written (commit %s); editing the comment does not change what runs. Post a new comment for another run, and `/perfbot cancel %d` to drop this one.",
 				mdtext.Code(strconv.FormatInt(p.ID, 10)), mdtext.Code(short(p.SHA)), p.ID))
 		}
@@ -118,7 +103,7 @@ func (s *Server) accept(ctx context.Context, c *gh.Client, d inbox.Delivery, ev 
 		return err
 	}
 	if !ok {
-		return s.reply(ctx, c, ev, fmt.Sprintf("This perfbot server has no GPU host for %s; ask its operator to add one to the server settings.", mdtext.Code(req.Command.Backend)))
+		return gate.Reply(ctx, c, ev, fmt.Sprintf("This perfbot server has no GPU host for %s; ask its operator to add one to the server settings.", mdtext.Code(req.Command.Backend)))
 	}
 	r, _, err := s.queue.Add(ctx, queue.Request{
 		Delivery: d.ID, Repo: ev.Repo.String(), Installation: ev.InstallationID, Issue: ev.Issue, IsPR: ev.IsPR,
@@ -247,14 +232,14 @@ func (s *Server) cancel(ctx context.Context, c *gh.Client, ev gate.Event, req ga
 		return err
 	}
 	if why != "" {
-		return s.reply(ctx, c, ev, why)
+		return gate.Reply(ctx, c, ev, why)
 	}
 	log = log.With(logkey.Request, r.ID, logkey.Host, r.Host)
 	if r.State.Final() {
-		return s.reply(ctx, c, ev, fmt.Sprintf("Request %d has already ended (%s).", r.ID, r.State))
+		return gate.Reply(ctx, c, ev, fmt.Sprintf("Request %d has already ended (%s).", r.ID, r.State))
 	}
 	if !strings.EqualFold(ev.Author, r.Requester) && !gh.AtLeast(req.Permission, gate.MaintainPermission) {
-		return s.reply(ctx, c, ev, fmt.Sprintf("Request %d was made by %s; only they, or someone with %s or %s permission, can cancel it (%s has %s).",
+		return gate.Reply(ctx, c, ev, fmt.Sprintf("Request %d was made by %s; only they, or someone with %s or %s permission, can cancel it (%s has %s).",
 			r.ID, mdtext.Code(r.Requester), mdtext.Code("maintain"), mdtext.Code("admin"), mdtext.Code(ev.Author), mdtext.Code(req.Permission)))
 	}
 	mu := s.hostLock(r.Host)
@@ -274,7 +259,7 @@ func (s *Server) cancel(ctx context.Context, c *gh.Client, ev gate.Event, req ga
 		if err := s.finishMarks(ctx, r, fmt.Sprintf("Request %d was cancelled by %s before it started.", r.ID, ev.Author), ""); err != nil {
 			return err
 		}
-		return s.reply(ctx, c, ev, fmt.Sprintf("Request %d is cancelled; it had not started.", r.ID))
+		return gate.Reply(ctx, c, ev, fmt.Sprintf("Request %d is cancelled; it had not started.", r.ID))
 	}
 	if err := s.queue.SetCancel(ctx, r.ID, ev.Author); err != nil {
 		return err
@@ -282,13 +267,13 @@ func (s *Server) cancel(ctx context.Context, c *gh.Client, ev gate.Event, req ga
 	r.CancelBy = ev.Author
 	if r.RunID == 0 {
 		log.Info("server: cancel asked before the run is known; it is cancelled when found", "by", ev.Author)
-		return s.reply(ctx, c, ev, fmt.Sprintf("Request %d was dispatched; its run is cancelled as soon as GitHub lists it.", r.ID))
+		return gate.Reply(ctx, c, ev, fmt.Sprintf("Request %d was dispatched; its run is cancelled as soon as GitHub lists it.", r.ID))
 	}
 	if err := s.cancelRun(ctx, c, r); err != nil {
 		return err
 	}
 	log.Info("server: run cancel asked", "by", ev.Author, logkey.Run, r.RunID)
-	return s.reply(ctx, c, ev, fmt.Sprintf("Asked GitHub to cancel the run of request %d: %s. Its status comment says when it has stopped.", r.ID, r.RunURL))
+	return gate.Reply(ctx, c, ev, fmt.Sprintf("Asked GitHub to cancel the run of request %d: %s. Its status comment says when it has stopped.", r.ID, r.RunURL))
 }
 
 func (s *Server) cancelRun(ctx context.Context, c *gh.Client, r queue.Request) error {
@@ -311,7 +296,7 @@ func (s *Server) status(ctx context.Context, c *gh.Client, ev gate.Event, req ga
 			return err
 		}
 		if why != "" {
-			return s.reply(ctx, c, ev, why)
+			return gate.Reply(ctx, c, ev, why)
 		}
 		list = []queue.Request{r}
 	} else {
@@ -321,7 +306,7 @@ func (s *Server) status(ctx context.Context, c *gh.Client, ev gate.Event, req ga
 		}
 	}
 	if len(list) == 0 {
-		return s.reply(ctx, c, ev, fmt.Sprintf("No perfbot request is queued or running in %s.", ev.Repo))
+		return gate.Reply(ctx, c, ev, fmt.Sprintf("No perfbot request is queued or running in %s.", ev.Repo))
 	}
 	var b strings.Builder
 	b.WriteString("| request | command | by | host | state | where |\n| --- | --- | --- | --- | --- | --- |\n")
@@ -336,5 +321,5 @@ func (s *Server) status(ctx context.Context, c *gh.Client, ev gate.Event, req ga
 		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s |\n", r.ID, mdtext.CellCode(r.Command), mdtext.CellCode(r.Requester),
 			mdtext.CellCode(r.Host), r.State, where)
 	}
-	return s.reply(ctx, c, ev, b.String())
+	return gate.Reply(ctx, c, ev, b.String())
 }
