@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -415,40 +414,6 @@ func errorsUnwrapAll(err error) error {
 			return err
 		}
 		err = u.Unwrap()
-	}
-}
-
-// TestDocsNameEveryKey keeps docs/config.md complete: every key of the schema appears in
-// it as `a.b.c`.
-func TestDocsNameEveryKey(t *testing.T) {
-	t.Parallel()
-	doc, err := os.ReadFile(filepath.Join(testfix.RepoRoot(t), "docs", "config.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var keys []string
-	var walk func(rt reflect.Type, prefix string)
-	walk = func(rt reflect.Type, prefix string) {
-		for i := range rt.NumField() {
-			f := rt.Field(i)
-			k := prefix + f.Tag.Get("yaml")
-			keys = append(keys, k)
-			ft := f.Type
-			if ft.Kind() == reflect.Map && ft.Elem().Kind() == reflect.Struct {
-				walk(ft.Elem(), k+".<name>.")
-			} else if ft.Kind() == reflect.Struct {
-				walk(ft, k+".")
-			}
-		}
-	}
-	walk(reflect.TypeOf(rawFile{}), "")
-	for _, k := range keys {
-		if !strings.Contains(string(doc), "`"+k+"`") {
-			t.Errorf("docs/config.md does not document `%s`", k)
-		}
-	}
-	if len(keys) < 30 {
-		t.Errorf("found only %d keys; the walk is broken", len(keys))
 	}
 }
 

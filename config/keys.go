@@ -1,0 +1,126 @@
+package config
+
+import "strings"
+
+// Key is one key of the schema: where it sits, its default and what it means. Keys is
+// the one list of them: the configuration reference of README.md and the key tables of
+// docs/config.md are generated from it (go test ./cmd/perfbot -run TestGeneratedDocs
+// -update), and config's tests hold it to the parser: every key the parser reads is
+// listed, in the file's order, and every Default is what the parser really defaults to.
+type Key struct {
+	// Path is the key's dotted path; <name> stands for a key of a mapping chosen by the
+	// file (models.<name>.dir).
+	Path string
+	// Default is the YAML value that, written in the file, changes nothing: the default
+	// spelled as a value ("90", "[greedy]", `""`). Empty when Note says it in words.
+	Default string
+	// Note is the default in words when no value spells it: "none: required", "see
+	// below" (a block whose keys follow), "all models, in file order".
+	Note string
+	// Meaning is one Markdown paragraph: what the key does and its valid values.
+	Meaning string
+}
+
+// Keys lists every key of schema version 1, each block followed by its own keys.
+var Keys = []Key{
+	{Path: "version", Note: "none: required",
+		Meaning: "Schema version. Must be `1`."},
+	{Path: "epic", Default: "0",
+		Meaning: "Issue number that gets the ranking comment (the porting epic). `0` = no epic comment."},
+	{Path: "trigger", Note: "see below",
+		Meaning: "Who may start runs."},
+	{Path: "trigger.min_permission", Default: "write",
+		Meaning: "The commenter's minimum repository permission: `read`, `triage`, `write`, `maintain` or `admin`."},
+	{Path: "models", Note: "none: required",
+		Meaning: "The models, by name (see below). At least one."},
+	{Path: "models.<name>.dir", Note: "none: required",
+		Meaning: "The model directory (relative: to the checkout or the runner's working folder). The run name is `<basename of dir>_<tag>`, so two models may not share a directory name."},
+	{Path: "models.<name>.model_type", Note: "none",
+		Meaning: "The model's `model_type` (`llama`, `qwen3_moe`, ...). Give this or `config`."},
+	{Path: "models.<name>.config", Note: "none",
+		Meaning: "*Repo path* of the model's `config.json`, read on the runner for `model_type` and the rope scaling. Give this or `model_type`, not both."},
+	{Path: "models.<name>.weights_gib", Note: "none: required",
+		Meaning: "Size of the weights in GiB, > 0."},
+	{Path: "default_models", Note: "all models, in file order",
+		Meaning: "Names of the models a plain `/profile rocm` runs (without `models=`). Each must be a configured model, once."},
+	{Path: "sampling", Default: "[greedy]",
+		Meaning: "Sampling settings, as run tags: `greedy`, `t<T>` or `t<T>-p<P>` with 0 < P <= 1 (`t0.7`, `t0.7-p0.95`). Each setting once (`t0` is `greedy`). Stored in canonical form (`t0.70` becomes `t0.7`)."},
+	{Path: "shape", Note: "see below",
+		Meaning: "The bench workload."},
+	{Path: "shape.prompt", Default: "512",
+		Meaning: "Prompt tokens (`--prompt-tokens`), >= 1."},
+	{Path: "shape.generate", Default: "128",
+		Meaning: "Generated tokens (`-n`), >= 1; the per-token divisor of the analysis."},
+	{Path: "shape.warmup", Default: "20",
+		Meaning: "Warmup tokens (`--warmup-tokens`), >= 0."},
+	{Path: "runners", Default: "{rocm: [self-hosted, linux, rocm, gfx1151]}",
+		Meaning: "Runner labels per backend."},
+	{Path: "guard", Note: "see below",
+		Meaning: "The idle-GPU guard."},
+	{Path: "guard.idle_secs", Default: "90",
+		Meaning: "Seconds of idle GPU (no KFD process, no compiler) required before each run, >= 1."},
+	{Path: "guard.sample_hz", Default: "10",
+		Meaning: "Samples per second of the in-run contention monitor, 1..100."},
+	{Path: "guard.max_attempts", Default: "5",
+		Meaning: "Attempts per run before giving up on a contended GPU, >= 1."},
+	{Path: "guard.max_wait_secs", Default: "14400",
+		Meaning: "The whole wait budget in seconds; not shorter than `idle_secs`."},
+	{Path: "guard.max_foreign_cpu_pct", Default: "0",
+		Meaning: "CPU use by other processes above which a run counts as contended; `0` = CPU-contention detection off. >= 0."},
+	{Path: "guard.lock", Default: "/tmp/mlxcel-rocm-gpu-guard.lock",
+		Meaning: "The host-wide lock file, shared with the repository's `scripts/rocm_gpu_guard.sh`. An absolute, clean host path."},
+	{Path: "branches", Note: "see below",
+		Meaning: "The bot's branches."},
+	{Path: "branches.profile", Default: "perfbot/rocm-profile",
+		Meaning: "Branch of the profile PR."},
+	{Path: "branches.baseline", Default: "perfbot/rocm-baseline",
+		Meaning: "Branch of the nightly baseline PR."},
+	{Path: "results", Note: "see below",
+		Meaning: "Where results are committed."},
+	{Path: "results.profiles", Default: "benchmarks/rocm_profiles",
+		Meaning: "*Repo path* of the results folders (`<gfx>_<commit8>/`)."},
+	{Path: "results.reports", Default: "docs/benchmark_results",
+		Meaning: "*Repo path* of the report pages."},
+	{Path: "results.benchmarks", Default: "benchmarks",
+		Meaning: "*Repo path* of the nightly benchmark CSVs."},
+	{Path: "rules", Default: "\"\"",
+		Meaning: "*Repo path* of the attribution rules file (classes, roles, port units, ranking overrides). `\"\"` = perfbot's shipped default rules."},
+	{Path: "verify", Default: "[[python3, scripts/ci/check_kernel_port_dispatch.py]]",
+		Meaning: "Commands run on the patched tree before pushing, each an argv list (no shell). `[]` = none."},
+	{Path: "limits", Note: "see below",
+		Meaning: "Bounds on one request."},
+	{Path: "limits.max_models", Default: "8",
+		Meaning: "Most models one request may run, >= 1. A plain `/profile rocm` (the `default_models`) must fit."},
+	{Path: "limits.run_timeout_mins", Default: "240",
+		Meaning: "Minutes one run may take, 1..7200 (GitHub Actions ends a self-hosted job after 5 days)."},
+	{Path: "limits.comment_max_bytes", Default: "65536",
+		Meaning: "Largest comment perfbot writes, 1..65536 (GitHub's limit)."},
+}
+
+// Parent is the block a key belongs to: "" for a top-level key, "guard" for
+// guard.idle_secs, "models.<name>" for models.<name>.dir.
+func (k Key) Parent() string {
+	if i := strings.LastIndexByte(k.Path, '.'); i >= 0 {
+		return k.Path[:i]
+	}
+	return ""
+}
+
+// KeyTable renders keys as a Markdown table: key, default, meaning.
+func KeyTable(keys []Key) string {
+	var b strings.Builder
+	b.WriteString("| key | default | meaning |\n| --- | --- | --- |\n")
+	for _, k := range keys {
+		def := k.Note
+		if k.Default != "" {
+			def = "`" + k.Default + "`"
+		}
+		b.WriteString("| `" + k.Path + "` | " + cell(def) + " | " + cell(k.Meaning) + " |\n")
+	}
+	return b.String()
+}
+
+// cell keeps a table cell in its column: a pipe would end it.
+func cell(s string) string {
+	return strings.ReplaceAll(s, "|", `\|`)
+}
