@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 )
 
@@ -56,8 +55,11 @@ func newFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: perfbot %s %s\n", name, usage)
-		fs.PrintDefaults()
+		fmt.Fprintln(stderr, strings.TrimRight("usage: perfbot "+name+" "+usage, " "))
+		printFlags(stderr, fs)
+	}
+	if rec, ok := stderr.(*helpRecorder); ok {
+		rec.name, rec.usage, rec.flags = name, usage, fs
 	}
 	return fs
 }
@@ -83,29 +85,36 @@ type subcommand struct {
 // member is a usage error that names the known ones (`unknown job "x": use profile or
 // gemm-tests`).
 func runGroup(ctx context.Context, group, what, usage string, subs []subcommand, args []string, stdout, stderr io.Writer) error {
+	names := make([]string, len(subs))
+	for i, s := range subs {
+		names[i] = s.name
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprintf(stderr, "usage: perfbot %s %s\n", group, usage)
+		fmt.Fprintf(stderr, "usage: perfbot %s %s\n\nrun `perfbot %s %s --help` for the flags of each\n",
+			group, usage, group, strings.Join(names, "|"))
+		if rec, ok := stderr.(*helpRecorder); ok {
+			rec.name, rec.usage, rec.subs = group, usage, names
+		}
 		if len(args) == 0 {
 			return &exitError{code: 2}
 		}
 		return nil
 	}
-	names := make([]string, len(subs))
-	for i, s := range subs {
+	for _, s := range subs {
 		if s.name == args[0] {
 			return s.run(ctx, args[1:], stdout, stderr)
 		}
-		names[i] = s.name
 	}
 	return usageError("unknown %s %q: use %s", what, args[0], strings.Join(names, " or "))
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 {
+		printHelp(stderr)
+		return 2
+	}
+	if args[0] == "-h" || args[0] == "--help" {
 		printHelp(stdout)
-		if len(args) == 0 {
-			return 2
-		}
 		return 0
 	}
 	c, ok := commands[args[0]]
@@ -132,19 +141,4 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "perfbot %s: %v\n", c.name, err)
 	return 1
-}
-
-func printHelp(w io.Writer) {
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	var b strings.Builder
-	b.WriteString("perfbot: guarded GPU decode profiles, their analysis and their publication\n\ncommands:\n")
-	for _, n := range names {
-		fmt.Fprintf(&b, "  %-10s %s\n", n, commands[n].summary)
-	}
-	b.WriteString("\nrun `perfbot <command> -h` for its flags\n")
-	io.WriteString(w, b.String())
 }

@@ -42,7 +42,7 @@ type publishOptions struct {
 func runPublish(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var o publishOptions
 	fs := newFlags("publish", publishUsage, stderr)
-	fs.StringVar(&o.results, "results", "", "results folder written by `perfbot run profile` (the <gfx>_<commit> folder or its parent)")
+	fs.StringVar(&o.results, "results", "", "`DIR` written by perfbot run profile: the <gfx>_<commit> results folder or its parent")
 	fs.StringVar(&o.repo, "repo", "", "clone of the target repository holding the profiled commit (its checkout is not touched)")
 	fs.StringVar(&o.dryRun, "dry-run", "", "write the pull request, comments and check run as files into this folder instead of GitHub; push only to a remote on this machine")
 	fs.StringVar(&o.configPath, "config", "", "perfbot.yml (default: <repo>/"+config.DefaultPath+" when present, else the defaults)")
