@@ -6,9 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -44,12 +44,7 @@ func runHelp(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 // commandNames are the registered commands in name order.
 func commandNames() []string {
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(commands))
 }
 
 func printHelp(w io.Writer) {
