@@ -17,7 +17,9 @@ type Key struct {
 	// Note is the default in words when no value spells it: "none: required", "see
 	// below" (a block whose keys follow), "all models, in file order".
 	Note string
-	// Meaning is one Markdown paragraph: what the key does and its valid values.
+	// Meaning is one line of Markdown: what the key does and its valid values. Links
+	// are relative to the repository root (docs/inputs.md); docs/config.md gets them
+	// relative to docs/.
 	Meaning string
 }
 
@@ -34,17 +36,17 @@ var Keys = []Key{
 	{Path: "models", Note: "none: required",
 		Meaning: "The models, by name (see below). At least one."},
 	{Path: "models.<name>.dir", Note: "none: required",
-		Meaning: "The model directory (relative: to the checkout or the runner's working folder). The run name is `<basename of dir>_<tag>`, so two models may not share a directory name."},
+		Meaning: "The model directory (relative: to the checkout or the runner's working folder). The run name is `<basename of dir>_<tag>`, so two models may not share a directory name, and the basename must make a valid run name (printable, no leading dot; [docs/inputs.md](docs/inputs.md))."},
 	{Path: "models.<name>.model_type", Note: "none",
 		Meaning: "The model's `model_type` (`llama`, `qwen3_moe`, ...). Give this or `config`."},
 	{Path: "models.<name>.config", Note: "none",
 		Meaning: "*Repo path* of the model's `config.json`, read on the runner for `model_type` and the rope scaling. Give this or `model_type`, not both."},
 	{Path: "models.<name>.weights_gib", Note: "none: required",
-		Meaning: "Size of the weights in GiB, > 0."},
+		Meaning: "Size of the weights in GiB, > 0 and at most 4096."},
 	{Path: "default_models", Note: "all models, in file order",
 		Meaning: "Names of the models a plain `/profile rocm` runs (without `models=`). Each must be a configured model, once."},
 	{Path: "sampling", Default: "[greedy]",
-		Meaning: "Sampling settings, as run tags: `greedy`, `t<T>` or `t<T>-p<P>` with 0 < P <= 1 (`t0.7`, `t0.7-p0.95`). Each setting once (`t0` is `greedy`). Stored in canonical form (`t0.70` becomes `t0.7`)."},
+		Meaning: "Sampling settings, as run tags: `greedy`, `t<T>` or `t<T>-p<P>` with 0 < P <= 1 (`t0.7`, `t0.7-p0.95`). Each setting once (`t0` is `greedy`), at most 32 settings, temperatures up to 100. Stored in canonical form (`t0.70` becomes `t0.7`)."},
 	{Path: "shape", Note: "see below",
 		Meaning: "The bench workload."},
 	{Path: "shape.prompt", Default: "512",
@@ -66,7 +68,7 @@ var Keys = []Key{
 	{Path: "guard.max_wait_secs", Default: "14400",
 		Meaning: "The whole wait budget in seconds; not shorter than `idle_secs`."},
 	{Path: "guard.max_foreign_cpu_pct", Default: "0",
-		Meaning: "CPU use by other processes above which a run counts as contended; `0` = CPU-contention detection off. >= 0."},
+		Meaning: "CPU use by other processes above which a run counts as contended; `0` = CPU-contention detection off. 0..100000 (percent of one core)."},
 	{Path: "guard.lock", Default: "/tmp/mlxcel-rocm-gpu-guard.lock",
 		Meaning: "The host-wide lock file, shared with the repository's `scripts/rocm_gpu_guard.sh`. An absolute, clean host path."},
 	{Path: "branches", Note: "see below",
@@ -90,7 +92,7 @@ var Keys = []Key{
 	{Path: "limits", Note: "see below",
 		Meaning: "Bounds on one request."},
 	{Path: "limits.max_models", Default: "8",
-		Meaning: "Most models one request may run, >= 1. A plain `/profile rocm` (the `default_models`) must fit."},
+		Meaning: "Most models one request may run, 1..256. A plain `/profile rocm` (the `default_models`) must fit."},
 	{Path: "limits.run_timeout_mins", Default: "240",
 		Meaning: "Minutes one run may take, 1..7200 (GitHub Actions ends a self-hosted job after 5 days)."},
 	{Path: "limits.comment_max_bytes", Default: "65536",

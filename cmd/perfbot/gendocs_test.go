@@ -40,7 +40,8 @@ func generatedDocs(ctx context.Context) map[string]map[string]string {
 		if parent == "" {
 			parent = "top"
 		}
-		docs["docs/config.md"]["config:"+parent] = config.KeyTable(keys)
+		// Links in Keys are relative to the repository root; this page sits in docs/.
+		docs["docs/config.md"]["config:"+parent] = strings.ReplaceAll(config.KeyTable(keys), "](docs/", "](")
 	}
 	return docs
 }
