@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/lablup/perfbot/internal/testfix"
 )
 
@@ -289,4 +291,63 @@ func TestServeUnitChecksCatchMistakes(t *testing.T) {
 			t.Errorf("parseUnit(%q) took it", broken)
 		}
 	}
+}
+
+// The server settings docs/install.md gives for the unit fit the unit: the database in
+// its one writable folder, the key where LoadCredential puts it, a loopback address
+// behind the proxy.
+func TestInstallDocsSettingsFitTheUnit(t *testing.T) {
+	t.Parallel()
+	root := testfix.RepoRoot(t)
+	data, err := os.ReadFile(filepath.Join(root, "examples", "systemd", "perfbot-serve.service"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := parseUnit(string(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "install.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(doc), "A `server.yml` for this unit")
+	block, ok2 := yamlBlock(rest)
+	if !ok || !ok2 {
+		t.Fatal("docs/install.md has no ```yaml block after \"A `server.yml` for this unit\"")
+	}
+	var set struct {
+		Listen   string `yaml:"listen"`
+		Database string `yaml:"database"`
+		GitHub   struct {
+			KeyFile string `yaml:"private_key_file"`
+		} `yaml:"github"`
+	}
+	if err := yaml.Unmarshal([]byte(block), &set); err != nil {
+		t.Fatalf("the server.yml of docs/install.md: %v", err)
+	}
+	if rw := u["Service"]["ReadWritePaths"]; len(rw) != 1 || path.Dir(set.Database) != rw[0] {
+		t.Errorf("database %q is not in the unit's one writable folder %q", set.Database, rw)
+	}
+	name, _, _ := strings.Cut(u.one("Service", "LoadCredential"), ":")
+	if want := "/run/credentials/perfbot-serve.service/" + name; set.GitHub.KeyFile != want {
+		t.Errorf("private_key_file %q, want %q (where the unit's LoadCredential puts the key)", set.GitHub.KeyFile, want)
+	}
+	if host, _, _ := strings.Cut(set.Listen, ":"); host != "127.0.0.1" {
+		t.Errorf("listen %q: the unit's server sits behind a proxy, on 127.0.0.1", set.Listen)
+	}
+	argv := strings.Fields(u.one("Service", "ExecStart"))
+	if len(argv) < 4 || !strings.Contains(string(doc), argv[3]) || !strings.Contains(string(doc), u.one("Service", "EnvironmentFile")) {
+		t.Errorf("docs/install.md does not name the unit's settings file and environment file (%q)", argv)
+	}
+}
+
+// yamlBlock returns the first ```yaml fenced block of md.
+func yamlBlock(md string) (string, bool) {
+	_, after, ok := strings.Cut(md, "```yaml\n")
+	if !ok {
+		return "", false
+	}
+	block, _, ok := strings.Cut(after, "\n```")
+	return block, ok
 }
