@@ -19,7 +19,7 @@ const baselinePublishUsage = "--results DIR --repo DIR [--dry-run DIR] [--config
 func runBaselinePublish(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var o publishOptions
 	fs := newFlags("baseline publish", baselinePublishUsage, stderr)
-	fs.StringVar(&o.results, "results", "", "the folder `perfbot run bench` wrote: <out>/<results.benchmarks>, with one *.nightly.json")
+	fs.StringVar(&o.results, "results", "", "the `DIR` perfbot run bench wrote: <out>/<results.benchmarks>, with one *.nightly.json")
 	fs.StringVar(&o.repo, "repo", "", "clone of the target repository holding the measured commit (its checkout is not touched)")
 	fs.StringVar(&o.dryRun, "dry-run", "", "write the pull request, tracking comment and regression issues as files into this folder instead of GitHub; push only to a remote on this machine")
 	fs.StringVar(&o.configPath, "config", "", "perfbot.yml (default: <repo>/.github/perfbot.yml when present, else the defaults)")
