@@ -13,8 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"gopkg.in/yaml.v3"
-
+	"github.com/lablup/perfbot/bot/server"
 	"github.com/lablup/perfbot/internal/testfix"
 )
 
@@ -293,9 +292,9 @@ func TestServeUnitChecksCatchMistakes(t *testing.T) {
 	}
 }
 
-// The server settings docs/install.md gives for the unit fit the unit: the database in
-// its one writable folder, the key where LoadCredential puts it, a loopback address
-// behind the proxy.
+// The server settings docs/install.md gives for the unit are valid settings of perfbot
+// serve and fit the unit: the database in its one writable folder, the key where
+// LoadCredential puts it, a loopback address behind the proxy.
 func TestInstallDocsSettingsFitTheUnit(t *testing.T) {
 	t.Parallel()
 	root := testfix.RepoRoot(t)
@@ -316,22 +315,16 @@ func TestInstallDocsSettingsFitTheUnit(t *testing.T) {
 	if !ok || !ok2 {
 		t.Fatal("docs/install.md has no ```yaml block after \"A `server.yml` for this unit\"")
 	}
-	var set struct {
-		Listen   string `yaml:"listen"`
-		Database string `yaml:"database"`
-		GitHub   struct {
-			KeyFile string `yaml:"private_key_file"`
-		} `yaml:"github"`
-	}
-	if err := yaml.Unmarshal([]byte(block), &set); err != nil {
-		t.Fatalf("the server.yml of docs/install.md: %v", err)
+	set, err := server.ParseSettings([]byte(block), "docs/install.md")
+	if err != nil {
+		t.Fatalf("the server.yml of docs/install.md does not parse: %v", err)
 	}
 	if rw := u["Service"]["ReadWritePaths"]; len(rw) != 1 || path.Dir(set.Database) != rw[0] {
 		t.Errorf("database %q is not in the unit's one writable folder %q", set.Database, rw)
 	}
 	name, _, _ := strings.Cut(u.one("Service", "LoadCredential"), ":")
-	if want := "/run/credentials/perfbot-serve.service/" + name; set.GitHub.KeyFile != want {
-		t.Errorf("private_key_file %q, want %q (where the unit's LoadCredential puts the key)", set.GitHub.KeyFile, want)
+	if want := "/run/credentials/perfbot-serve.service/" + name; set.KeyFile != want {
+		t.Errorf("private_key_file %q, want %q (where the unit's LoadCredential puts the key)", set.KeyFile, want)
 	}
 	if host, _, _ := strings.Cut(set.Listen, ":"); host != "127.0.0.1" {
 		t.Errorf("listen %q: the unit's server sits behind a proxy, on 127.0.0.1", set.Listen)
