@@ -4,10 +4,14 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/lablup/perfbot/internal/testfix"
 )
 
 // Every command and every member of a command group, found by walking the registry, so
@@ -206,6 +210,40 @@ func TestHelpListsAndRefuses(t *testing.T) {
 		code, stdout, stderr := runCLI(t, c.args...)
 		if code != c.code || !strings.Contains(stdout, c.stdout) || !strings.Contains(stderr, c.errs) || (c.stdout == "") != (stdout == "") {
 			t.Errorf("perfbot %q: exit %d, stdout %q, stderr %q; want %d, %q, %q", c.args, code, stdout, stderr, c.code, c.stdout, c.errs)
+		}
+	}
+}
+
+// The systemd unit runs a command line perfbot accepts: the command exists and every
+// flag it passes is one of that command's flags.
+func TestServeUnitCommandLineIsAccepted(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(filepath.Join(testfix.RepoRoot(t), "examples", "systemd", "perfbot-serve.service"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var argv []string
+	for l := range strings.SplitSeq(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(l), "ExecStart="); ok {
+			argv = strings.Fields(rest)
+		}
+	}
+	if len(argv) < 2 || filepath.Base(argv[0]) != "perfbot" {
+		t.Fatalf("ExecStart %q does not run perfbot", argv)
+	}
+	var page *helpPage
+	pages := helpPages(t.Context())
+	for i, p := range pages {
+		if len(p.path) == 1 && p.path[0] == argv[1] {
+			page = &pages[i]
+		}
+	}
+	if page == nil || page.flags == nil {
+		t.Fatalf("ExecStart runs `perfbot %s`, which is not a command with flags", argv[1])
+	}
+	for _, a := range argv[2:] {
+		if name, ok := strings.CutPrefix(a, "--"); ok && page.flags.Lookup(strings.SplitN(name, "=", 2)[0]) == nil {
+			t.Errorf("ExecStart passes %s, which `perfbot %s` does not define", a, argv[1])
 		}
 	}
 }
