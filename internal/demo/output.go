@@ -41,7 +41,8 @@ func writeGitHub(ctx context.Context, home, out string, fake *fakegithub.Server,
 		}
 		paths[fmt.Sprintf("%s #%d", kind, is.Number)] = p
 		if is.PR != nil && is.PR.Head == botBranch {
-			diff, err := runGit(ctx, home, tg.bare, "diff", "--stat", "--patch", is.PR.Base+"..."+botBranch)
+			// What perfbot's one commit changes on the pinned commit it was built on.
+			diff, err := runGit(ctx, home, tg.bare, "diff", "--stat", "--patch", botBranch+"^", botBranch)
 			if err != nil {
 				return nil, err
 			}

@@ -226,14 +226,15 @@ func (d *demo) layHost() error {
 	// The Action's host jobs run their tools with the process environment, as on a
 	// runner: the demo is that runner.
 	for k, v := range map[string]string{
-		"PATH":                d.host.Bin + string(os.PathListSeparator) + self + string(os.PathListSeparator) + os.Getenv("PATH"),
-		"FAKEHOST_ROCMINFO":   d.host.Rocminfo,
-		guard.EnvLock:         filepath.Join(d.work, "guard.lock"),
-		guard.EnvKFDDir:       "/sys/class/kfd/kfd/proc",
-		guard.EnvCompilerRE:   `^perfbot-demo-watches-no-compiler$`,
-		"HOME":                d.home,
+		"PATH":              d.host.Bin + string(os.PathListSeparator) + self + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"FAKEHOST_ROCMINFO": d.host.Rocminfo,
+		guard.EnvLock:       filepath.Join(d.work, "guard.lock"),
+		guard.EnvKFDDir:     "/sys/class/kfd/kfd/proc",
+		guard.EnvCompilerRE: `^perfbot-demo-watches-no-compiler$`,
+		// git ignores the user's and the system's configuration; HOME stays, so the
+		// host facts see the machine's own toolchains, as on a real runner.
+		"GIT_CONFIG_GLOBAL":   os.DevNull,
 		"GIT_CONFIG_NOSYSTEM": "1",
-		"XDG_CONFIG_HOME":     filepath.Join(d.home, ".config"),
 		"GIT_TERMINAL_PROMPT": "0",
 	} {
 		if err := os.Setenv(k, v); err != nil {
