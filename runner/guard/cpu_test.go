@@ -89,31 +89,19 @@ func TestForeignCPUContention(t *testing.T) {
 // is a new process, not a jump in CPU time.
 func TestCPUWindow(t *testing.T) {
 	t.Parallel()
-	s := &sampler{maxCPU: 50, cpuWindow: time.Second, ps: &procScanner{index: map[int]int{}}, memo: nil, self: -1}
+	s := &sampler{maxCPU: 50, cpuWindow: time.Second, self: -1}
 	t0 := time.Unix(1000, 0)
-	set := func(ps ...proc) {
-		s.ps.procs = ps
-		clear(s.ps.index)
-		for i, p := range ps {
-			s.ps.index[p.pid] = i
-		}
-		s.memo = make([]int8, len(ps))
-	}
-	set(proc{pid: 10, comm: "hog", start: 5, ticks: 0}, proc{pid: 11, comm: "calm", start: 5, ticks: 0})
-	if got := s.cpu(t0); got != nil {
+	if got := s.cpu(t0, []cpuEntry{{pid: 11, comm: "calm", start: 5, ticks: 0}, {pid: 10, comm: "hog", start: 5, ticks: 0}}); got != nil {
 		t.Fatalf("first snapshot judged: %v", got)
 	}
-	set(proc{pid: 10, comm: "hog", start: 5, ticks: 90}, proc{pid: 11, comm: "calm", start: 5, ticks: 10})
-	if got := s.cpu(t0.Add(500 * time.Millisecond)); got != nil {
+	if got := s.cpu(t0.Add(500*time.Millisecond), []cpuEntry{{pid: 10, comm: "hog", start: 5, ticks: 90}, {pid: 11, comm: "calm", start: 5, ticks: 10}}); got != nil {
 		t.Fatalf("half a window judged: %v", got)
 	}
-	set(proc{pid: 10, comm: "hog", start: 5, ticks: 90}, proc{pid: 11, comm: "calm", start: 5, ticks: 10}, proc{pid: 12, comm: "new", start: 9, ticks: 500})
-	got := s.cpu(t0.Add(time.Second))
+	got := s.cpu(t0.Add(time.Second), []cpuEntry{{pid: 12, comm: "new", start: 9, ticks: 500}, {pid: 10, comm: "hog", start: 5, ticks: 90}, {pid: 11, comm: "calm", start: 5, ticks: 10}})
 	if len(got) != 1 || got[0].PID != 10 || got[0].Percent != 90 {
 		t.Fatalf("cpu = %v, want only pid 10 at 90%%", got)
 	}
-	set(proc{pid: 10, comm: "hog2", start: 77, ticks: 1000})
-	if got := s.cpu(t0.Add(2 * time.Second)); got != nil {
+	if got := s.cpu(t0.Add(2*time.Second), []cpuEntry{{pid: 10, comm: "hog2", start: 77, ticks: 1000}}); got != nil {
 		t.Fatalf("reused pid judged: %v", got)
 	}
 }

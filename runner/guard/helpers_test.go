@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/lablup/perfbot/runner/host"
+	"github.com/lablup/perfbot/runner/proc"
 )
 
 // The test binary doubles as helper programs (a guard process to signal, a nested guard,
@@ -97,8 +98,8 @@ func helperBurn() {
 		if err != nil {
 			os.Exit(4)
 		}
-		p, err := parseStat(b, nil)
-		if err == nil && p.ticks >= want {
+		p, err := proc.ParseStat(b, nil)
+		if err == nil && p.Ticks >= want {
 			break
 		}
 	}
@@ -400,8 +401,8 @@ func running(pid int) bool {
 	if err != nil {
 		return false
 	}
-	p, err := parseStat(b, nil)
-	return err == nil && !p.gone()
+	p, err := proc.ParseStat(b, nil)
+	return err == nil && !p.Gone()
 }
 
 // stdinPipe gives a command a real pipe as stdin; each line written lets one `read` go.

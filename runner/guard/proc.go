@@ -2,56 +2,61 @@ package guard
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
 	"syscall"
 
 	"github.com/lablup/perfbot/runner/host"
+	"github.com/lablup/perfbot/runner/proc"
 )
 
-// pfKthread is PF_KTHREAD in the flags field of /proc/<pid>/stat.
-const pfKthread = 0x00200000
-
-// clockTicks is USER_HZ, the unit of utime/stime in /proc/<pid>/stat; it is 100 on
-// every Linux architecture perfbot runs on.
-const clockTicks = 100
-
-// proc is what one line of /proc/<pid>/stat tells the guard.
-type proc struct {
-	pid, ppid, pgrp, sid int
-	state                byte
-	kthread              bool
-	ticks                uint64 // utime + stime
-	start                uint64 // starttime: tells a reused pid from the original
-	comm                 string
+// entry is one process the scanner follows.
+type entry struct {
+	fd      int // open /proc/<pid>/comm, or stat when CPU is watched; -1: read by path
+	start   uint64
+	kthread bool
+	comm    string
+	ticks   uint64 // utime + stime at the last read (CPU watch only)
 }
 
-func (p proc) gone() bool { return p.state == 'Z' || p.state == 'X' || p.state == 'x' }
-
-// procScanner reads every /proc/<pid>/stat once per sample. It runs ten times a second
-// on the machine being measured, so it keeps one open descriptor per process and
-// re-reads it with pread (a third of the cost of open+read+close, measured by
-// BenchmarkMonitorSample), lists /proc with raw getdents into a reused buffer, and
-// interns comm strings: a steady process table costs no allocations. A descriptor is
-// bound to its process, not to the pid number, so a reused pid reads ESRCH and is
-// reopened rather than misread.
+// procScanner follows every process on the host. It runs ten times a second on the
+// machine being measured, so a sample does as little as it can (BenchmarkMonitorSample
+// and bench/guard.sh measure it):
+//
+//   - Each process has an open descriptor on /proc/<pid>/comm, re-read with pread: a
+//     comm read costs a fifth of a stat read, and an exec (the way a shell turns into
+//     cargo) shows as a new comm. Reading a descriptor whose process exited fails with
+//     ESRCH, also when the pid was reused since, so a reused pid is never misread.
+//     Kernel threads never exec: they are not read between listings.
+//   - /proc is listed (getdents into a reused buffer) only when a pid was allocated
+//     since the last listing (the last field of /proc/loadavg) or a process went away.
+//   - The fields that decide who a process is (state, parent, start time) are read
+//     from /proc/<pid>/stat only for the few processes that matter: GPU holders,
+//     compilers and CPU hogs, and their ancestors.
+//   - Comm strings are interned: a steady process table allocates nothing.
+//
+// With a CPU limit (--max-foreign-cpu) the descriptors are on /proc/<pid>/stat instead,
+// since every process's CPU time is needed at every sample.
 type procScanner struct {
-	dir   string // real path of the host's /proc
-	dirFD int    // open /proc, rewound for every listing; -1 until first use
-	dents []byte
-	buf   []byte
-	fds   map[int]int // pid -> open stat descriptor
-	seen  map[int]bool
-	maxFD int
-	procs []proc
-	index map[int]int
-	// comms interns comm strings so a steady process table allocates nothing.
-	comms map[string]string
+	dir      string // real path of the host's /proc
+	dirFD    int    // open /proc, rewound for every listing; -1 until first use
+	loadFD   int    // open /proc/loadavg; -1 when unreadable (list at every sample)
+	lastPID  int    // the pid counter at the last listing; -1 before the first
+	withStat bool
+	dents    []byte
+	buf      []byte
+	procs    map[int]*entry
+	listed   map[int]bool
+	free     []*entry
+	maxFD    int
+	nfd      int
+	comms    map[string]string
+	// stats memoizes fresh /proc/<pid>/stat reads within one sample.
+	stats map[int]proc.Stat
 }
 
-func newProcScanner(h host.Host) (*procScanner, error) {
+func newProcScanner(h host.Host, withStat bool) (*procScanner, error) {
 	dir, err := host.Real(h, "/proc")
 	if err != nil {
 		return nil, err
@@ -62,42 +67,119 @@ func newProcScanner(h host.Host) (*procScanner, error) {
 		// Leave most descriptors to the rest of the process.
 		maxFD = int(lim.Cur / 4)
 	}
-	return &procScanner{
-		dir: dir, dirFD: -1, dents: make([]byte, 16<<10), buf: make([]byte, 1024),
-		fds: map[int]int{}, seen: map[int]bool{}, maxFD: maxFD,
-		index: map[int]int{}, comms: map[string]string{},
-	}, nil
+	s := &procScanner{
+		dir: dir, dirFD: -1, loadFD: -1, lastPID: -1, withStat: withStat,
+		dents: make([]byte, 16<<10), buf: make([]byte, 1024),
+		procs: map[int]*entry{}, listed: map[int]bool{}, maxFD: maxFD,
+		comms: map[string]string{}, stats: map[int]proc.Stat{},
+	}
+	if fd, err := rawOpen(dir+"/loadavg", syscall.O_RDONLY|syscall.O_CLOEXEC); err == nil {
+		s.loadFD = fd
+	}
+	return s, nil
 }
 
 // close releases every descriptor the scanner holds.
 func (s *procScanner) close() {
-	for pid, fd := range s.fds {
-		syscall.Close(fd)
-		delete(s.fds, pid)
+	for pid, e := range s.procs {
+		s.drop(pid, e)
 	}
-	if s.dirFD >= 0 {
-		syscall.Close(s.dirFD)
-		s.dirFD = -1
+	for _, fd := range []*int{&s.dirFD, &s.loadFD} {
+		if *fd >= 0 {
+			rawClose(*fd)
+			*fd = -1
+		}
 	}
 }
 
-// scan refreshes the process table. Processes that vanish between the listing and the
-// read are simply left out: they are not holders any more.
+func (s *procScanner) drop(pid int, e *entry) {
+	if e.fd >= 0 {
+		rawClose(e.fd)
+		s.nfd--
+	}
+	delete(s.procs, pid)
+	*e = entry{}
+	s.free = append(s.free, e)
+}
+
+// scan brings the process table up to date. Processes that vanish between the listing
+// and the read are simply left out: they are not holders any more.
 func (s *procScanner) scan() error {
+	clear(s.stats)
+	for pid, e := range s.procs {
+		if !e.kthread && !s.refresh(pid, e) {
+			s.drop(pid, e)
+		}
+	}
+	last, ok := s.pidCounter()
+	switch {
+	case !ok || s.lastPID < 0 || last < s.lastPID || last-s.lastPID > maxProbe:
+		// First look, no counter, the counter wrapped, or many new pids: list.
+		return s.list(last, ok)
+	case last == s.lastPID:
+		return nil
+	}
+	// Every process started since the last look has a pid in (lastPID, last]; most
+	// of those are threads or already gone, which one signal-0 probe tells.
+	for pid := s.lastPID + 1; pid <= last; pid++ {
+		if e, ok := s.procs[pid]; ok {
+			s.drop(pid, e) // allocated again since it was added: another process
+		}
+		if isProcess(pid) {
+			s.addNew(pid)
+		}
+	}
+	s.lastPID = last
+	return nil
+}
+
+// maxProbe bounds the new pids looked at one by one; more than that and a listing of
+// /proc is cheaper.
+const maxProbe = 32
+
+// pidCounter reads the last pid allocated on the host (the 5th field of /proc/loadavg).
+func (s *procScanner) pidCounter() (int, bool) {
+	if s.loadFD < 0 {
+		return 0, false
+	}
+	n, err := rawPread(s.loadFD, s.buf, 0)
+	if err != nil || n <= 0 {
+		return 0, false
+	}
+	b := bytes.TrimSpace(s.buf[:n])
+	i := bytes.LastIndexByte(b, ' ')
+	if i < 0 {
+		return 0, false
+	}
+	return proc.Atoi(b[i+1:])
+}
+
+// list re-reads the /proc listing: new processes are added, missing ones dropped, and
+// known pids allocated again since the last look (counter says which) re-read.
+func (s *procScanner) list(counter int, haveCounter bool) error {
 	if s.dirFD < 0 {
-		fd, err := syscall.Open(s.dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+		fd, err := rawOpen(s.dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC)
 		if err != nil {
 			return fmt.Errorf("listing processes: %w", &os.PathError{Op: "open", Path: s.dir, Err: err})
 		}
 		s.dirFD = fd
-	} else if _, err := syscall.Seek(s.dirFD, 0, 0); err != nil {
+	} else if err := rawRewind(s.dirFD); err != nil {
 		return fmt.Errorf("listing processes: %w", &os.PathError{Op: "seek", Path: s.dir, Err: err})
 	}
-	s.procs = s.procs[:0]
-	clear(s.index)
-	clear(s.seen)
+	prev := s.lastPID
+	recent := func(pid int) bool {
+		switch {
+		case !haveCounter || prev < 0:
+			return false
+		case counter >= prev:
+			return pid > prev && pid <= counter
+		default: // wrapped
+			return pid > prev || pid <= counter
+		}
+	}
+	clear(s.listed)
 	for {
-		n, err := syscall.ReadDirent(s.dirFD, s.dents)
+		n, err := rawGetdents(s.dirFD, s.dents)
 		if err == syscall.EINTR {
 			continue
 		}
@@ -118,69 +200,177 @@ func (s *procScanner) scan() error {
 				name = name[:i]
 			}
 			b = b[reclen:]
-			pid, ok := atoiBytes(name)
+			pid, ok := proc.Atoi(name)
 			if !ok || pid <= 0 {
 				continue
 			}
-			s.seen[pid] = true
-			if p, ok := s.read(pid); ok {
-				s.index[pid] = len(s.procs)
-				s.procs = append(s.procs, p)
+			s.listed[pid] = true
+			e, known := s.procs[pid]
+			if known && recent(pid) {
+				s.drop(pid, e)
+				known = false
+			}
+			if !known {
+				s.add(pid)
 			}
 		}
 	}
-	for pid, fd := range s.fds {
-		if !s.seen[pid] {
-			syscall.Close(fd)
-			delete(s.fds, pid)
+	for pid, e := range s.procs {
+		if !s.listed[pid] {
+			s.drop(pid, e)
 		}
 	}
 	if len(s.comms) > 4096 {
 		clear(s.comms)
 	}
+	if haveCounter {
+		s.lastPID = counter
+	} else {
+		s.lastPID = -1
+	}
 	return nil
 }
 
-// lookup returns the scanned process, reading it on its own when it was not in the
-// listing (it may have started since).
-func (s *procScanner) lookup(pid int) (proc, bool) {
-	if i, ok := s.index[pid]; ok {
-		return s.procs[i], true
-	}
-	return s.read(pid)
-}
-
-func (s *procScanner) read(pid int) (proc, bool) {
-	if fd, ok := s.fds[pid]; ok {
-		if p, ok := s.readFD(fd, pid); ok {
-			return p, true
-		}
-		// Gone, or the pid now names another process: start over from the path.
-		syscall.Close(fd)
-		delete(s.fds, pid)
-	}
-	fd, err := syscall.Open(s.dir+"/"+strconv.Itoa(pid)+"/stat", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+// add starts following pid: one stat read for what never changes, then a descriptor.
+func (s *procScanner) add(pid int) {
+	fd, err := rawOpen(s.path(pid, "stat"), syscall.O_RDONLY|syscall.O_CLOEXEC)
 	if err != nil {
-		return proc{}, false
+		return
 	}
-	p, ok := s.readFD(fd, pid)
-	if ok && len(s.fds) < s.maxFD {
-		s.fds[pid] = fd
+	st, ok := s.readStat(fd, pid)
+	if !ok || st.Thread {
+		rawClose(fd)
+		return
+	}
+	s.stats[pid] = st
+	var e *entry
+	if n := len(s.free); n > 0 {
+		e, s.free = s.free[n-1], s.free[:n-1]
 	} else {
-		syscall.Close(fd)
+		e = new(entry)
 	}
-	return p, ok
+	*e = entry{fd: -1, start: st.Start, kthread: st.KThread, comm: st.Comm, ticks: st.Ticks}
+	switch {
+	case s.nfd >= s.maxFD:
+		rawClose(fd)
+	case s.withStat:
+		e.fd = fd
+		s.nfd++
+	default:
+		rawClose(fd)
+		if cfd, err := rawOpen(s.path(pid, "comm"), syscall.O_RDONLY|syscall.O_CLOEXEC); err == nil {
+			e.fd = cfd
+			s.nfd++
+		}
+	}
+	s.procs[pid] = e
 }
 
-func (s *procScanner) readFD(fd, pid int) (proc, bool) {
+// addNew starts following a process started since the last look with its comm only:
+// a new process is rarely a kernel thread, and its comm is read at every sample anyway.
+func (s *procScanner) addNew(pid int) {
+	if s.withStat || s.nfd >= s.maxFD {
+		s.add(pid)
+		return
+	}
+	fd, err := rawOpen(s.path(pid, "comm"), syscall.O_RDONLY|syscall.O_CLOEXEC)
+	if err != nil {
+		return
+	}
+	n, ok := s.read(fd)
+	if !ok {
+		rawClose(fd)
+		return
+	}
+	var e *entry
+	if k := len(s.free); k > 0 {
+		e, s.free = s.free[k-1], s.free[:k-1]
+	} else {
+		e = new(entry)
+	}
+	*e = entry{fd: fd, comm: proc.Intern(bytes.TrimSuffix(s.buf[:n], []byte{'\n'}), s.comms)}
+	s.nfd++
+	s.procs[pid] = e
+}
+
+// refresh re-reads a followed process; false means it is gone.
+func (s *procScanner) refresh(pid int, e *entry) bool {
+	fd := e.fd
+	if fd < 0 {
+		name := "comm"
+		if s.withStat {
+			name = "stat"
+		}
+		var err error
+		if fd, err = rawOpen(s.path(pid, name), syscall.O_RDONLY|syscall.O_CLOEXEC); err != nil {
+			return false
+		}
+		defer rawClose(fd)
+	}
+	if s.withStat {
+		st, ok := s.readStat(fd, pid)
+		if !ok || (e.start != 0 && st.Start != e.start) {
+			return false
+		}
+		s.stats[pid] = st
+		e.comm, e.ticks = st.Comm, st.Ticks
+		return true
+	}
+	n, ok := s.read(fd)
+	if !ok {
+		return false
+	}
+	c := bytes.TrimSuffix(s.buf[:n], []byte{'\n'})
+	if string(c) != e.comm {
+		e.comm = proc.Intern(c, s.comms)
+	}
+	if e.fd < 0 {
+		// Read by path: the pid may name another process than the one added.
+		st, ok := s.stat(pid)
+		return ok && st.Start == e.start
+	}
+	return true
+}
+
+// stat reads /proc/<pid>/stat afresh, once per sample.
+func (s *procScanner) stat(pid int) (proc.Stat, bool) {
+	if st, ok := s.stats[pid]; ok {
+		return st, true
+	}
+	fd, err := rawOpen(s.path(pid, "stat"), syscall.O_RDONLY|syscall.O_CLOEXEC)
+	if err != nil {
+		return proc.Stat{}, false
+	}
+	st, ok := s.readStat(fd, pid)
+	rawClose(fd)
+	if ok {
+		s.stats[pid] = st
+	}
+	return st, ok
+}
+
+func (s *procScanner) readStat(fd, pid int) (proc.Stat, bool) {
+	n, ok := s.read(fd)
+	if !ok {
+		return proc.Stat{}, false
+	}
+	st, err := proc.ParseStat(s.buf[:n], s.comms)
+	if err != nil || st.PID != pid {
+		return proc.Stat{}, false
+	}
+	return st, true
+}
+
+// read preads the whole of fd into s.buf.
+func (s *procScanner) read(fd int) (int, bool) {
 	n := 0
 	for {
-		m, err := syscall.Pread(fd, s.buf[n:], int64(n))
+		m, err := rawPread(fd, s.buf[n:], int64(n))
 		if err == syscall.EINTR {
 			continue
 		}
 		if err != nil {
-			return proc{}, false
+			return 0, false
 		}
 		if m <= 0 {
 			break
@@ -189,117 +379,14 @@ func (s *procScanner) readFD(fd, pid int) (proc, bool) {
 		if n < len(s.buf) {
 			break
 		}
+		if len(s.buf) >= 64<<10 {
+			return 0, false // no stat or comm line is that long
+		}
 		s.buf = append(s.buf, make([]byte, len(s.buf))...)
 	}
-	p, err := parseStat(s.buf[:n], s.comms)
-	if err != nil || p.pid != pid {
-		return proc{}, false
-	}
-	return p, true
-}
-
-var errStat = errors.New("malformed /proc/<pid>/stat")
-
-// parseStat reads the fields the guard needs. comm may hold spaces and parentheses, so
-// it ends at the LAST ')'.
-func parseStat(b []byte, intern map[string]string) (proc, error) {
-	open := bytes.IndexByte(b, '(')
-	cl := bytes.LastIndexByte(b, ')')
-	if open < 1 || cl < open || cl+2 >= len(b) {
-		return proc{}, errStat
-	}
-	var p proc
-	pid, ok := atoiBytes(bytes.TrimSpace(b[:open]))
-	if !ok {
-		return proc{}, errStat
-	}
-	p.pid = pid
-	comm := b[open+1 : cl]
-	if c, ok := intern[string(comm)]; ok {
-		p.comm = c
-	} else {
-		c := string(comm)
-		if intern != nil {
-			intern[c] = c
-		}
-		p.comm = c
-	}
-	rest := b[cl+2:]
-	// Fields after "comm": 0 state, 1 ppid, 2 pgrp, 3 session, 6 flags, 11 utime,
-	// 12 stime, 19 starttime (proc(5) numbers them from 3).
-	field := 0
-	var utime, stime uint64
-	for len(rest) > 0 && field <= 19 {
-		i := bytes.IndexByte(rest, ' ')
-		var tok []byte
-		if i < 0 {
-			tok, rest = rest, nil
-		} else {
-			tok, rest = rest[:i], rest[i+1:]
-		}
-		switch field {
-		case 0:
-			if len(tok) != 1 {
-				return proc{}, errStat
-			}
-			p.state = tok[0]
-		case 1:
-			p.ppid, ok = atoiBytes(tok)
-		case 2:
-			p.pgrp, ok = atoiBytes(tok)
-		case 3:
-			p.sid, ok = atoiBytes(tok)
-		case 6:
-			var fl uint64
-			fl, ok = atouBytes(tok)
-			p.kthread = fl&pfKthread != 0
-		case 11:
-			utime, ok = atouBytes(tok)
-		case 12:
-			stime, ok = atouBytes(tok)
-		case 19:
-			p.start, ok = atouBytes(bytes.TrimSpace(tok))
-		}
-		if !ok {
-			return proc{}, errStat
-		}
-		field++
-	}
-	if field <= 19 {
-		return proc{}, errStat
-	}
-	p.ticks = utime + stime
-	return p, nil
-}
-
-func atoiBytes(b []byte) (int, bool) {
-	if len(b) == 0 {
-		return 0, false
-	}
-	neg := false
-	if b[0] == '-' {
-		neg, b = true, b[1:]
-	}
-	u, ok := atouBytes(b)
-	if !ok {
-		return 0, false
-	}
-	if neg {
-		return -int(u), true
-	}
-	return int(u), true
-}
-
-func atouBytes(b []byte) (uint64, bool) {
-	if len(b) == 0 {
-		return 0, false
-	}
-	var n uint64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + uint64(c-'0')
-	}
 	return n, true
+}
+
+func (s *procScanner) path(pid int, name string) string {
+	return s.dir + "/" + strconv.Itoa(pid) + "/" + name
 }

@@ -4,12 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/lablup/perfbot/runner/proc"
 )
 
 // Outcome is how a guarded run ended.
@@ -55,6 +56,12 @@ func Run(ctx context.Context, opts Options, argv []string) (Outcome, error) {
 		return Outcome{ExitCode: 2}, err
 	}
 	opts.fill()
+	if _, real := opts.Clock.(RealClock); real {
+		if fc := newFDClock(); fc != nil {
+			defer fc.close()
+			opts.Clock = fc
+		}
+	}
 	ev, err := openEvidence(opts.LogPath, opts.Clock, opts.Stderr)
 	if err != nil {
 		return Outcome{ExitCode: 1}, err
@@ -336,8 +343,8 @@ func cpuSuffix(cs []CPUUse) string {
 	return " cpu=" + cpuList(cs)
 }
 
-// start starts the command in its own process group.
-func (r *runner) start() (*commandRun, error) {
+// start starts the command under its reaper (runner/proc), in its own process group.
+func (r *runner) start() (*proc.Process, error) {
 	name := r.argv[0]
 	if r.o.Dir != "" && strings.Contains(name, "/") && !filepath.IsAbs(name) {
 		name = filepath.Join(r.o.Dir, name)
@@ -348,19 +355,23 @@ func (r *runner) start() (*commandRun, error) {
 	cmd.Env = append(cmd.Env, r.o.Env...)
 	cmd.Env = append(cmd.Env, EnvLockHeld+"="+strconv.Itoa(r.heldBy))
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = r.o.Stdin, r.o.Stdout, r.o.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	// Pipes held open by an escaped grandchild must not hang the guard.
+	// Pipes held open by a process that outlived every signal must not hang the guard.
 	cmd.WaitDelay = 2 * time.Second
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	return &commandRun{cmd: cmd, pid: cmd.Process.Pid, exited: exitWatch(cmd.Process.Pid)}, nil
+	return proc.Start(cmd)
 }
 
-type commandRun struct {
-	cmd    *exec.Cmd
-	pid    int
-	exited <-chan struct{}
+// finish stops what the command left running, names it in the log under what, and
+// returns the command's exit code.
+func (r *runner) finish(p *proc.Process, what string) (int, error) {
+	if left := p.Cleanup(r.o.KillGrace); len(left) > 0 {
+		hs := make([]Holder, len(left))
+		for i, m := range left {
+			hs[i] = Holder{PID: m.PID, Comm: m.Comm}
+		}
+		r.ev.event("%s: stopped what the command left running: %s", what, holderList(hs))
+	}
+	st, err := p.Wait()
+	return st.ShellCode(), err
 }
 
 // attempt runs the command once under the monitor and fills a.
@@ -376,7 +387,7 @@ func (r *runner) attempt(ctx context.Context, a *Attempt) error {
 		r.ev.event("attempt %d: could not start: %v", k, err)
 		return fmt.Errorf("starting %s: %w", r.argv[0], err)
 	}
-	r.s.setCommand(cr.pid)
+	r.s.setCommand(cr.Reaper)
 	defer r.s.setCommand(0)
 
 	seenGPU, seenComp, seenCPU := map[Holder]bool{}, map[Holder]bool{}, map[int]int{}
@@ -392,7 +403,7 @@ monitor:
 		if err != nil {
 			sampleErr = err
 			r.ev.event("monitor failed: %v: stopping the command", err)
-			r.stop(cr.pid, cr.exited)
+			cr.Stop(r.o.KillGrace)
 			break
 		}
 		a.Samples++
@@ -430,7 +441,7 @@ monitor:
 			next = now
 		}
 		select {
-		case <-cr.exited:
+		case <-cr.Exited():
 			break monitor
 		case <-ctx.Done():
 			stopped = true
@@ -441,19 +452,19 @@ monitor:
 	var verdictErr error
 	if stopped {
 		a.Verdict, a.ExitCode, verdictErr = r.interrupted(ctx)
-		r.stop(cr.pid, cr.exited)
+		cr.Stop(r.o.KillGrace)
 	}
-	if left := r.cleanup(cr.pid); len(left) > 0 {
-		r.ev.event("attempt %d: stopped what the command left running: %s", k, holderList(left))
-	}
-	werr := cr.cmd.Wait()
+	code, werr := r.finish(cr, fmt.Sprintf("attempt %d", k))
 	a.End = r.o.Clock.Now()
 	r.ev.event("monitor: %d samples", a.Samples)
 	if stopped {
 		r.ev.event("attempt %d: INTERRUPTED, exit %d", k, a.ExitCode)
 		return verdictErr
 	}
-	a.ExitCode = exitCode(cr.cmd, werr)
+	a.ExitCode = code
+	if werr != nil {
+		r.ev.event("attempt %d: %v", k, werr)
+	}
 	if sampleErr != nil {
 		a.Verdict = Contended
 		return fmt.Errorf("monitoring attempt %d: %w", k, sampleErr)
@@ -479,22 +490,22 @@ func (r *runner) hold(ctx context.Context, out Outcome) (Outcome, error) {
 	var verr error
 	stopped := false
 	select {
-	case <-cr.exited:
+	case <-cr.Exited():
 	case <-ctx.Done():
 		stopped = true
 		out.Verdict, out.ExitCode, verr = r.interrupted(ctx)
 		out.Signal, _ = signalOf(context.Cause(ctx))
-		r.stop(cr.pid, cr.exited)
+		cr.Stop(r.o.KillGrace)
 	}
-	if left := r.cleanup(cr.pid); len(left) > 0 {
-		r.ev.event("hold: stopped what the command left running: %s", holderList(left))
+	code, werr := r.finish(cr, "hold")
+	if werr != nil {
+		r.ev.event("hold: %v", werr)
 	}
-	werr := cr.cmd.Wait()
 	if stopped {
 		r.ev.event("hold: INTERRUPTED, exit %d", out.ExitCode)
 		return out, verr
 	}
-	out.ExitCode = exitCode(cr.cmd, werr)
+	out.ExitCode = code
 	out.Verdict = Clean
 	r.ev.event("hold: exit %d", out.ExitCode)
 	return out, nil

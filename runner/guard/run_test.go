@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lablup/perfbot/runner/proc"
 )
 
 // A live foreign process that shows up in the KFD dir during a run makes the attempt
@@ -98,7 +100,7 @@ read y`
 	}
 	fmt.Fprintln(feed, "x") // the escaper's parent exits: it is orphaned, in its own session
 	out.wait(t, `^parted$`)
-	if p := procOf(t, pids[2]); p.sid != pids[2] || p.pgrp != pids[2] {
+	if p := procOf(t, pids[2]); p.SID != pids[2] || p.PGRP != pids[2] {
 		t.Fatalf("escaper not in its own session: %+v", p)
 	}
 	for range 10 {
@@ -130,13 +132,9 @@ read y`
 	}
 }
 
-func procOf(t *testing.T, pid int) proc {
+func procOf(t *testing.T, pid int) proc.Stat {
 	t.Helper()
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := parseStat(b, nil)
+	p, err := proc.ReadStat(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +242,7 @@ func TestCompilerResetsIdleStreak(t *testing.T) {
 		t.Fatal(err)
 	}
 	build := startProc(t, cargo, "600")
-	if c := procOf(t, build.Process.Pid).comm; c != "cargo" {
+	if c := procOf(t, build.Process.Pid).Comm; c != "cargo" {
 		t.Fatalf("fake build's comm = %q, want cargo", c)
 	}
 	fc := newFakeClock()

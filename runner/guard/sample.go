@@ -1,9 +1,8 @@
 package guard
 
 import (
-	"errors"
+	"bytes"
 	"fmt"
-	"io/fs"
 	"regexp"
 	"slices"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lablup/perfbot/runner/host"
+	"github.com/lablup/perfbot/runner/proc"
 )
 
 // Holder is a process a sample saw: its pid and kernel comm name ("?" when unreadable).
@@ -51,29 +51,34 @@ func (s Sample) Contended() bool {
 
 // sampler takes samples. It is used from one goroutine at a time.
 type sampler struct {
+	kfdDir     string // real path of the KFD proc dir
+	kfdHost    string // its host path, for messages
 	h          host.Host
-	kfdDir     string
 	compilerRE *regexp.Regexp
 	maxCPU     float64
 	cpuWindow  time.Duration
 
 	self  int
 	chain map[int]bool // the guard's ancestors up to the guard that holds the lock
-	cmd   int          // pid (and process group) of the running command; 0 when none
-	// sticky remembers processes once seen in the command's tree (pid -> start time),
-	// so a child that later leaves the tree (setsid, then its parent exits) stays ours.
-	sticky map[int]uint64
+	// root is the running command's reaper, 0 when none: every process of the command
+	// descends from it (runner/proc), whatever its group or session.
+	root int
 
 	ps        *procScanner
-	memo      []int8
 	isCompile map[string]bool
 	hist      []cpuSnap
+	spare     [][]cpuEntry
+	dents     []byte
+	kfd       []int
+	cand      []int
+	cur       []cpuEntry
 }
 
 type cpuEntry struct {
 	pid   int
 	start uint64
 	ticks uint64
+	comm  string
 }
 
 type cpuSnap struct {
@@ -82,7 +87,11 @@ type cpuSnap struct {
 }
 
 func newSampler(h host.Host, kfdDir string, re *regexp.Regexp, maxCPU float64, interval time.Duration) (*sampler, error) {
-	ps, err := newProcScanner(h)
+	ps, err := newProcScanner(h, maxCPU > 0)
+	if err != nil {
+		return nil, err
+	}
+	real, err := host.Real(h, kfdDir)
 	if err != nil {
 		return nil, err
 	}
@@ -91,74 +100,92 @@ func newSampler(h host.Host, kfdDir string, re *regexp.Regexp, maxCPU float64, i
 		w = interval
 	}
 	return &sampler{
-		h: h, kfdDir: kfdDir, compilerRE: re, maxCPU: maxCPU, cpuWindow: w,
-		self: syscall.Getpid(), chain: map[int]bool{}, sticky: map[int]uint64{},
-		ps: ps, isCompile: map[string]bool{},
+		kfdDir: real, kfdHost: kfdDir, h: h, compilerRE: re, maxCPU: maxCPU, cpuWindow: w,
+		self: syscall.Getpid(), chain: map[int]bool{}, ps: ps, isCompile: map[string]bool{},
+		dents: make([]byte, 8<<10),
 	}, nil
 }
 
 // close releases the process scanner's descriptors.
 func (s *sampler) close() { s.ps.close() }
 
-// setCommand switches to monitoring the command whose pid (and process group) is pid;
-// 0 goes back to the idle wait.
-func (s *sampler) setCommand(pid int) {
-	s.cmd = pid
-	clear(s.sticky)
-}
+// setCommand switches to monitoring the command whose reaper is root; 0 goes back to
+// the idle wait.
+func (s *sampler) setCommand(root int) { s.root = root }
 
 // ancestorChain reports whether pid is an ancestor of this process and, if so,
 // remembers the processes in between as the guard's own.
 func (s *sampler) ancestorChain(pid int) bool {
-	if err := s.ps.scan(); err != nil {
-		return false
-	}
+	clear(s.ps.stats)
 	var path []int
 	cur := s.self
 	for range 4096 {
-		p, ok := s.ps.lookup(cur)
-		if !ok || p.ppid <= 0 {
+		p, ok := s.ps.stat(cur)
+		if !ok || p.PPID <= 0 {
 			return false
 		}
-		path = append(path, p.ppid)
-		if p.ppid == pid {
+		path = append(path, p.PPID)
+		if p.PPID == pid {
 			for _, q := range path {
 				s.chain[q] = true
 			}
 			return true
 		}
-		if p.ppid == 1 {
+		if p.PPID == 1 {
 			return false
 		}
-		cur = p.ppid
+		cur = p.PPID
 	}
 	return false
 }
 
-// kfdPIDs lists the KFD proc dir. A dir that vanished mid-run holds nobody.
+// kfdPIDs lists the KFD proc dir. A dir that vanished mid-run holds nobody. The dir is
+// opened afresh at every sample: a driver reload replaces it.
 func (s *sampler) kfdPIDs() ([]int, error) {
-	ents, err := s.h.ReadDir(s.kfdDir)
+	s.kfd = s.kfd[:0]
+	fd, err := rawOpen(s.kfdDir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC)
+	if err == syscall.ENOENT {
+		return nil, nil
+	}
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("reading KFD proc dir %s: %w", s.kfdDir, err)
+		return nil, fmt.Errorf("reading KFD proc dir %s: %w", s.kfdHost, err)
 	}
-	pids := make([]int, 0, len(ents))
-	for _, e := range ents {
-		if pid, err := strconv.Atoi(e.Name()); err == nil && pid > 0 {
-			pids = append(pids, pid)
+	defer rawClose(fd)
+	for {
+		n, err := rawGetdents(fd, s.dents)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading KFD proc dir %s: %w", s.kfdHost, err)
+		}
+		if n <= 0 {
+			break
+		}
+		for b := s.dents[:n]; len(b) >= 19; {
+			reclen := int(b[16]) | int(b[17])<<8
+			if reclen < 19 || reclen > len(b) {
+				break
+			}
+			name := b[19:reclen]
+			if i := bytes.IndexByte(name, 0); i >= 0 {
+				name = name[:i]
+			}
+			b = b[reclen:]
+			if pid, ok := proc.Atoi(name); ok && pid > 0 {
+				s.kfd = append(s.kfd, pid)
+			}
 		}
 	}
-	slices.Sort(pids)
-	return pids, nil
+	slices.Sort(s.kfd)
+	return s.kfd, nil
 }
 
 // checkKFDDir fails early when the KFD dir is missing, so a typo in the override or a
 // host without the driver is not mistaken for an idle GPU.
 func (s *sampler) checkKFDDir() error {
-	if _, err := s.h.ReadDir(s.kfdDir); err != nil {
-		return fmt.Errorf("reading KFD proc dir %s: %w (is the amdgpu driver loaded? %s points the guard elsewhere)", s.kfdDir, err, EnvKFDDir)
+	if _, err := s.h.ReadDir(s.kfdHost); err != nil {
+		return fmt.Errorf("reading KFD proc dir %s: %w (is the amdgpu driver loaded? %s points the guard elsewhere)", s.kfdHost, err, EnvKFDDir)
 	}
 	return nil
 }
@@ -173,28 +200,8 @@ func (s *sampler) sample(now time.Time) (Sample, error) {
 	if err != nil {
 		return out, err
 	}
-	procs := s.ps.procs
-	if cap(s.memo) < len(procs) {
-		s.memo = make([]int8, len(procs), 2*len(procs))
-	}
-	s.memo = s.memo[:len(procs)]
-	clear(s.memo)
-
-	if s.cmd != 0 {
-		for pid, start := range s.sticky {
-			if i, ok := s.ps.index[pid]; !ok || procs[i].start != start {
-				delete(s.sticky, pid)
-			}
-		}
-		for i := range procs {
-			if s.inCommand(i, 0) && !procs[i].gone() {
-				s.sticky[procs[i].pid] = procs[i].start
-			}
-		}
-	}
-
 	for _, pid := range kfd {
-		p, ok := s.ps.lookup(pid)
+		p, ok := s.ps.stat(pid)
 		if !ok {
 			// Not readable: gone, or hidden by hidepid. Only a signal probe tells.
 			if err := syscall.Kill(pid, 0); err == syscall.ESRCH {
@@ -205,28 +212,41 @@ func (s *sampler) sample(now time.Time) (Sample, error) {
 			out.ForeignGPU = append(out.ForeignGPU, hd)
 			continue
 		}
-		if p.gone() {
+		if p.Gone() {
 			continue
 		}
-		hd := Holder{PID: pid, Comm: p.comm}
+		hd := Holder{PID: pid, Comm: p.Comm}
 		out.GPU = append(out.GPU, hd)
-		if !s.ownProc(p) {
+		if !s.own(pid) {
 			out.ForeignGPU = append(out.ForeignGPU, hd)
 		}
 	}
 
-	for i := range procs {
-		p := &procs[i]
-		if p.kthread || p.gone() || !s.compiler(p.comm) {
+	s.cand = s.cand[:0]
+	for pid, e := range s.ps.procs {
+		if !e.kthread && s.compiler(e.comm) {
+			s.cand = append(s.cand, pid)
+		}
+	}
+	slices.Sort(s.cand)
+	for _, pid := range s.cand {
+		p, ok := s.ps.stat(pid)
+		if !ok || p.Gone() || p.KThread || !s.compiler(p.Comm) {
 			continue
 		}
-		if !s.own(i) {
-			out.Compilers = append(out.Compilers, Holder{PID: p.pid, Comm: p.comm})
+		if !s.own(pid) {
+			out.Compilers = append(out.Compilers, Holder{PID: pid, Comm: p.Comm})
 		}
 	}
 
 	if s.maxCPU > 0 {
-		out.CPU = s.cpu(now)
+		s.cur = s.cur[:0]
+		for pid, e := range s.ps.procs {
+			if !e.kthread {
+				s.cur = append(s.cur, cpuEntry{pid: pid, start: e.start, ticks: e.ticks, comm: e.comm})
+			}
+		}
+		out.CPU = s.cpu(now, s.cur)
 	}
 	return out, nil
 }
@@ -243,76 +263,39 @@ func (s *sampler) compiler(comm string) bool {
 	return m
 }
 
-// own reports whether scanned process i is the guard's: the guard itself, its
-// ancestors up to the lock holder when nested, or part of the command.
-func (s *sampler) own(i int) bool {
-	p := s.ps.procs[i]
-	if p.pid == s.self || s.chain[p.pid] {
+// own reports whether pid is the guard's: the guard itself, its ancestors up to the
+// lock holder when nested, or part of the command (below its reaper).
+func (s *sampler) own(pid int) bool {
+	if pid == s.self || s.chain[pid] {
 		return true
 	}
-	return s.cmd != 0 && s.inCommand(i, 0)
-}
-
-// ownProc is own for a process that may not be in the scan.
-func (s *sampler) ownProc(p proc) bool {
-	if i, ok := s.ps.index[p.pid]; ok {
-		return s.own(i)
-	}
-	if p.pid == s.self || s.chain[p.pid] {
-		return true
-	}
-	if s.cmd == 0 {
+	if s.root == 0 {
 		return false
 	}
-	if p.pgrp == s.cmd || (s.sticky[p.pid] == p.start && p.start != 0) {
-		return true
-	}
-	if j, ok := s.ps.index[p.ppid]; ok {
-		return s.inCommand(j, 0)
+	cur := pid
+	for range 4096 {
+		if cur == s.root {
+			return true
+		}
+		p, ok := s.ps.stat(cur)
+		if !ok || p.PPID <= 1 {
+			return false
+		}
+		cur = p.PPID
 	}
 	return false
 }
 
-// inCommand reports whether process i belongs to the command: its process group, a
-// descendant by parent links, or remembered from an earlier sample. Memoized per sample.
-func (s *sampler) inCommand(i, depth int) bool {
-	switch s.memo[i] {
-	case 1:
-		return true
-	case 2:
-		return false
+// cpu compares the CPU times in cur with the snapshot about one window old.
+func (s *sampler) cpu(now time.Time, cur []cpuEntry) []CPUUse {
+	var e []cpuEntry
+	if n := len(s.spare); n > 0 {
+		e, s.spare = s.spare[n-1][:0], s.spare[:n-1]
 	}
-	p := s.ps.procs[i]
-	res := false
-	switch {
-	case p.pid == s.cmd || p.pgrp == s.cmd:
-		res = true
-	case s.sticky[p.pid] == p.start && p.start != 0:
-		res = true
-	case p.ppid > 1 && depth < 4096:
-		if j, ok := s.ps.index[p.ppid]; ok && j != i {
-			res = s.inCommand(j, depth+1)
-		}
-	}
-	if res {
-		s.memo[i] = 1
-	} else {
-		s.memo[i] = 2
-	}
-	return res
-}
-
-// cpu compares CPU times with the snapshot about one window old.
-func (s *sampler) cpu(now time.Time) []CPUUse {
-	procs := s.ps.procs
-	cur := cpuSnap{t: now, e: make([]cpuEntry, 0, len(procs))}
-	for _, p := range procs {
-		if !p.kthread && !p.gone() {
-			cur.e = append(cur.e, cpuEntry{pid: p.pid, start: p.start, ticks: p.ticks})
-		}
-	}
-	slices.SortFunc(cur.e, func(a, b cpuEntry) int { return a.pid - b.pid })
+	snap := cpuSnap{t: now, e: append(e, cur...)}
+	slices.SortFunc(snap.e, func(a, b cpuEntry) int { return a.pid - b.pid })
 	for len(s.hist) >= 2 && now.Sub(s.hist[1].t) >= s.cpuWindow {
+		s.spare = append(s.spare, s.hist[0].e)
 		s.hist = s.hist[1:]
 	}
 	var out []CPUUse
@@ -320,25 +303,21 @@ func (s *sampler) cpu(now time.Time) []CPUUse {
 		base := s.hist[0]
 		dt := now.Sub(base.t).Seconds()
 		j := 0
-		for _, e := range cur.e {
+		for _, e := range snap.e {
 			for j < len(base.e) && base.e[j].pid < e.pid {
 				j++
 			}
 			if j == len(base.e) || base.e[j].pid != e.pid || base.e[j].start != e.start || e.ticks < base.e[j].ticks {
 				continue
 			}
-			pct := float64(e.ticks-base.e[j].ticks) / clockTicks / dt * 100
-			if pct <= s.maxCPU {
+			pct := float64(e.ticks-base.e[j].ticks) / proc.ClockTicks / dt * 100
+			if pct <= s.maxCPU || s.own(e.pid) {
 				continue
 			}
-			i := s.ps.index[e.pid]
-			if s.own(i) {
-				continue
-			}
-			out = append(out, CPUUse{PID: e.pid, Comm: procs[i].comm, Percent: pct})
+			out = append(out, CPUUse{PID: e.pid, Comm: e.comm, Percent: pct})
 		}
 	}
-	s.hist = append(s.hist, cur)
+	s.hist = append(s.hist, snap)
 	return out
 }
 

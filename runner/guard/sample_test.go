@@ -12,54 +12,6 @@ import (
 	"github.com/lablup/perfbot/runner/host"
 )
 
-func TestParseStat(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		name string
-		line string
-		want proc
-		bad  bool
-	}{
-		{
-			name: "plain",
-			line: "3292996 (mlxcel-bench-de) R 3292990 3292990 1200 0 -1 4194560 5 0 0 0 1234 56 0 0 20 0 9 0 987654 1 2 3\n",
-			want: proc{pid: 3292996, comm: "mlxcel-bench-de", state: 'R', ppid: 3292990, pgrp: 3292990, sid: 1200, ticks: 1290, start: 987654},
-		},
-		{
-			name: "comm with spaces and parentheses",
-			line: "42 (a) b (c)) S 1 42 42 0 -1 0 0 0 0 0 7 3 0 0 20 0 1 0 55 0",
-			want: proc{pid: 42, comm: "a) b (c)", state: 'S', ppid: 1, pgrp: 42, sid: 42, ticks: 10, start: 55},
-		},
-		{
-			name: "zombie",
-			line: "7 (sleep) Z 6 6 6 0 -1 4227084 0 0 0 0 0 0 0 0 20 0 1 0 99 0",
-			want: proc{pid: 7, comm: "sleep", state: 'Z', ppid: 6, pgrp: 6, sid: 6, start: 99},
-		},
-		{
-			name: "kernel thread",
-			line: "2 (kthreadd) S 0 0 0 0 -1 2129984 0 0 0 0 0 1 0 0 20 0 1 0 3 0",
-			want: proc{pid: 2, comm: "kthreadd", state: 'S', kthread: true, ticks: 1, start: 3},
-		},
-		{name: "truncated", line: "7 (sleep) S 6 6", bad: true},
-		{name: "no comm", line: "7 sleep S 6 6 6 0", bad: true},
-		{name: "bad number", line: "7 (sleep) S x 6 6 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 99 0", bad: true},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := parseStat([]byte(tc.line), map[string]string{})
-			if tc.bad {
-				if err == nil {
-					t.Fatalf("parsed %q as %+v, want an error", tc.line, got)
-				}
-				return
-			}
-			if err != nil || got != tc.want {
-				t.Fatalf("parseStat = %+v, %v; want %+v", got, err, tc.want)
-			}
-		})
-	}
-}
-
 func TestDefaultCompilerPattern(t *testing.T) {
 	t.Parallel()
 	re := regexp.MustCompile(DefaultCompilerRE)
@@ -108,7 +60,7 @@ func waitZombie(t *testing.T, pid int) {
 	t.Helper()
 	var info [128]byte
 	for {
-		_, _, errno := syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid), uintptr(unsafe.Pointer(&info[0])), syscall.WEXITED|syscall.WNOWAIT, 0, 0)
+		_, _, errno := syscall.Syscall6(syscall.SYS_WAITID, 1 /* P_PID */, uintptr(pid), uintptr(unsafe.Pointer(&info[0])), syscall.WEXITED|syscall.WNOWAIT, 0, 0)
 		if errno == syscall.EINTR {
 			continue
 		}
@@ -135,8 +87,8 @@ func TestSamplerHolders(t *testing.T) {
 	}
 	waitZombie(t, zombie.Process.Pid)
 	t.Cleanup(func() { zombie.Wait() })
-	if p := procOf(t, zombie.Process.Pid); p.state != 'Z' {
-		t.Fatalf("zombie state %c", p.state)
+	if p := procOf(t, zombie.Process.Pid); p.State != 'Z' {
+		t.Fatalf("zombie state %c", p.State)
 	}
 	for _, pid := range []int{live.Process.Pid, reaped.Process.Pid, zombie.Process.Pid, os.Getpid()} {
 		w.hold(t, pid)
@@ -154,7 +106,7 @@ func TestSamplerHolders(t *testing.T) {
 		t.Fatal(err)
 	}
 	self := os.Getpid()
-	wantAll := []Holder{{live.Process.Pid, "sleep"}, {self, procOf(t, self).comm}}
+	wantAll := []Holder{{live.Process.Pid, "sleep"}, {self, procOf(t, self).Comm}}
 	if live.Process.Pid > self {
 		wantAll[0], wantAll[1] = wantAll[1], wantAll[0]
 	}
