@@ -23,9 +23,9 @@ type Stat struct {
 	// Thread is true for a thread that is not its process's leader (exit_signal -1):
 	// /proc/<tid>/stat can be read for any thread id, listed or not.
 	Thread bool
-	Ticks                uint64 // utime + stime, in ClockTicks
-	Start                uint64 // starttime: tells a reused pid from the original
-	Comm                 string
+	Ticks  uint64 // utime + stime, in ClockTicks
+	Start  uint64 // starttime: tells a reused pid from the original
+	Comm   string
 }
 
 // Gone reports a process that has exited (a zombie, or being torn down).
