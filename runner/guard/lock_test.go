@@ -13,6 +13,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/lablup/perfbot/runner/proc"
 )
 
 // Two guards on one lock run one after the other, whether the first holder is a perfbot
@@ -300,5 +303,37 @@ func TestCommandRunsInDir(t *testing.T) {
 	}
 	if log := w.logText(t); !strings.Contains(log, "hold: start: target/release/here\n") {
 		t.Errorf("log does not show the argv as given:\n%s", log)
+	}
+}
+
+// SIGKILL of the guard itself (nothing can be caught) still stops its command and what
+// the command started: the command's reaper gets its parent-death signal.
+func TestGuardKilledStopsCommand(t *testing.T) {
+	t.Parallel()
+	for _, hold := range []bool{false, true} {
+		t.Run(fmt.Sprintf("hold=%v", hold), func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			out := newLines()
+			cmd := helperCmd(t, helperConfig{Lock: w.lock, KFD: w.kfd, Log: w.log, GraceMS: 300, Hold: hold}, nil,
+				"sh", "-c", `sleep 600 & echo "bg $!"; setsid sh -c 'echo "escaper $$"; exec sleep 600' & echo "leader $$"; wait`)
+			cmd.Stdout, cmd.Stderr = out, out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			var pids []int
+			for _, who := range []string{"bg", "escaper", "leader"} {
+				pid, _ := strconv.Atoi(out.waitAny(t, `^`+who+` (\d+)$`)[1])
+				pids = append(pids, pid)
+			}
+			cmd.Process.Kill()
+			cmd.Wait()
+			for _, pid := range pids {
+				if err := proc.WaitExit(pid, 20*time.Second); err != nil {
+					t.Errorf("pid %d outlived the killed guard: %v", pid, err)
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+		})
 	}
 }

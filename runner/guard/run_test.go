@@ -525,3 +525,44 @@ func TestBeforeAttemptHook(t *testing.T) {
 		t.Errorf("log:\n%s", log)
 	}
 }
+
+// A grandchild that leaves the command's group with setsid, and whose parent exits at
+// once, is never seen in the group by any sample; it still belongs to the command (it
+// stays below the command's reaper), so it is stopped when the command exits and named
+// in the log.
+func TestSetsidOrphanStoppedAndNamed(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	fc := newFakeClock()
+	stdin, feed := stdinPipe(t)
+	out := newLines()
+	o := w.options()
+	o.Clock = fc
+	o.KillGrace = 300 * time.Millisecond
+	o.Stdin, o.Stdout, o.Stderr = stdin, out, out
+	// The escaper starts only after the first sample, and the command exits as soon as
+	// it said its pid: no sample of the monitor runs in between (the clock is not
+	// stepped).
+	script := `read go
+sh -c 'setsid sh -c "echo escaper \$\$; exec sleep 600" & exit 0'
+while :; do read line; [ "$line" = escaped ] && exit 0; done`
+	run := goRun(context.Background(), o, []string{"sh", "-c", script}, fc)
+	if !fc.waitGen(0) {
+		t.Fatal("guard ended before monitoring")
+	}
+	fmt.Fprintln(feed, "go")
+	pid, _ := strconv.Atoi(out.wait(t, `^escaper (\d+)$`)[1])
+	fmt.Fprintln(feed, "escaped")
+	res, err := run.wait(t)
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("outcome %+v %v", res, err)
+	}
+	if err := proc.WaitExit(pid, 20*time.Second); err != nil {
+		t.Errorf("the setsid'd orphan outlived the guarded run: %v", err)
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	want := fmt.Sprintf("attempt 1: stopped what the command left running: [%d:sleep]", pid)
+	if log := w.logText(t); !strings.Contains(log, want) {
+		t.Errorf("log lacks %q:\n%s", want, log)
+	}
+}

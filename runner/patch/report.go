@@ -65,7 +65,19 @@ func (r Report) Markdown() string {
 			b.WriteString("\n" + fenced(body))
 		}
 	}
+	if c != nil {
+		b.WriteString(leftNote(c.VerifyResult))
+	}
 	return b.String()
+}
+
+// leftNote says which processes a command left running (they were stopped).
+func leftNote(r VerifyResult) string {
+	if len(r.LeftRunning) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("\n%s left processes running when it exited; they were stopped: %s.\n",
+		codeSpan(strings.Join(r.Command, " ")), codeSpan(strings.Join(r.LeftRunning, " ")))
 }
 
 // VerifyMarkdown renders verification results as a section of the PR body.
@@ -98,6 +110,9 @@ func VerifyMarkdown(rs []VerifyResult) string {
 			out = "(no output)"
 		}
 		b.WriteString(fenced(out))
+	}
+	for _, r := range rs {
+		b.WriteString(leftNote(r))
 	}
 	if !VerifyPassed(rs) {
 		b.WriteString("\nVerification failed: this pull request stays a draft until it passes.\n")

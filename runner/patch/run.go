@@ -3,10 +3,14 @@ package patch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/lablup/perfbot/runner/proc"
 )
 
 // VerifyResult is one command run on the patched tree.
@@ -24,14 +28,22 @@ type VerifyResult struct {
 	OutputBytes int64         `json:"output_bytes"`
 	Truncated   bool          `json:"truncated,omitempty"`
 	Duration    time.Duration `json:"duration_ns"`
+	// LeftRunning names (`pid:comm`) the processes the command left running when it
+	// exited; they were stopped.
+	LeftRunning []string `json:"left_running,omitempty"`
 }
 
 // Passed reports a clean exit 0.
 func (v VerifyResult) Passed() bool { return v.Err == "" && !v.TimedOut && v.ExitCode == 0 }
 
+// stopGrace is how long a command (and what it started) gets between SIGTERM and
+// SIGKILL when it times out, is cancelled, or leaves processes behind.
+const stopGrace = 2 * time.Second
+
 // runCommand runs argv in dir with a timeout, keeping the last limit bytes of its
-// output. On timeout or cancellation the whole process group is killed, so a `make`
-// that started a python3 does not outlive it.
+// output. It goes through runner/proc: whatever the command starts, a child that calls
+// setsid included, is stopped when the command exits, times out or is cancelled, so a
+// `make` that started a python3 does not outlive it.
 func runCommand(ctx context.Context, dir string, argv []string, timeout time.Duration, limit int) VerifyResult {
 	res := VerifyResult{Command: append([]string(nil), argv...), ExitCode: -1}
 	if len(argv) == 0 {
@@ -40,30 +52,36 @@ func runCommand(ctx context.Context, dir string, argv []string, timeout time.Dur
 	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(cctx, argv[0], argv[1:]...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	out := &tailBuffer{limit: limit}
 	cmd.Stdout = out
 	cmd.Stderr = out
 	cmd.WaitDelay = 5 * time.Second
-	killGroupOnCancel(cmd)
 	start := time.Now()
-	err := cmd.Run()
+	run, err := proc.Run(cctx, cmd, stopGrace)
 	res.Duration = time.Since(start)
 	res.Output, res.OutputBytes, res.Truncated = out.result()
-	if cmd.ProcessState != nil {
-		res.ExitCode = cmd.ProcessState.ExitCode()
+	if err != nil && run.Status.Code == -1 && run.Status.Signal == 0 {
+		res.Err = "could not start: " + err.Error()
+		return res
+	}
+	if !run.Stopped {
+		res.ExitCode = run.Status.Code // -1 when a signal ended it
+	}
+	for _, m := range run.Left {
+		res.LeftRunning = append(res.LeftRunning, fmt.Sprintf("%d:%s", m.PID, m.Comm))
 	}
 	switch {
 	case ctx.Err() != nil:
 		res.Err = "stopped: " + ctx.Err().Error()
-	case errors.Is(cctx.Err(), context.DeadlineExceeded):
+	case run.Stopped && errors.Is(cctx.Err(), context.DeadlineExceeded):
 		res.TimedOut = true
 		res.Err = "timed out after " + timeout.String()
-	case err != nil && cmd.ProcessState == nil:
-		res.Err = "could not start: " + err.Error()
-	case err != nil && res.ExitCode == -1:
-		res.Err = err.Error() // killed by a signal
+	case run.Status.Signal != 0:
+		res.Err = "killed by signal " + strconv.Itoa(int(run.Status.Signal)) + " (" + run.Status.Signal.String() + ")"
+	case err != nil:
+		res.Err = err.Error()
 	}
 	return res
 }
