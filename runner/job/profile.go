@@ -8,12 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/lablup/perfbot/config"
@@ -26,6 +24,7 @@ import (
 	"github.com/lablup/perfbot/runner/host"
 	"github.com/lablup/perfbot/runner/hostinfo"
 	"github.com/lablup/perfbot/runner/modelcfg"
+	"github.com/lablup/perfbot/runner/proc"
 	"github.com/lablup/perfbot/runner/results"
 	"github.com/lablup/perfbot/runner/rocprof"
 )
@@ -467,7 +466,9 @@ func (p *profiler) build(ctx context.Context) error {
 }
 
 // runLogged runs argv in dir (not guarded), writing its output to logPath ("" for
-// none); it returns the exit status and the output.
+// none); it returns the exit status (128+signal when a signal ended it) and the output.
+// It goes through runner/proc, so nothing the command starts outlives it, and ctx
+// ending stops all of it.
 func runLogged(ctx context.Context, h host.Host, dir, logPath string, argv []string) (int, []byte, error) {
 	var buf bytes.Buffer
 	var w io.Writer = &buf
@@ -479,30 +480,15 @@ func runLogged(ctx context.Context, h host.Host, dir, logPath string, argv []str
 		defer f.Close()
 		w = io.MultiWriter(f, &buf)
 	}
-	cmd := h.Command(ctx, argv[0], argv[1:]...)
+	cmd := h.Command(context.Background(), argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = w, w
 	cmd.WaitDelay = 5 * time.Second
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return 0, buf.Bytes(), nil
-	case errors.As(err, &ee):
-		code := ee.ExitCode()
-		if code < 0 {
-			code = 128 + int(signalOf(ee))
-		}
-		return code, buf.Bytes(), nil
+	res, err := proc.Run(ctx, cmd, proc.DefaultGrace)
+	if err != nil && res.Status == (proc.Status{Code: -1}) {
+		return -1, buf.Bytes(), fmt.Errorf("running %s: %w", argv[0], err)
 	}
-	return -1, buf.Bytes(), fmt.Errorf("running %s: %w", argv[0], err)
-}
-
-func signalOf(ee *exec.ExitError) syscall.Signal {
-	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return ws.Signal()
-	}
-	return 0
+	return res.Status.ShellCode(), buf.Bytes(), nil
 }
 
 // firstError is the first compiler error of a build log, with its location when the
