@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -190,35 +192,119 @@ func TestNestedGuard(t *testing.T) {
 			t.Fatalf("records (inner first) = %+v", recs)
 		}
 	})
-	t.Run("not an ancestor", func(t *testing.T) {
-		t.Parallel()
-		w := newWorld(t)
-		l, busy, err := tryLock(w.lock)
-		if err != nil || busy {
-			t.Fatal(err, busy)
-		}
-		defer l.release()
-		other := startProc(t, "sleep", "600")
-		var stderr strings.Builder
-		cmd := helperCmd(t, helperConfig{Lock: w.lock, KFD: w.kfd, Log: w.log, MaxWaitMS: 300},
-			[]string{EnvLockHeld + "=" + strconv.Itoa(other.Process.Pid)}, "true")
-		cmd.Stderr = &stderr
-		err = cmd.Run()
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != ExitContended {
-			t.Fatalf("exit = %v, want %d\n%s", err, ExitContended, stderr.String())
-		}
-		log := w.logText(t)
-		for _, want := range []string{
-			fmt.Sprintf("%s=%d is not an ancestor of this guard: taking the host lock", EnvLockHeld, other.Process.Pid),
-			"waiting for the host lock " + w.lock + ": held by a process that wrote no holder record",
-			"gave up after 0s of waiting for the host lock",
-		} {
-			if !strings.Contains(log, want) {
-				t.Errorf("log lacks %q:\n%s", want, log)
+}
+
+// ROCM_GPU_GUARD_LOCK_HELD is honoured only when the pid it names is an ancestor that
+// holds the lock now: it has the lock file open and the lock is taken. pid 1 (everyone's
+// ancestor), a plain shell parent, a process that is no ancestor, and an ancestor that
+// has the file open without the lock are all refused with the reason in the log; a
+// shell that holds the lock the way the shell guard does is honoured.
+func TestLockHeldClaims(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		// claim returns the command that runs the helper guard (whose argv follows) and
+		// the pid it claims ("": the command sets it); the test holds the lock unless
+		// free is set. log is the line wanted, {pid} and {lock} filled in.
+		claim func(t *testing.T, w world, helper []string) (*exec.Cmd, string)
+		free  bool
+		code  int
+		log   string
+	}{
+		{
+			name: "not an ancestor",
+			claim: func(t *testing.T, w world, helper []string) (*exec.Cmd, string) {
+				other := startProc(t, "sleep", "600")
+				pid := strconv.Itoa(other.Process.Pid)
+				return exec.Command(helper[0], helper[1:]...), pid
+			},
+			code: ExitContended,
+			log:  "ignored: pid {pid} is not an ancestor of this guard; taking the host lock",
+		},
+		{
+			name: "pid 1",
+			claim: func(t *testing.T, w world, helper []string) (*exec.Cmd, string) {
+				return exec.Command(helper[0], helper[1:]...), "1"
+			},
+			code: ExitContended,
+			log:  "ignored: pid {pid} does not have the host lock {lock} open; taking the host lock",
+		},
+		{
+			name: "plain shell parent",
+			claim: func(t *testing.T, w world, helper []string) (*exec.Cmd, string) {
+				return exec.Command("sh", append([]string{"-c", `ROCM_GPU_GUARD_LOCK_HELD=$$ "$@"; exit $?`, "sh"}, helper...)...), ""
+			},
+			code: ExitContended,
+			log:  "ignored: pid {pid} does not have the host lock {lock} open; taking the host lock",
+		},
+		{
+			name: "ancestor with the file open, lock free",
+			claim: func(t *testing.T, w world, helper []string) (*exec.Cmd, string) {
+				f, err := openLockFile(w.lock, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { f.Close() })
+				return exec.Command(helper[0], helper[1:]...), strconv.Itoa(os.Getpid())
+			},
+			free: true,
+			code: 0,
+			log:  "ignored: the host lock {lock} is not held; taking the host lock",
+		},
+		{
+			name: "shell holding the lock like the shell guard",
+			claim: func(t *testing.T, w world, helper []string) (*exec.Cmd, string) {
+				script := `exec 9>"$LOCK"; flock -n 9 || exit 9; ROCM_GPU_GUARD_LOCK_HELD=$$ "$@"; exit $?`
+				cmd := exec.Command("sh", append([]string{"-c", script, "sh"}, helper...)...)
+				cmd.Env = append(cmd.Env, "LOCK="+w.lock)
+				return cmd, ""
+			},
+			free: true,
+			code: 0,
+			log:  "host lock held by ancestor guard pid {pid}: not taking it again",
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			if !tc.free {
+				l, busy, err := tryLock(w.lock)
+				if err != nil || busy {
+					t.Fatal(err, busy)
+				}
+				defer l.release()
 			}
-		}
-	})
+			b, _ := json.Marshal(helperConfig{Lock: w.lock, KFD: w.kfd, Log: w.log, MaxWaitMS: 300})
+			cmd, pid := tc.claim(t, w, []string{os.Args[0], "--", "true"})
+			cmd.Env = append(append(cmd.Env, os.Environ()...), "GUARD_TEST_HELPER=guard", "GUARD_TEST_CONFIG="+string(b))
+			if pid != "" {
+				cmd.Env = append(cmd.Env, EnvLockHeld+"="+pid)
+			}
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			code := 0
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			log := w.logText(t)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\n%s\n%s", code, tc.code, stderr.String(), log)
+			}
+			pidRE := `\d+` // the shell's own pid
+			if pid != "" {
+				pidRE = regexp.QuoteMeta(pid)
+			}
+			want := strings.NewReplacer(regexp.QuoteMeta("{pid}"), pidRE, regexp.QuoteMeta("{lock}"), regexp.QuoteMeta(w.lock)).Replace(regexp.QuoteMeta(tc.log))
+			if !regexp.MustCompile(want).MatchString(log) {
+				t.Errorf("log does not match %q:\n%s", want, log)
+			}
+		})
+	}
 }
 
 // SIGINT/SIGTERM to a guard process stop the command's whole process group (even
@@ -335,5 +421,150 @@ func TestGuardKilledStopsCommand(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The lock lives in a folder everyone can write to. A symbolic link there is never
+// followed (its target keeps its mode and is never created), anything but a regular
+// file is refused, an existing lock file is never chmodded, and only a lock file the
+// guard creates is made world-writable.
+func TestLockPathIsHostile(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name  string
+		setup func(t *testing.T, w world) (check func(t *testing.T))
+		err   string // "" when the guard must run
+	}{
+		{
+			name: "symlink to a file of ours",
+			setup: func(t *testing.T, w world) func(t *testing.T) {
+				victim := filepath.Join(w.dir, "victim")
+				if err := os.WriteFile(victim, []byte("secret\n"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(victim, w.lock); err != nil {
+					t.Fatal(err)
+				}
+				return func(t *testing.T) {
+					if fi, err := os.Stat(victim); err != nil || fi.Mode().Perm() != 0o600 {
+						t.Errorf("victim after the run: %v %v, want mode 0600", fi.Mode(), err)
+					}
+				}
+			},
+			err: "is a symbolic link: refusing to follow it",
+		},
+		{
+			name: "dangling symlink",
+			setup: func(t *testing.T, w world) func(t *testing.T) {
+				target := filepath.Join(w.dir, "created-by-the-guard")
+				if err := os.Symlink(target, w.lock); err != nil {
+					t.Fatal(err)
+				}
+				return func(t *testing.T) {
+					if _, err := os.Lstat(target); !errors.Is(err, fs.ErrNotExist) {
+						t.Errorf("the link's target was created: %v", err)
+					}
+				}
+			},
+			err: "is a symbolic link: refusing to follow it",
+		},
+		{
+			name: "fifo",
+			setup: func(t *testing.T, w world) func(t *testing.T) {
+				if err := syscall.Mkfifo(w.lock, 0o666); err != nil {
+					t.Fatal(err)
+				}
+				return func(*testing.T) {}
+			},
+			err: "is not a regular file",
+		},
+		{
+			name: "directory",
+			setup: func(t *testing.T, w world) func(t *testing.T) {
+				if err := os.Mkdir(w.lock, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				return func(*testing.T) {}
+			},
+			err: "opening host lock",
+		},
+		{
+			name: "existing lock file keeps its mode",
+			setup: func(t *testing.T, w world) func(t *testing.T) {
+				if err := os.WriteFile(w.lock, nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return func(t *testing.T) {
+					if fi, err := os.Stat(w.lock); err != nil || fi.Mode().Perm() != 0o644 {
+						t.Errorf("existing lock after the run: %v %v, want mode 0644", fi.Mode(), err)
+					}
+				}
+			},
+		},
+		{
+			name: "new lock file is world-writable",
+			setup: func(t *testing.T, w world) func(t *testing.T) {
+				return func(t *testing.T) {
+					if fi, err := os.Lstat(w.lock); err != nil || fi.Mode() != 0o666 {
+						t.Errorf("new lock: %v %v, want a regular file with mode 0666", fi.Mode(), err)
+					}
+				}
+			},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			check := tc.setup(t, w)
+			o := w.options()
+			o.Hold = true
+			out, err := goRun(context.Background(), o, []string{"true"}, nil).wait(t)
+			if tc.err == "" {
+				if err != nil || out.ExitCode != 0 {
+					t.Fatalf("outcome %+v %v", out, err)
+				}
+			} else if err == nil || !strings.Contains(err.Error(), tc.err) || out.ExitCode != 1 {
+				t.Fatalf("outcome %+v %v, want exit 1 and %q", out, err, tc.err)
+			}
+			if tc.err != "" {
+				if _, serr := Status(w.lock); serr == nil || !strings.Contains(serr.Error(), tc.err) {
+					t.Errorf("Status: %v, want %q", serr, tc.err)
+				}
+			}
+			check(t)
+		})
+	}
+}
+
+// A holder record that is a symbolic link is not read: --status and the lock wait never
+// print what another file says.
+func TestHolderRecordNotFollowed(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	secret := filepath.Join(w.dir, "secret")
+	if err := os.WriteFile(secret, []byte("pid=4242\nstart=1\nmode=guard\ncmd=the-secret-token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, HolderPath(w.lock)); err != nil {
+		t.Fatal(err)
+	}
+	l, busy, err := tryLock(w.lock)
+	if err != nil || busy {
+		t.Fatal(err, busy)
+	}
+	defer l.release()
+	st, err := Status(w.lock)
+	if err != nil || !st.Held || st.Holder != nil || strings.Contains(st.Text(), "secret") {
+		t.Fatalf("status %+v %v:\n%s", st, err, st.Text())
+	}
+	o := w.options()
+	o.MaxWait = 100 * time.Millisecond
+	out, err := goRun(context.Background(), o, []string{"true"}, nil).wait(t)
+	if err != nil || out.ExitCode != ExitContended {
+		t.Fatalf("outcome %+v %v", out, err)
+	}
+	if log := w.logText(t); strings.Contains(log, "secret") || !strings.Contains(log, "held by a process that wrote no holder record") {
+		t.Errorf("log:\n%s", log)
 	}
 }

@@ -84,12 +84,12 @@ func Run(ctx context.Context, opts Options, argv []string) (Outcome, error) {
 func (r *runner) run(ctx context.Context) (Outcome, error) {
 	var out Outcome
 	if held := r.o.LockHeldBy; held > 0 {
-		if r.s.ancestorChain(held) {
+		if why := r.checkNested(held); why == "" {
 			r.nested, r.heldBy = true, held
 			out.Nested = true
 			r.ev.event("host lock held by ancestor guard pid %d: not taking it again", held)
 		} else {
-			r.ev.event("%s=%d is not an ancestor of this guard: taking the host lock", EnvLockHeld, held)
+			r.ev.event("%s=%d ignored: %s; taking the host lock", EnvLockHeld, held, why)
 		}
 	}
 	lockStart := r.o.Clock.Now()
@@ -245,10 +245,8 @@ func (r *runner) acquire(ctx context.Context) (*hostLock, waitResult, error) {
 			return l, waitDone, nil
 		}
 		who := "a process that wrote no holder record"
-		if b, err := os.ReadFile(HolderPath(r.o.LockPath)); err == nil {
-			if rec, err := ParseHolder(b); err == nil {
-				who = rec.String()
-			}
+		if rec, ok := readHolder(r.o.LockPath); ok {
+			who = rec.String()
 		}
 		if who != lastHolder {
 			r.ev.event("waiting for the host lock %s: held by %s", r.o.LockPath, who)
@@ -517,9 +515,16 @@ func round1(d time.Duration) float64 {
 
 // commandLine is argv joined by spaces, as the shell guard logs it, with line breaks and
 // other control characters escaped so that one event stays one line.
-func commandLine(argv []string) string {
-	s := strings.Join(argv, " ")
-	if !strings.ContainsFunc(s, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+func commandLine(argv []string) string { return escapeControl(strings.Join(argv, " ")) }
+
+// isControl is a C0 or C1 control character, DEL included.
+func isControl(r rune) bool { return r < ' ' || (r >= 0x7f && r <= 0x9f) }
+
+// escapeControl escapes line breaks and other control characters (terminal escape
+// sequences included), so that text from a file or a command line prints as one
+// harmless line.
+func escapeControl(s string) string {
+	if !strings.ContainsFunc(s, isControl) {
 		return s
 	}
 	var b strings.Builder
@@ -529,8 +534,10 @@ func commandLine(argv []string) string {
 			b.WriteString(`\n`)
 		case r == '\t':
 			b.WriteString(`\t`)
-		case r < ' ' || r == 0x7f:
+		case r < 0x80 && isControl(r):
 			fmt.Fprintf(&b, `\x%02x`, r)
+		case isControl(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
 			b.WriteRune(r)
 		}

@@ -113,30 +113,35 @@ func (s *sampler) close() { s.ps.close() }
 // the idle wait.
 func (s *sampler) setCommand(root int) { s.root = root }
 
-// ancestorChain reports whether pid is an ancestor of this process and, if so,
-// remembers the processes in between as the guard's own.
-func (s *sampler) ancestorChain(pid int) bool {
+// ancestorChain returns the processes from this one's parent up to pid when pid is an
+// ancestor of this process (pid last), nil when it is not.
+func (s *sampler) ancestorChain(pid int) []int {
 	clear(s.ps.stats)
 	var path []int
 	cur := s.self
 	for range 4096 {
 		p, ok := s.ps.stat(cur)
 		if !ok || p.PPID <= 0 {
-			return false
+			return nil
 		}
 		path = append(path, p.PPID)
 		if p.PPID == pid {
-			for _, q := range path {
-				s.chain[q] = true
-			}
-			return true
+			return path
 		}
 		if p.PPID == 1 {
-			return false
+			return nil
 		}
 		cur = p.PPID
 	}
-	return false
+	return nil
+}
+
+// adoptChain makes the processes between this guard and the guard holding the lock
+// its own: they are never foreign.
+func (s *sampler) adoptChain(path []int) {
+	for _, q := range path {
+		s.chain[q] = true
+	}
 }
 
 // kfdPIDs lists the KFD proc dir. A dir that vanished mid-run holds nobody. The dir is

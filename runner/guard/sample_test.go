@@ -130,16 +130,16 @@ func TestAncestorChain(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.close()
-	if !s.ancestorChain(os.Getppid()) {
+	if s.ancestorChain(os.Getppid()) == nil {
 		t.Error("the parent is an ancestor")
 	}
 	other := startProc(t, "sleep", "600")
 	s2, _ := newSampler(host.Local(), t.TempDir(), regexp.MustCompile(noCompiler), 0, time.Second)
 	defer s2.close()
-	if s2.ancestorChain(other.Process.Pid) {
+	if s2.ancestorChain(other.Process.Pid) != nil {
 		t.Error("a child is not an ancestor")
 	}
-	if s2.ancestorChain(1 << 30) {
+	if s2.ancestorChain(1<<30) != nil {
 		t.Error("a missing pid is not an ancestor")
 	}
 }
