@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io"
+	"math"
 	"os"
 	"time"
 
@@ -63,6 +64,17 @@ func runGuard(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageError("no command: put it after `--`, e.g. perfbot guard -- ./bench.sh")
 	case *idle < 0 || *maxWait < 0 || *maxCPU < 0:
 		return usageError("--idle-secs, --max-wait and --max-foreign-cpu cannot be negative")
+	case *idle > int(guard.MaxIdle/time.Second):
+		return usageError("--idle-secs %d: want at most %d (a day)", *idle, int(guard.MaxIdle/time.Second))
+	case *maxWait > int(guard.MaxMaxWait/time.Second):
+		return usageError("--max-wait %d: want at most %d (30 days), or 0 for no limit", *maxWait, int(guard.MaxMaxWait/time.Second))
+	case *attempts < 1 || *attempts > guard.MaxMaxAttempts:
+		return usageError("--max-attempts %d: want 1 to %d", *attempts, guard.MaxMaxAttempts)
+	// NaN fails every comparison, so these are written to pass only good values.
+	case !(*hz > 0 && *hz <= guard.MaxSampleHz):
+		return usageError("--sample-hz %g: want a number above 0 and at most %g", *hz, guard.MaxSampleHz)
+	case math.IsNaN(*maxCPU) || math.IsInf(*maxCPU, 0):
+		return usageError("--max-foreign-cpu %g: want a percentage of one core (0 turns the check off)", *maxCPU)
 	}
 	o.Idle = time.Duration(*idle) * time.Second
 	o.MaxAttempts = *attempts

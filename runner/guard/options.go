@@ -37,6 +37,14 @@ const (
 // measured without catching anything a 10 Hz monitor misses in practice.
 const MaxSampleHz = 100.0
 
+// Upper bounds of the other settings: beyond them a value is a typo (or an overflow
+// waiting to happen), never a plan. A wait budget of 0 means no limit.
+const (
+	MaxIdle        = 24 * time.Hour
+	MaxMaxWait     = 30 * 24 * time.Hour
+	MaxMaxAttempts = 1000
+)
+
 // Options configure one guarded run. Start from DefaultOptions: the zero value of Idle
 // means "one clean sample is enough", which is rarely what a caller wants.
 type Options struct {
@@ -133,20 +141,21 @@ func (o *Options) validate(argv []string) error {
 	if len(argv) == 0 {
 		return fmt.Errorf("no command given: put it after `--`")
 	}
-	if o.Idle < 0 {
-		return fmt.Errorf("idle window %s is negative", o.Idle)
+	if o.Idle < 0 || o.Idle > MaxIdle {
+		return fmt.Errorf("idle window %s: want 0 to %s", o.Idle, MaxIdle)
 	}
-	if o.MaxAttempts < 1 {
-		return fmt.Errorf("max attempts %d: need at least 1", o.MaxAttempts)
+	if o.MaxAttempts < 1 || o.MaxAttempts > MaxMaxAttempts {
+		return fmt.Errorf("max attempts %d: want 1 to %d", o.MaxAttempts, MaxMaxAttempts)
 	}
-	if o.MaxWait < 0 {
-		return fmt.Errorf("max wait %s is negative (0 means no limit)", o.MaxWait)
+	if o.MaxWait < 0 || o.MaxWait > MaxMaxWait {
+		return fmt.Errorf("max wait %s: want 0 (no limit) to %s", o.MaxWait, MaxMaxWait)
 	}
-	if o.SampleHz <= 0 || o.SampleHz > MaxSampleHz {
+	// Written so that NaN fails too: every comparison with NaN is false.
+	if !(o.SampleHz > 0 && o.SampleHz <= MaxSampleHz) {
 		return fmt.Errorf("sample rate %g Hz: want more than 0 and at most %g", o.SampleHz, MaxSampleHz)
 	}
-	if o.MaxForeignCPU < 0 {
-		return fmt.Errorf("max foreign CPU %g%% is negative (0 turns the check off)", o.MaxForeignCPU)
+	if !(o.MaxForeignCPU >= 0 && o.MaxForeignCPU <= maxForeignCPU) {
+		return fmt.Errorf("max foreign CPU %g%%: want a percentage of one core from 0 (off) to %g", o.MaxForeignCPU, float64(maxForeignCPU))
 	}
 	if o.LockPath == "" {
 		return fmt.Errorf("no lock path: set %s or leave the default", EnvLock)
@@ -156,6 +165,9 @@ func (o *Options) validate(argv []string) error {
 	}
 	return nil
 }
+
+// maxForeignCPU bounds MaxForeignCPU (percent of one core): a thousand busy cores.
+const maxForeignCPU = 100_000
 
 func (o *Options) fill() {
 	if o.Host == nil {

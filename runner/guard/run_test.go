@@ -3,6 +3,7 @@ package guard
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -413,6 +414,14 @@ func TestRunRejectsBadOptions(t *testing.T) {
 		{"zero attempts", func(o *Options) { o.MaxAttempts = 0 }, []string{"true"}, "max attempts"},
 		{"rate too high", func(o *Options) { o.SampleHz = 1000 }, []string{"true"}, "sample rate"},
 		{"negative wait", func(o *Options) { o.MaxWait = -time.Second }, []string{"true"}, "max wait"},
+		{"rate NaN", func(o *Options) { o.SampleHz = math.NaN() }, []string{"true"}, "sample rate NaN Hz"},
+		{"rate +Inf", func(o *Options) { o.SampleHz = math.Inf(1) }, []string{"true"}, "sample rate +Inf Hz"},
+		{"CPU limit NaN", func(o *Options) { o.MaxForeignCPU = math.NaN() }, []string{"true"}, "max foreign CPU NaN%"},
+		{"CPU limit +Inf", func(o *Options) { o.MaxForeignCPU = math.Inf(1) }, []string{"true"}, "max foreign CPU +Inf%"},
+		{"CPU limit negative", func(o *Options) { o.MaxForeignCPU = -1 }, []string{"true"}, "max foreign CPU -1%"},
+		{"idle too long", func(o *Options) { o.Idle = 25 * time.Hour }, []string{"true"}, "idle window 25h0m0s"},
+		{"wait too long", func(o *Options) { o.MaxWait = 31 * 24 * time.Hour }, []string{"true"}, "max wait 744h0m0s"},
+		{"too many attempts", func(o *Options) { o.MaxAttempts = 1001 }, []string{"true"}, "max attempts 1001"},
 		{"missing KFD dir", func(o *Options) { o.KFDDir = filepath.Join(w.dir, "nope") }, []string{"true"}, "amdgpu driver"},
 	}
 	for _, tc := range cases {
