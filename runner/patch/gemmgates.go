@@ -86,25 +86,33 @@ func GemmGates(ctx context.Context, repoDir string, outcome Outcome, opts Option
 		Decision:      outcome.Decide(),
 		DryRun:        opts.DryRun,
 	}
-	rustFile := filepath.Join(repoDir, filepath.FromSlash(RustPath))
-	checkerFile := filepath.Join(repoDir, filepath.FromSlash(CheckerPath))
-	rustSrc, rustMode, errR := readSource(rustFile)
-	checkerSrc, checkerMode, errC := readSource(checkerFile)
-	var missing []Problem
-	for _, f := range []struct {
-		rel string
-		err error
-	}{{RustPath, errR}, {CheckerPath, errC}} {
+	var (
+		srcs    [2]string
+		modes   [2]fs.FileMode
+		targets [2]string
+		refused []Problem
+	)
+	for i, rel := range []string{RustPath, CheckerPath} {
+		read, write, err := repoPath(repoDir, rel)
+		if err == nil {
+			srcs[i], modes[i], err = readSource(read)
+		}
+		targets[i] = write
 		switch {
-		case errors.Is(f.err, fs.ErrNotExist):
-			missing = append(missing, Problem{Path: f.rel, Msg: "file not found; is --repo the root of an mlxcel checkout?"})
-		case f.err != nil:
-			return r, fmt.Errorf("reading %s: %w", f.rel, f.err)
+		case errors.Is(err, fs.ErrNotExist):
+			refused = append(refused, Problem{Path: rel, Msg: "file not found; is --repo the root of an mlxcel checkout?"})
+		case errors.Is(err, errOutside):
+			refused = append(refused, Problem{Path: rel, Msg: "reached through a symbolic link that leaves the repo (" + err.Error() + "); refusing to read or write outside --repo"})
+		case err != nil:
+			return r, fmt.Errorf("reading %s: %w", rel, err)
 		}
 	}
-	if len(missing) > 0 {
-		return r, &RefusedError{Problems: missing}
+	if len(refused) > 0 {
+		return r, &RefusedError{Problems: refused}
 	}
+	rustSrc, checkerSrc := srcs[0], srcs[1]
+	rustFile, checkerFile := targets[0], targets[1]
+	rustMode, checkerMode := modes[0], modes[1]
 
 	rp, probs := planRust(rustSrc, r.Decision)
 	needEntry := rp.state != statePredicate || r.Decision == Record

@@ -120,6 +120,11 @@ func snapshot(t *testing.T, dir string) map[string]string {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, p)
+		if d.Type()&fs.ModeSymlink != 0 {
+			target, err := os.Readlink(p)
+			m[rel] = "link to " + target
+			return err
+		}
 		m[rel] = readFile(t, p)
 		return nil
 	})

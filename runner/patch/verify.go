@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -79,7 +78,12 @@ var ruleLine = regexp.MustCompile(`^([^\t#:=][^#:=]*?)[ \t]*::?([^=]|$)`)
 // even `make -n` runs $(shell ...) and `+` lines.
 func hasMakeTarget(repoDir, target string) bool {
 	for _, name := range []string{"GNUmakefile", "makefile", "Makefile"} {
-		f, err := os.Open(filepath.Join(repoDir, name))
+		// A makefile reached through a link that leaves the repo is not read.
+		read, _, err := repoPath(repoDir, name)
+		if err != nil {
+			continue
+		}
+		f, err := os.Open(read)
 		if err != nil {
 			continue
 		}
