@@ -98,11 +98,13 @@ func ParseLog(r io.Reader) ([]Event, error) {
 		}
 		ts, msg, ok := strings.Cut(line, " ")
 		if !ok {
-			return out, fmt.Errorf("guard log line %d: want `<time> <message>` or `== <section>`, got %q", n, line)
+			return out, fmt.Errorf("guard log line %d: want `<time> <message>` or `== <section>`, got %q", n, cut(line, 200))
 		}
+		// time.Parse also takes fractional seconds the format never writes; its error
+		// would quote the whole token.
 		t, err := time.Parse(TimeLayout, ts)
-		if err != nil {
-			return out, fmt.Errorf("guard log line %d: timestamp %q is not %%Y-%%m-%%dT%%H:%%M:%%S%%z: %w", n, ts, err)
+		if err != nil || t.Format(TimeLayout) != ts {
+			return out, fmt.Errorf("guard log line %d: timestamp %q is not %%Y-%%m-%%dT%%H:%%M:%%S%%z", n, cut(ts, 100))
 		}
 		ev, err := parseMessage(msg)
 		if err != nil {

@@ -123,3 +123,23 @@ func TestMakefileOutsideTheRepoIsNotRead(t *testing.T) {
 		t.Fatalf("linked out: %v, want the checker only", got)
 	}
 }
+
+// A file far larger than any real copy is refused before it is scanned.
+func TestGemmGatesRefusesHugeFiles(t *testing.T) {
+	t.Parallel()
+	repo := copyRepo(t, "upstream")
+	checker := filepath.Join(repo, filepath.FromSlash(CheckerPath))
+	f, err := os.OpenFile(checker, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(make([]byte, maxSource)); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	_, err = GemmGates(context.Background(), repo, passOutcome(t), Options{})
+	var re *RefusedError
+	if !errors.As(err, &re) || len(re.Problems) != 1 || re.Problems[0].Path != CheckerPath || !strings.Contains(re.Problems[0].Msg, "refusing to scan it") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -3,6 +3,7 @@ package patch
 import (
 	"bufio"
 	"context"
+	"io"
 	"os"
 	"regexp"
 	"strings"
@@ -88,7 +89,8 @@ func hasMakeTarget(repoDir, target string) bool {
 			continue
 		}
 		defer f.Close()
-		sc := bufio.NewScanner(f)
+		// A real makefile is a few KB; a huge one is read no further than this.
+		sc := bufio.NewScanner(io.LimitReader(f, 4<<20))
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		for sc.Scan() {
 			m := ruleLine.FindStringSubmatch(sc.Text())
