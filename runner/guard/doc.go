@@ -6,7 +6,8 @@
 // its per-attempt JSON lines, and a parser for that log (shell guard's and perfbot's).
 //
 // It reaches the machine only through runner/host and a Clock, so tests run it on real
-// processes with a fake KFD dir and a clock they step. It must not probe the GPU itself
+// processes with a fake KFD dir and a clock they step; it starts the command through
+// runner/proc, whose reaper keeps every process of the command below it. It must not probe the GPU itself
 // (rocminfo and friends open /dev/kfd and would count as holders), analyze traces or
 // talk to GitHub.
 package guard
