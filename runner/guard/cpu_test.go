@@ -54,7 +54,7 @@ func TestForeignCPUContention(t *testing.T) {
 				t.Fatal("guard ended before monitoring")
 			}
 			fmt.Fprintln(burnFeed, "go")
-			burner, _ := strconv.Atoi(out.wait(t, `^burned (\d+) `)[1])
+			burner, _ := strconv.Atoi(out.Wait(t, `^burned (\d+) `)[1])
 			for range 10 {
 				fc.step()
 			}

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lablup/perfbot/internal/linestest"
 	"github.com/lablup/perfbot/runner/host"
 	"github.com/lablup/perfbot/runner/proc"
 )
@@ -230,88 +231,8 @@ func (c *fakeClock) step() bool {
 	return c.waitGen(g)
 }
 
-// lines collects written output and lets a test wait for a line.
-type lines struct {
-	mu      sync.Mutex
-	cond    *sync.Cond
-	partial []byte
-	all     []string
-	cursor  int // wait looks only at lines after its previous match
-	expired bool
-}
-
-func newLines() *lines {
-	l := &lines{}
-	l.cond = sync.NewCond(&l.mu)
-	return l
-}
-
-func (l *lines) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.partial = append(l.partial, p...)
-	for {
-		i := strings.IndexByte(string(l.partial), '\n')
-		if i < 0 {
-			break
-		}
-		l.all = append(l.all, string(l.partial[:i]))
-		l.partial = l.partial[i+1:]
-	}
-	l.cond.Broadcast()
-	return len(p), nil
-}
-
-// wait blocks until a line after the previous match matches re and returns its
-// submatches. The limit only turns a hang into a failure; nothing is asserted about time.
-func (l *lines) wait(t *testing.T, re string) []string {
-	t.Helper()
-	return l.search(t, re, true)
-}
-
-// waitAny is wait over all lines so far, for output whose order is not fixed.
-func (l *lines) waitAny(t *testing.T, re string) []string {
-	t.Helper()
-	return l.search(t, re, false)
-}
-
-func (l *lines) search(t *testing.T, re string, ordered bool) []string {
-	t.Helper()
-	rx := regexp.MustCompile(re)
-	timer := time.AfterFunc(2*time.Minute, func() {
-		l.mu.Lock()
-		l.expired = true
-		l.cond.Broadcast()
-		l.mu.Unlock()
-	})
-	defer timer.Stop()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for {
-		from := 0
-		if ordered {
-			from = l.cursor
-		}
-		for i := from; i < len(l.all); i++ {
-			if m := rx.FindStringSubmatch(l.all[i]); m != nil {
-				if ordered {
-					l.cursor = i + 1
-				}
-				return m
-			}
-		}
-		if l.expired {
-			t.Fatalf("no line matched %q; got:\n%s", re, strings.Join(l.all, "\n"))
-		}
-		l.cond.Wait()
-	}
-}
-
-func (l *lines) text() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(l.all, "\n")
-}
+// newLines collects what a command prints and lets a test wait for a line.
+func newLines() *linestest.Lines { return linestest.New() }
 
 // world is one test's private guard setup: KFD dir, lock, log.
 type world struct {

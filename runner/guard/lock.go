@@ -12,8 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
+	"github.com/lablup/perfbot/internal/safetext"
 	"github.com/lablup/perfbot/runner/results"
 )
 
@@ -30,20 +30,9 @@ func (r HolderRecord) text() string {
 }
 
 // String is the record on one line, for log messages. The record is a file anyone
-// can write, so its text is escaped and cut.
+// can write, so its text is escaped and cut (internal/safetext).
 func (r HolderRecord) String() string {
-	return fmt.Sprintf("pid=%d mode=%s cmd=%s", r.PID, cut(escapeControl(r.Mode), 40), cut(escapeControl(r.Cmd), 300))
-}
-
-// cut shortens s to at most n bytes (on a rune boundary), marking the cut.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "..."
+	return fmt.Sprintf("pid=%d mode=%s cmd=%s", r.PID, safetext.Clean(r.Mode), safetext.Clean(r.Cmd))
 }
 
 // ParseHolder reads a holder record. Unknown keys are kept out; a record without a pid

@@ -34,7 +34,7 @@ func TestLockSerializesGuards(t *testing.T) {
 			o := w.options()
 			o.Stdin, o.Stderr = stdin, echo
 			run := goRun(context.Background(), o, []string{"sh", "-c", `echo A-start >> "$0"; read x; echo A-end >> "$0"`, order}, nil)
-			echo.wait(t, `attempt 1/1: start:`)
+			echo.Wait(t, `attempt 1/1: start:`)
 			return func() {
 				fmt.Fprintln(feed, "x")
 				if out, err := run.wait(t); err != nil || out.ExitCode != 0 {
@@ -50,7 +50,7 @@ func TestLockSerializesGuards(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			out.wait(t, `^locked$`)
+			out.Wait(t, `^locked$`)
 			return func() {
 				fmt.Fprintln(feed, "x")
 				if err := cmd.Wait(); err != nil {
@@ -70,7 +70,7 @@ func TestLockSerializesGuards(t *testing.T) {
 			o := w.options()
 			o.Stderr = echo
 			second := goRun(context.Background(), o, []string{"sh", "-c", `echo B-start >> "$0"; echo B-end >> "$0"`, order}, nil)
-			echo.wait(t, `^rocm_gpu_guard: waiting for the host lock `+w.lock+`: held by `)
+			echo.Wait(t, `^rocm_gpu_guard: waiting for the host lock `+w.lock+`: held by `)
 			st, err := Status(w.lock)
 			if err != nil || !st.Held {
 				t.Fatalf("status while the first holds the lock: %+v %v", st, err)
@@ -110,7 +110,7 @@ func TestStatusAndHolderRecord(t *testing.T) {
 	o.Hold = true
 	o.Stdin, o.Stdout, o.Stderr = stdin, echo, echo
 	run := goRun(context.Background(), o, []string{"sh", "-c", `echo "held=$ROCM_GPU_GUARD_LOCK_HELD"; read x; exit 4`}, nil)
-	held := echo.wait(t, `^held=(\d+)$`)
+	held := echo.Wait(t, `^held=(\d+)$`)
 	if held[1] != strconv.Itoa(os.Getpid()) {
 		t.Errorf("command saw %s=%s, want the guard's pid %d", EnvLockHeld, held[1], os.Getpid())
 	}
@@ -333,7 +333,7 @@ func TestSignalLeavesNothingRunning(t *testing.T) {
 			}
 			var pids []int
 			for _, who := range []string{"bg", "leader", "deep"} {
-				pid, _ := strconv.Atoi(out.waitAny(t, `^`+who+` (\d+)$`)[1])
+				pid, _ := strconv.Atoi(out.WaitAny(t, `^`+who+` (\d+)$`)[1])
 				pids = append(pids, pid)
 			}
 			if st, err := Status(w.lock); err != nil || !st.Held {
@@ -345,7 +345,7 @@ func TestSignalLeavesNothingRunning(t *testing.T) {
 			err := cmd.Wait()
 			var ee *exec.ExitError
 			if !errors.As(err, &ee) || ee.ExitCode() != tc.code {
-				t.Fatalf("guard exit = %v, want %d\n%s", err, tc.code, out.text())
+				t.Fatalf("guard exit = %v, want %d\n%s", err, tc.code, out.Text())
 			}
 			for _, pid := range pids {
 				if running(pid) {
@@ -409,7 +409,7 @@ func TestGuardKilledStopsCommand(t *testing.T) {
 			}
 			var pids []int
 			for _, who := range []string{"bg", "escaper", "leader"} {
-				pid, _ := strconv.Atoi(out.waitAny(t, `^`+who+` (\d+)$`)[1])
+				pid, _ := strconv.Atoi(out.WaitAny(t, `^`+who+` (\d+)$`)[1])
 				pids = append(pids, pid)
 			}
 			cmd.Process.Kill()

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/lablup/perfbot/internal/safetext"
 )
 
 // EventKind names one kind of evidence line.
@@ -98,13 +100,13 @@ func ParseLog(r io.Reader) ([]Event, error) {
 		}
 		ts, msg, ok := strings.Cut(line, " ")
 		if !ok {
-			return out, fmt.Errorf("guard log line %d: want `<time> <message>` or `== <section>`, got %q", n, cut(line, 200))
+			return out, fmt.Errorf("guard log line %d: want `<time> <message>` or `== <section>`, got %s", n, safetext.Quote(line))
 		}
 		// time.Parse also takes fractional seconds the format never writes; its error
 		// would quote the whole token.
 		t, err := time.Parse(TimeLayout, ts)
 		if err != nil || t.Format(TimeLayout) != ts {
-			return out, fmt.Errorf("guard log line %d: timestamp %q is not %%Y-%%m-%%dT%%H:%%M:%%S%%z", n, cut(ts, 100))
+			return out, fmt.Errorf("guard log line %d: timestamp %s is not %%Y-%%m-%%dT%%H:%%M:%%S%%z", n, safetext.Quote(ts))
 		}
 		ev, err := parseMessage(msg)
 		if err != nil {

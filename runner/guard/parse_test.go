@@ -115,16 +115,16 @@ func TestParseLogPerfbotMatchesShell(t *testing.T) {
 	w.hold(t, holder.Process.Pid) // busy at the start: the idle wait logs a reset
 	run := goRun(context.Background(), o, []string{"sh", "-c", "read x"}, fc)
 	fc.waitGen(0)
-	echo.wait(t, `idle streak reset after 0s`)
+	echo.Wait(t, `idle streak reset after 0s`)
 	w.release(t, holder.Process.Pid)
 	fc.step() // idle: attempt 1 starts and takes sample 1
-	echo.wait(t, `attempt 1/2: start`)
+	echo.Wait(t, `attempt 1/2: start`)
 	w.hold(t, holder.Process.Pid)
 	fc.step()
-	echo.wait(t, `CONTENDED`)
+	echo.Wait(t, `CONTENDED`)
 	w.release(t, holder.Process.Pid)
 	fmt.Fprintln(feed, "x")
-	echo.wait(t, `attempt 2/2: start`)
+	echo.Wait(t, `attempt 2/2: start`)
 	fc.step()
 	fmt.Fprintln(feed, "x")
 	if out, err := run.wait(t); err != nil || out.ExitCode != 0 {

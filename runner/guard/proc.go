@@ -3,6 +3,7 @@ package guard
 import (
 	"bytes"
 	"fmt"
+	"iter"
 	"os"
 	"strconv"
 	"syscall"
@@ -133,6 +134,27 @@ func (s *procScanner) scan() error {
 	return nil
 }
 
+// direntPIDs yields the names in a getdents64 buffer that are pids.
+func direntPIDs(b []byte) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for len(b) >= 19 {
+			// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
+			reclen := int(b[16]) | int(b[17])<<8
+			if reclen < 19 || reclen > len(b) {
+				return
+			}
+			name := b[19:reclen]
+			if i := bytes.IndexByte(name, 0); i >= 0 {
+				name = name[:i]
+			}
+			b = b[reclen:]
+			if pid, ok := proc.Atoi(name); ok && pid > 0 && !yield(pid) {
+				return
+			}
+		}
+	}
+}
+
 // maxProbe bounds the new pids looked at one by one; more than that and a listing of
 // /proc is cheaper.
 const maxProbe = 32
@@ -189,21 +211,7 @@ func (s *procScanner) list(counter int, haveCounter bool) error {
 		if n <= 0 {
 			break
 		}
-		for b := s.dents[:n]; len(b) >= 19; {
-			// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
-			reclen := int(b[16]) | int(b[17])<<8
-			if reclen < 19 || reclen > len(b) {
-				break
-			}
-			name := b[19:reclen]
-			if i := bytes.IndexByte(name, 0); i >= 0 {
-				name = name[:i]
-			}
-			b = b[reclen:]
-			pid, ok := proc.Atoi(name)
-			if !ok || pid <= 0 {
-				continue
-			}
+		for pid := range direntPIDs(s.dents[:n]) {
 			s.listed[pid] = true
 			e, known := s.procs[pid]
 			if known && recent(pid) {

@@ -31,16 +31,16 @@ func TestForeignHolderMidRunReruns(t *testing.T) {
 	o.Stdin, o.Stderr = stdin, echo
 	run := goRun(context.Background(), o, []string{"sh", "-c", "read x; exit 3"}, nil)
 
-	echo.wait(t, `^rocm_gpu_guard: attempt 1/3: start: sh -c read x; exit 3$`)
+	echo.Wait(t, `^rocm_gpu_guard: attempt 1/3: start: sh -c read x; exit 3$`)
 	foreign := startProc(t, "sleep", "600")
 	w.hold(t, foreign.Process.Pid)
 	// The holder stays until the guard has seen it: no timing involved.
-	echo.wait(t, `^rocm_gpu_guard: sample \d+: CONTENDED foreign_gpu=\[`+strconv.Itoa(foreign.Process.Pid)+`:sleep\] compilers=\[\]$`)
+	echo.Wait(t, `^rocm_gpu_guard: sample \d+: CONTENDED foreign_gpu=\[`+strconv.Itoa(foreign.Process.Pid)+`:sleep\] compilers=\[\]$`)
 	foreign.Process.Kill()
 	foreign.Wait() // reaped: the KFD entry is now stale
 	fmt.Fprintln(feed, "done")
-	echo.wait(t, `attempt 1: REJECTED \(contended\), exit 3; rerunning$`)
-	echo.wait(t, `^rocm_gpu_guard: attempt 2/3: start:`)
+	echo.Wait(t, `attempt 1: REJECTED \(contended\), exit 3; rerunning$`)
+	echo.Wait(t, `^rocm_gpu_guard: attempt 2/3: start:`)
 	fmt.Fprintln(feed, "done")
 
 	out, err := run.wait(t)
@@ -92,7 +92,7 @@ read y`
 	}
 	var pids []int
 	for _, who := range []string{"child", "grandchild", "escaper"} {
-		pid, _ := strconv.Atoi(out.wait(t, `^`+who+` (\d+)$`)[1])
+		pid, _ := strconv.Atoi(out.Wait(t, `^`+who+` (\d+)$`)[1])
 		pids = append(pids, pid)
 		w.hold(t, pid)
 	}
@@ -100,7 +100,7 @@ read y`
 		fc.step()
 	}
 	fmt.Fprintln(feed, "x") // the escaper's parent exits: it is orphaned, in its own session
-	out.wait(t, `^parted$`)
+	out.Wait(t, `^parted$`)
 	if p := procOf(t, pids[2]); p.SID != pids[2] || p.PGRP != pids[2] {
 		t.Fatalf("escaper not in its own session: %+v", p)
 	}
@@ -255,7 +255,7 @@ func TestCompilerResetsIdleStreak(t *testing.T) {
 
 	pid := strconv.Itoa(build.Process.Pid)
 	fc.waitGen(0)
-	echo.wait(t, `^rocm_gpu_guard: idle streak reset after 0s: gpu=\[\] compilers=\[(\d+:[^,\]]+,)*`+pid+`:cargo[,\]]`)
+	echo.Wait(t, `^rocm_gpu_guard: idle streak reset after 0s: gpu=\[\] compilers=\[(\d+:[^,\]]+,)*`+pid+`:cargo[,\]]`)
 	for range 5 {
 		fc.step()
 	}
@@ -332,13 +332,13 @@ func TestEveryAttemptContended(t *testing.T) {
 	holder := startProc(t, "sleep", "600")
 	run := goRun(context.Background(), o, []string{"sh", "-c", "read x"}, nil)
 	for k := 1; k <= 2; k++ {
-		echo.wait(t, fmt.Sprintf(`attempt %d/2: start:`, k))
+		echo.Wait(t, fmt.Sprintf(`attempt %d/2: start:`, k))
 		w.hold(t, holder.Process.Pid)
-		echo.wait(t, fmt.Sprintf(`sample \d+: CONTENDED foreign_gpu=\[%d:sleep\]`, holder.Process.Pid))
+		echo.Wait(t, fmt.Sprintf(`sample \d+: CONTENDED foreign_gpu=\[%d:sleep\]`, holder.Process.Pid))
 		// Out of the KFD dir again, so that the next idle wait can finish.
 		w.release(t, holder.Process.Pid)
 		fmt.Fprintln(feed, "x")
-		echo.wait(t, fmt.Sprintf(`attempt %d: REJECTED \(contended\), exit 0`, k))
+		echo.Wait(t, fmt.Sprintf(`attempt %d: REJECTED \(contended\), exit 0`, k))
 	}
 	res, err := run.wait(t)
 	if err != nil {
@@ -447,8 +447,8 @@ func TestSignalCauseStopsGroup(t *testing.T) {
 	o.KillGrace = 300 * time.Millisecond
 	ctx, cancel := context.WithCancelCause(context.Background())
 	run := goRun(ctx, o, []string{"sh", "-c", `trap "" TERM; sleep 600 & echo "bg $!"; echo "leader $$"; wait`}, nil)
-	bg, _ := strconv.Atoi(out.wait(t, `^bg (\d+)$`)[1])
-	leader, _ := strconv.Atoi(out.wait(t, `^leader (\d+)$`)[1])
+	bg, _ := strconv.Atoi(out.Wait(t, `^bg (\d+)$`)[1])
+	leader, _ := strconv.Atoi(out.Wait(t, `^leader (\d+)$`)[1])
 	cancel(SignalCause{Signal: syscall.SIGTERM})
 	res, err := run.wait(t)
 	if err != nil {
@@ -500,12 +500,12 @@ func TestBeforeAttemptHook(t *testing.T) {
 	o.BeforeAttempt = func(k int) error { calls <- k; return nil }
 	holder := startProc(t, "sleep", "600")
 	run := goRun(context.Background(), o, []string{"sh", "-c", "read x"}, nil)
-	echo.wait(t, `attempt 1/2: start:`)
+	echo.Wait(t, `attempt 1/2: start:`)
 	w.hold(t, holder.Process.Pid)
-	echo.wait(t, fmt.Sprintf(`sample \d+: CONTENDED foreign_gpu=\[%d:sleep\]`, holder.Process.Pid))
+	echo.Wait(t, fmt.Sprintf(`sample \d+: CONTENDED foreign_gpu=\[%d:sleep\]`, holder.Process.Pid))
 	w.release(t, holder.Process.Pid)
 	fmt.Fprintln(feed, "x")
-	echo.wait(t, `attempt 2/2: start:`)
+	echo.Wait(t, `attempt 2/2: start:`)
 	fmt.Fprintln(feed, "x")
 	if res, err := run.wait(t); err != nil || res.Verdict != Clean || len(res.Attempts) != 2 {
 		t.Fatalf("outcome %+v, %v", res, err)
@@ -560,7 +560,7 @@ while :; do read line; [ "$line" = escaped ] && exit 0; done`
 		t.Fatal("guard ended before monitoring")
 	}
 	fmt.Fprintln(feed, "go")
-	pid, _ := strconv.Atoi(out.wait(t, `^escaper (\d+)$`)[1])
+	pid, _ := strconv.Atoi(out.Wait(t, `^escaper (\d+)$`)[1])
 	fmt.Fprintln(feed, "escaped")
 	res, err := run.wait(t)
 	if err != nil || res.ExitCode != 0 {

@@ -1,7 +1,6 @@
 package guard
 
 import (
-	"bytes"
 	"fmt"
 	"regexp"
 	"slices"
@@ -167,19 +166,8 @@ func (s *sampler) kfdPIDs() ([]int, error) {
 		if n <= 0 {
 			break
 		}
-		for b := s.dents[:n]; len(b) >= 19; {
-			reclen := int(b[16]) | int(b[17])<<8
-			if reclen < 19 || reclen > len(b) {
-				break
-			}
-			name := b[19:reclen]
-			if i := bytes.IndexByte(name, 0); i >= 0 {
-				name = name[:i]
-			}
-			b = b[reclen:]
-			if pid, ok := proc.Atoi(name); ok && pid > 0 {
-				s.kfd = append(s.kfd, pid)
-			}
+		for pid := range direntPIDs(s.dents[:n]) {
+			s.kfd = append(s.kfd, pid)
 		}
 	}
 	slices.Sort(s.kfd)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/lablup/perfbot/internal/infile"
 )
 
 // Options tunes GemmGates.
@@ -104,8 +105,8 @@ func GemmGates(ctx context.Context, repoDir string, outcome Outcome, opts Option
 			refused = append(refused, Problem{Path: rel, Msg: "file not found; is --repo the root of an mlxcel checkout?"})
 		case errors.Is(err, errOutside):
 			refused = append(refused, Problem{Path: rel, Msg: "reached through a symbolic link that leaves the repo (" + err.Error() + "); refusing to read or write outside --repo"})
-		case errors.Is(err, errTooBig):
-			refused = append(refused, Problem{Path: rel, Msg: err.Error() + "; refusing to scan it"})
+		case errors.As(err, new(*infile.TooLargeError)):
+			refused = append(refused, Problem{Path: rel, Msg: "more than " + infile.Size(maxSource) + ", where the real file has a few thousand bytes: refusing to scan it"})
 		case err != nil:
 			return r, fmt.Errorf("reading %s: %w", rel, err)
 		}
@@ -171,28 +172,14 @@ func notes(r Report) []string {
 // maxSource bounds what the patcher reads of either file: the real ones are a few KB.
 const maxSource = 1 << 20
 
-// errTooBig marks a file larger than maxSource.
-var errTooBig = errors.New("too big")
-
 func readSource(path string) (string, fs.FileMode, error) {
-	f, err := os.Open(path)
+	b, err := infile.ReadFile(path, maxSource)
 	if err != nil {
 		return "", 0, err
 	}
-	defer f.Close()
-	st, err := f.Stat()
+	st, err := os.Stat(path)
 	if err != nil {
 		return "", 0, err
-	}
-	if !st.Mode().IsRegular() {
-		return "", 0, fmt.Errorf("not a regular file (%s)", st.Mode().Type())
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxSource+1))
-	if err != nil {
-		return "", 0, err
-	}
-	if len(b) > maxSource {
-		return "", 0, fmt.Errorf("more than %d bytes, where the real file has a few thousand: %w", maxSource, errTooBig)
 	}
 	return string(b), st.Mode().Perm(), nil
 }

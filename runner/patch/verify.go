@@ -4,10 +4,11 @@ import (
 	"bufio"
 	"context"
 	"io"
-	"os"
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/lablup/perfbot/internal/infile"
 )
 
 // MakeTarget is the repo's own verification target, run when its Makefile has it.
@@ -84,7 +85,7 @@ func hasMakeTarget(repoDir, target string) bool {
 		if err != nil {
 			continue
 		}
-		f, err := os.Open(read)
+		f, err := infile.Open(read)
 		if err != nil {
 			continue
 		}

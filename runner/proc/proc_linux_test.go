@@ -7,14 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lablup/perfbot/internal/linestest"
 )
 
 // The test binary doubles as a program that starts a command through Start and prints
@@ -40,62 +40,18 @@ func helperStarter() int {
 	return st.ShellCode()
 }
 
-// lines collects output and lets a test wait for a line (with a deadline).
-type lines struct {
-	mu   sync.Mutex
-	cond *sync.Cond
-	buf  string
-	done bool
-}
-
-func newLines() *lines {
-	l := &lines{}
-	l.cond = sync.NewCond(&l.mu)
-	return l
-}
-
-func (l *lines) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.buf += string(p)
-	l.cond.Broadcast()
-	return len(p), nil
-}
-
-func (l *lines) wait(t *testing.T, re string) []string {
+// pids waits for a line `<name> <pid>` for each name and returns the pids.
+func pids(t *testing.T, out *linestest.Lines, names ...string) []int {
 	t.Helper()
-	rx := regexp.MustCompile(`(?m)` + re)
-	timer := time.AfterFunc(time.Minute, func() {
-		l.mu.Lock()
-		l.done = true
-		l.cond.Broadcast()
-		l.mu.Unlock()
-	})
-	defer timer.Stop()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for {
-		if m := rx.FindStringSubmatch(l.buf); m != nil {
-			return m
-		}
-		if l.done {
-			t.Fatalf("no line matched %q; got:\n%s", re, l.buf)
-		}
-		l.cond.Wait()
-	}
-}
-
-func (l *lines) pids(t *testing.T, names ...string) []int {
-	t.Helper()
-	var out []int
+	var ps []int
 	for _, n := range names {
-		pid, err := strconv.Atoi(l.wait(t, `^`+n+` (\d+)$`)[1])
+		pid, err := strconv.Atoi(out.WaitAny(t, `^`+n+` (\d+)$`)[1])
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, pid)
+		ps = append(ps, pid)
 	}
-	return out
+	return ps
 }
 
 func gone(t *testing.T, pids ...int) {
@@ -122,7 +78,7 @@ cat "$0"; exit 7`
 // double-forked daemon included, and reports the command's own exit status.
 func TestRunStopsLeftovers(t *testing.T) {
 	t.Parallel()
-	out := newLines()
+	out := linestest.New()
 	cmd := exec.Command("sh", "-c", leaverScript, filepath.Join(t.TempDir(), "pids"))
 	cmd.Stdout, cmd.Stderr = out, out
 	res, err := Run(context.Background(), cmd, time.Second)
@@ -132,7 +88,7 @@ func TestRunStopsLeftovers(t *testing.T) {
 	if res.Status != (Status{Code: 7}) || res.Stopped {
 		t.Fatalf("result %+v, want exit 7, not stopped", res)
 	}
-	pids := out.pids(t, "child", "escaper", "daemon")
+	pids := pids(t, out, "child", "escaper", "daemon")
 	gone(t, pids...)
 	var left []int
 	for _, m := range res.Left {
@@ -151,23 +107,35 @@ func TestRunStopsLeftovers(t *testing.T) {
 // A context that ends stops the whole command, members that ignore SIGTERM included.
 func TestRunStoppedByContext(t *testing.T) {
 	t.Parallel()
-	out := newLines()
+	out := linestest.New()
 	cmd := exec.Command("sh", "-c", `trap "" TERM; sleep 600 & echo "child $!"; setsid sh -c 'trap "" TERM; echo "escaper $$"; while :; do sleep 1; done' & echo ready; wait`)
 	cmd.Stdout, cmd.Stderr = out, out
 	ctx, cancel := context.WithCancel(context.Background())
+	type ran struct {
+		res Result
+		err error
+	}
+	done := make(chan ran, 1)
 	go func() {
-		out.wait(t, `^escaper \d+$`)
-		out.wait(t, `^ready$`)
-		cancel()
+		res, err := Run(ctx, cmd, 200*time.Millisecond)
+		done <- ran{res, err}
 	}()
-	res, err := Run(ctx, cmd, 200*time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
+	out.WaitAny(t, `^escaper \d+$`)
+	out.WaitAny(t, `^ready$`)
+	cancel()
+	var r ran
+	select {
+	case r = <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("Run did not return after the context ended")
 	}
-	if !res.Stopped || res.Status.Signal != syscall.SIGKILL {
-		t.Fatalf("result %+v, want stopped by SIGKILL (the leader ignores SIGTERM)", res)
+	if r.err != nil {
+		t.Fatal(r.err)
 	}
-	gone(t, out.pids(t, "child", "escaper")...)
+	if !r.res.Stopped || r.res.Status.Signal != syscall.SIGKILL {
+		t.Fatalf("result %+v, want stopped by SIGKILL (the leader ignores SIGTERM)", r.res)
+	}
+	gone(t, pids(t, out, "child", "escaper")...)
 }
 
 func TestStartStatusAndErrors(t *testing.T) {
@@ -230,14 +198,14 @@ func TestStartPassesTheCommandsSetting(t *testing.T) {
 // below it, the setsid'd orphan included.
 func TestStarterKilled(t *testing.T) {
 	t.Parallel()
-	out := newLines()
+	out := linestest.New()
 	cmd := exec.Command(os.Args[0], "sh", "-c", `sleep 600 & echo "child $!"; setsid sh -c 'echo "escaper $$"; exec sleep 600' & echo "leader $$"; wait`)
 	cmd.Env = append(os.Environ(), "PROC_TEST_HELPER=starter")
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	pids := out.pids(t, "started", "child", "escaper", "leader")
+	pids := pids(t, out, "started", "child", "escaper", "leader")
 	if pids[0] != pids[3] {
 		t.Fatalf("started %d but the leader says %d", pids[0], pids[3])
 	}
