@@ -84,7 +84,12 @@ func Start(cmd *exec.Cmd) (*Process, error) {
 	if r.WaitDelay <= 0 {
 		r.WaitDelay = 2 * time.Second
 	}
-	err = r.Start()
+	// The parent-death signal follows the thread that forks, not the process: fork from
+	// a new goroutine, which never runs on a thread locked to another goroutine (such a
+	// thread ends with its goroutine, and the reaper would take it for perfbot's death).
+	started := make(chan error, 1)
+	go func() { started <- r.Start() }()
+	err = <-started
 	statusW.Close()
 	ctlR.Close()
 	if err != nil {
@@ -111,7 +116,6 @@ func Start(cmd *exec.Cmd) (*Process, error) {
 		werr := r.Wait()
 		return nil, fmt.Errorf("starting %s: the reaper said %q (%v, %v)", cmd.Args[0], first, err, werr)
 	}
-	cmd.Process = r.Process // so that a caller's cmd.Process is not nil; never Wait on it
 	go p.watch(rd, statusR)
 	return p, nil
 }
