@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime"
 	"time"
 
 	"github.com/lablup/perfbot/runner/guard"
@@ -85,6 +86,10 @@ func runGuard(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	o.Label = *label
 	o.Hold = *hold
 	o.Stdin, o.Stdout, o.Stderr = os.Stdin, stdout, stderr
+	// The guard does one thing at a time. With a second P, every wake-up of the
+	// sampling goroutine also wakes a second thread that finds nothing to do: half the
+	// guard's context switches (bench/guard.sh).
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	out, err := guard.Run(ctx, o, argv)
 	if err != nil {
 		if out.ExitCode == 2 {

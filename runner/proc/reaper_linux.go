@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -62,6 +63,8 @@ func init() {
 // reap runs the command and stays its parent, and the parent of every orphan below it,
 // until Start's side releases it or goes away.
 func reap(c reaperConfig, path string, argv []string) int {
+	// It only waits: one P keeps the runtime from waking threads for nothing.
+	runtime.GOMAXPROCS(1)
 	status := os.NewFile(3, "status")
 	ctl := os.NewFile(4, "control")
 	syscall.CloseOnExec(3)
