@@ -521,8 +521,7 @@ func commandLine(argv []string) string { return escapeControl(strings.Join(argv,
 func isControl(r rune) bool { return r < ' ' || (r >= 0x7f && r <= 0x9f) }
 
 // escapeControl escapes line breaks and other control characters (terminal escape
-// sequences included), so that text from a file or a command line prints as one
-// harmless line.
+// sequences included), so that a command line prints as one harmless line, whole.
 func escapeControl(s string) string {
 	if !strings.ContainsFunc(s, isControl) {
 		return s
