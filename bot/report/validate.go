@@ -234,7 +234,7 @@ func (v *validator) sections(doc ast.Node) {
 			break
 		}
 		if empty {
-			var pos int
+			pos := h.Pos() // a heading without text has no lines
 			if h.Lines().Len() > 0 {
 				pos = h.Lines().At(0).Start
 			}

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Mutation testing of the core packages with gremlins: each mutant (a flipped
+# comparison, an off-by-one, a changed operator) is compiled into its package and the
+# package's tests run against it; a mutant they do not notice survived. Prints each
+# survivor's file:line, a line per package and, last,
+# `mutation: K of N killed (P %), S survived` (bench/mutsum says how it counts).
+# Usage: bench/mutation.sh [PKG...]   (default: the ten core packages)
+# Environment: MUTATION_MIN=PCT exits 1 below PCT killed; MUTATION_WORKERS (1) and
+# MUTATION_TIMEOUT_COEF (10, gremlins' multiple of the package's plain test time before
+# a mutant's tests count as timed out) for a loaded machine.
+# Gremlins' --test-cpu is not used: v0.6.0 passes "-cpu N" to go test as one argument,
+# which fails every run and so would count every mutant as killed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+GREMLINS_VERSION=v0.6.0
+bin="$(go env GOPATH)/bin/gremlins"
+if ! go version -m "$bin" 2>/dev/null | grep -q "github.com/go-gremlins/gremlins[[:space:]]*${GREMLINS_VERSION}"; then
+  GOFLAGS= go install "github.com/go-gremlins/gremlins/cmd/gremlins@${GREMLINS_VERSION}"
+fi
+if [ $# -eq 0 ]; then
+  set -- runner/analyze runner/attrib runner/rank runner/patch runner/guard runner/rocprof \
+    runner/benchlog bot/report bot/publish config
+fi
+out="bench/out/mutation"
+mkdir -p "$out"
+go build -o "$out/mutsum" ./bench/mutsum
+reports=()
+for pkg in "$@"; do
+  pkg="${pkg#./}"
+  pkg="${pkg%/}"
+  name="${pkg//\//_}"
+  rm -f "$out/$name.json"
+  # One package at a time, so a mutant is judged by its own package's tests.
+  if ! "$bin" unleash --workers "${MUTATION_WORKERS:-1}" \
+    --timeout-coefficient "${MUTATION_TIMEOUT_COEF:-10}" \
+    -o "$out/$name.json" "./$pkg" >"$out/$name.log" 2>&1 || [ ! -s "$out/$name.json" ]; then
+    cat "$out/$name.log" >&2
+    echo "gremlins failed on $pkg (log above)" >&2
+    exit 1
+  fi
+  reports+=("$pkg=$out/$name.json")
+done
+"$out/mutsum" -min "${MUTATION_MIN:-0}" "${reports[@]}"
