@@ -1,0 +1,68 @@
+package patch
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The checker's verdict is its success line AND a clean exit in time: a checker that
+// prints "passed" and then exits non-zero, is killed, or runs past its timeout has
+// failed, and the report says so.
+func TestCheckerSuccessLineIsNotEnough(t *testing.T) {
+	t.Parallel()
+	const ok = "echo 'Kernel port dispatch check passed: 12 files, 3 awaiting a predicate'"
+	cases := []struct {
+		name, script string
+		verdict      string
+		awaiting     int
+		report       string // the checker line of the Markdown report
+	}{
+		{"passed", ok, "passed", 3, "Checker `sh scripts/ci/check_kernel_port_dispatch.py`: **passed**, 3 awaiting a predicate."},
+		{"success line then exit 1", ok + "; exit 1", "failed", 3, "Checker `sh scripts/ci/check_kernel_port_dispatch.py`: **failed** (exit 1)."},
+		{"success line then killed", ok + "; kill -9 $$", "failed", 3, "Checker `sh scripts/ci/check_kernel_port_dispatch.py`: **failed** (signal: killed)."},
+		{"success line then hangs", ok + "; exec sleep 30", "failed", 3, "Checker `sh scripts/ci/check_kernel_port_dispatch.py`: **failed** (timed out after 300ms)."},
+		{"exit 0 without the success line", "echo 'all good'", "failed", -1, "Checker `sh scripts/ci/check_kernel_port_dispatch.py`: **failed** (exit 0)."},
+		{"failure lines", "echo 'Kernel port dispatch check failed:'; echo '  src/a.rs:3: enumerates Metal'; echo '  not a failure line'; exit 1", "failed", -1,
+			"Checker `sh scripts/ci/check_kernel_port_dispatch.py`: **failed** (exit 1)."},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			repo := t.TempDir()
+			p := filepath.Join(repo, filepath.FromSlash(CheckerPath))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(c.script+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			start := time.Now()
+			res := runChecker(ctx, repo, Options{Python: "sh", CheckerTimeout: 300 * time.Millisecond})
+			if waited := time.Since(start); waited > 15*time.Second {
+				t.Fatalf("the checker run took %v: the timeout did not stop it", waited)
+			}
+			if res.Verdict != c.verdict || res.Awaiting != c.awaiting {
+				t.Errorf("verdict %q awaiting %d, want %q %d (result %+v)", res.Verdict, res.Awaiting, c.verdict, c.awaiting, res.VerifyResult)
+			}
+			md := (&Report{Decision: Switch, Checker: res}).Markdown()
+			var line string
+			for _, l := range strings.Split(md, "\n") {
+				if strings.HasPrefix(l, "Checker ") {
+					line = l
+				}
+			}
+			if line != c.report {
+				t.Errorf("report line %q, want %q\n%s", line, c.report, md)
+			}
+			if c.name == "failure lines" && (len(res.Failures) != 1 || res.Failures[0] != "src/a.rs:3: enumerates Metal") {
+				t.Errorf("failures %q, want the one path:line line", res.Failures)
+			}
+		})
+	}
+}
