@@ -1,0 +1,114 @@
+package rank
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lablup/perfbot/internal/golden"
+	"github.com/lablup/perfbot/internal/testfix"
+	"github.com/lablup/perfbot/runner/attrib"
+	"github.com/lablup/perfbot/runner/results"
+)
+
+func fixtureRuns(t *testing.T) []*results.Summary {
+	t.Helper()
+	dir := testfix.Path(t, "mlxcel-gfx1151", "rocm_profiles", "gfx1151_929c80ab")
+	paths, err := filepath.Glob(filepath.Join(dir, "*_summary.json"))
+	if err != nil || len(paths) != 2 {
+		t.Fatalf("fixture summaries: %v %v", paths, err)
+	}
+	var sums []*results.Summary
+	for _, p := range paths {
+		s, err := results.ReadSummary(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sums = append(sums, s)
+	}
+	return sums
+}
+
+// The whole ranking as it is published, table and JSON, for the real profile (four of
+// its five units reached by no run) and for the published shapes with and without the
+// per-role host gap: a changed best run, figure, or "(x % in run)" annotation on any
+// row fails.
+func TestRankGolden(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		runs func(*testing.T) []*results.Summary
+	}{
+		{"fixture", fixtureRuns},
+		{"published", func(*testing.T) []*results.Summary { return publishedRuns(true) }},
+		{"published-kernel-time", func(*testing.T) []*results.Summary { return publishedRuns(false) }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			rk, err := Rank(c.runs(t), attrib.Default())
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden.Check(t, "testdata/golden/"+c.name+".md", rk.Markdown())
+			js, err := rk.JSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden.Check(t, "testdata/golden/"+c.name+".json", string(js))
+		})
+	}
+}
+
+// A unit no run reaches is shown at the run with the largest fallback share (ties: the
+// most fallback dispatches), with no "(x % in run)" annotation, since no run misses
+// more of it than that one.
+func TestUnreachedUnitRow(t *testing.T) {
+	t.Parallel()
+	runs := []*results.Summary{summary(llama, results.Greedy, true), summary(qwen, results.Greedy, true), summary(granite, results.Greedy, true)}
+	rk, err := Rank(runs, attrib.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := unitByID(t, rk, "2063")
+	if u.Evidence || u.Best.Run != "Qwen3-30B-A3B-4bit_greedy" || u.Best.FallbackSharePct != 2.82 || u.MostNotReached != nil {
+		t.Errorf("2063: evidence %v best %+v most not reached %+v; want Qwen's 2.82 %% and no other run named", u.Evidence, u.Best, u.MostNotReached)
+	}
+	want := "| 4 | #2063 (item 3) | fused_add_rms_norm + fused_rope_qk_append | `Qwen3-30B-A3B-4bit_greedy` | 0.00 % | 0.0000 | 0.00 % | 0.0 | 2.82 % | " +
+		"0.83 % reached, 0.4260 ms/token (1.69 % of wall) in `Meta-Llama-3.1-8B-Instruct-4bit_greedy` | qwen3_moe never calls fused_add_rms_norm or forward_fused_rope_append |"
+	if got := rowOf(rk.Markdown(), "#2063"); got != want {
+		t.Errorf("row\n got %s\nwant %s", got, want)
+	}
+
+	figs := func(fb ...float64) []Figures {
+		var out []Figures
+		for i := 0; i+1 < len(fb); i += 2 {
+			out = append(out, Figures{Run: string(rune('a' + i/2)), FallbackSharePct: fb[i], FallbackDispatchesPerToken: fb[i+1]})
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name string
+		figs []Figures
+		want string
+	}{
+		{"largest share in the middle", figs(1, 9, 3, 1, 2, 5), "b"},
+		{"largest share last", figs(1, 9, 2, 5, 3, 1), "c"},
+		{"equal share: most dispatches", figs(3, 1, 3, 4, 3, 2), "b"},
+		{"all equal: the first", figs(3, 4, 3, 4), "a"},
+	} {
+		if got := best(c.figs, false).Run; got != c.want {
+			t.Errorf("%s: best run %s, want %s", c.name, got, c.want)
+		}
+	}
+}
+
+// rowOf returns the table row of a unit, "" when there is none.
+func rowOf(md, unit string) string {
+	for _, l := range strings.Split(md, "\n") {
+		if strings.HasPrefix(l, "| ") && strings.Contains(l, " | "+unit+" ") {
+			return l
+		}
+	}
+	return ""
+}
