@@ -21,9 +21,24 @@ if [ $# -eq 0 ]; then
   set -- runner/analyze runner/attrib runner/rank runner/patch runner/guard runner/rocprof \
     runner/benchlog bot/report bot/publish config
 fi
+# gremlins times a mutant's tests against its first, coverage run of the package:
+# a cached test result there would make every mutant time out.
+export GOFLAGS="${GOFLAGS:+$GOFLAGS }-count=1"
 out="bench/out/mutation"
 mkdir -p "$out"
 go build -o "$out/mutsum" ./bench/mutsum
+# gremlins copies the module and runs the tests under TMPDIR; on SIGINT/SIGTERM it
+# goes on with the mutant at hand, so the script stops its whole process group.
+export TMPDIR="$(pwd)/$out/tmp"
+rm -rf "$TMPDIR"
+mkdir -p "$TMPDIR"
+gpid=
+stop() {
+  if [ -n "$gpid" ]; then kill -KILL -- "-$gpid" 2>/dev/null || true; fi
+  rm -rf "$TMPDIR"
+  exit 130
+}
+trap stop INT TERM
 reports=()
 for pkg in "$@"; do
   pkg="${pkg#./}"
@@ -31,13 +46,19 @@ for pkg in "$@"; do
   name="${pkg//\//_}"
   rm -f "$out/$name.json"
   # One package at a time, so a mutant is judged by its own package's tests.
-  if ! "$bin" unleash --workers "${MUTATION_WORKERS:-1}" \
+  setsid "$bin" unleash --workers "${MUTATION_WORKERS:-1}" \
     --timeout-coefficient "${MUTATION_TIMEOUT_COEF:-10}" \
-    -o "$out/$name.json" "./$pkg" >"$out/$name.log" 2>&1 || [ ! -s "$out/$name.json" ]; then
+    -o "$out/$name.json" "./$pkg" >"$out/$name.log" 2>&1 &
+  gpid=$!
+  status=0
+  wait "$gpid" || status=$?
+  gpid=
+  if [ "$status" -ne 0 ] || [ ! -s "$out/$name.json" ]; then
     cat "$out/$name.log" >&2
     echo "gremlins failed on $pkg (log above)" >&2
     exit 1
   fi
   reports+=("$pkg=$out/$name.json")
 done
+rm -rf "$TMPDIR"
 "$out/mutsum" -min "${MUTATION_MIN:-0}" "${reports[@]}"

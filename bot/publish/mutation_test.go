@@ -1,0 +1,111 @@
+package publish
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lablup/perfbot/bot/gitpub"
+	"github.com/lablup/perfbot/bot/report"
+)
+
+// Results of one commit are never published on another commit of the repository, named
+// by --base or by the session, and nothing is pushed when they are.
+func TestPublishRefusesAnotherExistingCommit(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	// A second commit that exists in the checkout without moving its HEAD.
+	other := gitT(t, tg.checkout, "commit-tree", "-p", "HEAD", "-m", "other", "HEAD^{tree}")
+	cases := []struct {
+		name    string
+		base    string
+		session string // the session's commit; "" keeps the profiled one
+	}{
+		{"base option", other, ""},
+		{"base option, abbreviated", other[:12], ""},
+		{"session commit", "", other},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			res := layResults(t, tg.base, profile{date: "2026-09-30"})
+			if c.session != "" {
+				p := filepath.Join(res, "gfx1151_"+tg.base[:8], "session.json")
+				b := readFile(t, p)
+				writeFile(t, p, strings.ReplaceAll(b, tg.base, c.session))
+			}
+			out := t.TempDir()
+			_, err := Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out, Base: c.base})
+			want := "the results are of commit " + tg.base[:8] + " (folder gfx1151_" + tg.base[:8] + ") but the base is " + other + ": publish on the profiled commit"
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Fatalf("error %v, want %q", err, want)
+			}
+			if errors.Is(err, gitpub.ErrRefused) {
+				t.Error("the refusal came from git, not from the check before it")
+			}
+			if tg.branch(t) != "" {
+				t.Error("something was pushed")
+			}
+			for _, name := range []string{DryPR, DryEpic} {
+				if _, err := os.Stat(filepath.Join(out, name)); err == nil {
+					t.Errorf("%s was written for results of another commit", name)
+				}
+			}
+		})
+	}
+}
+
+// prBody is the pull request body a dry run wrote.
+func prBody(t *testing.T, out string) string {
+	t.Helper()
+	_, body, ok := strings.Cut(readFile(t, filepath.Join(out, DryPR)), "\n\n---\n\n")
+	if !ok {
+		t.Fatalf("%s has no body", DryPR)
+	}
+	return body
+}
+
+// GitHub takes a pull request body of up to 65,536 characters: a body of exactly that
+// many goes as it is, one character more is cut, with a note, to fit.
+func TestPublishPRBodyAtGitHubsLimit(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	res := layResults(t, tg.base, profile{date: "2026-09-30"})
+	// The body grows with a failing verification command's text (it shows in the draft
+	// reason, the table and the output heading) and with the digits of the issue.
+	publish := func(pad, issue int) string {
+		t.Helper()
+		out := t.TempDir()
+		o := Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out, Issue: issue, VerifyTimeout: 30 * time.Second}
+		o.Config.Verify = [][]string{{"sh", "-c", "exit 3 #" + strings.Repeat("x", pad)}}
+		if _, err := Publish(context.Background(), o); err != nil {
+			t.Fatalf("Publish: %v", err)
+		}
+		return prBody(t, out)
+	}
+	runes := func(s string) int { return len([]rune(s)) }
+	b0 := runes(publish(0, 0))
+	perPad := (runes(publish(100, 0)) - b0) / 100
+	withIssue := runes(publish(0, 1)) - b0 // ", requested in #1"
+	if perPad < 1 || withIssue < 2 {
+		t.Fatalf("the body does not grow with the padding (%d) or the issue (%d)", perPad, withIssue)
+	}
+	left := report.MaxComment - b0 - withIssue
+	pad := left / perPad
+	digits := 1 + left%perPad
+	issue, _ := strconv.Atoi("1" + strings.Repeat("0", digits-1))
+
+	at := publish(pad, issue)
+	if n := runes(at); n != report.MaxComment || !strings.HasSuffix(at, report.PRMarker+"\n") {
+		t.Errorf("a body of %d characters (want %d) was changed or cut:\n%s", n, report.MaxComment, at[max(0, len(at)-300):])
+	}
+	over := publish(pad, issue*10)
+	if n := runes(over); n > report.MaxComment || !strings.Contains(over, "_(truncated: ") || !strings.HasPrefix(over, at[:1000]) {
+		t.Errorf("a body of %d characters was not cut to GitHub's limit with a note (%d characters):\n%s", report.MaxComment+1, n, over[max(0, len(over)-300):])
+	}
+}
