@@ -112,3 +112,69 @@ func rowOf(md, unit string) string {
 	}
 	return ""
 }
+
+// Rules without overrides, and a unit without an epic item: no empty "Overrides" list
+// and no "(item 0)".
+func TestRankGoldenCustomRules(t *testing.T) {
+	t.Parallel()
+	base := string(attrib.DefaultRulesYAML())
+	i := strings.Index(base, "\nranking:\n")
+	if i < 0 || !strings.Contains(base, "    epic_item: 4\n") {
+		t.Fatal("the default rules changed shape: no ranking section or no epic item 4")
+	}
+	rules, err := attrib.Parse([]byte(strings.Replace(base[:i]+"\n", "    epic_item: 4\n", "", 1)), "rules.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rk, err := Rank(publishedRuns(true), rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "testdata/golden/custom-rules.md", rk.Markdown())
+}
+
+// An opt-in reach that adds only roles the run never dispatched reaches nothing: no
+// opt-in figures are shown.
+func TestRankOptInReachingNothing(t *testing.T) {
+	t.Parallel()
+	bare := llama
+	bare.roles = map[string]roleFig{"sampler_tail": llama.roles["sampler_tail"]}
+	rk, err := Rank([]*results.Summary{summary(bare, results.Greedy, true)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range rk.Units {
+		if u.OptIn != nil {
+			t.Errorf("%s: opt-in %+v, want none", u.ID, u.OptIn)
+		}
+	}
+}
+
+// Per-token figures need tokens and a wall time: zero of either is refused, the
+// smallest positive values are not.
+func TestRankPerTokenInputs(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		tokens int
+		wallMs float64
+		ok     bool
+	}{
+		{"no tokens", 0, 100, false},
+		{"no wall time", 128, 0, false},
+		{"negative wall time", 128, -1, false},
+		{"one token", 1, 100, true},
+		{"tiny wall time", 128, 0.001, true},
+	}
+	for _, c := range cases {
+		s := summary(llama, results.Greedy, true)
+		s.GeneratedTokens, s.DecodeWallMs = c.tokens, results.Num(c.wallMs)
+		_, err := Rank([]*results.Summary{s}, nil)
+		if (err == nil) != c.ok {
+			t.Errorf("%s: err %v, want ok=%v", c.name, err, c.ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "no generated_tokens or decode_wall_ms") {
+			t.Errorf("%s: err %v does not say what is missing", c.name, err)
+		}
+	}
+}
