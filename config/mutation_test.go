@@ -1,0 +1,115 @@
+package config
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// Every validation limit, exactly at its edge (valid) and one step past it (the one
+// error naming the key): a valid file must not be refused, nor a bad one accepted.
+func TestValidateLimitsAtTheirEdges(t *testing.T) {
+	t.Parallel()
+	good := func() Config {
+		c := Default()
+		c.Models = []Model{{Name: "llama", Dir: "m/llama", ModelType: "llama", WeightsGiB: 4.5}}
+		return c
+	}
+	cases := []struct {
+		name string
+		edit func(*Config)
+		want string // the one error, "" for valid
+	}{
+		{"epic 0", func(c *Config) { c.Epic = 0 }, ""},
+		{"epic -1", func(c *Config) { c.Epic = -1 }, "epic: must be an issue number, or 0 for no epic comment (got -1)"},
+		{"prompt 1", func(c *Config) { c.Shape.Prompt = 1 }, ""},
+		{"prompt 0", func(c *Config) { c.Shape.Prompt = 0 }, "shape.prompt: must be >= 1 token (got 0)"},
+		{"generate 1", func(c *Config) { c.Shape.Generate = 1 }, ""},
+		{"generate 0", func(c *Config) { c.Shape.Generate = 0 }, "shape.generate: must be >= 1 token (got 0)"},
+		{"warmup 0", func(c *Config) { c.Shape.Warmup = 0 }, ""},
+		{"warmup -1", func(c *Config) { c.Shape.Warmup = -1 }, "shape.warmup: must be >= 0 tokens (got -1)"},
+		{"max models 1", func(c *Config) { c.Limits.MaxModels = 1 }, ""},
+		{"max models 0", func(c *Config) { c.Limits.MaxModels = 0 }, "limits.max_models: must be >= 1 (got 0)"},
+		{"models at max models", func(c *Config) {
+			c.Limits.MaxModels = 2
+			c.Models = append(c.Models, Model{Name: "qwen", Dir: "m/qwen", ModelType: "qwen3_moe", WeightsGiB: 16})
+		}, ""},
+		{"models past max models", func(c *Config) {
+			c.Limits.MaxModels = 1
+			c.Models = append(c.Models, Model{Name: "qwen", Dir: "m/qwen", ModelType: "qwen3_moe", WeightsGiB: 16})
+		}, "default_models: a plain `/profile rocm` would run 2 models, more than limits.max_models (1); set default_models to fewer or raise the limit"},
+		{"run timeout 1 minute", func(c *Config) { c.Limits.RunTimeout = time.Minute }, ""},
+		{"run timeout under a minute", func(c *Config) { c.Limits.RunTimeout = time.Minute - time.Second }, "limits.run_timeout_mins: must be >= 1 minute (got 59s)"},
+		{"run timeout 5 days", func(c *Config) { c.Limits.RunTimeout = 5 * 24 * time.Hour }, ""},
+		{"run timeout past 5 days", func(c *Config) { c.Limits.RunTimeout = 5*24*time.Hour + time.Minute },
+			"limits.run_timeout_mins: must be <= 7200: GitHub Actions ends a self-hosted job after 5 days"},
+		{"comment bytes 1", func(c *Config) { c.Limits.CommentMaxBytes = 1 }, ""},
+		{"comment bytes 0", func(c *Config) { c.Limits.CommentMaxBytes = 0 }, "limits.comment_max_bytes: must be in 1..65536, GitHub's comment size limit (got 0)"},
+		{"comment bytes 65536", func(c *Config) { c.Limits.CommentMaxBytes = 65536 }, ""},
+		{"comment bytes 65537", func(c *Config) { c.Limits.CommentMaxBytes = 65537 }, "limits.comment_max_bytes: must be in 1..65536, GitHub's comment size limit (got 65537)"},
+		{"idle 1 s", func(c *Config) { c.Guard.IdleWindow = time.Second }, ""},
+		{"idle under 1 s", func(c *Config) { c.Guard.IdleWindow = time.Second - time.Millisecond }, "guard.idle_secs: must be >= 1 second (got 999ms)"},
+		{"sample hz 1", func(c *Config) { c.Guard.SampleHz = 1 }, ""},
+		{"sample hz 0", func(c *Config) { c.Guard.SampleHz = 0 }, "guard.sample_hz: must be in 1..100 (got 0)"},
+		{"sample hz 100", func(c *Config) { c.Guard.SampleHz = 100 }, ""},
+		{"sample hz 101", func(c *Config) { c.Guard.SampleHz = 101 }, "guard.sample_hz: must be in 1..100 (got 101)"},
+		{"attempts 1", func(c *Config) { c.Guard.MaxAttempts = 1 }, ""},
+		{"attempts 0", func(c *Config) { c.Guard.MaxAttempts = 0 }, "guard.max_attempts: must be >= 1 (got 0)"},
+		{"max wait equal to the idle window", func(c *Config) { c.Guard.MaxWait = c.Guard.IdleWindow }, ""},
+		{"max wait under the idle window", func(c *Config) { c.Guard.MaxWait = c.Guard.IdleWindow - time.Second },
+			"guard.max_wait_secs: (89) is shorter than guard.idle_secs (90): the guard could never see a full idle window"},
+		{"foreign cpu 0", func(c *Config) { c.Guard.MaxForeignCPUPct = 0 }, ""},
+		{"foreign cpu negative", func(c *Config) { c.Guard.MaxForeignCPUPct = -0.5 }, "guard.max_foreign_cpu_pct: must be >= 0 (0 turns CPU-contention detection off)"},
+		{"foreign cpu NaN", func(c *Config) { c.Guard.MaxForeignCPUPct = math.NaN() }, "guard.max_foreign_cpu_pct: must be >= 0 (0 turns CPU-contention detection off)"},
+		{"weights tiny", func(c *Config) { c.Models[0].WeightsGiB = 1e-9 }, ""},
+		{"weights 0", func(c *Config) { c.Models[0].WeightsGiB = 0 }, "models.llama.weights_gib: must be > 0 (the size of the weights in GiB, used to plan memory)"},
+		{"weights infinite", func(c *Config) { c.Models[0].WeightsGiB = math.Inf(1) }, "models.llama.weights_gib: must be > 0 (the size of the weights in GiB, used to plan memory)"},
+	}
+	for _, c := range cases {
+		cfg := good()
+		c.edit(&cfg)
+		var got []string
+		if err := cfg.Validate(); err != nil {
+			got = strings.Split(err.Error(), "\n")
+		}
+		var want []string
+		if c.want != "" {
+			want = []string{c.want}
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: errors (-want +got):\n%s", c.name, diff)
+		}
+	}
+}
+
+// Durations in the file are bounded to a year either way before they become a
+// time.Duration: a year is read, a second more is refused.
+func TestParseDurationRange(t *testing.T) {
+	t.Parallel()
+	const year = 366 * 24 * 3600
+	head := "version: 1\nmodels:\n  llama: {dir: m/llama, model_type: llama, weights_gib: 4.5}\n"
+	cases := []struct {
+		secs int
+		want string
+	}{
+		{year, "guard.max_wait_secs"},
+		{year + 1, "out of range"},
+		{-year - 1, "out of range"},
+	}
+	for _, c := range cases {
+		_, err := Parse([]byte(head+"guard: {max_wait_secs: "+strconv.Itoa(c.secs)+"}\n"), "p.yml")
+		if c.want == "guard.max_wait_secs" {
+			if err != nil {
+				t.Errorf("max_wait_secs %d: %v", c.secs, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("max_wait_secs %d: %v, want %q", c.secs, err, c.want)
+		}
+	}
+}
