@@ -7,7 +7,8 @@
 # Usage: bench/mutation.sh [PKG...]   (default: the ten core packages)
 # Environment: MUTATION_MIN=PCT exits 1 below PCT killed; MUTATION_WORKERS (1) and
 # MUTATION_TIMEOUT_COEF (10, gremlins' multiple of the package's plain test time before
-# a mutant's tests count as timed out) for a loaded machine.
+# a mutant's tests count as timed out) and MUTATION_MIN_TIMEOUT (60 s, the least such
+# deadline) for a loaded machine.
 # Gremlins' --test-cpu is not used: v0.6.0 passes "-cpu N" to go test as one argument,
 # which fails every run and so would count every mutant as killed.
 set -euo pipefail
@@ -45,9 +46,16 @@ for pkg in "$@"; do
   pkg="${pkg%/}"
   name="${pkg//\//_}"
   rm -f "$out/$name.json"
+  # gremlins' deadline for a mutant is its coefficient times the package's test time
+  # with the build cached, but each mutant is built afresh: on a fast package a loaded
+  # machine's build alone would pass it. The coefficient is raised so that the deadline
+  # is at least MUTATION_MIN_TIMEOUT seconds.
+  t0=$(date +%s%N)
+  go test -cover "./$pkg" >/dev/null 2>&1 || true
+  coef=$(awk -v ns="$(($(date +%s%N) - t0))" -v c="${MUTATION_TIMEOUT_COEF:-10}" -v min="${MUTATION_MIN_TIMEOUT:-60}" \
+    'BEGIN { k = int(min / (ns / 1e9)) + 1; print (k > c ? k : c) }')
   # One package at a time, so a mutant is judged by its own package's tests.
-  setsid "$bin" unleash --workers "${MUTATION_WORKERS:-1}" \
-    --timeout-coefficient "${MUTATION_TIMEOUT_COEF:-10}" \
+  setsid "$bin" unleash --workers "${MUTATION_WORKERS:-1}" --timeout-coefficient "$coef" \
     -o "$out/$name.json" "./$pkg" >"$out/$name.log" 2>&1 &
   gpid=$!
   status=0
