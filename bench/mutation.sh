@@ -28,18 +28,14 @@ export GOFLAGS="${GOFLAGS:+$GOFLAGS }-count=1"
 out="bench/out/mutation"
 mkdir -p "$out"
 go build -o "$out/mutsum" ./bench/mutsum
-# gremlins copies the module and runs the tests under TMPDIR; on SIGINT/SIGTERM it
-# goes on with the mutant at hand, so the script stops its whole process group.
-export TMPDIR="$(pwd)/$out/tmp"
-rm -rf "$TMPDIR"
-mkdir -p "$TMPDIR"
+# gremlins copies the module and runs the tests under TMPDIR (outside the module, or
+# it would copy its own copies); on SIGINT/SIGTERM it goes on with the mutant at hand,
+# so the script stops its whole process group.
+TMPDIR="$(mktemp -d)"
+export TMPDIR
 gpid=
-stop() {
-  if [ -n "$gpid" ]; then kill -KILL -- "-$gpid" 2>/dev/null || true; fi
-  rm -rf "$TMPDIR"
-  exit 130
-}
-trap stop INT TERM
+trap 'rm -rf "$TMPDIR"' EXIT
+trap 'if [ -n "$gpid" ]; then kill -KILL -- "-$gpid" 2>/dev/null || true; fi; exit 130' INT TERM
 reports=()
 for pkg in "$@"; do
   pkg="${pkg#./}"
@@ -68,5 +64,4 @@ for pkg in "$@"; do
   fi
   reports+=("$pkg=$out/$name.json")
 done
-rm -rf "$TMPDIR"
 "$out/mutsum" -min "${MUTATION_MIN:-0}" "${reports[@]}"
