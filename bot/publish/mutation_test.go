@@ -12,6 +12,9 @@ import (
 
 	"github.com/lablup/perfbot/bot/gitpub"
 	"github.com/lablup/perfbot/bot/report"
+	"github.com/lablup/perfbot/internal/golden"
+	"github.com/lablup/perfbot/runner/job"
+	"github.com/lablup/perfbot/runner/patch"
 )
 
 // Results of one commit are never published on another commit of the repository, named
@@ -108,4 +111,29 @@ func TestPublishPRBodyAtGitHubsLimit(t *testing.T) {
 	if n := runes(over); n > report.MaxComment || !strings.Contains(over, "_(truncated: ") || !strings.HasPrefix(over, at[:1000]) {
 		t.Errorf("a body of %d characters was not cut to GitHub's limit with a note (%d characters):\n%s", report.MaxComment+1, n, over[max(0, len(over)-300):])
 	}
+}
+
+// The documents a dry run writes and the page it commits, whole, for a profile with a
+// failed run, the numeric tests, a failing verification and the real guard log: every
+// table, figure and sentence users see. Commit hashes and temporary paths, which differ
+// between machines, are replaced by names.
+func TestDryRunGolden(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	res := layResults(t, tg.base, profile{date: "2026-09-30", tests: []patch.TestOutcome{patch.Passed, patch.Failed, patch.Passed},
+		failed: []job.RunRecord{{Name: "granite-4.0-h-tiny-4bit_greedy", Model: "granite", ModelDir: "models/mlx/granite-4.0-h-tiny-4bit",
+			Sampling: "greedy", Status: job.StatusBenchCrashed, Reason: "the bench exited 137 (out of memory)"}}})
+	out := t.TempDir()
+	o := Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out, TriggerCommentID: triggerID, Issue: 12}
+	o.Config.Verify = [][]string{{"python3", patch.CheckerPath}, {"sh", "-c", "echo 'dispatch table out of date' >&2; exit 4"}}
+	sum, err := Publish(context.Background(), o)
+	if err != nil {
+		t.Fatalf("Publish: %v", err)
+	}
+	names := strings.NewReplacer(sum.Git.Commit, "<commit>", tg.base, "<base>", tg.base[:8], "<base8>", sum.Git.Commit[:8], "<commit8>",
+		res, "<results>", tg.checkout, "<checkout>", out, "<out>")
+	for _, name := range []string{DryPR, DryEpic, DryStatus, DryCheckRun, DryStepSummary, DrySummary} {
+		golden.Check(t, "testdata/golden/"+name, names.Replace(readFile(t, filepath.Join(out, name))))
+	}
+	golden.Check(t, "testdata/golden/page.md", names.Replace(tg.file(t, sum.Git.Commit, sum.Report)))
 }
