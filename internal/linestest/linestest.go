@@ -14,6 +14,10 @@ import (
 
 // Lines collects written output and lets a test wait for a line.
 type Lines struct {
+	// Limit bounds each wait; 0 means two minutes. A test of something that answers in
+	// milliseconds sets it to seconds, so that a hang fails the test quickly.
+	Limit time.Duration
+
 	mu      sync.Mutex
 	cond    *sync.Cond
 	partial []byte
@@ -62,7 +66,11 @@ func (l *Lines) WaitAny(t testing.TB, re string) []string {
 func (l *Lines) search(t testing.TB, re string, ordered bool) []string {
 	t.Helper()
 	rx := regexp.MustCompile(re)
-	timer := time.AfterFunc(2*time.Minute, func() {
+	limit := l.Limit
+	if limit <= 0 {
+		limit = 2 * time.Minute
+	}
+	timer := time.AfterFunc(limit, func() {
 		l.mu.Lock()
 		l.expired = true
 		l.cond.Broadcast()

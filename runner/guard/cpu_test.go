@@ -1,7 +1,6 @@
 package guard
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -49,7 +48,7 @@ func TestForeignCPUContention(t *testing.T) {
 				t.Cleanup(func() { b.Process.Kill(); b.Wait() })
 				burnFeed = feed
 			}
-			run := goRun(context.Background(), o, argv, fc)
+			run := goRun(testCtx(t), o, argv, fc)
 			if !fc.waitGen(0) {
 				t.Fatal("guard ended before monitoring")
 			}

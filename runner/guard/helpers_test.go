@@ -164,9 +164,17 @@ func (c *fakeClock) generation() int {
 // waitGen blocks until more than g blocking waits were registered (the guard finished
 // its sample and waits again) or the run ended; it reports which.
 func (c *fakeClock) waitGen(g int) bool {
+	expired := false
+	timer := time.AfterFunc(waitLimit, func() {
+		c.mu.Lock()
+		expired = true
+		c.cond.Broadcast()
+		c.mu.Unlock()
+	})
+	defer timer.Stop()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for c.gen <= g && !c.stopped {
+	for c.gen <= g && !c.stopped && !expired {
 		c.cond.Wait()
 	}
 	return c.gen > g
@@ -232,7 +240,11 @@ func (c *fakeClock) step() bool {
 }
 
 // newLines collects what a command prints and lets a test wait for a line.
-func newLines() *linestest.Lines { return linestest.New() }
+func newLines() *linestest.Lines {
+	l := linestest.New()
+	l.Limit = waitLimit
+	return l
+}
 
 // world is one test's private guard setup: KFD dir, lock, log.
 type world struct {
@@ -360,8 +372,8 @@ func (r *result) wait(t *testing.T) (Outcome, error) {
 	t.Helper()
 	select {
 	case <-r.done:
-	case <-time.After(2 * time.Minute):
-		t.Fatal("guard did not finish")
+	case <-time.After(waitLimit):
+		t.Fatalf("the guard did not finish within %v", waitLimit)
 	}
 	return r.out, r.err
 }

@@ -1,7 +1,6 @@
 package guard
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -33,7 +32,7 @@ func TestLockSerializesGuards(t *testing.T) {
 			echo := newLines()
 			o := w.options()
 			o.Stdin, o.Stderr = stdin, echo
-			run := goRun(context.Background(), o, []string{"sh", "-c", `echo A-start >> "$0"; read x; echo A-end >> "$0"`, order}, nil)
+			run := goRun(testCtx(t), o, []string{"sh", "-c", `echo A-start >> "$0"; read x; echo A-end >> "$0"`, order}, nil)
 			echo.Wait(t, `attempt 1/1: start:`)
 			return func() {
 				fmt.Fprintln(feed, "x")
@@ -45,7 +44,7 @@ func TestLockSerializesGuards(t *testing.T) {
 		{"shell flock then perfbot", func(t *testing.T, w world, order string) func() {
 			stdin, feed := stdinPipe(t)
 			out := newLines()
-			cmd := exec.Command("flock", w.lock, "sh", "-c", `echo A-start >> "$0"; echo locked; read x; echo A-end >> "$0"`, order)
+			cmd := exec.CommandContext(testCtx(t), "flock", w.lock, "sh", "-c", `echo A-start >> "$0"; echo locked; read x; echo A-end >> "$0"`, order)
 			cmd.Stdin, cmd.Stdout = stdin, out
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
@@ -69,7 +68,7 @@ func TestLockSerializesGuards(t *testing.T) {
 			echo := newLines()
 			o := w.options()
 			o.Stderr = echo
-			second := goRun(context.Background(), o, []string{"sh", "-c", `echo B-start >> "$0"; echo B-end >> "$0"`, order}, nil)
+			second := goRun(testCtx(t), o, []string{"sh", "-c", `echo B-start >> "$0"; echo B-end >> "$0"`, order}, nil)
 			echo.Wait(t, `^rocm_gpu_guard: waiting for the host lock `+w.lock+`: held by `)
 			st, err := Status(w.lock)
 			if err != nil || !st.Held {
@@ -109,7 +108,7 @@ func TestStatusAndHolderRecord(t *testing.T) {
 	o := w.options()
 	o.Hold = true
 	o.Stdin, o.Stdout, o.Stderr = stdin, echo, echo
-	run := goRun(context.Background(), o, []string{"sh", "-c", `echo "held=$ROCM_GPU_GUARD_LOCK_HELD"; read x; exit 4`}, nil)
+	run := goRun(testCtx(t), o, []string{"sh", "-c", `echo "held=$ROCM_GPU_GUARD_LOCK_HELD"; read x; exit 4`}, nil)
 	held := echo.Wait(t, `^held=(\d+)$`)
 	if held[1] != strconv.Itoa(os.Getpid()) {
 		t.Errorf("command saw %s=%s, want the guard's pid %d", EnvLockHeld, held[1], os.Getpid())
@@ -162,7 +161,7 @@ func helperCmd(t *testing.T, c helperConfig, env []string, argv ...string) *exec
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], append([]string{"--"}, argv...)...)
+	cmd := exec.CommandContext(testCtx(t), os.Args[0], append([]string{"--"}, argv...)...)
 	cmd.Env = append(os.Environ(), "GUARD_TEST_HELPER=guard", "GUARD_TEST_CONFIG="+string(b))
 	cmd.Env = append(cmd.Env, env...)
 	return cmd
@@ -178,7 +177,7 @@ func TestNestedGuard(t *testing.T) {
 		b, _ := json.Marshal(helperConfig{Lock: w.lock, KFD: w.kfd, Log: w.log, MaxWaitMS: 5000})
 		o := w.options()
 		o.Env = []string{"GUARD_TEST_HELPER=guard", "GUARD_TEST_CONFIG=" + string(b)}
-		out, err := Run(context.Background(), o, []string{os.Args[0], "--", "sh", "-c", "exit 0"})
+		out, err := Run(testCtx(t), o, []string{os.Args[0], "--", "sh", "-c", "exit 0"})
 		if err != nil || out.ExitCode != 0 || out.Verdict != Clean {
 			t.Fatalf("outer: %+v %v\n%s", out, err, w.logText(t))
 		}
@@ -380,7 +379,7 @@ func TestCommandRunsInDir(t *testing.T) {
 	o.Hold = true
 	o.Dir = dir
 	o.Stdout, o.Stderr = &out, io.Discard
-	res, err := Run(context.Background(), o, []string{"target/release/here"})
+	res, err := Run(testCtx(t), o, []string{"target/release/here"})
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("outcome %+v %v", res, err)
 	}
@@ -519,7 +518,7 @@ func TestLockPathIsHostile(t *testing.T) {
 			check := tc.setup(t, w)
 			o := w.options()
 			o.Hold = true
-			out, err := goRun(context.Background(), o, []string{"true"}, nil).wait(t)
+			out, err := goRun(testCtx(t), o, []string{"true"}, nil).wait(t)
 			if tc.err == "" {
 				if err != nil || out.ExitCode != 0 {
 					t.Fatalf("outcome %+v %v", out, err)
@@ -560,7 +559,7 @@ func TestHolderRecordNotFollowed(t *testing.T) {
 	}
 	o := w.options()
 	o.MaxWait = 100 * time.Millisecond
-	out, err := goRun(context.Background(), o, []string{"true"}, nil).wait(t)
+	out, err := goRun(testCtx(t), o, []string{"true"}, nil).wait(t)
 	if err != nil || out.ExitCode != ExitContended {
 		t.Fatalf("outcome %+v %v", out, err)
 	}

@@ -1,7 +1,6 @@
 package guard
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"slices"
@@ -113,7 +112,7 @@ func TestParseLogPerfbotMatchesShell(t *testing.T) {
 	o.Clock, o.Idle, o.MaxAttempts, o.Stdin, o.Stderr = fc, 0, 2, stdin, echo
 	holder := startProc(t, "sleep", "600")
 	w.hold(t, holder.Process.Pid) // busy at the start: the idle wait logs a reset
-	run := goRun(context.Background(), o, []string{"sh", "-c", "read x"}, fc)
+	run := goRun(testCtx(t), o, []string{"sh", "-c", "read x"}, fc)
 	fc.waitGen(0)
 	echo.Wait(t, `idle streak reset after 0s`)
 	w.release(t, holder.Process.Pid)

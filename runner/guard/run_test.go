@@ -29,7 +29,7 @@ func TestForeignHolderMidRunReruns(t *testing.T) {
 	o.MaxAttempts = 3
 	o.Label = "Llama_greedy profiled"
 	o.Stdin, o.Stderr = stdin, echo
-	run := goRun(context.Background(), o, []string{"sh", "-c", "read x; exit 3"}, nil)
+	run := goRun(testCtx(t), o, []string{"sh", "-c", "read x; exit 3"}, nil)
 
 	echo.Wait(t, `^rocm_gpu_guard: attempt 1/3: start: sh -c read x; exit 3$`)
 	foreign := startProc(t, "sleep", "600")
@@ -86,7 +86,7 @@ sh -c 'sleep 600 & echo "grandchild $!"'
 sh -c 'setsid sh -c "echo escaper \$\$; exec sleep 600" & read x'
 echo parted
 read y`
-	run := goRun(context.Background(), o, []string{"sh", "-c", script}, fc)
+	run := goRun(testCtx(t), o, []string{"sh", "-c", script}, fc)
 	if !fc.waitGen(0) {
 		t.Fatal("guard ended before monitoring")
 	}
@@ -173,7 +173,7 @@ func TestShortHolderCaughtAtDefaultRate(t *testing.T) {
 			o := w.options()
 			o.Clock, o.SampleHz, o.Stdin = fc, tc.hz, stdin
 			holder := startProc(t, "sleep", "600")
-			run := goRun(context.Background(), o, []string{"sh", "-c", "read x"}, fc)
+			run := goRun(testCtx(t), o, []string{"sh", "-c", "read x"}, fc)
 			if !fc.waitGen(0) {
 				t.Fatal("guard ended before monitoring")
 			}
@@ -251,7 +251,7 @@ func TestCompilerResetsIdleStreak(t *testing.T) {
 	o := w.options()
 	o.CompilerRE = DefaultOptions().CompilerRE
 	o.Clock, o.Idle, o.Stderr = fc, 2*time.Second, echo
-	run := goRun(context.Background(), o, []string{"true"}, fc)
+	run := goRun(testCtx(t), o, []string{"true"}, fc)
 
 	pid := strconv.Itoa(build.Process.Pid)
 	fc.waitGen(0)
@@ -262,10 +262,13 @@ func TestCompilerResetsIdleStreak(t *testing.T) {
 	build.Process.Kill()
 	build.Wait()
 	// Other builds on a shared machine only delay the idle window, never fail it.
-	for {
+	for deadline := time.Now().Add(waitLimit); ; {
 		select {
 		case <-run.done:
 		default:
+			if time.Now().After(deadline) {
+				t.Fatalf("the guard did not finish within %v of samples", waitLimit)
+			}
 			fc.step()
 			continue
 		}
@@ -295,7 +298,7 @@ func TestMaxWaitExpiry(t *testing.T) {
 	o.Clock, o.Idle, o.MaxWait = fc, 3*time.Second, 2*time.Second
 	holder := startProc(t, "sleep", "600")
 	w.hold(t, holder.Process.Pid)
-	run := goRun(context.Background(), o, []string{"true"}, fc)
+	run := goRun(testCtx(t), o, []string{"true"}, fc)
 	// Let the guard sample until it gives up (step reads the generation before firing,
 	// so a wait registered right after the fire is never missed).
 	for ok := fc.waitGen(0); ok; ok = fc.step() {
@@ -330,7 +333,7 @@ func TestEveryAttemptContended(t *testing.T) {
 	o.MaxAttempts = 2
 	o.Stdin, o.Stderr = stdin, echo
 	holder := startProc(t, "sleep", "600")
-	run := goRun(context.Background(), o, []string{"sh", "-c", "read x"}, nil)
+	run := goRun(testCtx(t), o, []string{"sh", "-c", "read x"}, nil)
 	for k := 1; k <= 2; k++ {
 		echo.Wait(t, fmt.Sprintf(`attempt %d/2: start:`, k))
 		w.hold(t, holder.Process.Pid)
@@ -362,7 +365,7 @@ func TestMonitorLogRate(t *testing.T) {
 	stdin, feed := stdinPipe(t)
 	o := w.options()
 	o.Clock, o.Stdin = fc, stdin
-	run := goRun(context.Background(), o, []string{"sh", "-c", "read x"}, fc)
+	run := goRun(testCtx(t), o, []string{"sh", "-c", "read x"}, fc)
 	fc.waitGen(0)
 	for range 24 {
 		fc.step()
@@ -394,7 +397,7 @@ func TestCommandNotFound(t *testing.T) {
 	w := newWorld(t)
 	o := w.options()
 	o.MaxAttempts = 3
-	res, err := Run(context.Background(), o, []string{"perfbot-test-no-such-command"})
+	res, err := Run(testCtx(t), o, []string{"perfbot-test-no-such-command"})
 	if err == nil || res.ExitCode != 127 || len(res.Attempts) != 1 || res.Verdict != NotStarted {
 		t.Fatalf("outcome %+v err %v", res, err)
 	}
@@ -428,7 +431,7 @@ func TestRunRejectsBadOptions(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			o := w.options()
 			tc.mod(&o)
-			_, err := Run(context.Background(), o, tc.argv)
+			_, err := Run(testCtx(t), o, tc.argv)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want it to mention %q", err, tc.want)
 			}
@@ -445,7 +448,7 @@ func TestSignalCauseStopsGroup(t *testing.T) {
 	o := w.options()
 	o.Stdout, o.Stderr = out, out
 	o.KillGrace = 300 * time.Millisecond
-	ctx, cancel := context.WithCancelCause(context.Background())
+	ctx, cancel := context.WithCancelCause(testCtx(t))
 	run := goRun(ctx, o, []string{"sh", "-c", `trap "" TERM; sleep 600 & echo "bg $!"; echo "leader $$"; wait`}, nil)
 	bg, _ := strconv.Atoi(out.Wait(t, `^bg (\d+)$`)[1])
 	leader, _ := strconv.Atoi(out.Wait(t, `^leader (\d+)$`)[1])
@@ -499,7 +502,7 @@ func TestBeforeAttemptHook(t *testing.T) {
 	calls := make(chan int, 4)
 	o.BeforeAttempt = func(k int) error { calls <- k; return nil }
 	holder := startProc(t, "sleep", "600")
-	run := goRun(context.Background(), o, []string{"sh", "-c", "read x"}, nil)
+	run := goRun(testCtx(t), o, []string{"sh", "-c", "read x"}, nil)
 	echo.Wait(t, `attempt 1/2: start:`)
 	w.hold(t, holder.Process.Pid)
 	echo.Wait(t, fmt.Sprintf(`sample \d+: CONTENDED foreign_gpu=\[%d:sleep\]`, holder.Process.Pid))
@@ -523,7 +526,7 @@ func TestBeforeAttemptHook(t *testing.T) {
 	o2 := w2.options()
 	o2.BeforeAttempt = func(k int) error { return fmt.Errorf("the checkout has a stale CSV") }
 	marker := filepath.Join(t.TempDir(), "ran")
-	res, err := Run(context.Background(), o2, []string{"touch", marker})
+	res, err := Run(testCtx(t), o2, []string{"touch", marker})
 	if err == nil || !strings.Contains(err.Error(), "preparing attempt 1: the checkout has a stale CSV") || len(res.Attempts) != 0 {
 		t.Fatalf("outcome %+v, %v", res, err)
 	}
@@ -555,7 +558,7 @@ func TestSetsidOrphanStoppedAndNamed(t *testing.T) {
 	script := `read go
 sh -c 'setsid sh -c "echo escaper \$\$; exec sleep 600" & exit 0'
 while :; do read line; [ "$line" = escaped ] && exit 0; done`
-	run := goRun(context.Background(), o, []string{"sh", "-c", script}, fc)
+	run := goRun(testCtx(t), o, []string{"sh", "-c", script}, fc)
 	if !fc.waitGen(0) {
 		t.Fatal("guard ended before monitoring")
 	}
