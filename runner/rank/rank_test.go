@@ -3,12 +3,10 @@ package rank
 import (
 	"encoding/json"
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/lablup/perfbot/runner/attrib"
 	"github.com/lablup/perfbot/runner/results"
 )
@@ -252,20 +250,7 @@ func TestRankOverridesFromRules(t *testing.T) {
 // time alone and says so.
 func TestRankFixtureSummaries(t *testing.T) {
 	t.Parallel()
-	dir := testfix.Path(t, "mlxcel-gfx1151", "rocm_profiles", "gfx1151_929c80ab")
-	paths, err := filepath.Glob(filepath.Join(dir, "*_summary.json"))
-	if err != nil || len(paths) != 2 {
-		t.Fatalf("fixture summaries: %v %v", paths, err)
-	}
-	var sums []*results.Summary
-	for _, p := range paths {
-		s, err := results.ReadSummary(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sums = append(sums, s)
-	}
-	rk, err := Rank(sums, attrib.Default())
+	rk, err := Rank(fixtureRuns(t), attrib.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
