@@ -137,3 +137,45 @@ func TestDryRunGolden(t *testing.T) {
 	}
 	golden.Check(t, "testdata/golden/page.md", names.Replace(tg.file(t, sum.Git.Commit, sum.Report)))
 }
+
+// A checker that prints its success line and then exits non-zero is reported as failed
+// in the pull request body and the summary, never as passed (runner/patch's tests cover
+// one that hangs past its timeout or is killed).
+func TestPublishCheckerSuccessLineThenFailure(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, script, why string
+	}{
+		{"exit 1", "exit 1", "exit 1"},
+		{"exit 2 after a failure line", "echo '  src/a.rs:3: enumerates Metal'; exit 2", "exit 2"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			tg := newTarget(t)
+			res := layResults(t, tg.base, profile{date: "2026-09-30", tests: allPassed})
+			py := filepath.Join(t.TempDir(), "python3")
+			writeFile(t, py, "#!/bin/sh\necho 'Kernel port dispatch check passed: 12 files, 2 awaiting a predicate'\n"+c.script+"\n")
+			if err := os.Chmod(py, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			out := t.TempDir()
+			o := Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out, Python: py}
+			o.Config.Verify = nil
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			sum, err := Publish(ctx, o)
+			if err != nil {
+				t.Fatalf("Publish: %v", err)
+			}
+			if sum.Patch == nil || sum.Patch.Checker != "failed" {
+				t.Errorf("summary patch %+v, want the checker failed", sum.Patch)
+			}
+			body := prBody(t, out)
+			want := "Checker `" + py + " " + patch.CheckerPath + "`: **failed** (" + c.why + ")."
+			if !strings.Contains(body, "\n"+want+"\n") || strings.Contains(body, "**passed**") {
+				t.Errorf("the body lacks %q or says passed:\n%s", want, body)
+			}
+		})
+	}
+}
