@@ -41,6 +41,10 @@ func TestMeasureWindowEdges(t *testing.T) {
 			Window: w, First: 2 + 1, WallNs: 100, GPUSumNs: 20, GPUBusyNs: 20,
 			GapNs: []int64{20}, TailNs: 60, Straddlers: 2, IdleGapNs: 60, HasIdleGap: true, LastBefore: 7,
 		}},
+		{"a zero-length dispatch on lo is decode, not the last one before it", []rocprof.Dispatch{d(80, 90, 1), d(100, 100, 2), d(100, 150, 3)}, Metrics{
+			Window: w, First: 1, WallNs: 100, GPUSumNs: 50, GPUBusyNs: 50,
+			GapNs: []int64{0, 0}, TailNs: 50, IdleGapNs: 10, HasIdleGap: true, LastBefore: 1,
+		}},
 		{"nothing ended before lo", []rocprof.Dispatch{d(99, 101, 1), d(100, 120, 2)}, Metrics{
 			Window: w, First: 1, WallNs: 100, GPUSumNs: 20, GPUBusyNs: 20,
 			GapNs: []int64{0}, TailNs: 80, Straddlers: 1,
