@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/lablup/perfbot/internal/golden"
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/lablup/perfbot/runner/attrib"
@@ -175,6 +177,148 @@ func TestRankPerTokenInputs(t *testing.T) {
 		}
 		if err != nil && !strings.Contains(err.Error(), "no generated_tokens or decode_wall_ms") {
 			t.Errorf("%s: err %v does not say what is missing", c.name, err)
+		}
+	}
+}
+
+// A summary's own unit figures (exact, from the analysis) replace the ones re-derived
+// from rounded role shares when they stand for the same role sets, and only then.
+func TestRankUsesTheSummarysOwnUnitFigures(t *testing.T) {
+	t.Parallel()
+	var moe attrib.Unit
+	for _, u := range attrib.Default().Units() {
+		if u.ID == "2065" {
+			moe = u
+		}
+	}
+	s := summary(qwen, results.Greedy, true)
+	def, _ := moe.Reach(attrib.Run{ModelType: s.ModelType})
+	n := func(v float64) *results.Num { x := results.Num(v); return &x }
+	own := results.Unit{Port: moe.Port, FallbackSharePct: 50, FallbackDispatchesPerToken: 600, ReachedDefaultSharePct: 47,
+		ReachedDefaultDispatchesPerToken: 500, RecoverableDefaultMsPerToken: n(2), ReachedDefaultHostGapMsPerToken: n(0.5),
+		Roles: moe.Roles, ReachedDefaultRoles: def}
+	cases := []struct {
+		name  string
+		roles []string
+		want  Figures
+	}{
+		{"same roles", moe.Roles, Figures{ReachedSharePct: 47, RecoverableMsPerToken: 2, RecoverablePctOfWall: 11.77, HostGapMsPerToken: 0.5,
+			DispatchesPerTokenRemoved: 500, FallbackSharePct: 50, FallbackDispatchesPerToken: 600, FallbackNotReachedPct: 3}},
+		{"no roles recorded", nil, Figures{ReachedSharePct: 46.79, RecoverableMsPerToken: 1.8588, RecoverablePctOfWall: 10.94, HostGapMsPerToken: 1.2349,
+			DispatchesPerTokenRemoved: 523.9, FallbackSharePct: 46.79, FallbackDispatchesPerToken: 523.9}},
+	}
+	for _, c := range cases {
+		su := own
+		su.Roles = c.roles
+		s.PortUnits = results.Units{{ID: "2065", Unit: su}}
+		rk, err := Rank([]*results.Summary{s}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := unitByID(t, rk, "2065").Best
+		c.want.Run, c.want.Note = got.Run, got.Note
+		if diff := cmp.Diff(c.want, got, cmpopts.IgnoreUnexported(Figures{})); diff != "" {
+			t.Errorf("%s: best figures (-want +got):\n%s", c.name, diff)
+		}
+	}
+}
+
+// The order of two units: evidence first; then by recoverable share of wall; without
+// evidence by fallback share, fallback dispatches, and id.
+func TestCompareUnits(t *testing.T) {
+	t.Parallel()
+	u := func(id string, ev bool, pct, fb, fbDisp float64) UnitRank {
+		return UnitRank{ID: id, Evidence: ev, Best: Figures{exactPct: pct, FallbackSharePct: fb, FallbackDispatchesPerToken: fbDisp}}
+	}
+	cases := []struct {
+		name string
+		a, b UnitRank
+		want int
+	}{
+		{"evidence first", u("9", true, 1, 0, 0), u("1", false, 9, 9, 9), -1},
+		{"evidence first, reversed", u("1", false, 9, 9, 9), u("9", true, 1, 0, 0), 1},
+		{"more recoverable first", u("9", true, 5, 0, 0), u("1", true, 4, 9, 9), -1},
+		{"less recoverable after", u("1", true, 4, 9, 9), u("9", true, 5, 0, 0), 1},
+		{"equal recoverable: fallback share", u("9", true, 5, 3, 0), u("1", true, 5, 2, 9), -1},
+		{"no evidence: recoverable ignored", u("9", false, 1, 3, 0), u("1", false, 9, 2, 9), -1},
+		{"no evidence: smaller fallback after", u("1", false, 9, 2, 9), u("9", false, 1, 3, 0), 1},
+		{"equal share: fallback dispatches", u("9", false, 0, 3, 5), u("1", false, 0, 3, 4), -1},
+		{"equal share: fewer dispatches after", u("1", false, 0, 3, 4), u("9", false, 0, 3, 5), 1},
+		{"all equal: by id", u("1", false, 0, 3, 4), u("9", false, 0, 3, 4), -1},
+		{"all equal: by id, reversed", u("9", false, 0, 3, 4), u("1", false, 0, 3, 4), 1},
+		{"the same unit", u("1", true, 2, 3, 4), u("1", true, 2, 3, 4), 0},
+	}
+	for _, c := range cases {
+		if got := compareUnits(c.a, c.b); got != c.want {
+			t.Errorf("%s: compareUnits = %d, want %d", c.name, got, c.want)
+		}
+	}
+}
+
+// With evidence, the best run is the one that recovers the most; on a tie, the larger
+// reached share.
+func TestBestWithEvidence(t *testing.T) {
+	t.Parallel()
+	f := func(run string, pct, reached float64) Figures {
+		return Figures{Run: run, exactPct: pct, ReachedSharePct: reached}
+	}
+	cases := []struct {
+		name string
+		figs []Figures
+		want string
+	}{
+		{"most recovered", []Figures{f("a", 1, 9), f("b", 3, 1), f("c", 2, 9)}, "b"},
+		{"less recovered but more reached", []Figures{f("a", 3, 1), f("b", 2, 9)}, "a"},
+		{"tie: more reached", []Figures{f("a", 3, 1), f("b", 3, 2)}, "b"},
+		{"tie: equal reached keeps the first", []Figures{f("a", 3, 2), f("b", 3, 2)}, "a"},
+	}
+	for _, c := range cases {
+		if got := best(c.figs, true).Run; got != c.want {
+			t.Errorf("%s: best %s, want %s", c.name, got, c.want)
+		}
+	}
+}
+
+// Overrides at the ends of the order: a pin past the last place puts the unit last, and
+// "before" the first unit moves it to the top.
+func TestOverridesAtTheEnds(t *testing.T) {
+	t.Parallel()
+	ranking := func() *Ranking {
+		rk := &Ranking{Order: []string{"a", "b", "c"}}
+		for _, id := range rk.Order {
+			rk.Units = append(rk.Units, UnitRank{ID: id})
+		}
+		return rk
+	}
+	cases := []struct {
+		o     attrib.Override
+		order string
+		moved bool
+	}{
+		{attrib.Override{Unit: "a", Action: attrib.ActionPin, Position: 9}, "b c a", true},
+		{attrib.Override{Unit: "b", Action: attrib.ActionPin, Position: 3}, "a c b", true},
+		{attrib.Override{Unit: "c", Action: attrib.ActionPin, Position: 1}, "c a b", true},
+		{attrib.Override{Unit: "c", Action: attrib.ActionBefore, Other: "a"}, "c a b", true},
+		{attrib.Override{Unit: "a", Action: attrib.ActionBefore, Other: "c"}, "a b c", false},
+		{attrib.Override{Unit: "a", Action: attrib.ActionAfter, Other: "c"}, "b c a", true},
+		{attrib.Override{Unit: "c", Action: attrib.ActionAfter, Other: "a"}, "a b c", false},
+		{attrib.Override{Unit: "a", Action: attrib.ActionBefore, Other: "nope"}, "a b c", false},
+		{attrib.Override{Unit: "nope", Action: attrib.ActionPin, Position: 1}, "a b c", false},
+	}
+	for _, c := range cases {
+		rk := ranking()
+		rk.apply(c.o)
+		var ids []string
+		for _, u := range rk.Units {
+			ids = append(ids, u.ID)
+		}
+		if got := strings.Join(rk.Order, " "); got != c.order || strings.Join(ids, " ") != c.order {
+			t.Errorf("%+v: order %s, units %v; want %s", c.o, got, ids, c.order)
+		}
+		for _, u := range rk.Units {
+			if u.ID == c.o.Unit && (u.Override == nil || u.Override.Moved != c.moved) {
+				t.Errorf("%+v: override %+v, want moved=%v", c.o, u.Override, c.moved)
+			}
 		}
 	}
 }
