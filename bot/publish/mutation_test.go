@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/lablup/perfbot/bot/gitpub"
 	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/internal/golden"
@@ -177,5 +179,80 @@ func TestPublishCheckerSuccessLineThenFailure(t *testing.T) {
 				t.Errorf("the body lacks %q or says passed:\n%s", want, body)
 			}
 		})
+	}
+}
+
+// normalize fills every default and says what is missing, all at once.
+func TestOptionsNormalize(t *testing.T) {
+	t.Parallel()
+	now := func() time.Time { return testNow }
+	base := Options{ResultsDir: "r", RepoDir: "c", DryRunDir: "d", Config: testConfig()}
+	cases := []struct {
+		name string
+		edit func(*Options)
+		want func(*Options) // the defaults expected on top of base
+		err  string
+	}{
+		{"defaults", func(*Options) {}, func(o *Options) {
+			o.Branch, o.Epic, o.Remote, o.ServerURL, o.Command, o.Python, o.VerifyTimeout =
+				"perfbot/rocm-profile", epicIssue, "origin", "https://github.com", "/profile rocm", "python3", 10*time.Minute
+			o.Author = gitpub.Identity{Name: "perfbot[bot]", Email: "perfbot[bot]@users.noreply.github.com"}
+		}, ""},
+		{"given values kept", func(o *Options) {
+			o.Branch, o.Epic, o.Remote, o.ServerURL, o.Command, o.Python, o.VerifyTimeout, o.Now =
+				"b", 7, "up", "https://ghe.example.com//", "/profile rocm models=llama", "py", time.Nanosecond, now
+			o.Author = gitpub.Identity{Name: "n", Email: "e"}
+		}, func(o *Options) {
+			o.Branch, o.Epic, o.Remote, o.ServerURL, o.Command, o.Python, o.VerifyTimeout =
+				"b", 7, "up", "https://ghe.example.com", "/profile rocm models=llama", "py", time.Nanosecond
+			o.Author = gitpub.Identity{Name: "n", Email: "e"}
+		}, ""},
+		{"epic 0 and a negative timeout take the defaults", func(o *Options) {
+			o.Epic, o.VerifyTimeout = 0, -time.Second
+		}, func(o *Options) {
+			o.Branch, o.Epic, o.Remote, o.ServerURL, o.Command, o.Python, o.VerifyTimeout =
+				"perfbot/rocm-profile", epicIssue, "origin", "https://github.com", "/profile rocm", "python3", 10*time.Minute
+			o.Author = gitpub.Identity{Name: "perfbot[bot]", Email: "perfbot[bot]@users.noreply.github.com"}
+		}, ""},
+		{"everything missing", func(o *Options) {
+			*o = Options{}
+		}, nil, "publishing: no results folder: pass the folder `perfbot run profile` wrote\n" +
+			"no repository: pass a clone of the target repository\n" +
+			"neither a GitHub client nor a dry-run folder: give one\n" +
+			"no bot branch: set branches.profile in the configuration"},
+	}
+	for _, c := range cases {
+		o := base
+		c.edit(&o)
+		got, err := o.normalize()
+		if c.err != "" {
+			if err == nil || err.Error() != c.err {
+				t.Errorf("%s: error %v, want %q", c.name, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		want := o
+		c.want(&want)
+		want.Now, got.Now = nil, nil
+		if got.Config.Results.Profiles == "" || got.Config.Results.Reports == "" {
+			t.Errorf("%s: results paths left empty: %+v", c.name, got.Config.Results)
+		}
+		if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(Options{}), cmpopts.IgnoreFields(Options{}, "GH")); diff != "" {
+			t.Errorf("%s: options (-want +got):\n%s", c.name, diff)
+		}
+	}
+	o := base
+	o.Config.Results.Profiles, o.Config.Results.Reports = "", ""
+	got, err := o.normalize()
+	if err != nil || got.Config.Results.Profiles != "benchmarks/rocm_profiles" || got.Config.Results.Reports != "docs/benchmark_results" {
+		t.Errorf("empty results paths: %+v %v, want the defaults", got.Config.Results, err)
+	}
+	o = base
+	o.Config.Results.Reports = "r/x"
+	if got, _ := o.normalize(); got.Config.Results.Profiles != "benchmarks/rocm_profiles" || got.Config.Results.Reports != "r/x" {
+		t.Errorf("one results path given: %+v", got.Config.Results)
 	}
 }
