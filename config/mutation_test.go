@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/lablup/perfbot/runner/results"
 )
 
 // Every validation limit, exactly at its edge (valid) and one step past it (the one
@@ -33,7 +34,9 @@ func TestValidateLimitsAtTheirEdges(t *testing.T) {
 		{"warmup 0", func(c *Config) { c.Shape.Warmup = 0 }, ""},
 		{"warmup -1", func(c *Config) { c.Shape.Warmup = -1 }, "shape.warmup: must be >= 0 tokens (got -1)"},
 		{"max models 1", func(c *Config) { c.Limits.MaxModels = 1 }, ""},
-		{"max models 0", func(c *Config) { c.Limits.MaxModels = 0 }, "limits.max_models: must be >= 1 (got 0)"},
+		{"max models 0", func(c *Config) { c.Limits.MaxModels = 0 }, "limits.max_models: must be >= 1 and at most 256 (got 0)"},
+		{"max models 256", func(c *Config) { c.Limits.MaxModels = 256 }, ""},
+		{"max models 257", func(c *Config) { c.Limits.MaxModels = 257 }, "limits.max_models: must be >= 1 and at most 256 (got 257)"},
 		{"models at max models", func(c *Config) {
 			c.Limits.MaxModels = 2
 			c.Models = append(c.Models, Model{Name: "qwen", Dir: "m/qwen", ModelType: "qwen3_moe", WeightsGiB: 16})
@@ -63,12 +66,46 @@ func TestValidateLimitsAtTheirEdges(t *testing.T) {
 		{"max wait under the idle window", func(c *Config) { c.Guard.MaxWait = c.Guard.IdleWindow - time.Second },
 			"guard.max_wait_secs: (89) is shorter than guard.idle_secs (90): the guard could never see a full idle window"},
 		{"foreign cpu 0", func(c *Config) { c.Guard.MaxForeignCPUPct = 0 }, ""},
-		{"foreign cpu negative", func(c *Config) { c.Guard.MaxForeignCPUPct = -0.5 }, "guard.max_foreign_cpu_pct: must be >= 0 (0 turns CPU-contention detection off)"},
-		{"foreign cpu NaN", func(c *Config) { c.Guard.MaxForeignCPUPct = math.NaN() }, "guard.max_foreign_cpu_pct: must be >= 0 (0 turns CPU-contention detection off)"},
+		{"foreign cpu at the cap", func(c *Config) { c.Guard.MaxForeignCPUPct = 100000 }, ""},
+		{"foreign cpu past the cap", func(c *Config) { c.Guard.MaxForeignCPUPct = 100000.5 },
+			"guard.max_foreign_cpu_pct: must be >= 0 and at most 100000, percent of one core (0 turns CPU-contention detection off)"},
+		{"foreign cpu negative", func(c *Config) { c.Guard.MaxForeignCPUPct = -0.5 }, "guard.max_foreign_cpu_pct: must be >= 0 and at most 100000, percent of one core (0 turns CPU-contention detection off)"},
+		{"foreign cpu NaN", func(c *Config) { c.Guard.MaxForeignCPUPct = math.NaN() }, "guard.max_foreign_cpu_pct: must be >= 0 and at most 100000, percent of one core (0 turns CPU-contention detection off)"},
 		{"weights tiny", func(c *Config) { c.Models[0].WeightsGiB = 1e-9 }, ""},
-		{"weights 0", func(c *Config) { c.Models[0].WeightsGiB = 0 }, "models.llama.weights_gib: must be > 0 (the size of the weights in GiB, used to plan memory)"},
-		{"weights infinite", func(c *Config) { c.Models[0].WeightsGiB = math.Inf(1) }, "models.llama.weights_gib: must be > 0 (the size of the weights in GiB, used to plan memory)"},
+		{"weights 4096", func(c *Config) { c.Models[0].WeightsGiB = 4096 }, ""},
+		{"weights past 4096", func(c *Config) { c.Models[0].WeightsGiB = 4096.5 }, "models.llama.weights_gib: must be > 0 and at most 4096 (the size of the weights in GiB, used to plan memory)"},
+		{"weights 0", func(c *Config) { c.Models[0].WeightsGiB = 0 }, "models.llama.weights_gib: must be > 0 and at most 4096 (the size of the weights in GiB, used to plan memory)"},
+		{"weights infinite", func(c *Config) { c.Models[0].WeightsGiB = math.Inf(1) }, "models.llama.weights_gib: must be > 0 and at most 4096 (the size of the weights in GiB, used to plan memory)"},
 	}
+	models := func(n int) func(*Config) {
+		return func(c *Config) {
+			c.Models = nil
+			for i := range n {
+				name := "m" + strconv.Itoa(i)
+				c.Models = append(c.Models, Model{Name: name, Dir: "m/" + name, ModelType: "llama", WeightsGiB: 1})
+			}
+			c.DefaultModels = []string{"m0"}
+		}
+	}
+	samplings := func(n int) func(*Config) {
+		return func(c *Config) {
+			c.Sampling, c.SamplingTags = nil, nil
+			for i := range n {
+				s := results.Sampling{Temperature: float64(i+1) / 100, TopP: 1}
+				c.Sampling, c.SamplingTags = append(c.Sampling, s), append(c.SamplingTags, s.Tag())
+			}
+		}
+	}
+	cases = append(cases, []struct {
+		name string
+		edit func(*Config)
+		want string
+	}{
+		{"256 models", models(256), ""},
+		{"257 models", models(257), "models: 257 models, more than the 256 perfbot takes; keep the models you profile"},
+		{"32 samplings", samplings(32), ""},
+		{"33 samplings", samplings(33), "sampling: has 33 settings, more than 32; every model runs at each of them"},
+	}...)
 	for _, c := range cases {
 		cfg := good()
 		c.edit(&cfg)

@@ -162,11 +162,11 @@ func TestAnalyzeGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	kernels, summary, err := res.WriteOutputs(dir)
+	w, err := res.WriteOutputs(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for file, p := range map[string]string{"tiny_decode_kernels.csv": kernels, "tiny_summary.json": summary} {
+	for file, p := range map[string]string{"tiny_decode_kernels.csv": w.Kernels, "tiny_summary.json": w.Summary} {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
