@@ -89,3 +89,18 @@ func TestCleanComponentEdges(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// A line of exactly maxLineBytes, its newline included, is read; one byte more is refused.
+func TestParseLineLengthEdge(t *testing.T) {
+	t.Parallel()
+	log := minimalLog([4]string{"1", "2", "3", "4"}, fullResults)
+	at := strings.Repeat("x", maxLineBytes-1) + "\n"
+	if _, err := Parse(strings.NewReader(at+log), "bench.log"); err != nil {
+		t.Errorf("a line of %d bytes: %v", maxLineBytes, err)
+	}
+	over := strings.Repeat("x", maxLineBytes) + "\n"
+	want := "bench.log:1: a line longer than 16 MiB: is this the bench's log (and not a binary or a corrupted file)?"
+	if _, err := Parse(strings.NewReader(over+log), "bench.log"); err == nil || err.Error() != want {
+		t.Errorf("a line of %d bytes: %v, want %q", maxLineBytes+1, err, want)
+	}
+}
