@@ -246,3 +246,42 @@ func TestAnalyzeDegenerateInputs(t *testing.T) {
 		}
 	}
 }
+
+// What the inputs lacked or repeated is carried into the result's warnings and the
+// summary's notes, each naming its input.
+func TestAnalyzeInputWarnings(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		edit func(*Input)
+		want []string
+	}{
+		{"none", func(*Input) {}, nil},
+		{"both logs", func(in *Input) {
+			in.Log.Warnings = []string{"no `Prefill:` line"}
+			in.Plain.Warnings = []string{"no `MLX peak memory:` line"}
+		}, []string{"bench log: no `Prefill:` line", "plain bench log: no `MLX peak memory:` line"}},
+		{"no plain run", func(in *Input) {
+			in.Log.Warnings = []string{"w"}
+			in.Plain = nil
+		}, []string{"bench log: w"}},
+		{"one repeated dispatch", func(in *Input) {
+			in.Trace.Duplicates, in.Trace.FirstDuplicate = 1, 77
+		}, []string{"kernel trace: 1 row(s) repeat the Dispatch_Id of an earlier row (the first: 77); each dispatch is counted once"}},
+	}
+	for _, c := range cases {
+		in := tinyRun(40, 38)
+		c.edit(&in)
+		res, err := Analyze(in)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if diff := cmp.Diff(c.want, res.Warnings); diff != "" {
+			t.Errorf("%s: warnings (-want +got):\n%s", c.name, diff)
+		}
+		notes := res.Summary.Notes[len(res.Summary.Notes)-len(c.want):]
+		if diff := cmp.Diff(c.want, notes, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s: the summary's last notes (-want +got):\n%s", c.name, diff)
+		}
+	}
+}
