@@ -68,3 +68,80 @@ func TestRulesListLimit(t *testing.T) {
 		t.Errorf("256 classes: %v", err)
 	}
 }
+
+// With more roles than fit in one 64-bit word (exactly 128, two words in full), every
+// kernel still gets its own role in the kernel table, the last role included.
+func TestKernelRolesPastOneWord(t *testing.T) {
+	t.Parallel()
+	base := string(DefaultRulesYAML())
+	def, err := Parse([]byte(base), "r.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra := 128 - len(def.roleNames)
+	var add strings.Builder
+	add.WriteString("roles:\n")
+	var ds []disp
+	for i := range extra {
+		fmt.Fprintf(&add, "  - kind: match\n    match: {name: 'xk%03dz'}\n    role: xr%03d\n", i, i)
+		ds = append(ds, disp{name: fmt.Sprintf("xk%03dz", i)})
+	}
+	rules, err := Parse([]byte(strings.Replace(base, "roles:\n", add.String(), 1)), "r.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(rules.roleNames); n != 128 {
+		t.Fatalf("%d roles, want 128", n)
+	}
+	res, err := rules.Attribute(build(ds, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, name := range build(ds, false).Names {
+		want := []string{"xr" + name[2:5]}
+		if got := res.KernelRoles[id]; len(got) != 1 || got[0] != want[0] {
+			t.Errorf("%s: roles %v, want %v", name, got, want)
+		}
+	}
+}
+
+// Shares are of the GPU time the input gives, or of the dispatches' sum when it gives
+// none; with no GPU time at all they are 0, not NaN.
+func TestAttributeGPUSum(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		sumNs  int64
+		durNs  int64
+		wantPc float64
+	}{
+		{"given sum", 4000, 1000, 25},
+		{"sum left out", 0, 1000, 100},
+		{"no GPU time", 0, 0, 0},
+	}
+	for _, c := range cases {
+		in := build(names("unknown_kernel"), false)
+		in.GPUSumNs, in.DurNs[0] = c.sumNs, c.durNs
+		res, err := Default().Attribute(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := float64(res.ClassSharePct[0].Value); got != c.wantPc {
+			t.Errorf("%s: class share %v, want %v", c.name, got, c.wantPc)
+		}
+	}
+}
+
+// A dispatch naming a kernel past the name table is refused, not read out of range.
+func TestAttributeNameIndexEdge(t *testing.T) {
+	t.Parallel()
+	in := build(names("a", "b"), false)
+	in.Name[1] = 2
+	if _, err := Default().Attribute(in); err == nil || err.Error() != "attribution input: name index 2 out of range (2 names)" {
+		t.Errorf("name index 2 of 2 names: %v", err)
+	}
+	in.Name[1] = 1
+	if _, err := Default().Attribute(in); err != nil {
+		t.Errorf("name index 1 of 2 names: %v", err)
+	}
+}
