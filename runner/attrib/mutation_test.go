@@ -145,3 +145,80 @@ func TestAttributeNameIndexEdge(t *testing.T) {
 		t.Errorf("name index 1 of 2 names: %v", err)
 	}
 }
+
+// kindsRules is a small rules file of four classes (by the name's first letter) and
+// the given roles.
+func kindsRules(t *testing.T, roles string) *Rules {
+	t.Helper()
+	src := "version: 1\nclasses:\n  - {name: a, pattern: '^A'}\n  - {name: b, pattern: '^B'}\n  - {name: c, pattern: '^C'}\n  - {name: u, pattern: '^U'}\nroles:\n" + roles
+	r, err := Parse([]byte(src), "kinds.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// Each kind at its edges: a span reaching the end of the trace, a bound or a match on
+// the first position it may take, a cluster with only an inside or only an after part.
+func TestKindsAtTheirEdges(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, roles string
+		seq         []disp
+		grid        bool
+		want        string // the role of each dispatch, "-" for none
+	}{
+		{"span after widest: the next widest right after an until", "  - {kind: span_after_widest, role: t, widest: {class: a}, until: {class: b}}\n",
+			[]disp{{"A1", 10}, {"X", 0}, {"B", 0}, {"A2", 10}, {"X", 0}, {"B", 0}}, true, "- t - - t -"},
+		{"span between: an anchor with no bound after it", "  - {kind: span_between, anchor: {class: c}, bounds: {class: a}, rest: s}\n",
+			names("A", "X", "C", "X"), false, "- s s s"},
+		{"span between: from_last on the span's first dispatch", "  - {kind: span_between, anchor: {class: c}, bounds: {class: a}, from_last: {match: {class: b}, role: g}, rest: s}\n",
+			names("A", "B", "C", "A"), false, "- g g -"},
+		{"cluster: inside only, nothing before the first anchor", "  - {kind: cluster, anchor: {class: a}, within: 3, role: e, inside: {match: {class: u}, role: i}}\n",
+			names("U", "U", "A", "U", "A", "U"), false, "- - e i e -"},
+		{"cluster: after only, up to the end", "  - {kind: cluster, anchor: {class: a}, within: 3, role: e, after: {match: {class: u}, role: w}}\n",
+			names("U", "A", "U", "U"), false, "- e w w"},
+		{"pair: preceded_by filling the start", "  - {kind: pair, first: {class: a}, second: {class: b}, preceded_by: [{class: c}], role: p, else_role: q}\n",
+			names("C", "A", "B", "A", "B"), false, "- p p q q"},
+	}
+	for _, c := range cases {
+		r := kindsRules(t, c.roles)
+		res, err := r.Attribute(build(c.seq, c.grid))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		got := make([]string, len(res.Roles))
+		for i, ro := range res.Roles {
+			got[i] = "-"
+			if ro != 0 {
+				got[i] = res.RoleNames[ro]
+			}
+		}
+		if g := strings.Join(got, " "); g != c.want {
+			t.Errorf("%s: roles %q, want %q", c.name, g, c.want)
+		}
+	}
+}
+
+// A rules file may name 255 roles besides unattributed (an index fits a byte), not one
+// more.
+func TestRoleCountEdge(t *testing.T) {
+	t.Parallel()
+	roles := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "  - {kind: match, match: {name: 'K%03d'}, role: r%03d}\n", i, i)
+		}
+		return b.String()
+	}
+	src := "version: 1\nclasses:\n  - {name: a, pattern: '^A'}\nroles:\n"
+	if _, err := Parse([]byte(src+roles(255)), "r.yml"); err != nil {
+		t.Errorf("255 roles: %v", err)
+	}
+	var b strings.Builder
+	b.WriteString(roles(254))
+	b.WriteString("  - {kind: cluster, anchor: {class: a}, within: 1, role: r254, inside: {match: {class: a}, role: r255}}\n")
+	if _, err := Parse([]byte(src+b.String()), "r.yml"); err == nil || !strings.Contains(err.Error(), "more than 255 roles") {
+		t.Errorf("256 roles: %v", err)
+	}
+}
