@@ -222,3 +222,29 @@ func TestRoleCountEdge(t *testing.T) {
 		t.Errorf("256 roles: %v", err)
 	}
 }
+
+// A span_between rule must assign something, by any one of its three parts; a note's
+// every placeholder is checked, not only its first.
+func TestRulesRefuseEmptyParts(t *testing.T) {
+	t.Parallel()
+	src := "version: 1\nclasses:\n  - {name: a, pattern: '^A'}\n  - {name: c, pattern: '^C'}\nroles:\n"
+	for _, c := range []struct{ name, rule, want string }{
+		{"assign only", "  - {kind: span_between, anchor: {class: c}, bounds: {class: a}, assign: [{match: {class: c}, role: x}]}\n", ""},
+		{"from_last only", "  - {kind: span_between, anchor: {class: c}, bounds: {class: a}, from_last: {match: {class: c}, role: x}}\n", ""},
+		{"nothing", "  - {kind: span_between, anchor: {class: c}, bounds: {class: a}}\n", "span_between assigns nothing: give from_last, assign or rest"},
+	} {
+		_, err := Parse([]byte(src+c.rule), "r.yml")
+		if (c.want == "" && err != nil) || (c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want))) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+	base := string(DefaultRulesYAML())
+	const note = "        text: greedy argmax dispatches neither sampler kernel\n"
+	if !strings.Contains(base, note) {
+		t.Fatal("the shipped rules changed shape")
+	}
+	bad := strings.Replace(base, note, "        text: '{model_type} runs {nonsense}'\n", 1)
+	if _, err := Parse([]byte(bad), "r.yml"); err == nil || !strings.Contains(err.Error(), "unknown placeholder {nonsense}") {
+		t.Errorf("a note's second placeholder unknown: %v", err)
+	}
+}
