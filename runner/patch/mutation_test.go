@@ -23,7 +23,7 @@ func TestCheckerSuccessLineIsNotEnough(t *testing.T) {
 	}{
 		{"passed", ok, "passed", 3, "Checker `sh scripts/ci/check_kernel_port_dispatch.py`: **passed**, 3 awaiting a predicate."},
 		{"success line then exit 1", ok + "; exit 1", "failed", 3, "Checker `sh scripts/ci/check_kernel_port_dispatch.py`: **failed** (exit 1)."},
-		{"success line then killed", ok + "; kill -9 $$", "failed", 3, "Checker `sh scripts/ci/check_kernel_port_dispatch.py`: **failed** (signal: killed)."},
+		{"success line then killed", ok + "; kill -9 $$", "failed", 3, "Checker `sh scripts/ci/check_kernel_port_dispatch.py`: **failed** (killed by signal 9 (killed))."},
 		{"success line then hangs", ok + "; exec sleep 30", "failed", 3, "Checker `sh scripts/ci/check_kernel_port_dispatch.py`: **failed** (timed out after 300ms)."},
 		{"exit 0 without the success line", "echo 'all good'", "failed", -1, "Checker `sh scripts/ci/check_kernel_port_dispatch.py`: **failed** (exit 0)."},
 		{"failure lines", "echo 'Kernel port dispatch check failed:'; echo '  src/a.rs:3: enumerates Metal'; echo '  not a failure line'; exit 1", "failed", -1,
