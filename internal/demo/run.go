@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -342,7 +343,7 @@ func (d *demo) comment(ctx context.Context, user, body string) (fakegithub.Comme
 	if err != nil {
 		return c, err
 	}
-	payload, err := commentEvent(owner, repoName, pr, true, c, 0)
+	payload, err := commentEvent(owner, repoName, pr, true, c, d.fake.UserID(user))
 	if err != nil {
 		return c, err
 	}
@@ -359,7 +360,7 @@ func (d *demo) comment(ctx context.Context, user, body string) (fakegithub.Comme
 func (d *demo) awaitAcceptance(ctx context.Context, trigger fakegithub.Comment) error {
 	err := waitFor(ctx, 20*time.Second, "the eyes reaction, the status comment and the check run", func() bool {
 		c, _ := d.fake.Comment(trigger.ID)
-		return containsStr(c.Reactions, "eyes") && len(d.botComments(trigger.ID)) > 0 && len(d.fake.CheckRuns()) > 0
+		return slices.Contains(c.Reactions, "eyes") && len(d.botComments(trigger.ID)) > 0 && len(d.fake.CheckRuns()) > 0
 	})
 	if err != nil {
 		return err
@@ -417,7 +418,7 @@ func (d *demo) botComments(after int64) []fakegithub.Comment {
 func (d *demo) awaitFinished(ctx context.Context, trigger fakegithub.Comment) error {
 	err := waitFor(ctx, 30*time.Second, "the rocket on the command", func() bool {
 		c, _ := d.fake.Comment(trigger.ID)
-		return containsStr(c.Reactions, "rocket") || containsStr(c.Reactions, "confused")
+		return slices.Contains(c.Reactions, "rocket") || slices.Contains(c.Reactions, "confused")
 	})
 	if err != nil {
 		return err
@@ -476,15 +477,6 @@ func (d *demo) report(ctx context.Context, outputs map[string]string) error {
 		fmt.Fprintf(d.o.Stdout, "  %-34s %s\n", k, d.res.Files[k])
 	}
 	return nil
-}
-
-func containsStr(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }
 
 func firstLine(s string) string {

@@ -161,6 +161,16 @@ func (s *Server) AddUser(u User) {
 	s.users[strings.ToLower(u.Login)] = &u
 }
 
+// UserID is the id of an account, 0 for an unknown one.
+func (s *Server) UserID(login string) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if u := s.users[strings.ToLower(login)]; u != nil {
+		return u.ID
+	}
+	return 0
+}
+
 // AddToken lets token act as login (a personal or GITHUB_TOKEN-like token).
 func (s *Server) AddToken(token, login string) {
 	s.mu.Lock()

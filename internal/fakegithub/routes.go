@@ -3,6 +3,7 @@ package fakegithub
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -378,20 +379,11 @@ func addLabels(s *Server, c *call) (int, any, error) {
 		labels = stringList(c.body["labels"])
 	}
 	for _, l := range labels {
-		if !contains(i.Labels, l) {
+		if !slices.Contains(i.Labels, l) {
 			i.Labels = append(i.Labels, l)
 		}
 	}
 	return 200, s.issueJSON(r, i)["labels"], nil
-}
-
-func contains(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }
 
 func (s *Server) comment(c *call) (*Repo, *Comment, error) {
@@ -449,7 +441,7 @@ func react(s *Server, c *call) (int, any, error) {
 		return 0, nil, fail(http.StatusUnprocessableEntity, "Validation Failed: content %q is not a reaction", content)
 	}
 	status := 201
-	if contains(cm.Reactions, content) {
+	if slices.Contains(cm.Reactions, content) {
 		status = 200 // GitHub answers 200 for a reaction the user already left
 	} else {
 		cm.Reactions = append(cm.Reactions, content)

@@ -1,7 +1,6 @@
 package fakegithub
 
 import (
-	"fmt"
 	"net/http"
 	"os/exec"
 	"regexp"
@@ -113,5 +112,3 @@ func (w *workflow) runName(file string, in map[string]string) string {
 	}
 	return title
 }
-
-func (w *workflow) String() string { return fmt.Sprintf("workflow(run-name %q)", w.RunName) }
