@@ -77,11 +77,9 @@ func (d *demo) moveRun(ctx context.Context, id int64, status, conclusion string)
 	if err != nil {
 		return err
 	}
-	action := status
-	if status == "queued" {
-		action = "requested"
-	}
-	payload, err := runEvent(owner, repoName, run, action)
+	// The demo moves runs only to in_progress and completed, which are also the
+	// workflow_run actions' names.
+	payload, err := runEvent(owner, repoName, run, status)
 	if err != nil {
 		return err
 	}
