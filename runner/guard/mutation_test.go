@@ -41,3 +41,36 @@ func TestLockFileMode(t *testing.T) {
 		}
 	}
 }
+
+// The holder record is read up to its size limit: a record of exactly the limit is
+// shown, one byte more is refused rather than cut short and parsed.
+func TestHolderRecordSizeLimit(t *testing.T) {
+	t.Parallel()
+	record := func(n int) []byte {
+		b := []byte("pid=4242\nmode=excl\ncmd=")
+		for len(b) < n-1 {
+			b = append(b, 'x')
+		}
+		return append(b, '\n')
+	}
+	for _, c := range []struct {
+		size int
+		ok   bool
+	}{{maxHolderRecord, true}, {maxHolderRecord + 1, false}} {
+		w := newWorld(t)
+		b := record(c.size)
+		if len(b) != c.size {
+			t.Fatalf("record of %d bytes, want %d", len(b), c.size)
+		}
+		if err := os.WriteFile(HolderPath(w.lock), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, ok := readHolder(w.lock)
+		if ok != c.ok {
+			t.Errorf("a %d-byte record: read %v, want %v", c.size, ok, c.ok)
+		}
+		if ok && (r.PID != 4242 || r.Mode != "excl" || len(r.Cmd) != c.size-len("pid=4242\nmode=excl\ncmd=\n")) {
+			t.Errorf("a %d-byte record read as pid %d mode %q cmd of %d bytes", c.size, r.PID, r.Mode, len(r.Cmd))
+		}
+	}
+}
