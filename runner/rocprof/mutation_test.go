@@ -1,0 +1,163 @@
+package rocprof
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+// A Dispatch holds its agent in 16 bits: 65,536 distinct Agent_Id texts are read, one
+// more is refused, whether one worker sees them all or the merge of several chunks
+// numbers them.
+func TestAgentLimitAtItsEdge(t *testing.T) {
+	t.Parallel()
+	trace := func(agents int) string {
+		ds := make([]flatDispatch, agents)
+		for i := range ds {
+			ds[i] = flatDispatch{Start: int64(10 * i), End: int64(10*i + 5), Grid: 64, Name: "k", Agent: fmt.Sprintf("Agent %d", i)}
+		}
+		return renderTrace(layoutSpec{header: header62}, ds, "\n")
+	}
+	for _, opt := range []parseOptions{{}, {workers: 1, chunkSize: 1 << 16}, {workers: 2, chunkSize: 1 << 16}, {workers: 3, chunkSize: 4096}} {
+		tr, err := parseString(t, trace(math16+1), opt)
+		if err != nil {
+			t.Fatalf("%+v: %d agents: %v", opt, math16+1, err)
+		}
+		if len(tr.Agents) != math16+1 || tr.Agents[math16] != fmt.Sprintf("Agent %d", math16) || tr.Dispatches[math16].Agent != math16 {
+			t.Errorf("%+v: %d agents, the last %q", opt, len(tr.Agents), tr.Agents[len(tr.Agents)-1])
+		}
+		_, err = parseString(t, trace(math16+2), opt)
+		if err == nil || !strings.Contains(err.Error(), "Agent_Id: more than 65536 distinct agents") {
+			t.Errorf("%+v: %d agents: %v, want the limit named", opt, math16+2, err)
+		}
+	}
+}
+
+// An inversion is a row that starts before the row above it: the first row has none
+// above it, even when its timestamp is negative.
+func TestInversionsStartAtTheSecondRow(t *testing.T) {
+	t.Parallel()
+	ds := []flatDispatch{{Start: -5, End: 1, Grid: 1, Name: "a", Agent: "Agent 1"}, {Start: 10, End: 20, Grid: 1, Name: "b", Agent: "Agent 1"}, {Start: 7, End: 9, Grid: 1, Name: "c", Agent: "Agent 1"}}
+	tr, err := parseString(t, renderTrace(layoutSpec{header: header7}, ds, "\n"), parseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Inversions != 1 || tr.Rows != 3 || tr.Dispatches[0].Start != -5 {
+		t.Errorf("inversions %d rows %d first start %d, want 1, 3, -5", tr.Inversions, tr.Rows, tr.Dispatches[0].Start)
+	}
+}
+
+// A trace of a header alone has no agents, with or without an agent column.
+func TestEmptyTraceHasNoAgents(t *testing.T) {
+	t.Parallel()
+	noAgent := []string{"Kernel_Name", "Start_Timestamp", "End_Timestamp"}
+	for _, h := range [][]string{header7, headerLegacy, noAgent} {
+		tr, err := parseString(t, renderTrace(layoutSpec{header: h}, nil, "\n"), parseOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr.Rows != 0 || len(tr.Agents) != 0 || len(tr.Names) != 0 {
+			t.Errorf("%s: rows %d agents %q names %q", tr.Layout, tr.Rows, tr.Agents, tr.Names)
+		}
+	}
+	// Without the column, each dispatch's agent is the one empty text.
+	tr, err := parseString(t, renderTrace(layoutSpec{header: noAgent}, []flatDispatch{{Start: 1, End: 2, Name: "k"}}, "\n"), parseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Agents) != 1 || tr.Agents[0] != "" || tr.Dispatches[0].Agent != 0 {
+		t.Errorf("no agent column: agents %q", tr.Agents)
+	}
+}
+
+// reserve sizes the dispatch array from the bytes read so far: the first projection
+// padded by half, later ones by a tenth, at least a quarter more than it has, at most
+// maxProjected past the rows in hand, and plain doubling when the input's size is
+// unknown. Room already there is used as it is.
+func TestReserve(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name            string
+		size, consumed  int64
+		have, n, nbytes int
+		want            int
+	}{
+		{"unknown size", -1, 0, 0, 100, 1000, 100},
+		{"unknown size doubles", -1, 1000, 100, 10, 100, 200},
+		{"empty input means unknown", 0, 0, 0, 10, 100, 10},
+		{"first projection", 10000, 0, 0, 100, 1000, 1564},
+		{"later projection", 10000, 1000, 1564, 200, 1000, 9766},
+		{"a quarter more at least", 11000, 10000, 1000, 10, 1000, 1250},
+		{"projection bounded", 1 << 40, 0, 0, 10, 100, 10 + maxProjected},
+	}
+	for _, c := range cases {
+		m := &merger{size: c.size, consumed: c.consumed, t: &Trace{Dispatches: make([]Dispatch, c.have)}}
+		m.reserve(c.n, c.nbytes)
+		if got := cap(m.t.Dispatches); got != c.want || len(m.t.Dispatches) != c.have {
+			t.Errorf("%s: cap %d len %d, want cap %d len %d", c.name, got, len(m.t.Dispatches), c.want, c.have)
+		}
+	}
+	d := make([]Dispatch, 10, 20)
+	m := &merger{size: -1, t: &Trace{Dispatches: d}}
+	m.reserve(10, 100)
+	if cap(m.t.Dispatches) != 20 || &m.t.Dispatches[:1][0] != &d[:1][0] {
+		t.Errorf("room for exactly the new rows: reallocated to cap %d", cap(m.t.Dispatches))
+	}
+	if s := extend([]int32{3}, 4); len(s) != 4 || s[0] != 3 || s[1] != -1 || s[3] != -1 {
+		t.Errorf("extend([3], 4) = %v", s)
+	}
+}
+
+// idSet: small ids in the bitmap up to its last one, larger and negative ones in the
+// map; each is new once.
+func TestIDSet(t *testing.T) {
+	t.Parallel()
+	var s idSet
+	ids := []int64{0, 5, 63, 64, 1 << 20, maxBitmapID - 1, maxBitmapID, -3, 1 << 40}
+	for _, id := range ids {
+		if !s.add(id) {
+			t.Errorf("add(%d) the first time: not new", id)
+		}
+	}
+	for _, id := range ids {
+		if s.add(id) {
+			t.Errorf("add(%d) again: new", id)
+		}
+	}
+	if len(s.bits) != maxBitmapID>>6 || len(s.other) != 3 {
+		t.Errorf("bitmap of %d words, %d ids in the map; want %d and 3", len(s.bits), len(s.other), maxBitmapID>>6)
+	}
+}
+
+// sizeHint counts the bytes from the reader's position, and knows nothing of a pipe.
+func TestSizeHint(t *testing.T) {
+	t.Parallel()
+	p := writeFile(t, "t.csv", strings.Repeat("x", 100))
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if got := sizeHint(f); got != 100 {
+		t.Errorf("at 0: %d", got)
+	}
+	if _, err := f.Seek(30, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got := sizeHint(f); got != 70 {
+		t.Errorf("at 30: %d, want 70", got)
+	}
+	if got := sizeHint(strings.NewReader("abc")); got != 3 {
+		t.Errorf("a strings.Reader of 3: %d", got)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if got := sizeHint(r); got != -1 {
+		t.Errorf("a pipe: %d, want -1", got)
+	}
+}
