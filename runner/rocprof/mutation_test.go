@@ -2,6 +2,7 @@ package rocprof
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -151,6 +152,9 @@ func TestSizeHint(t *testing.T) {
 	if got := sizeHint(strings.NewReader("abc")); got != 3 {
 		t.Errorf("a strings.Reader of 3: %d", got)
 	}
+	if got := sizeHint(io.MultiReader(strings.NewReader("abc"))); got != -1 {
+		t.Errorf("a reader that cannot tell: %d, want -1", got)
+	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -159,5 +163,23 @@ func TestSizeHint(t *testing.T) {
 	defer w.Close()
 	if got := sizeHint(r); got != -1 {
 		t.Errorf("a pipe: %d, want -1", got)
+	}
+}
+
+// OpenedResultFiles reads every line, blank ones first or between included.
+func TestOpenedResultFilesBlankLines(t *testing.T) {
+	t.Parallel()
+	got := OpenedResultFiles([]byte("\n\nW20261201 rocprofv3: Opened result file: /o/a_agent_info.csv\n\nOpened result file: /o/b.csv"))
+	if len(got) != 2 || got[0] != "/o/a_agent_info.csv" || got[1] != "/o/b.csv" {
+		t.Errorf("got %q", got)
+	}
+}
+
+func TestIsDigits(t *testing.T) {
+	t.Parallel()
+	for s, want := range map[string]bool{"": false, "0": true, "9": true, "4242": true, "42a": false, "a42": false, "4/2": false, "4:2": false, " 42": false} {
+		if got := isDigits(s); got != want {
+			t.Errorf("isDigits(%q) = %v, want %v", s, got, want)
+		}
 	}
 }
