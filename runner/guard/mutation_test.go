@@ -1,8 +1,11 @@
 package guard
 
 import (
+	"errors"
+	"io"
 	"os"
 	"testing"
+	"time"
 )
 
 // Guards of different users share the lock file: one the guard creates is writable by
@@ -73,4 +76,71 @@ func TestHolderRecordSizeLimit(t *testing.T) {
 			t.Errorf("a %d-byte record read as pid %d mode %q cmd of %d bytes", c.size, r.PID, r.Mode, len(r.Cmd))
 		}
 	}
+}
+
+// Status and its text, whole, for each state a user can see: no lock file, a record
+// left by a guard that is gone, a lock held with and without a start time.
+func TestStatusText(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	st, err := Status(w.lock)
+	if err != nil || st.Held || st.Stale || st.Holder != nil {
+		t.Fatalf("no lock file, no record: %+v, %v", st, err)
+	}
+	if got := st.Text(); got != "free\n" {
+		t.Errorf("free: %q", got)
+	}
+	if err := os.WriteFile(HolderPath(w.lock), []byte("pid=4242\nstart=0\nmode=excl\ncmd=make\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err = Status(w.lock)
+	if err != nil || st.Held || !st.Stale || st.Holder == nil || st.Holder.PID != 4242 {
+		t.Fatalf("a record, no lock file: %+v, %v", st, err)
+	}
+	const rec = "pid=4242\nstart=0\nmode=excl\ncmd=make\n"
+	if got := st.Text(); got != "free\nstale holder record (its guard is gone):\n"+rec {
+		t.Errorf("stale: %q", got)
+	}
+	// The lock file exists and nobody holds it: the record is stale all the same.
+	if err := os.WriteFile(w.lock, nil, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if st, err = Status(w.lock); err != nil || st.Held || !st.Stale || st.Holder == nil {
+		t.Errorf("a record, a free lock file: %+v, %v", st, err)
+	}
+	if err := os.Remove(HolderPath(w.lock)); err != nil {
+		t.Fatal(err)
+	}
+	if st, err = Status(w.lock); err != nil || st.Held || st.Stale || st.Holder != nil {
+		t.Errorf("a free lock file, no record: %+v, %v", st, err)
+	}
+	held := LockStatus{Held: true, Holder: &HolderRecord{PID: 4242, Mode: "excl", Cmd: "make"}}
+	if got := held.Text(); got != "held\n"+rec {
+		t.Errorf("held, no start time: %q", got)
+	}
+	held.Holder.Start = 1
+	since := time.Unix(1, 0).Format(TimeLayout)
+	if got := held.Text(); got != "held\npid=4242\nstart=1\nmode=excl\ncmd=make\nsince="+since+"\n" {
+		t.Errorf("held since 1: %q", got)
+	}
+	if got := (LockStatus{Held: true}).Text(); got != "held\n(no holder record: the lock was taken by something that does not write one)\n" {
+		t.Errorf("held, no record: %q", got)
+	}
+}
+
+// Closing the evidence closes both of its files.
+func TestEvidenceCloseClosesFiles(t *testing.T) {
+	t.Parallel()
+	e, err := openEvidence(t.TempDir()+"/guard.log", RealClock{}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.close()
+	if _, err := e.file.Write([]byte("x")); !errors.Is(err, os.ErrClosed) {
+		t.Errorf("log file after close: %v", err)
+	}
+	if _, err := e.jsonl.Write([]byte("x")); !errors.Is(err, os.ErrClosed) {
+		t.Errorf("attempt summary after close: %v", err)
+	}
+	(&evidence{}).close() // without --log: nothing to close
 }
