@@ -224,3 +224,22 @@ func TestCellFloatAnyColumn(t *testing.T) {
 		t.Errorf("no column: %v, %v", v, err)
 	}
 }
+
+// The agent and Dispatch_Id columns count wherever the header puts them, first too.
+func TestAgentAndIDInTheFirstColumn(t *testing.T) {
+	t.Parallel()
+	tr, err := parseString(t, "Dispatch_Id,Agent_Id,Kernel_Name,Start_Timestamp,End_Timestamp\n1,\"Agent 2\",k,10,20\n1,\"Agent 2\",k,10,20\n2,\"Agent 3\",k,30,40\n", parseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Rows != 2 || tr.Duplicates != 1 || tr.FirstDuplicate != 1 {
+		t.Errorf("Dispatch_Id first: rows %d duplicates %d", tr.Rows, tr.Duplicates)
+	}
+	tr, err = parseString(t, "Agent_Id,Kernel_Name,Start_Timestamp,End_Timestamp\n\"Agent 2\",k,10,20\n\"Agent 3\",k,30,40\n", parseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Agents) != 2 || tr.Agents[1] != "Agent 3" || tr.Dispatches[1].Agent != 1 {
+		t.Errorf("Agent_Id first: agents %q", tr.Agents)
+	}
+}
