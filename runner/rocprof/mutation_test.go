@@ -243,3 +243,34 @@ func TestAgentAndIDInTheFirstColumn(t *testing.T) {
 		t.Errorf("Agent_Id first: agents %q", tr.Agents)
 	}
 }
+
+// Row shapes at the edges of the hand-written row reader: an empty quoted cell, an
+// empty last cell, one cell too many through a trailing comma, and a numeric cell of
+// letters that the eight-digits-at-a-time path must not take for digits.
+func TestRowEdges(t *testing.T) {
+	t.Parallel()
+	const hdr = "Kernel_Name,Start_Timestamp,End_Timestamp,Agent_Id\n"
+	tr, err := parseString(t, hdr+"\"\",10,20,\"\"\nk,30,40,\n", parseOptions{})
+	if err != nil {
+		t.Fatalf("empty quoted and empty last cells: %v", err)
+	}
+	if tr.Rows != 2 || tr.Names[tr.Dispatches[0].Name] != "" || tr.Names[tr.Dispatches[1].Name] != "k" || len(tr.Agents) != 1 || tr.Agents[0] != "" {
+		t.Errorf("names %q agents %q", tr.Names, tr.Agents)
+	}
+	for _, c := range []struct{ rows, want string }{
+		{"k,10,20,\"Agent 1\",\n", "trace.csv:2: row has 5 cells, the header has 4 (an unquoted comma or a stray quote in a cell?)"},
+		{"k,10\n", "trace.csv:2: row has 2 cells, the header has 4 (truncated row: was the profiler stopped before it finished writing?)"},
+		{"k,10,zzzzzzzzzzzzzzzz,a\n", `End_Timestamp "zzzzzzzzzzzzzzzz": not a number`},
+		{"k,GGGGGGGGHHHHHHHH,20,a\n", `Start_Timestamp "GGGGGGGGHHHHHHHH": not a number`},
+		{"k,10,20\n", "row has 3 cells, the header has 4"},
+	} {
+		_, err := parseString(t, hdr+c.rows, parseOptions{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.rows, err, c.want)
+		}
+	}
+	_, err = parseString(t, "Kernel_Name,Start_Timestamp,End_Timestamp\nk,10,\n", parseOptions{})
+	if err == nil || !strings.Contains(err.Error(), `End_Timestamp "": not a number`) {
+		t.Errorf("an empty last number: %v", err)
+	}
+}
