@@ -23,7 +23,8 @@ import (
 )
 
 // The test binary doubles as helper programs (a guard process to signal, a nested guard,
-// a CPU burner), chosen by GUARD_TEST_HELPER.
+// a CPU burner, a report of the scanner's descriptor budget), chosen by
+// GUARD_TEST_HELPER.
 func TestMain(m *testing.M) {
 	switch os.Getenv("GUARD_TEST_HELPER") {
 	case "":
@@ -32,6 +33,14 @@ func TestMain(m *testing.M) {
 		os.Exit(helperGuard())
 	case "burn":
 		helperBurn()
+	case "fdbudget":
+		s, err := newProcScanner(host.Local(), false)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(3)
+		}
+		fmt.Println(s.maxFD)
+		os.Exit(0)
 	default:
 		fmt.Fprintln(os.Stderr, "unknown helper")
 		os.Exit(3)

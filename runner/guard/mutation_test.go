@@ -1,12 +1,18 @@
 package guard
 
 import (
+	"context"
 	"errors"
 	"io"
 	"os"
+	"os/exec"
+	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lablup/perfbot/runner/host"
 )
 
 // Guards of different users share the lock file: one the guard creates is writable by
@@ -196,6 +202,71 @@ func TestOptionsAtTheirEdges(t *testing.T) {
 		})
 		if (err == nil) != ok {
 			t.Errorf("%s=%q: %v", EnvLockHeld, v, err)
+		}
+	}
+}
+
+// fill gives the defaults only for what is unset: a compiler pattern and a kill grace
+// the caller chose stay.
+func TestFillKeepsChoices(t *testing.T) {
+	t.Parallel()
+	re := regexp.MustCompile(`^nvcc$`)
+	o := Options{CompilerRE: re, KillGrace: 5 * time.Second}
+	o.fill()
+	if o.CompilerRE != re || o.KillGrace != 5*time.Second {
+		t.Errorf("chosen: pattern %v grace %v", o.CompilerRE, o.KillGrace)
+	}
+	for _, g := range []time.Duration{0, -time.Second} {
+		o = Options{KillGrace: g}
+		o.fill()
+		if o.CompilerRE == nil || o.CompilerRE.String() != regexp.MustCompile(DefaultCompilerRE).String() || o.KillGrace != DefaultKillGrace {
+			t.Errorf("grace %v: pattern %v grace %v", g, o.CompilerRE, o.KillGrace)
+		}
+	}
+}
+
+// A section mark names a run and a phase; a line with nothing before the phase is a
+// note.
+func TestParseLogSectionNeedsARun(t *testing.T) {
+	t.Parallel()
+	evs, err := ParseLog(strings.NewReader("== qwen plain\n==  plain\n"))
+	if err != nil || len(evs) != 2 {
+		t.Fatalf("%v, %v", evs, err)
+	}
+	if evs[0].Kind != EvSection || evs[0].Run != "qwen" || evs[0].Phase != "plain" {
+		t.Errorf("first: %+v", evs[0])
+	}
+	if evs[1].Kind != EvNote || evs[1].Run != "" {
+		t.Errorf("second: %+v", evs[1])
+	}
+}
+
+// The process scanner keeps its descriptors to a quarter of the open-file limit, at
+// most 4096; checked in helper processes started under lower limits.
+func TestScannerDescriptorBudget(t *testing.T) {
+	t.Parallel()
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	s, err := newProcScanner(host.Local(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := int(min(lim.Cur/4, 4096)); s.maxFD != want {
+		t.Errorf("open-file limit %d: budget %d, want %d", lim.Cur, s.maxFD, want)
+	}
+	for limit, want := range map[string]string{"200": "50", "1200": "300"} {
+		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+		cmd := exec.CommandContext(ctx, "sh", "-c", `ulimit -n "$1" && exec "$0"`, os.Args[0], limit)
+		cmd.Env = append(os.Environ(), "GUARD_TEST_HELPER=fdbudget")
+		out, err := cmd.Output()
+		cancel()
+		if err != nil {
+			t.Fatalf("helper under ulimit -n %s: %v", limit, err)
+		}
+		if got := strings.TrimSpace(string(out)); got != want {
+			t.Errorf("under ulimit -n %s: budget %s, want %s", limit, got, want)
 		}
 	}
 }
