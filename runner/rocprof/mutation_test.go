@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -272,5 +273,59 @@ func TestRowEdges(t *testing.T) {
 	_, err = parseString(t, "Kernel_Name,Start_Timestamp,End_Timestamp\nk,10,\n", parseOptions{})
 	if err == nil || !strings.Contains(err.Error(), `End_Timestamp "": not a number`) {
 		t.Errorf("an empty last number: %v", err)
+	}
+}
+
+// The chunker hands out whole lines: a chunk ends at the last newline read (the first
+// byte too), and a line of exactly maxLineBytes is read through a buffer that grows to
+// that size.
+func TestChunkerEdges(t *testing.T) {
+	t.Parallel()
+	c := &chunker{r: strings.NewReader("\nabcdefghij\nxy")}
+	var chunks []string
+	buf := make([]byte, 8)
+	for {
+		data, kept, err := c.fill(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(data) == 0 && c.eof {
+			break
+		}
+		chunks = append(chunks, string(data))
+		buf = kept
+	}
+	if want := []string{"\n", "abcdefghij\nxy"}; !slices.Equal(chunks, want) {
+		t.Errorf("chunks %q, want %q", chunks, want)
+	}
+	line := strings.Repeat("a", maxLineBytes)
+	c = &chunker{r: strings.NewReader(line + "\n")}
+	data, _, err := c.fill(make([]byte, 8))
+	if err != nil || len(data) != maxLineBytes+1 {
+		t.Errorf("a line of %d bytes: %d bytes, %v", maxLineBytes, len(data), err)
+	}
+}
+
+// Header edges: the first of two columns of one name counts, a single total grid
+// column counts in the first place too, and a header with a trailing comma has an
+// empty last column that rows must fill.
+func TestHeaderEdges(t *testing.T) {
+	t.Parallel()
+	tr, err := parseString(t, "Kernel_Name,Start_Timestamp,End_Timestamp,Kernel_Name\nk1,1,2,k2\n", parseOptions{})
+	if err != nil || tr.Names[tr.Dispatches[0].Name] != "k1" {
+		t.Errorf("two Kernel_Name columns: %v, %v", tr, err)
+	}
+	tr, err = parseString(t, "Grid_Size,Kernel_Name,Start_Timestamp,End_Timestamp\n256,k,1,2\n", parseOptions{})
+	if err != nil || !tr.HasGrid || tr.Dispatches[0].Grid != 256 {
+		t.Errorf("Grid_Size first: %+v, %v", tr, err)
+	}
+	tb, err := parseTable([]byte("A,B,\n1,2,\n"), "s.csv")
+	if err != nil || len(tb.header) != 3 || tb.header[2] != "" || len(tb.rows) != 1 || tb.rows[0][2] != "" {
+		t.Errorf("a trailing comma: %+v, %v", tb, err)
+	}
+	// A row with more cells than the header, the extra one an unterminated quote.
+	_, err = parseString(t, "Kernel_Name,Start_Timestamp,End_Timestamp\nk,1,2,\"x\n", parseOptions{})
+	if err == nil || !strings.Contains(err.Error(), "row has 4 cells, the header has 3 (an unquoted comma") {
+		t.Errorf("an extra unterminated cell: %v", err)
 	}
 }
