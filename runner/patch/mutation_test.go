@@ -19,14 +19,15 @@ func TestCheckerSuccessLineIsNotEnough(t *testing.T) {
 		name, script string
 		verdict      string
 		awaiting     int
-		report       string // the checker line of the Markdown report
+		timeout      time.Duration // 0: 20 s, far past what a checker that ends takes on a loaded machine
+		report       string        // the checker line of the Markdown report
 	}{
-		{"passed", ok, "passed", 3, "Checker `sh scripts/ci/check_kernel_port_dispatch.py`: **passed**, 3 awaiting a predicate."},
-		{"success line then exit 1", ok + "; exit 1", "failed", 3, "Checker `sh scripts/ci/check_kernel_port_dispatch.py`: **failed** (exit 1)."},
-		{"success line then killed", ok + "; kill -9 $$", "failed", 3, "Checker `sh scripts/ci/check_kernel_port_dispatch.py`: **failed** (killed by signal 9 (killed))."},
-		{"success line then hangs", ok + "; exec sleep 30", "failed", 3, "Checker `sh scripts/ci/check_kernel_port_dispatch.py`: **failed** (timed out after 300ms)."},
-		{"exit 0 without the success line", "echo 'all good'", "failed", -1, "Checker `sh scripts/ci/check_kernel_port_dispatch.py`: **failed** (exit 0)."},
-		{"failure lines", "echo 'Kernel port dispatch check failed:'; echo '  src/a.rs:3: enumerates Metal'; echo '  not a failure line'; exit 1", "failed", -1,
+		{"passed", ok, "passed", 3, 0, "Checker `sh scripts/ci/check_kernel_port_dispatch.py`: **passed**, 3 awaiting a predicate."},
+		{"success line then exit 1", ok + "; exit 1", "failed", 3, 0, "Checker `sh scripts/ci/check_kernel_port_dispatch.py`: **failed** (exit 1)."},
+		{"success line then killed", ok + "; kill -9 $$", "failed", 3, 0, "Checker `sh scripts/ci/check_kernel_port_dispatch.py`: **failed** (killed by signal 9 (killed))."},
+		{"success line then hangs", ok + "; exec sleep 60", "failed", 3, 2 * time.Second, "Checker `sh scripts/ci/check_kernel_port_dispatch.py`: **failed** (timed out after 2s)."},
+		{"exit 0 without the success line", "echo 'all good'", "failed", -1, 0, "Checker `sh scripts/ci/check_kernel_port_dispatch.py`: **failed** (exit 0)."},
+		{"failure lines", "echo 'Kernel port dispatch check failed:'; echo '  src/a.rs:3: enumerates Metal'; echo '  not a failure line'; exit 1", "failed", -1, 0,
 			"Checker `sh scripts/ci/check_kernel_port_dispatch.py`: **failed** (exit 1)."},
 	}
 	for _, c := range cases {
@@ -40,11 +41,15 @@ func TestCheckerSuccessLineIsNotEnough(t *testing.T) {
 			if err := os.WriteFile(p, []byte(c.script+"\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 			defer cancel()
+			timeout := c.timeout
+			if timeout == 0 {
+				timeout = 20 * time.Second
+			}
 			start := time.Now()
-			res := runChecker(ctx, repo, Options{Python: "sh", CheckerTimeout: 300 * time.Millisecond})
-			if waited := time.Since(start); waited > 15*time.Second {
+			res := runChecker(ctx, repo, Options{Python: "sh", CheckerTimeout: timeout})
+			if waited := time.Since(start); c.timeout != 0 && waited > 15*time.Second {
 				t.Fatalf("the checker run took %v: the timeout did not stop it", waited)
 			}
 			if res.Verdict != c.verdict || res.Awaiting != c.awaiting {
