@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/lablup/perfbot/bot/gitpub"
 	"github.com/lablup/perfbot/bot/report"
+	"github.com/lablup/perfbot/config"
 	"github.com/lablup/perfbot/internal/golden"
 	"github.com/lablup/perfbot/runner/job"
 	"github.com/lablup/perfbot/runner/patch"
@@ -254,5 +255,53 @@ func TestOptionsNormalize(t *testing.T) {
 	o.Config.Results.Reports = "r/x"
 	if got, _ := o.normalize(); got.Config.Results.Profiles != "benchmarks/rocm_profiles" || got.Config.Results.Reports != "r/x" {
 		t.Errorf("one results path given: %+v", got.Config.Results)
+	}
+}
+
+// The baseline's options take each default only where nothing was given: the branch
+// from the options, then the configuration, then perfbot's default; the results paths
+// one by one; the issue from the epic.
+func TestBaselineOptionsNormalize(t *testing.T) {
+	t.Parallel()
+	d := config.Default()
+	base := BaselineOptions{ResultsDir: "r", RepoDir: "c", DryRunDir: "d", Config: testConfig()}
+	cases := []struct {
+		name                        string
+		edit                        func(*BaselineOptions)
+		branch, benchmarks, reports string
+		issue                       int
+	}{
+		{"given", func(o *BaselineOptions) {
+			o.Branch, o.Issue = "nightly", 9
+			o.Config.Branches.Baseline, o.Config.Results.Benchmarks, o.Config.Results.Reports = "cfg", "b/x", "r/x"
+		}, "nightly", "b/x", "r/x", 9},
+		{"from the configuration", func(o *BaselineOptions) {
+			o.Config.Branches.Baseline = "cfg"
+		}, "cfg", d.Results.Benchmarks, d.Results.Reports, epicIssue},
+		{"defaults", func(o *BaselineOptions) {
+			o.Config.Branches.Baseline, o.Config.Results.Benchmarks, o.Config.Results.Reports = "", "", ""
+			o.Issue = -1
+		}, d.Branches.Baseline, d.Results.Benchmarks, d.Results.Reports, epicIssue},
+		{"one results path given", func(o *BaselineOptions) {
+			o.Config.Results.Benchmarks, o.Config.Results.Reports = "", "r/x"
+		}, d.Branches.Baseline, d.Results.Benchmarks, "r/x", epicIssue},
+		{"the other given", func(o *BaselineOptions) {
+			o.Config.Results.Benchmarks, o.Config.Results.Reports = "b/x", ""
+		}, d.Branches.Baseline, "b/x", d.Results.Reports, epicIssue},
+	}
+	for _, c := range cases {
+		o := base
+		c.edit(&o)
+		got, err := o.normalize()
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got.Branch != c.branch || got.Config.Results.Benchmarks != c.benchmarks || got.Config.Results.Reports != c.reports || got.Issue != c.issue || got.Remote != "origin" {
+			t.Errorf("%s: branch %q benchmarks %q reports %q issue %d remote %q; want %q %q %q %d origin",
+				c.name, got.Branch, got.Config.Results.Benchmarks, got.Config.Results.Reports, got.Issue, got.Remote, c.branch, c.benchmarks, c.reports, c.issue)
+		}
+	}
+	if _, err := (BaselineOptions{}).normalize(); err == nil || !strings.HasPrefix(err.Error(), "publishing the baseline: no results folder: pass the folder `perfbot run bench` wrote\n") {
+		t.Errorf("nothing given: %v", err)
 	}
 }
