@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -114,5 +115,243 @@ func TestProcScannerCounter(t *testing.T) {
 	s.close()
 	if s.nfd != 0 || s.dirFD != -1 || s.loadFD != -1 || len(s.procs) != 0 {
 		t.Errorf("after close: %d descriptors, /proc fd %d, loadavg fd %d, %d processes", s.nfd, s.dirFD, s.loadFD, len(s.procs))
+	}
+}
+
+// procFixture is a process scanner on the real /proc with a child process to follow.
+type procFixture struct {
+	s     *procScanner
+	child int
+}
+
+func newProcFixture(t *testing.T, withStat bool) procFixture {
+	t.Helper()
+	s, err := newProcScanner(host.Local(), withStat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.close)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	child := exec.CommandContext(ctx, "sleep", "30")
+	if err := child.Start(); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		child.Process.Kill()
+		child.Wait()
+		cancel()
+	})
+	// Wait for the exec: until then the child's comm is the test binary's.
+	deadline := time.Now().Add(waitLimit)
+	for {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", child.Process.Pid))
+		if string(b) == "sleep\n" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the child's comm is %q", b)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return procFixture{s: s, child: child.Process.Pid}
+}
+
+// The pid counter is the last field of /proc/loadavg; anything else is no counter.
+func TestPidCounter(t *testing.T) {
+	t.Parallel()
+	f := newProcFixture(t, false)
+	s := f.s
+	if last, ok := s.pidCounter(); !ok || last <= 0 {
+		t.Errorf("the real /proc/loadavg: %d, %v", last, ok)
+	}
+	dir := t.TempDir()
+	for i, c := range []struct {
+		content string
+		want    int
+		ok      bool
+	}{{"0.50 0.40 0.30 2/345 4242\n", 4242, true}, {"", 0, false}, {"4242\n", 0, false}, {"0.50 0.40 0.30 2/345 x\n", 0, false}} {
+		p := filepath.Join(dir, fmt.Sprint(i))
+		if err := os.WriteFile(p, []byte(c.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rawClose(s.loadFD)
+		var err error
+		if s.loadFD, err = rawOpen(p, syscall.O_RDONLY|syscall.O_CLOEXEC); err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := s.pidCounter(); got != c.want || ok != c.ok {
+			t.Errorf("%q: %d, %v; want %d, %v", c.content, got, ok, c.want, c.ok)
+		}
+	}
+	rawClose(s.loadFD)
+	s.loadFD = -1
+	if _, ok := s.pidCounter(); ok {
+		t.Error("no loadavg descriptor: a counter")
+	}
+}
+
+// A listing re-reads a known pid only when the counter says it was allocated again
+// since the last look: pids in (last look, counter].
+func TestListRereadsRecentPids(t *testing.T) {
+	t.Parallel()
+	f := newProcFixture(t, false)
+	s, pid := f.s, f.child
+	for _, c := range []struct {
+		prev, counter int
+		reread        bool
+	}{
+		{pid - 1, pid, true}, {pid - 1, pid + 5, true}, {pid, pid + 5, false}, {pid - 5, pid - 1, false},
+		// The counter wrapped: (last look, max] and [1, counter].
+		{pid - 5, pid - 10, true}, {pid + 5, pid, true}, {pid + 5, pid - 1, false},
+	} {
+		s.procs[pid] = &entry{fd: -1, comm: "bogus"}
+		s.lastPID = c.prev
+		if err := s.list(c.counter, true); err != nil {
+			t.Fatal(err)
+		}
+		e, ok := s.procs[pid]
+		if !ok {
+			t.Fatalf("last look %d, counter %d: the child is not followed", c.prev, c.counter)
+		}
+		if reread := e.comm == "sleep"; reread != c.reread {
+			t.Errorf("last look %d, counter %d, pid %d: re-read %v, want %v", c.prev, c.counter, pid, reread, c.reread)
+		}
+		if s.lastPID != c.counter {
+			t.Errorf("last pid %d after a listing with the counter at %d", s.lastPID, c.counter)
+		}
+	}
+	if len(s.comms) == 0 {
+		t.Error("the comm intern table is empty after a listing")
+	}
+}
+
+// direntPIDs yields the names that are pids above 0.
+func TestDirentPIDs(t *testing.T) {
+	t.Parallel()
+	var b []byte
+	for _, name := range []string{".", "0", "1", "self", "42", "4x", "300000"} {
+		reclen := (19 + len(name) + 1 + 7) &^ 7
+		rec := make([]byte, reclen)
+		rec[16], rec[17] = byte(reclen), byte(reclen>>8)
+		copy(rec[19:], name)
+		b = append(b, rec...)
+	}
+	var got []int
+	for pid := range direntPIDs(b) {
+		got = append(got, pid)
+	}
+	if want := []int{1, 42, 300000}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("pids %v, want %v", got, want)
+	}
+}
+
+// Descriptors: a followed process gets one (comm, or stat with a CPU limit) while the
+// budget lasts and none past it; the count matches what is open.
+func TestScannerDescriptors(t *testing.T) {
+	t.Parallel()
+	for _, withStat := range []bool{false, true} {
+		f := newProcFixture(t, withStat)
+		s, pid := f.s, f.child
+		s.add(pid)
+		e := s.procs[pid]
+		if e == nil || e.fd < 0 || s.nfd != 1 || e.comm != "sleep" {
+			t.Fatalf("stat %v: add: entry %+v, %d descriptors", withStat, e, s.nfd)
+		}
+		s.drop(pid, e)
+		if s.nfd != 0 {
+			t.Errorf("stat %v: %d descriptors after drop", withStat, s.nfd)
+		}
+		s.maxFD = 0
+		s.add(pid)
+		if e := s.procs[pid]; e == nil || e.fd != -1 || s.nfd != 0 {
+			t.Errorf("stat %v: add past the budget: entry %+v, %d descriptors", withStat, e, s.nfd)
+		}
+		// Read by path past the budget, and still the same process.
+		if e := s.procs[pid]; !s.refresh(pid, e) || e.comm != "sleep" {
+			t.Errorf("stat %v: refresh by path: %+v", withStat, e)
+		}
+		s.drop(pid, s.procs[pid])
+		s.addNew(pid)
+		if e := s.procs[pid]; e == nil || e.fd != -1 || s.nfd != 0 {
+			t.Errorf("stat %v: addNew past the budget: entry %+v, %d descriptors", withStat, e, s.nfd)
+		}
+		s.drop(pid, s.procs[pid])
+		s.maxFD = 1
+		s.addNew(pid)
+		if e := s.procs[pid]; e == nil || e.fd < 0 || s.nfd != 1 || e.comm != "sleep" {
+			t.Errorf("stat %v: addNew: entry %+v, %d descriptors", withStat, e, s.nfd)
+		}
+	}
+}
+
+// refresh follows an exec (a new comm) and drops a pid whose start time says it is
+// another process now.
+func TestScannerRefresh(t *testing.T) {
+	t.Parallel()
+	for _, withStat := range []bool{false, true} {
+		f := newProcFixture(t, withStat)
+		s, pid := f.s, f.child
+		s.add(pid)
+		e := s.procs[pid]
+		start := e.start
+		e.comm = "cargo"
+		if !s.refresh(pid, e) || e.comm != "sleep" {
+			t.Errorf("stat %v: after an exec: %v, comm %q", withStat, s.refresh(pid, e), e.comm)
+		}
+		// By path (no descriptor), a wrong start time is another process.
+		byPath := &entry{fd: -1, start: start + 1, comm: "sleep"}
+		clear(s.stats)
+		if s.refresh(pid, byPath) {
+			t.Errorf("stat %v: a pid whose start time changed is still followed", withStat)
+		}
+		byPath.start = start
+		clear(s.stats)
+		if !s.refresh(pid, byPath) {
+			t.Errorf("stat %v: the same process by path is dropped", withStat)
+		}
+		if withStat {
+			e.start = start + 1
+			if s.refresh(pid, e) {
+				t.Error("a stat descriptor whose start time changed is still followed")
+			}
+		}
+	}
+}
+
+// read takes the whole file, growing its buffer past the first kilobyte.
+func TestScannerReadsWholeFile(t *testing.T) {
+	t.Parallel()
+	f := newProcFixture(t, false)
+	s := f.s
+	for _, size := range []int{0, 10, 1024, 1500, 5000} {
+		p := filepath.Join(t.TempDir(), "f")
+		if err := os.WriteFile(p, []byte(strings.Repeat("x", size)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fd, err := rawOpen(p, syscall.O_RDONLY|syscall.O_CLOEXEC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, ok := s.read(fd)
+		rawClose(fd)
+		if !ok || n != size {
+			t.Errorf("a file of %d bytes: read %d, %v", size, n, ok)
+		}
+	}
+}
+
+// isProcess finds live processes only.
+func TestIsProcess(t *testing.T) {
+	t.Parallel()
+	if !isProcess(os.Getpid()) || !isProcess(1) {
+		t.Error("a live process not found")
+	}
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if isProcess(cmd.Process.Pid) {
+		t.Errorf("the reaped pid %d found", cmd.Process.Pid)
 	}
 }
