@@ -355,3 +355,21 @@ func TestIsProcess(t *testing.T) {
 		t.Errorf("the reaped pid %d found", cmd.Process.Pid)
 	}
 }
+
+// An attempt summary that cannot be written fails the run, after a clean attempt too:
+// the evidence is part of the result.
+func TestAttemptSummaryWriteFailure(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	if err := os.Symlink("/dev/full", w.log+".jsonl"); err != nil {
+		t.Fatal(err)
+	}
+	o := w.options()
+	out, err := Run(testCtx(t), o, []string{"true"})
+	if err == nil || !strings.Contains(err.Error(), "writing attempt summary") {
+		t.Fatalf("a full disk under the attempt summary: %v", err)
+	}
+	if len(out.Attempts) != 1 || out.Attempts[0].Verdict != Clean {
+		t.Errorf("attempts %+v, want the one clean attempt kept", out.Attempts)
+	}
+}
