@@ -336,6 +336,7 @@ func TestGemmGatesRefusals(t *testing.T) {
 		fail    bool // use the failing outcome
 		edit    func(rust, checker string) (string, string)
 		want    []string // substrings of the error
+		not     string   // a text the error must not have
 	}{
 		{
 			name: "gate missing", variant: "upstream",
@@ -427,7 +428,7 @@ func TestGemmGatesRefusals(t *testing.T) {
 			edit: func(r, c string) (string, string) {
 				return r, strings.Replace(c, "_PREFIX = ", "BACKEND_ENUMERATION_TODO = set()\n_PREFIX = ", 1)
 			},
-			want: []string{"BACKEND_ENUMERATION_TODO is assigned 2 times"},
+			want: []string{"scripts/ci/check_kernel_port_dispatch.py:37: BACKEND_ENUMERATION_TODO is assigned 2 times (first at line 28); expected one literal"},
 		},
 		{
 			name: "empty dict", variant: "upstream",
@@ -436,23 +437,44 @@ func TestGemmGatesRefusals(t *testing.T) {
 				j := strings.Index(c[i:], "}\n")
 				return r, c[:i] + "BACKEND_ENUMERATION_TODO: set[str] = {}\n" + c[i+j+2:]
 			},
-			want: []string{"is `{}`, which Python reads as an empty dict"},
+			want: []string{"scripts/ci/check_kernel_port_dispatch.py:28: BACKEND_ENUMERATION_TODO is `{}`, which Python reads as an empty dict"},
 		},
 		{
 			name: "one-line literal", variant: "upstream",
 			edit: func(r, c string) (string, string) {
 				i := strings.Index(c, "BACKEND_ENUMERATION_TODO: set[str] = {")
 				j := strings.Index(c[i:], "}\n")
-				return r, c[:i] + "BACKEND_ENUMERATION_TODO: set[str] = {\"src/lib/mlxcel-core/src/grouped_gemm_numeric_tests.rs\"}\n" + c[i+j+2:]
+				return r, c[:i] + "BACKEND_ENUMERATION_TODO: set[str] = {\"src/x.rs\", \"src/lib/mlxcel-core/src/grouped_gemm_numeric_tests.rs\"}\n" + c[i+j+2:]
 			},
-			want: []string{"is written on one line"},
+			want: []string{"scripts/ci/check_kernel_port_dispatch.py:28: BACKEND_ENUMERATION_TODO is written on one line"},
+		},
+		{
+			// The entry is found on a one-line literal too: the refusal is about the
+			// layout, not a missing entry.
+			name: "one-line literal on failure", variant: "upstream", fail: true,
+			edit: func(r, c string) (string, string) {
+				i := strings.Index(c, "BACKEND_ENUMERATION_TODO: set[str] = {")
+				j := strings.Index(c[i:], "}\n")
+				return r, c[:i] + "BACKEND_ENUMERATION_TODO: set[str] = {\"src/x.rs\", \"src/lib/mlxcel-core/src/grouped_gemm_numeric_tests.rs\"}\n" + c[i+j+2:]
+			},
+			want: []string{"scripts/ci/check_kernel_port_dispatch.py:28: BACKEND_ENUMERATION_TODO is written on one line"},
+			not:  "has no entry",
+		},
+		{
+			name: "literal never closed", variant: "upstream",
+			edit: func(r, c string) (string, string) {
+				i := strings.Index(c, "BACKEND_ENUMERATION_TODO: set[str] = {")
+				j := strings.Index(c[i:], "}\n")
+				return r, c[:i+j]
+			},
+			want: []string{"scripts/ci/check_kernel_port_dispatch.py:28: BACKEND_ENUMERATION_TODO opens `{` but no line closes it with `}`"},
 		},
 		{
 			name: "two entries on a line", variant: "upstream",
 			edit: func(r, c string) (string, string) {
 				return r, strings.Replace(c, "    \"src/lib/mlxcel-core/src/grouped_gemm_numeric_tests.rs\",\n", "    \"src/lib/mlxcel-core/src/grouped_gemm_numeric_tests.rs\", \"src/x.rs\",\n", 1)
 			},
-			want: []string{"expected one quoted path per line"},
+			want: []string{"scripts/ci/check_kernel_port_dispatch.py:32: inside BACKEND_ENUMERATION_TODO, expected one quoted path per line"},
 		},
 		{
 			name: "prose mention above the set", variant: "upstream",
@@ -513,6 +535,9 @@ func TestGemmGatesRefusals(t *testing.T) {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error lacks %q:\n%v", w, err)
 				}
+			}
+			if tc.not != "" && strings.Contains(err.Error(), tc.not) {
+				t.Errorf("error has %q:\n%v", tc.not, err)
 			}
 			if !strings.Contains(err.Error(), "nothing was written") {
 				t.Errorf("error does not say nothing was written:\n%v", err)
