@@ -25,8 +25,9 @@ fi
 # gremlins times a mutant's tests against its first, coverage run of the package:
 # a cached test result there would make every mutant time out. go vet is left out of
 # a mutant's test run: it costs a second or more per mutant, and a mutant that only
-# upsets vet has not been noticed by a test.
-export GOFLAGS="${GOFLAGS:+$GOFLAGS }-count=1 -vet=off"
+# upsets vet has not been noticed by a test. -ldflags=-w leaves DWARF out of the test
+# binaries: a quarter less link time per mutant.
+export GOFLAGS="${GOFLAGS:+$GOFLAGS }-count=1 -vet=off -ldflags=-w"
 out="bench/out/mutation"
 mkdir -p "$out"
 go build -o "$out/mutsum" ./bench/mutsum
