@@ -1,0 +1,146 @@
+package guard
+
+import (
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A holder that comes and goes: every broken streak is counted, but the log says so at
+// most once a second (a reset exactly a second after the last logged one is logged),
+// each line with the length of the streak it broke.
+func TestFlappingHolderResets(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	holder := startProc(t, "sleep", "600")
+	pid := holder.Process.Pid
+	fc := newFakeClock()
+	o := w.options()
+	o.Clock, o.Idle, o.SampleHz = fc, time.Second, 10
+	w.hold(t, pid) // the first sample, at 0 s, is contended
+	run := goRun(testCtx(t), o, []string{"true"}, fc)
+	// Samples k = 1, 2, ... come 0.1 s apart; the holder is back at 0.2 s and 1.0 s.
+	contended := map[int]bool{2: true, 10: true}
+	held := true
+	ok := fc.waitGen(0)
+	for k := 1; ok; k++ {
+		if k > 200 {
+			t.Fatal("the guard is still sampling after 200 samples")
+		}
+		if contended[k] != held {
+			if held {
+				w.release(t, pid)
+			} else {
+				w.hold(t, pid)
+			}
+			held = contended[k]
+		}
+		ok = fc.step()
+	}
+	out, err := run.wait(t)
+	if err != nil || len(out.Attempts) != 1 || out.Attempts[0].Verdict != Clean {
+		t.Fatalf("outcome %+v, %v", out, err)
+	}
+	if got := out.Attempts[0].IdleResets; got != 3 {
+		t.Errorf("idle resets %d, want 3", got)
+	}
+	var resets []string
+	for _, l := range strings.Split(w.logText(t), "\n") {
+		if i := strings.Index(l, "idle streak reset"); i >= 0 {
+			resets = append(resets, l[i:])
+		}
+	}
+	line := "idle streak reset after 0s: gpu=[" + strconv.Itoa(pid) + ":sleep] compilers=[]"
+	if len(resets) != 2 || resets[0] != line || resets[1] != line {
+		t.Errorf("reset lines %q, want two of %q", resets, line)
+	}
+}
+
+// Waiting for the host lock past --max-wait: the give-up line counts whole seconds, and
+// an attempt summary that cannot be written is the run's error.
+func TestLockGiveUpLineAndSummaryFailure(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	l, busy, err := tryLock(w.lock)
+	if err != nil || busy {
+		t.Fatalf("taking the lock: busy %v, %v", busy, err)
+	}
+	defer l.release()
+	if err := os.Symlink("/dev/full", w.log+".jsonl"); err != nil {
+		t.Fatal(err)
+	}
+	fc := newFakeClock()
+	o := w.options()
+	o.Clock, o.MaxWait = fc, 1500*time.Millisecond
+	run := goRun(testCtx(t), o, []string{"true"}, fc)
+	for ok := fc.waitGen(0); ok; ok = fc.step() {
+	}
+	out, err := run.wait(t)
+	if !out.GaveUp || out.ExitCode != ExitContended {
+		t.Errorf("outcome %+v, want gave up", out)
+	}
+	if err == nil || !strings.Contains(err.Error(), "writing attempt summary") {
+		t.Errorf("err %v, want the attempt summary's write error", err)
+	}
+	if log := w.logText(t); !strings.Contains(log, "gave up after 1s of waiting for the host lock "+w.lock+" (held by ") {
+		t.Errorf("no give-up line with 1s:\n%s", log)
+	}
+}
+
+// A hold whose command ends well logs its start and exit and nothing else.
+func TestHoldLogsNoError(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	o := w.options()
+	o.Hold = true
+	out, err := Run(testCtx(t), o, []string{"true"})
+	if err != nil || out.ExitCode != 0 || out.Verdict != Clean {
+		t.Fatalf("hold: %+v, %v", out, err)
+	}
+	var holds []string
+	for _, l := range strings.Split(w.logText(t), "\n") {
+		if i := strings.Index(l, "hold: "); i >= 0 {
+			holds = append(holds, l[i:])
+		}
+	}
+	if want := []string{"hold: start: true", "hold: exit 0"}; !slices.Equal(holds, want) {
+		t.Errorf("hold lines %q, want %q", holds, want)
+	}
+}
+
+func TestIdleWhat(t *testing.T) {
+	t.Parallel()
+	for cpu, want := range map[float64]string{
+		0:   "idle GPU and no compiler",
+		0.5: "idle GPU and no compiler (nor a process above 0.5% CPU)",
+		150: "idle GPU and no compiler (nor a process above 150% CPU)",
+	} {
+		r := &runner{o: Options{MaxForeignCPU: cpu}}
+		if got := r.idleWhat(); got != want {
+			t.Errorf("max foreign CPU %g: %q, want %q", cpu, got, want)
+		}
+	}
+}
+
+// Waits are logged to a tenth of a second, rounded half up.
+func TestRound1(t *testing.T) {
+	t.Parallel()
+	for d, want := range map[time.Duration]float64{0: 0, 1234 * time.Millisecond: 1.2, 1250 * time.Millisecond: 1.3, 90 * time.Second: 90} {
+		if got := round1(d); got != want {
+			t.Errorf("round1(%v) = %g, want %g", d, got, want)
+		}
+	}
+}
+
+// C0 and C1 control characters and DEL are escaped; the first printable ones around
+// them are not.
+func TestCommandLineEscapesControls(t *testing.T) {
+	t.Parallel()
+	got := commandLine([]string{"a\x1fb", "\x7f", "\u0080\u009f", "\u00a0~ "})
+	if want := `a\x1fb \x7f \u0080\u009f ` + "\u00a0~ "; got != want {
+		t.Errorf("commandLine = %q, want %q", got, want)
+	}
+}
