@@ -1,6 +1,7 @@
 package rocprof
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -330,5 +331,31 @@ func TestHeaderEdges(t *testing.T) {
 	_, err = parseString(t, "Kernel_Name,Start_Timestamp,End_Timestamp\nk,1,2,\"x\n", parseOptions{})
 	if err == nil || !strings.Contains(err.Error(), "row has 4 cells, the header has 3 (an unquoted comma") {
 		t.Errorf("an extra unterminated cell: %v", err)
+	}
+}
+
+// When the merge of several workers' chunks finds the agent past the limit, it names
+// the first line of the chunk holding that row (the merge does not see rows' lines).
+// Rows of 16 bytes make the chunks' bounds known: the first chunk holds what fits in
+// 64 KiB after the header, each later one exactly 4096 rows.
+func TestAgentLimitLineAtTheMerge(t *testing.T) {
+	t.Parallel()
+	const header = "Agent_Id,Kernel_Name,Start_Timestamp,End_Timestamp\n"
+	var b strings.Builder
+	b.WriteString(header)
+	for i := range math16 + 2 {
+		fmt.Fprintf(&b, "%05x,k,%03d,%03d\n", i, i%1000, i%1000)
+	}
+	if b.Len() != len(header)+16*(math16+2) {
+		t.Fatal("rows are not 16 bytes each")
+	}
+	const chunk = 1 << 16
+	first := (chunk - len(header)) / 16 // rows in the first chunk
+	row := math16 + 1                   // 0-based: the 65,537th agent
+	start := first + (row-first)/(chunk/16)*(chunk/16)
+	_, err := parseKernelTrace(strings.NewReader(b.String()), "trace.csv", parseOptions{workers: 2, chunkSize: chunk})
+	var pe *ParseError
+	if !errors.As(err, &pe) || pe.Line != 1+start+1 || pe.Column != "Agent_Id" {
+		t.Errorf("err %v, want a parse error at line %d (the chunk holding line %d)", err, 1+start+1, row+2)
 	}
 }
