@@ -373,3 +373,22 @@ func TestAttemptSummaryWriteFailure(t *testing.T) {
 		t.Errorf("attempts %+v, want the one clean attempt kept", out.Attempts)
 	}
 }
+
+// CPU use is measured over at least a second, longer only when samples are further
+// apart.
+func TestSamplerCPUWindow(t *testing.T) {
+	t.Parallel()
+	for interval, want := range map[time.Duration]time.Duration{100 * time.Millisecond: time.Second, time.Second: time.Second, 2 * time.Second: 2 * time.Second} {
+		s, err := newSampler(host.Local(), t.TempDir(), nil, 50, interval)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.cpuWindow != want {
+			t.Errorf("samples %v apart: window %v, want %v", interval, s.cpuWindow, want)
+		}
+		if !s.ps.withStat {
+			t.Error("a CPU limit without stat descriptors")
+		}
+		s.close()
+	}
+}
