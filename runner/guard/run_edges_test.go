@@ -144,3 +144,41 @@ func TestCommandLineEscapesControls(t *testing.T) {
 		t.Errorf("commandLine = %q, want %q", got, want)
 	}
 }
+
+// CPU use per process over the window: the busy share of one core since the snapshot
+// one window old (the newest such), above the limit only; a process that restarted
+// (another start time), is new, or is the guard's own is left out.
+func TestSamplerCPU(t *testing.T) {
+	t.Parallel()
+	s := &sampler{maxCPU: 50, cpuWindow: 2 * time.Second, self: 99, chain: map[int]bool{}}
+	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	at := func(sec float64) time.Time { return t0.Add(time.Duration(sec * float64(time.Second))) }
+	snap := func(ticks map[int]uint64) []cpuEntry {
+		var e []cpuEntry
+		for pid, tk := range ticks {
+			start := uint64(5)
+			if pid == 12 && tk > 0 {
+				start = 6 // pid 12 was reused
+			}
+			e = append(e, cpuEntry{pid: pid, start: start, ticks: tk, comm: "p" + strconv.Itoa(pid)})
+		}
+		return e
+	}
+	if got := s.cpu(at(0), snap(map[int]uint64{10: 100, 11: 100, 12: 0, 99: 0})); got != nil {
+		t.Errorf("first snapshot: %v", got)
+	}
+	if got := s.cpu(at(1.9), snap(map[int]uint64{10: 150, 11: 150, 12: 0, 99: 150})); got != nil {
+		t.Errorf("before a window has passed: %v", got)
+	}
+	// At exactly one window: 10 used 100 ticks in 2 s (50 %, not above the limit),
+	// 11 used 102 (51 %), 12 restarted, 13 is new, 99 is the guard.
+	got := s.cpu(at(2), snap(map[int]uint64{10: 200, 11: 202, 12: 500, 13: 900, 99: 900}))
+	if want := []CPUUse{{PID: 11, Comm: "p11", Percent: 51}}; !slices.Equal(got, want) {
+		t.Errorf("at one window: %v, want %v", got, want)
+	}
+	// At 4 s the base is the 2 s snapshot (the 0 s one is dropped): 11 used 160 ticks.
+	got = s.cpu(at(4), snap(map[int]uint64{10: 200, 11: 362}))
+	if want := []CPUUse{{PID: 11, Comm: "p11", Percent: 80}}; !slices.Equal(got, want) {
+		t.Errorf("at two windows: %v, want %v", got, want)
+	}
+}
