@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"fmt"
 	"os"
 	"slices"
 	"strconv"
@@ -26,9 +27,12 @@ func TestFlappingHolderResets(t *testing.T) {
 	contended := map[int]bool{2: true, 10: true}
 	held := true
 	ok := fc.waitGen(0)
+	// After the idle window the guard samples on while `true` starts and exits in real
+	// time: the bound is the tests' wait limit, not a sample count.
+	deadline := time.Now().Add(waitLimit)
 	for k := 1; ok; k++ {
-		if k > 200 {
-			t.Fatal("the guard is still sampling after 200 samples")
+		if time.Now().After(deadline) {
+			t.Fatalf("the guard is still sampling after %v:\n%s", waitLimit, w.logText(t))
 		}
 		if contended[k] != held {
 			if held {
@@ -180,5 +184,53 @@ func TestSamplerCPU(t *testing.T) {
 	got = s.cpu(at(4), snap(map[int]uint64{10: 200, 11: 362}))
 	if want := []CPUUse{{PID: 11, Comm: "p11", Percent: 80}}; !slices.Equal(got, want) {
 		t.Errorf("at two windows: %v, want %v", got, want)
+	}
+}
+
+// Each attempt's record has its own idle wait: the rerun's counts from the end of the
+// first attempt, not from the start.
+func TestRerunRecordsItsOwnIdleWait(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	fc := newFakeClock()
+	stdin, feed := stdinPipe(t)
+	echo := newLines()
+	o := w.options()
+	o.Clock, o.Idle, o.SampleHz, o.MaxAttempts = fc, time.Second, 10, 2
+	o.Stdin, o.Stderr = stdin, echo
+	run := goRun(testCtx(t), o, []string{"sh", "-c", "read x"}, fc)
+	holder := startProc(t, "sleep", "600")
+	pid := holder.Process.Pid
+	step := func(until string) {
+		t.Helper()
+		for deadline := time.Now().Add(waitLimit); time.Now().Before(deadline); {
+			if strings.Contains(w.logText(t), until) {
+				return
+			}
+			if !fc.step() {
+				t.Fatalf("the guard ended before %q", until)
+			}
+		}
+		t.Fatalf("no %q within %v", until, waitLimit)
+	}
+	fc.waitGen(0)
+	step("attempt 1/2: start")
+	w.hold(t, pid)
+	step("CONTENDED")
+	w.release(t, pid)
+	fmt.Fprintln(feed, "x")
+	step("attempt 2/2: start")
+	fmt.Fprintln(feed, "x")
+	for deadline := time.Now().Add(waitLimit); fc.step(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("the guard is still sampling after %v", waitLimit)
+		}
+	}
+	out, err := run.wait(t)
+	if err != nil || len(out.Attempts) != 2 || out.Verdict != Clean {
+		t.Fatalf("outcome %+v, %v", out, err)
+	}
+	if a, b := out.Attempts[0].IdleWaitSecs, out.Attempts[1].IdleWaitSecs; a != 1 || b != 1 {
+		t.Errorf("idle waits %g and %g, want 1 and 1", a, b)
 	}
 }
