@@ -82,6 +82,18 @@ func TestPlanChecker(t *testing.T) {
 			want: "BACKEND_ENUMERATION_TODO = {\n    # waits for rocm_gemm_available(); on ROCm at overlay 75915908:\n    #   gather_mm_matches_dense_per_expert_reference timed out: no output for 600 s\n    " + gg + ",\n}\n",
 		},
 		{
+			name: "two comment lines above go with the entry",
+			d:    Switch,
+			in:   "BACKEND_ENUMERATION_TODO = {\n    # a()\n    \"a.rs\",\n    # gpu_backend_available()\n    # see the epic\n    " + gg + ",\n    # c()\n    \"c.rs\",\n}\n",
+			want: "BACKEND_ENUMERATION_TODO = {\n    # a()\n    \"a.rs\",\n    # c()\n    \"c.rs\",\n}\n",
+		},
+		{
+			name: "two comment lines below go with the entry",
+			d:    Switch,
+			in:   "BACKEND_ENUMERATION_TODO = {\n    \"a.rs\",\n    # a()\n    " + gg + ",\n    # gpu_backend_available()\n    # see the epic\n    \"c.rs\",\n    # c()\n}\n",
+			want: "BACKEND_ENUMERATION_TODO = {\n    \"a.rs\",\n    # a()\n    \"c.rs\",\n    # c()\n}\n",
+		},
+		{
 			name: "hold changes nothing",
 			d:    Hold,
 			in:   "BACKEND_ENUMERATION_TODO = {\n    # x()\n    " + gg + ",\n}\n",
@@ -121,9 +133,15 @@ func TestPlanCheckerEntryAbsent(t *testing.T) {
 		if len(probs) > 0 || p.out != in || p.entry != EntryAbsent {
 			t.Errorf("%q: problems %v, entry %q, out %q", in, probs, p.entry, p.out)
 		}
-		if _, probs := planChecker(in, Switch, recordOutcome(), true); len(probs) != 1 || !strings.Contains(probs[0].Msg, "has no entry") {
-			t.Errorf("%q with the gates unswitched: problems %v, want one about the missing entry", in, probs)
+		if _, probs := planChecker(in, Switch, recordOutcome(), true); len(probs) != 1 || !strings.Contains(probs[0].Msg, "has no entry") || probs[0].Line != 1 {
+			t.Errorf("%q with the gates unswitched: problems %v, want one about the missing entry, on line 1", in, probs)
 		}
+	}
+	// Listed twice: refused, on the assignment's line.
+	in := "X = 1\nBACKEND_ENUMERATION_TODO = {\n    " + gg + ",\n    " + gg + ",\n}\n"
+	_, probs := planChecker(in, Switch, recordOutcome(), false)
+	if len(probs) != 1 || probs[0].Line != 2 || probs[0].Msg != "BACKEND_ENUMERATION_TODO lists "+gg+" 2 times; expected once" {
+		t.Errorf("an entry listed twice: %v", probs)
 	}
 }
 
