@@ -156,7 +156,7 @@ func TestPublishBaselineDryRunThreeNights(t *testing.T) {
 		return sum
 	}
 	sum := publishNight(night{date: "2026-10-20", llama: "35.41", tenants: true})
-	if sum.Page != "docs/benchmark_results/rocm-baseline-gfx1151-2026-10-20.md" || sum.Git.Action != "created" || sum.Conclusion != "success" {
+	if sum.Page != "docs/benchmark_results/rocm-baseline-gfx1151-2026-10-20.md" || sum.Git.Action != "created" || sum.Conclusion != "success" || !sum.DryRun {
 		t.Fatalf("summary %+v", sum)
 	}
 	files := treeFiles(t, tg.bare, sum.Git.Commit)
@@ -303,7 +303,7 @@ func TestPublishBaselineOnGitHub(t *testing.T) {
 	if err != nil {
 		t.Fatalf("first night: %v", err)
 	}
-	if sum.PR.Action != "created" || sum.Tracking.Action != "created" || len(sum.Regressions) != 1 || sum.Regressions[0].Action != "created" || sum.Regressions[0].Number != 100 {
+	if sum.DryRun || sum.PR.Action != "created" || sum.Tracking.Action != "created" || len(sum.Regressions) != 1 || sum.Regressions[0].Action != "created" || sum.Regressions[0].Number != 100 {
 		t.Fatalf("first night %+v", sum)
 	}
 	if !strings.Contains(h.pr["body"].(string), "regression ([\\#100](https://github.com/lablup/mlxcel/issues/100))") {

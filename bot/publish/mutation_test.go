@@ -305,3 +305,15 @@ func TestBaselineOptionsNormalize(t *testing.T) {
 		t.Errorf("nothing given: %v", err)
 	}
 }
+
+// A CSV link from the baseline page points at a row when it has one, at the file
+// otherwise.
+func TestBaselineRowLink(t *testing.T) {
+	t.Parallel()
+	p := &baselinePublisher{o: BaselineOptions{Config: testConfig()}, pagePath: "docs/benchmark_results/rocm-baseline-gfx1151-2026-10-20.md"}
+	for line, want := range map[int]string{0: "../../benchmarks/a.csv", 1: "../../benchmarks/a.csv#L1", 12: "../../benchmarks/a.csv#L12"} {
+		if got := p.rowLink("a.csv", line); got != want {
+			t.Errorf("line %d: %q, want %q", line, got, want)
+		}
+	}
+}
