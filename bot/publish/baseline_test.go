@@ -15,6 +15,7 @@ import (
 
 	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/internal/ghstub"
+	"github.com/lablup/perfbot/internal/golden"
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/lablup/perfbot/runner/baseline"
 	"github.com/lablup/perfbot/runner/benchcsv"
@@ -158,6 +159,19 @@ func TestPublishBaselineDryRunThreeNights(t *testing.T) {
 	sum := publishNight(night{date: "2026-10-20", llama: "35.41", tenants: true})
 	if sum.Page != "docs/benchmark_results/rocm-baseline-gfx1151-2026-10-20.md" || sum.Git.Action != "created" || sum.Conclusion != "success" || !sum.DryRun {
 		t.Fatalf("summary %+v", sum)
+	}
+	// The first night's page and documents, whole (machine-specific names replaced).
+	names := strings.NewReplacer(sum.Git.Commit, "<commit>", tg.base, "<base>", tg.base[:8], "<base8>", sum.Git.Commit[:8], "<commit8>",
+		tg.checkout, "<checkout>", out, "<out>")
+	golden.Check(t, "testdata/golden/baseline/page.md", names.Replace(tg.file(t, sum.Git.Commit, sum.Page)))
+	docs, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		if !d.IsDir() && d.Name() != DrySummary {
+			golden.Check(t, "testdata/golden/baseline/"+d.Name(), names.Replace(readFile(t, filepath.Join(out, d.Name()))))
+		}
 	}
 	files := treeFiles(t, tg.bare, sum.Git.Commit)
 	for _, want := range []string{"benchmarks/rocm_strixhalo-gfx1151_2026-10-20.csv", "benchmarks/pylm_strixhalo-gfx1151_2026-10-20.csv",
