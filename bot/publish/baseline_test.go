@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,6 +36,10 @@ type night struct {
 	date    string
 	llama   string // Llama's decode tok/s tonight, as the CSV prints it
 	tenants bool   // the guard rejected an attempt for a foreign GPU process
+	noMLXLM bool   // the mlx-lm sweep failed: no baseline CSV
+	// headerOnly names the CSVs ("rocm", "pylm") of a sweep that stopped before its
+	// first model: the header and no rows.
+	headerOnly string
 }
 
 // historyFiles makes twelve nights before date at the levels of the 2026-09-30
@@ -79,7 +84,11 @@ func layNight(t testing.TB, base string, n night) string {
 	dir := filepath.Join(t.TempDir(), "benchmarks")
 	stem := nightlyStem + n.date
 	var csvs []string
-	for _, src := range []string{"rocm_strixhalo-gfx1151_2026-09-30.csv", "pylm_strixhalo-gfx1151_2026-09-30.csv"} {
+	srcs := []string{"rocm_strixhalo-gfx1151_2026-09-30.csv", "pylm_strixhalo-gfx1151_2026-09-30.csv"}
+	if n.noMLXLM {
+		srcs = srcs[:1]
+	}
+	for _, src := range srcs {
 		b, err := os.ReadFile(testfix.Path(t, "mlxcel-gfx1151", "benchmarks", src))
 		if err != nil {
 			t.Fatal(err)
@@ -87,6 +96,9 @@ func layNight(t testing.TB, base string, n night) string {
 		body := strings.ReplaceAll(string(b), "2026-09-30", n.date)
 		if strings.HasPrefix(src, "rocm") {
 			body = strings.Replace(body, ",35.41,", ","+n.llama+",", 1)
+		}
+		if n.headerOnly != "" && strings.HasPrefix(src, n.headerOnly) {
+			body = body[:strings.IndexByte(body, '\n')+1]
 		}
 		name := strings.ReplaceAll(src, "2026-09-30", n.date)
 		writeFile(t, filepath.Join(dir, name), body)
@@ -122,9 +134,13 @@ func layNight(t testing.TB, base string, n night) string {
 		Build: job.Build{Command: job.BenchBuildCommand, Status: "ok", Seconds: 301},
 		Sweeps: []job.Sweep{
 			{Name: job.SweepMlxcel, Command: job.HarnessCommand, Status: "ok", CSVs: csvs[:1]},
-			{Name: job.SweepMlxLM, Command: job.BaselineCommand, Status: "ok", CSVs: csvs[1:2]},
+			{Name: job.SweepMlxLM, Command: job.BaselineCommand, Status: "ok", CSVs: csvs[1:min(2, len(csvs))]},
 		},
 		CSVs: csvs, GuardLog: stem + job.GuardLogSuffix, Comparison: &rep, Remeasures: rms,
+	}
+	if n.noMLXLM {
+		man.Sweeps[1].Status, man.Sweeps[1].CSVs = "failed", nil
+		man.CSVs = slices.DeleteFunc(slices.Clone(man.CSVs), func(c string) bool { return strings.HasPrefix(c, "pylm_") })
 	}
 	if n.tenants {
 		glog += start.Add(time.Minute).Format("2006-01-02T15:04:05-0700") + " sample 5: CONTENDED foreign_gpu=[2682448:python3] compilers=[]\n" +

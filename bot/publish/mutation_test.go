@@ -317,3 +317,41 @@ func TestBaselineRowLink(t *testing.T) {
 		}
 	}
 }
+
+// A night whose mlx-lm sweep failed still publishes mlxcel's figures: no ratios (a dash,
+// never 0.00x) and no mlx-lm row in the environment.
+func TestPublishBaselineWithoutMLXLM(t *testing.T) {
+	t.Parallel()
+	for _, n := range []night{{date: "2026-10-20", llama: "39.40", noMLXLM: true}, {date: "2026-10-20", llama: "39.40", headerOnly: "pylm"}} {
+		tg := newTarget(t)
+		sum, err := PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, tg.base, n),
+			RepoDir: tg.checkout, Config: testConfig(), DryRunDir: t.TempDir()})
+		if err != nil {
+			t.Fatalf("%+v: %v", n, err)
+		}
+		page := tg.file(t, sum.Git.Commit, sum.Page)
+		if strings.Contains(page, "mlx-lm baseline |") || strings.Contains(page, "0.00x") {
+			t.Errorf("%+v: the page names an mlx-lm baseline or a zero ratio:\n%s", n, page)
+		}
+		want := "| [Qwen3-0.6B-4bit](../../benchmarks/rocm_strixhalo-gfx1151_2026-10-20.csv#L5) | 4417.27 | — | 278.48 | — | — |"
+		if !strings.Contains(page, want) {
+			t.Errorf("%+v: no row %q:\n%s", n, want, page)
+		}
+	}
+}
+
+// A mlxcel sweep that stopped before its first model leaves a CSV of a header: the page
+// has no hardware row to copy from it.
+func TestPublishBaselineHeaderOnlyMlxcelCSV(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	sum, err := PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, tg.base, night{date: "2026-10-20", llama: "39.40", headerOnly: "rocm"}),
+		RepoDir: tg.checkout, Config: testConfig(), DryRunDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := tg.file(t, sum.Git.Commit, sum.Page)
+	if strings.Contains(page, "| hardware (CSV) |") || !strings.Contains(page, "| mlx-lm baseline | mlx-lm-0.31.3+mlx-0.32.3.dev20260912+a7d4c85a |") {
+		t.Errorf("environment rows:\n%s", page)
+	}
+}
