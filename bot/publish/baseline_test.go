@@ -139,7 +139,7 @@ func layNight(t testing.TB, base string, n night) string {
 		CSVs: csvs, GuardLog: stem + job.GuardLogSuffix, Comparison: &rep, Remeasures: rms,
 	}
 	if n.noMLXLM {
-		man.Sweeps[1].Status, man.Sweeps[1].CSVs = "failed", nil
+		man.Sweeps[1].Status, man.Sweeps[1].Reason, man.Sweeps[1].CSVs = "failed", "scripts/bench_mlxlm.py exited 1", nil
 		man.CSVs = slices.DeleteFunc(slices.Clone(man.CSVs), func(c string) bool { return strings.HasPrefix(c, "pylm_") })
 	}
 	if n.tenants {

@@ -337,6 +337,9 @@ func TestPublishBaselineWithoutMLXLM(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("%+v: no row %q:\n%s", n, want, page)
 		}
+		if failed := strings.Contains(page, "the mlx-lm sweep: failed: scripts/bench\\_mlxlm.py exited 1"); failed != n.noMLXLM {
+			t.Errorf("%+v: the failed sweep named %v:\n%s", n, failed, page)
+		}
 	}
 }
 
