@@ -225,8 +225,11 @@ func TestShortHolderCaughtAtDefaultRate(t *testing.T) {
 	}
 }
 
-// A real executable whose comm is `cargo` resets the idle streak under the default
-// compiler pattern; once it is gone the idle window completes and the command runs.
+// A real executable whose comm matches the compiler pattern resets the idle streak;
+// once it is gone the idle window completes and the command runs. Its name is unique to
+// this run (a pid-numbered "cc-"): the machine's own builds, or this test running in
+// another process at the same time, must not count (TestDefaultCompilerPattern checks
+// the default pattern's names).
 func TestCompilerResetsIdleStreak(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
@@ -234,28 +237,29 @@ func TestCompilerResetsIdleStreak(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cargo := filepath.Join(t.TempDir(), "cargo")
+	ccName := fmt.Sprintf("cc-%d", os.Getpid())
+	cc := filepath.Join(t.TempDir(), ccName)
 	b, err := os.ReadFile(sleepPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(cargo, b, 0o755); err != nil {
+	if err := os.WriteFile(cc, b, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	build := startProc(t, cargo, "600")
-	if c := procOf(t, build.Process.Pid).Comm; c != "cargo" {
-		t.Fatalf("fake build's comm = %q, want cargo", c)
+	build := startProc(t, cc, "600")
+	if c := procOf(t, build.Process.Pid).Comm; c != ccName {
+		t.Fatalf("fake build's comm = %q, want %s", c, ccName)
 	}
 	fc := newFakeClock()
 	echo := newLines()
 	o := w.options()
-	o.CompilerRE = DefaultOptions().CompilerRE
+	o.CompilerRE = regexp.MustCompile(`^` + ccName + `$`)
 	o.Clock, o.Idle, o.Stderr = fc, 2*time.Second, echo
 	run := goRun(testCtx(t), o, []string{"true"}, fc)
 
 	pid := strconv.Itoa(build.Process.Pid)
 	fc.waitGen(0)
-	echo.Wait(t, `^rocm_gpu_guard: idle streak reset after 0s: gpu=\[\] compilers=\[(\d+:[^,\]]+,)*`+pid+`:cargo[,\]]`)
+	echo.Wait(t, `^rocm_gpu_guard: idle streak reset after 0s: gpu=\[\] compilers=\[`+pid+`:`+ccName+`\]$`)
 	for range 5 {
 		fc.step()
 	}
@@ -282,10 +286,10 @@ func TestCompilerResetsIdleStreak(t *testing.T) {
 	if !strings.Contains(log, "idle for 2s: kfd proc empty and no compiler in every 10 Hz sample") {
 		t.Fatalf("no idle line:\n%s", log)
 	}
-	if n := strings.Count(log, pid+":cargo"); n != 1 {
-		// One reset while cargo ran: the streak had already been broken, so the later
-		// samples with cargo do not log again.
-		t.Errorf("cargo resets logged %d times, want 1:\n%s", n, log)
+	if n := strings.Count(log, pid+":"+ccName); n != 1 {
+		// One reset while the build ran: the streak had already been broken, so the
+		// later samples with it do not log again.
+		t.Errorf("build resets logged %d times, want 1:\n%s", n, log)
 	}
 }
 
