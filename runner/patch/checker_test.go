@@ -82,6 +82,12 @@ func TestPlanChecker(t *testing.T) {
 			want: "BACKEND_ENUMERATION_TODO = {\n    # waits for rocm_gemm_available(); on ROCm at overlay 75915908:\n    #   gather_mm_matches_dense_per_expert_reference timed out: no output for 600 s\n    " + gg + ",\n}\n",
 		},
 		{
+			name: "emptied literal: a count in an orphan comment is fixed where it lands",
+			d:    Switch,
+			in:   "BACKEND_ENUMERATION_TODO = {\n    # 1 file waits:\n\n    # gpu_backend_available()\n    " + gg + ",\n}\n",
+			want: "# 0 files wait:\nBACKEND_ENUMERATION_TODO = set()\n",
+		},
+		{
 			name: "two comment lines above go with the entry",
 			d:    Switch,
 			in:   "BACKEND_ENUMERATION_TODO = {\n    # a()\n    \"a.rs\",\n    # gpu_backend_available()\n    # see the epic\n    " + gg + ",\n    # c()\n    \"c.rs\",\n}\n",
