@@ -40,6 +40,8 @@ type night struct {
 	// headerOnly names the CSVs ("rocm", "pylm") of a sweep that stopped before its
 	// first model: the header and no rows.
 	headerOnly string
+	// noReading is why the suspect's re-measurement gave no reading ("" when it did).
+	noReading string
 }
 
 // historyFiles makes twelve nights before date at the levels of the 2026-09-30
@@ -118,7 +120,11 @@ func layNight(t testing.TB, base string, n night) string {
 		if err := rep.Remeasured(s, p); err != nil {
 			t.Fatal(err)
 		}
-		rms = append(rms, job.Remeasure{Model: s, CSV: single, Decode: p.Value(), Verdict: rep.Models[0].Verdict})
+		rm := job.Remeasure{Model: s, CSV: single, Decode: p.Value(), Verdict: rep.Models[0].Verdict}
+		if n.noReading != "" {
+			rm.CSV, rm.Decode, rm.Reason = "", 0, n.noReading
+		}
+		rms = append(rms, rm)
 	}
 	day, _ := time.Parse(time.DateOnly, n.date)
 	start := day.Add(2 * time.Hour)

@@ -358,3 +358,19 @@ func TestPublishBaselineHeaderOnlyMlxcelCSV(t *testing.T) {
 		t.Errorf("environment rows:\n%s", page)
 	}
 }
+
+// A re-measurement that gave no reading says why, and that the suspect stays
+// unconfirmed, instead of a figure.
+func TestPublishBaselineRemeasureWithoutReading(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	sum, err := PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, tg.base, night{date: "2026-10-20", llama: "35.41", noReading: "the bench exited 137"}),
+		RepoDir: tg.checkout, Config: testConfig(), DryRunDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := tg.file(t, sum.Git.Commit, sum.Page)
+	if !strings.Contains(page, "Meta-Llama-3.1-8B-Instruct-4bit was re-measured alone (") || !strings.Contains(page, "): no reading, the bench exited 137; the suspect stays unconfirmed") || strings.Contains(page, "tok/s in ") {
+		t.Errorf("the re-measurement line:\n%s", page)
+	}
+}
