@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/config"
 	"github.com/lablup/perfbot/internal/golden"
+	"github.com/lablup/perfbot/runner/baseline"
 	"github.com/lablup/perfbot/runner/job"
 	"github.com/lablup/perfbot/runner/patch"
 )
@@ -372,5 +374,35 @@ func TestPublishBaselineRemeasureWithoutReading(t *testing.T) {
 	page := tg.file(t, sum.Git.Commit, sum.Page)
 	if !strings.Contains(page, "Meta-Llama-3.1-8B-Instruct-4bit was re-measured alone (") || !strings.Contains(page, "): no reading, the bench exited 137; the suspect stays unconfirmed") || strings.Contains(page, "tok/s in ") {
 		t.Errorf("the re-measurement line:\n%s", page)
+	}
+}
+
+// A verdict row shows a change when there is something to change against: a band or,
+// without one, the last baseline; a new model has neither.
+func TestBaselineVerdictRows(t *testing.T) {
+	t.Parallel()
+	pt := func(v float64) *baseline.Point { return &baseline.Point{Values: []float64{v}} }
+	band := &baseline.Band{Runs: 12, Lo: 9, Hi: 11}
+	rep := &baseline.Report{Models: []baseline.ModelResult{
+		{Model: "banded", New: pt(10.5), Baseline: pt(10), Band: band, ChangePct: 5},
+		{Model: "band only", New: pt(9.5), Band: band, ChangePct: -5},
+		{Model: "baseline only", New: pt(10.2), Baseline: pt(10), ChangePct: 2},
+		{Model: "new", New: pt(7), ChangePct: 0},
+		{Model: "no reading", Status: "FAIL:oom"},
+	}}
+	p := &baselinePublisher{n: &nightly{man: job.Nightly{Comparison: rep}}, issues: map[string]report.Link{}}
+	var got []string
+	for _, r := range p.verdictRows() {
+		got = append(got, r.Model+" "+r.Decode+" "+r.Change+" "+r.Band)
+	}
+	want := []string{
+		"banded 10.50 +5.0% 9.00 to 11.00 (12 runs)",
+		"band only 9.50 -5.0% 9.00 to 11.00 (12 runs)",
+		"baseline only 10.20 +2.0% —",
+		"new 7.00 — —",
+		"no reading — — —",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("rows\n%q\nwant\n%q", got, want)
 	}
 }
