@@ -388,6 +388,7 @@ func TestBaselineVerdictRows(t *testing.T) {
 		{Model: "band only", New: pt(9.5), Band: band, ChangePct: -5},
 		{Model: "baseline only", New: pt(10.2), Baseline: pt(10), ChangePct: 2},
 		{Model: "new", New: pt(7), ChangePct: 0},
+		{Model: "flat", New: pt(10), Band: band, ChangePct: 0},
 		{Model: "no reading", Status: "FAIL:oom"},
 	}}
 	p := &baselinePublisher{n: &nightly{man: job.Nightly{Comparison: rep}}, issues: map[string]report.Link{}}
@@ -400,6 +401,7 @@ func TestBaselineVerdictRows(t *testing.T) {
 		"band only 9.50 -5.0% 9.00 to 11.00 (12 runs)",
 		"baseline only 10.20 +2.0% —",
 		"new 7.00 — —",
+		"flat 10.00 +0.0% 9.00 to 11.00 (12 runs)",
 		"no reading — — —",
 	}
 	if !slices.Equal(got, want) {
