@@ -5,7 +5,9 @@
 # survivor's file:line, a line per package and, last,
 # `mutation: K of N killed (P %), S survived` (bench/mutsum says how it counts).
 # Usage: bench/mutation.sh [PKG...]   (default: the ten core packages)
-# Environment: MUTATION_MIN=PCT exits 1 below PCT killed; MUTATION_WORKERS (1) and
+# Environment: MUTATION_MIN=PCT exits 1 below PCT killed; MUTATION_SPLIT (1) runs each
+# package as that many gremlins processes side by side, its files dealt between them;
+# MUTATION_WORKERS (1) and
 # MUTATION_TIMEOUT_COEF (10, gremlins' multiple of the package's plain test time before
 # a mutant's tests count as timed out) and MUTATION_MIN_TIMEOUT (60 s, the least such
 # deadline) for a loaded machine.
@@ -36,9 +38,9 @@ go build -o "$out/mutsum" ./bench/mutsum
 # so the script stops its whole process group.
 TMPDIR="$(mktemp -d)"
 export TMPDIR
-gpid=
+gpids=()
 trap 'rm -rf "$TMPDIR"' EXIT
-trap 'if [ -n "$gpid" ]; then kill -KILL -- "-$gpid" 2>/dev/null || true; fi; exit 130' INT TERM
+trap 'for g in "${gpids[@]}"; do kill -KILL -- "-$g" 2>/dev/null || true; done; exit 130' INT TERM
 reports=()
 for pkg in "$@"; do
   pkg="${pkg#./}"
@@ -53,18 +55,53 @@ for pkg in "$@"; do
   go test -cover "./$pkg" >/dev/null 2>&1 || true
   coef=$(awk -v ns="$(($(date +%s%N) - t0))" -v c="${MUTATION_TIMEOUT_COEF:-10}" -v min="${MUTATION_MIN_TIMEOUT:-60}" \
     'BEGIN { k = int(min / (ns / 1e9)) + 1; print (k > c ? k : c) }')
-  # One package at a time, so a mutant is judged by its own package's tests.
-  setsid "$bin" unleash --workers "${MUTATION_WORKERS:-1}" --timeout-coefficient "$coef" \
-    -o "$out/$name.json" "./$pkg" >"$out/$name.log" 2>&1 &
-  gpid=$!
-  status=0
-  wait "$gpid" || status=$?
-  gpid=
-  if [ "$status" -ne 0 ] || [ ! -s "$out/$name.json" ]; then
-    cat "$out/$name.log" >&2
-    echo "gremlins failed on $pkg (log above)" >&2
-    exit 1
-  fi
-  reports+=("$pkg=$out/$name.json")
+  # One package at a time, so a mutant is judged by its own package's tests. With
+  # MUTATION_SPLIT=K the package's files are dealt into K parts of about equal size,
+  # each run by its own gremlins process at the same time (the others' files excluded),
+  # and their reports add up to the package (bench/mutsum).
+  k="${MUTATION_SPLIT:-1}"
+  mapfile -t files < <(cd "$pkg" && go list -f '{{range .GoFiles}}{{.}}{{"\n"}}{{end}}' . | while read -r f; do echo "$(wc -l <"$f") $f"; done | sort -rn | awk '{print $2}')
+  [ "$k" -gt "${#files[@]}" ] && k=${#files[@]}
+  declare -a part_of=() size=()
+  for ((i = 0; i < k; i++)); do size[i]=0; done
+  for f in "${files[@]}"; do
+    best=0
+    for ((i = 1; i < k; i++)); do [ "${size[i]}" -lt "${size[best]}" ] && best=$i; done
+    part_of+=("$best")
+    size[best]=$((size[best] + $(wc -l <"$pkg/$f")))
+  done
+  gpids=()
+  parts=()
+  for ((i = 0; i < k; i++)); do
+    part="$name"
+    [ "$k" -gt 1 ] && part="$name.part$((i + 1))of$k"
+    rm -f "$out/$part.json"
+    excl=()
+    for j in "${!files[@]}"; do
+      [ "${part_of[j]}" -ne "$i" ] && excl+=(-E "(^|/)${files[j]//./\\.}\$")
+    done
+    setsid "$bin" unleash --workers "${MUTATION_WORKERS:-1}" --timeout-coefficient "$coef" "${excl[@]}" \
+      -o "$out/$part.json" "./$pkg" >"$out/$part.log" 2>&1 &
+    gpids+=($!)
+    parts+=("$part")
+  done
+  failed=
+  for i in "${!gpids[@]}"; do
+    status=0
+    wait "${gpids[i]}" || status=$?
+    if [ "$status" -eq 0 ] && [ ! -s "$out/${parts[i]}.json" ] && grep -q '^No results to report' "$out/${parts[i]}.log"; then
+      continue # a part whose files hold no mutant
+    fi
+    if [ "$status" -ne 0 ] || [ ! -s "$out/${parts[i]}.json" ]; then
+      cat "$out/${parts[i]}.log" >&2
+      echo "gremlins failed on $pkg (${parts[i]}, log above)" >&2
+      failed=1
+    fi
+  done
+  gpids=()
+  [ -z "$failed" ] || exit 1
+  for part in "${parts[@]}"; do
+    if [ -s "$out/$part.json" ]; then reports+=("$pkg=$out/$part.json"); fi
+  done
 done
 "$out/mutsum" -min "${MUTATION_MIN:-0}" "${reports[@]}"

@@ -12,7 +12,7 @@
 // change at all and are left out.
 //
 // Usage: mutsum [-min PCT] PKG=REPORT.json...; with -min, it exits 1 when the total
-// share killed is below PCT.
+// share killed is below PCT. Several reports of one package (a run in parts) add up.
 package main
 
 import (
@@ -101,6 +101,21 @@ func readReport(pkg string, r io.Reader) ([]mutant, error) {
 	return out, nil
 }
 
+// addReport adds one report's mutants to their package. A package run in parts
+// (bench/mutation.sh's MUTATION_SPLIT) has a report per part: they add up to one
+// package, its mutants in file order.
+func addReport(pkgs []string, mutants map[string][]mutant, pkg string, ms []mutant) []string {
+	if _, seen := mutants[pkg]; !seen {
+		pkgs = append(pkgs, pkg)
+	}
+	all := append(mutants[pkg], ms...)
+	slices.SortFunc(all, func(a, b mutant) int {
+		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column), strings.Compare(a.Type, b.Type))
+	})
+	mutants[pkg] = all
+	return pkgs
+}
+
 // summarize writes the survivors and timeouts of each package, a line per package and
 // the total last, and returns the total.
 func summarize(w io.Writer, pkgs []string, mutants map[string][]mutant) tally {
@@ -150,8 +165,7 @@ func main() {
 			fmt.Fprintf(os.Stderr, "mutsum: %v\n", err)
 			os.Exit(1)
 		}
-		pkgs = append(pkgs, pkg)
-		mutants[pkg] = ms
+		pkgs = addReport(pkgs, mutants, pkg, ms)
 	}
 	if all := summarize(os.Stdout, pkgs, mutants); all.pct() < *minPct {
 		fmt.Fprintf(os.Stderr, "mutsum: %.1f %% of the mutants killed, below the threshold of %.1f %%\n", all.pct(), *minPct)

@@ -41,3 +41,33 @@ mutation: 3 of 4 killed (75.0 %), 1 survived
 		t.Error("a damaged report was read")
 	}
 }
+
+// Reports of the parts of one package add up to one package line.
+func TestAddReportParts(t *testing.T) {
+	t.Parallel()
+	part := func(file, status string) []mutant {
+		ms, err := readReport("runner/x", strings.NewReader(`{"files":[{"file_name":"`+file+`","mutations":[{"type":"CONDITIONALS_BOUNDARY","status":"`+status+`","line":1,"column":1}]}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ms
+	}
+	mutants := map[string][]mutant{}
+	var pkgs []string
+	pkgs = addReport(pkgs, mutants, "runner/x", part("b.go", "LIVED"))
+	pkgs = addReport(pkgs, mutants, "runner/y", part("c.go", "KILLED"))
+	pkgs = addReport(pkgs, mutants, "runner/x", part("a.go", "KILLED"))
+	var b strings.Builder
+	summarize(&b, pkgs, mutants)
+	want := `lived        runner/x/b.go:1:1 CONDITIONALS_BOUNDARY
+runner/x: 1 of 2 killed (50.0 %), 1 survived (0 timed out; 0 not covered)
+runner/y: 1 of 1 killed (100.0 %), 0 survived (0 timed out; 0 not covered)
+mutation: 2 of 3 killed (66.7 %), 1 survived
+`
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Errorf("output (-want +got):\n%s", diff)
+	}
+	if got := mutants["runner/x"]; len(got) != 2 || got[0].File != "runner/x/a.go" {
+		t.Errorf("parts not merged in file order: %+v", got)
+	}
+}
