@@ -310,16 +310,16 @@ func TestChunkerEdges(t *testing.T) {
 	}
 }
 
-// Header edges: the first of two columns of one name counts, a single total grid
-// column counts in the first place too, and a header with a trailing comma has an
-// empty last column that rows must fill.
+// Header edges: the first of two columns of one name counts, so does the first of two
+// single total grid columns (in the first place too), and a header with a trailing
+// comma has an empty last column that rows must fill.
 func TestHeaderEdges(t *testing.T) {
 	t.Parallel()
 	tr, err := parseString(t, "Kernel_Name,Start_Timestamp,End_Timestamp,Kernel_Name\nk1,1,2,k2\n", parseOptions{})
 	if err != nil || tr.Names[tr.Dispatches[0].Name] != "k1" {
 		t.Errorf("two Kernel_Name columns: %v, %v", tr, err)
 	}
-	tr, err = parseString(t, "Grid_Size,Kernel_Name,Start_Timestamp,End_Timestamp\n256,k,1,2\n", parseOptions{})
+	tr, err = parseString(t, "Grid_Size,Kernel_Name,Start_Timestamp,End_Timestamp,Grd\n256,k,1,2,999\n", parseOptions{})
 	if err != nil || !tr.HasGrid || tr.Dispatches[0].Grid != 256 {
 		t.Errorf("Grid_Size first: %+v, %v", tr, err)
 	}
