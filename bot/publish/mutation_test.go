@@ -3,11 +3,14 @@ package publish
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -406,5 +409,35 @@ func TestBaselineVerdictRows(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("rows\n%q\nwant\n%q", got, want)
+	}
+}
+
+// git() returns a few seconds after git exits even when a child git left behind still
+// holds its output open (a credential helper, say), instead of waiting for that child.
+func TestGitDoesNotWaitForItsChildren(t *testing.T) {
+	t.Parallel()
+	bin := t.TempDir()
+	pidFile := filepath.Join(bin, "child.pid")
+	writeFile(t, filepath.Join(bin, "git"), "#!/bin/sh\nsleep 60 &\necho $! > "+pidFile+"\nexit 1\n")
+	if err := os.Chmod(filepath.Join(bin, "git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if b, err := os.ReadFile(pidFile); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0])
+	cmd.Env = append(os.Environ(), "PUBLISH_TEST_HELPER=git", "PATH="+bin+":"+os.Getenv("PATH"))
+	cmd.WaitDelay = time.Second
+	out, err := cmd.Output()
+	var failed bool
+	var secs int
+	if _, serr := fmt.Sscanf(string(out), "%t %d", &failed, &secs); err != nil || serr != nil || !failed || secs > 30 {
+		t.Errorf("git() with a child holding its output: %q, %v; want a failure within seconds", out, err)
 	}
 }
