@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -69,5 +70,58 @@ func TestCheckerSuccessLineIsNotEnough(t *testing.T) {
 				t.Errorf("failures %q, want the one path:line line", res.Failures)
 			}
 		})
+	}
+}
+
+// When the checker passes but counts another number awaiting a predicate than the set
+// has entries, the report notes it, a count of 0 too; a failed checker's count is not
+// compared.
+func TestGemmGatesNotesTheCheckersCount(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, script string
+		note         bool
+	}{
+		{"passed, 0 awaiting", "echo 'Kernel port dispatch check passed: 12 files, 0 awaiting a predicate'", true},
+		{"passed, 3 awaiting", "echo 'Kernel port dispatch check passed: 12 files, 3 awaiting a predicate'", false},
+		{"failed, 0 awaiting", "echo 'Kernel port dispatch check passed: 12 files, 0 awaiting a predicate'; exit 1", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			repo := copyRepo(t, "upstream")
+			py := filepath.Join(t.TempDir(), "python3")
+			if err := os.WriteFile(py, []byte("#!/bin/sh\n"+c.script+"\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			o := passOutcome(t)
+			o.Tests[1] = TestResult{Name: TestNames[1], Outcome: BuildFailed, Detail: "error[E0425]"}
+			r, err := GemmGates(context.Background(), repo, o, Options{Python: py})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := "the checker counts 0 awaiting a predicate but BACKEND_ENUMERATION_TODO has 3 entries"
+			if got := slices.Contains(r.Notes, want); got != c.note {
+				t.Errorf("notes %q: the count noted %v, want %v", r.Notes, got, c.note)
+			}
+		})
+	}
+}
+
+// splice replaces a range of lines, at the end of the file too.
+func TestSplice(t *testing.T) {
+	t.Parallel()
+	ls := []line{{text: "a"}, {text: "b"}, {text: "c"}}
+	for _, c := range []struct {
+		from, to int
+		repl     []line
+		want     string
+	}{{2, 3, nil, "ab"}, {0, 3, []line{{text: "x"}}, "x"}, {1, 1, []line{{text: "x"}, {text: "y"}}, "axybc"}, {3, 3, []line{{text: "z"}}, "abcz"}} {
+		var got strings.Builder
+		for _, l := range splice(ls, c.from, c.to, c.repl...) {
+			got.WriteString(l.text)
+		}
+		if got.String() != c.want {
+			t.Errorf("splice(%d, %d) = %q, want %q", c.from, c.to, got.String(), c.want)
+		}
 	}
 }
