@@ -28,12 +28,12 @@ import (
 // TestMain gives every git process a home without user or system config, as on a
 // fresh runner, so nothing depends on the machine's git setup.
 // With PUBLISH_TEST_HELPER=git the test binary is a helper instead: it runs git()
-// once and prints whether it failed and how many seconds it took.
+// once and prints whether it failed, how many seconds it took and the error.
 func TestMain(m *testing.M) {
 	if os.Getenv("PUBLISH_TEST_HELPER") == "git" {
 		start := time.Now()
 		_, err := git(context.Background(), ".", "status")
-		fmt.Printf("%v %.0f\n", err != nil, time.Since(start).Seconds())
+		fmt.Printf("%v %.0f\n%v", err != nil, time.Since(start).Seconds(), err)
 		os.Exit(0)
 	}
 	gittest.Main(m, "GITHUB_TOKEN")

@@ -441,3 +441,24 @@ func TestGitDoesNotWaitForItsChildren(t *testing.T) {
 		t.Errorf("git() with a child holding its output: %q, %v; want a failure within seconds", out, err)
 	}
 }
+
+// git()'s error carries git's stderr up to 1,000 bytes; past that it is cut and says so.
+func TestGitErrorCut(t *testing.T) {
+	t.Parallel()
+	for n, want := range map[int]string{1000: strings.Repeat("e", 1000), 1001: strings.Repeat("e", 1000) + " ..."} {
+		bin := t.TempDir()
+		writeFile(t, filepath.Join(bin, "git"), fmt.Sprintf("#!/bin/sh\nprintf '%%%ds' '' | tr ' ' e >&2\nexit 1\n", n))
+		if err := os.Chmod(filepath.Join(bin, "git"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+		cmd := exec.CommandContext(ctx, os.Args[0])
+		cmd.Env = append(os.Environ(), "PUBLISH_TEST_HELPER=git", "PATH="+bin+":"+os.Getenv("PATH"))
+		out, err := cmd.Output()
+		cancel()
+		_, msg, _ := strings.Cut(string(out), "\n")
+		if err != nil || !strings.HasSuffix(msg, ": "+want) {
+			t.Errorf("stderr of %d bytes: error %q (%v), want it to end with %d bytes", n, msg, err, len(want))
+		}
+	}
+}
