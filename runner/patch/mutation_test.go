@@ -69,6 +69,18 @@ func TestCheckerSuccessLineIsNotEnough(t *testing.T) {
 			if c.name == "failure lines" && (len(res.Failures) != 1 || res.Failures[0] != "src/a.rs:3: enumerates Metal") {
 				t.Errorf("failures %q, want the one path:line line", res.Failures)
 			}
+			// The report quotes the failure lines when there are some, the output
+			// otherwise.
+			switch c.name {
+			case "failure lines":
+				if !strings.Contains(md, "src/a.rs:3: enumerates Metal") || strings.Contains(md, "not a failure line") {
+					t.Errorf("the report does not quote just the failure lines:\n%s", md)
+				}
+			case "exit 0 without the success line":
+				if !strings.Contains(md, "\nall good\n") {
+					t.Errorf("the report does not quote the output:\n%s", md)
+				}
+			}
 		})
 	}
 }
