@@ -392,3 +392,24 @@ func TestSamplerCPUWindow(t *testing.T) {
 		s.close()
 	}
 }
+
+// A /proc without loadavg (a fake root here) leaves the scanner without a pid counter:
+// it lists at every sample, and no descriptor stands in for the file.
+func TestScannerWithoutLoadavg(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, "proc"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s, err := newProcScanner(host.New(root, "", nil), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	if s.loadFD != -1 || s.dirFD != -1 {
+		t.Errorf("loadavg fd %d, /proc fd %d; want -1 and -1", s.loadFD, s.dirFD)
+	}
+	if _, ok := s.pidCounter(); ok {
+		t.Error("a pid counter without loadavg")
+	}
+}
