@@ -137,3 +137,48 @@ func TestSplice(t *testing.T) {
 		}
 	}
 }
+
+// A line enumerates Metal and CUDA when any of its pairs names both, not only its first.
+func TestEnumeratesAnyPair(t *testing.T) {
+	t.Parallel()
+	for s, want := range map[string]bool{
+		"let a = metal_is_available() && metal_is_available(); let b = cuda_is_available() || metal_is_available();": true,
+		"let a = metal_is_available() && metal_is_available();":                                                      false,
+		"// if metal_is_available() && cuda_is_available() {":                                                        false,
+	} {
+		if got := enumerates(s); got != want {
+			t.Errorf("enumerates(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// The change list names what was done only: no "0 gates" line.
+func TestRustPlanChanges(t *testing.T) {
+	t.Parallel()
+	if got := (rustPlan{docRewritten: true}).changes(); len(got) != 1 || !strings.HasPrefix(got[0], "the module doc now says") {
+		t.Errorf("changes %q", got)
+	}
+	if got := (rustPlan{gatesReplaced: 1}).changes(); len(got) != 1 || got[0] != "1 gates now ask `crate::gpu_backend_available()` instead of Metal and CUDA" {
+		t.Errorf("changes %q", got)
+	}
+}
+
+// A patched file keeps its mode (an executable checker stays executable).
+func TestGemmGatesKeepsFileModes(t *testing.T) {
+	t.Parallel()
+	repo := copyRepo(t, "upstream")
+	checker := filepath.Join(repo, CheckerPath)
+	if err := os.Chmod(checker, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := GemmGates(context.Background(), repo, passOutcome(t), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(checker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o755 {
+		t.Errorf("checker mode %v after the patch, want 0755", fi.Mode().Perm())
+	}
+}
