@@ -21,7 +21,7 @@ func TestDryRun(t *testing.T) {
 	t.Parallel()
 	tg := newTarget(t)
 	res := layResults(t, tg.base, profile{date: "2026-09-30", tests: allPassed, trace: true})
-	out := t.TempDir()
+	out := filepath.Join(t.TempDir(), "dry", "run") // made by the dry run
 	o := Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out, TriggerCommentID: triggerID}
 	sum, err := Publish(context.Background(), o)
 	if err != nil {
