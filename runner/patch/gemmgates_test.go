@@ -351,7 +351,7 @@ func TestGemmGatesRefusals(t *testing.T) {
 			edit: func(r, c string) (string, string) {
 				return strings.Replace(r, "    let r = ramp(34, 1.0);\n", rustGate+"        return;\n    }\n    let r = ramp(34, 1.0);\n", 1), c
 			},
-			want: []string{"found a Metal/CUDA gate in fn ramp_is_deterministic_and_signed"},
+			want: []string{RustPath + ":101: found a Metal/CUDA gate in fn ramp_is_deterministic_and_signed"},
 		},
 		{
 			name: "fourth gate in an expression", variant: "reversed-prefix",
