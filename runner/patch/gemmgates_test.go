@@ -386,7 +386,15 @@ func TestGemmGatesRefusals(t *testing.T) {
 			edit: func(r, c string) (string, string) {
 				return strings.Replace(r, "#[test]\nfn gather_mm_selects_the_indexed_expert", "fn gather_mm_selects_the_indexed_expert", 1), c
 			},
-			want: []string{"fn gather_mm_selects_the_indexed_expert is not marked #[test]"},
+			want: []string{RustPath + ":54: fn gather_mm_selects_the_indexed_expert is not marked #[test]"},
+		},
+		{
+			name: "no body", variant: "upstream",
+			edit: func(r, c string) (string, string) {
+				const sig = "fn gather_mm_half_precision_matches_reference() {\n"
+				return r[:strings.Index(r, sig)+len(sig)] + "    // cut here\n\n", c
+			},
+			want: []string{RustPath + ":81: fn gather_mm_half_precision_matches_reference has no body"},
 		},
 		{
 			name: "doc sentence missing", variant: "upstream",
