@@ -462,3 +462,11 @@ func TestGitErrorCut(t *testing.T) {
 		}
 	}
 }
+
+// The guard evidence of a run that sampled nothing has no rows and no idle-window note.
+func TestGuardRowsWithoutSamples(t *testing.T) {
+	t.Parallel()
+	if rows, notes := guardRows(nil); rows != nil || notes != nil {
+		t.Errorf("no events: rows %v, notes %q", rows, notes)
+	}
+}
