@@ -170,6 +170,9 @@ type profile struct {
 	trace bool // add a kernel trace, which must never be committed
 	// failed are runs of the session that left no results.
 	failed []job.RunRecord
+	// sampling is the session's sampling list; nil means greedy, empty means none
+	// written (an older session file).
+	sampling []string
 }
 
 var fixtureRuns = []string{"Meta-Llama-3.1-8B-Instruct-4bit_greedy", "Qwen3-30B-A3B-4bit_greedy"}
@@ -228,10 +231,14 @@ func sessionOf(t testing.TB, base string, pr profile, runs []string) job.Session
 		t.Fatal(err)
 	}
 	started := day.Add(17*time.Hour + 41*time.Minute)
+	sampling := pr.sampling
+	if sampling == nil {
+		sampling = []string{"greedy"}
+	}
 	s := job.Session{
 		Commit: base, GFX: "gfx1151", Folder: "gfx1151_" + base[:8], OverlayCommit: "75915908",
 		Date: pr.date, Started: started, Finished: started.Add(2 * time.Hour), State: "complete",
-		Models: []string{"llama", "qwen3"}, Sampling: []string{"greedy"},
+		Models: []string{"llama", "qwen3"}, Sampling: sampling,
 		Shape:    job.Shape{Prompt: 512, Generate: 128, Warmup: 20},
 		Profiler: []string{"--kernel-trace", "--hip-graph-trace", "--stats", "--output-format", "csv"},
 		Build:    job.Build{Command: job.BuildCommand, Status: "ok", Seconds: 312.4, Log: "build.log"},

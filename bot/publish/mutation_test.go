@@ -470,3 +470,23 @@ func TestGuardRowsWithoutSamples(t *testing.T) {
 		t.Errorf("no events: rows %v, notes %q", rows, notes)
 	}
 }
+
+// The pull request names the sampling modes the session asked for; a session file that
+// does not list them takes them from the runs.
+func TestPublishSamplingFromSessionOrRuns(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		sampling []string
+		want     string
+	}{{[]string{"greedy", "sampled"}, "with sampling greedy, sampled,"}, {[]string{}, "with sampling greedy,"}} {
+		tg := newTarget(t)
+		out := t.TempDir()
+		res := layResults(t, tg.base, profile{date: "2026-09-30", tests: allPassed, sampling: c.sampling})
+		if _, err := Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out, Issue: 12}); err != nil {
+			t.Fatalf("%q: %v", c.sampling, err)
+		}
+		if pr := readFile(t, filepath.Join(out, DryPR)); !strings.Contains(pr, c.want) {
+			t.Errorf("session sampling %q: the pull request lacks %q:\n%s", c.sampling, c.want, pr)
+		}
+	}
+}
