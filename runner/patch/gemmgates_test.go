@@ -344,7 +344,23 @@ func TestGemmGatesRefusals(t *testing.T) {
 				i := strings.Index(r, "fn gather_mm_selects_the_indexed_expert")
 				return r[:i] + strings.Replace(r[i:], rustGate+"        return;\n    }\n", "", 1), c
 			},
-			want: []string{RustPath + ":", "fn gather_mm_selects_the_indexed_expert does not start with the gate", "found `let (num_experts, k) = (8, 16);`"},
+			want: []string{RustPath + ":57: fn gather_mm_selects_the_indexed_expert does not start with the gate", "found `let (num_experts, k) = (8, 16);`"},
+		},
+		{
+			name: "file ends at a gate", variant: "upstream",
+			edit: func(r, c string) (string, string) {
+				const sig = "fn gather_mm_half_precision_matches_reference() {\n"
+				return r[:strings.Index(r, sig)+len(sig)] + rustGate, c
+			},
+			want: []string{RustPath + ":83: the gate of fn gather_mm_half_precision_matches_reference is not followed by `return;` and `}` on their own lines: found ``"},
+		},
+		{
+			name: "file ends after a gate's return", variant: "upstream",
+			edit: func(r, c string) (string, string) {
+				const sig = "fn gather_mm_half_precision_matches_reference() {\n"
+				return r[:strings.Index(r, sig)+len(sig)] + rustGate + "        return;\n", c
+			},
+			want: []string{RustPath + ":83: the gate of fn gather_mm_half_precision_matches_reference is not followed by `return;` and `}` on their own lines: found `return;`"},
 		},
 		{
 			name: "fourth gate", variant: "upstream",

@@ -182,3 +182,28 @@ func TestGemmGatesKeepsFileModes(t *testing.T) {
 		t.Errorf("checker mode %v after the patch, want 0755", fi.Mode().Perm())
 	}
 }
+
+// A detail is cut to max runes only when it is longer.
+func TestOneLineCut(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		s    string
+		max  int
+		want string
+	}{{"abcdef", 6, "abcdef"}, {"abcdefg", 6, "abc..."}, {"a\n b\tc", 10, "a b c"}} {
+		if got := oneLine(c.s, c.max); got != c.want {
+			t.Errorf("oneLine(%q, %d) = %q, want %q", c.s, c.max, got, c.want)
+		}
+	}
+}
+
+// A problem about the whole file names no line.
+func TestProblemString(t *testing.T) {
+	t.Parallel()
+	if got := (Problem{Path: "a.py", Msg: "m"}).String(); got != "a.py: m" {
+		t.Errorf("line 0: %q", got)
+	}
+	if got := (Problem{Path: "a.py", Line: 1, Msg: "m"}).String(); got != "a.py:1: m" {
+		t.Errorf("line 1: %q", got)
+	}
+}
