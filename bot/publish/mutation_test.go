@@ -490,3 +490,26 @@ func TestPublishSamplingFromSessionOrRuns(t *testing.T) {
 		}
 	}
 }
+
+// findFolder takes the results root or the folder itself; a <gfx>_<commit> folder
+// without run summaries is not a results folder.
+func TestFindFolder(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	empty := filepath.Join(root, "gfx1151_0123abcd")
+	full := filepath.Join(root, "gfx1151_89abcdef")
+	for _, d := range []string{empty, full} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, filepath.Join(full, "llama_greedy_summary.json"), "{}")
+	for in, want := range map[string]string{root: full, full: full} {
+		if got, err := findFolder(in); err != nil || got != want {
+			t.Errorf("findFolder(%s) = %s, %v; want %s", in, got, err, want)
+		}
+	}
+	if _, err := findFolder(empty); err == nil || !strings.Contains(err.Error(), "no run summaries in") {
+		t.Errorf("a folder without summaries: %v", err)
+	}
+}
