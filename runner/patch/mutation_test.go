@@ -207,3 +207,50 @@ func TestProblemString(t *testing.T) {
 		t.Errorf("line 1: %q", got)
 	}
 }
+
+// The Rust helpers at the first line of a file.
+func TestRustHelpersAtTheFirstLine(t *testing.T) {
+	t.Parallel()
+	ls := []line{{text: "#[test]"}, {text: "fn a() {"}, {text: "}"}, {text: "fn helper() {"}, {text: "}"}}
+	if !hasTestAttr(ls, 1) || hasTestAttr(ls, 3) {
+		t.Error("hasTestAttr: the attribute on line 0 is not seen, or a plain fn is a test")
+	}
+	fns := []string{"", "a", "", "helper", ""}
+	if got := testFns(ls, fns); !slices.Equal(got, []string{"a"}) {
+		t.Errorf("testFns = %q", got)
+	}
+	if got := testFns(ls[3:], fns[3:]); !slices.Equal(got, []string{"none"}) {
+		t.Errorf("testFns without tests = %q", got)
+	}
+	if got := enclosingFn([]string{"a", "", ""}, 2); got != "a" {
+		t.Errorf("enclosingFn = %q, want the fn on line 0", got)
+	}
+}
+
+// The output tail keeps the last limit bytes, and when it had to cut, starts at a line
+// boundary in its first half or at least at a rune.
+func TestTailBuffer(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		limit     int
+		writes    []string
+		want      string
+		truncated bool
+	}{
+		{10, []string{"abc\ndefghi"}, "abc\ndefghi", false},
+		{10, []string{"01234", "abcd\nfghij"}, "fghij", true},
+		{10, []string{"01234", "abcde\nghij"}, "abcde\nghij", true},
+		{10, []string{"0123456789", "abcdefg\nij"}, "abcdefg\nij", true},
+		{4, []string{"éééé"}, "éé", true},
+		{3, []string{"a", "\x80\x80\x80"}, "", true},
+	} {
+		tb := &tailBuffer{limit: c.limit}
+		for _, w := range c.writes {
+			tb.Write([]byte(w))
+		}
+		got, _, truncated := tb.result()
+		if got != c.want || truncated != c.truncated {
+			t.Errorf("limit %d, writes %q: %q (truncated %v), want %q (%v)", c.limit, c.writes, got, truncated, c.want, c.truncated)
+		}
+	}
+}
