@@ -513,3 +513,13 @@ func TestFindFolder(t *testing.T) {
 		t.Errorf("a folder without summaries: %v", err)
 	}
 }
+
+// A file is committed by its suffix only when it has a name before the suffix.
+func TestCommittable(t *testing.T) {
+	t.Parallel()
+	for name, want := range map[string]bool{"llama_summary.json": true, "_summary.json": false, "x_bench.log": true, "_bench.log": false, "trace.csv": false} {
+		if got := committable(name); got != want {
+			t.Errorf("committable(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
