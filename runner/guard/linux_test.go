@@ -203,7 +203,7 @@ func TestListRereadsRecentPids(t *testing.T) {
 	}{
 		{pid - 1, pid, true}, {pid - 1, pid + 5, true}, {pid, pid + 5, false}, {pid - 5, pid - 1, false},
 		// The counter wrapped: (last look, max] and [1, counter].
-		{pid - 5, pid - 10, true}, {pid + 5, pid, true}, {pid + 5, pid - 1, false},
+		{pid - 5, pid - 10, true}, {pid + 5, pid, true}, {pid + 5, pid - 1, false}, {pid, pid - 10, false},
 	} {
 		s.procs[pid] = &entry{fd: -1, comm: "bogus"}
 		s.lastPID = c.prev
@@ -319,12 +319,12 @@ func TestScannerRefresh(t *testing.T) {
 	}
 }
 
-// read takes the whole file, growing its buffer past the first kilobyte.
+// read takes the whole file, growing its buffer past the first kilobyte, up to 64 KiB.
 func TestScannerReadsWholeFile(t *testing.T) {
 	t.Parallel()
 	f := newProcFixture(t, false)
 	s := f.s
-	for _, size := range []int{0, 10, 1024, 1500, 5000} {
+	for _, size := range []int{0, 10, 1024, 1500, 5000, 64<<10 - 1} {
 		p := filepath.Join(t.TempDir(), "f")
 		if err := os.WriteFile(p, []byte(strings.Repeat("x", size)), 0o644); err != nil {
 			t.Fatal(err)
@@ -338,6 +338,20 @@ func TestScannerReadsWholeFile(t *testing.T) {
 		if !ok || n != size {
 			t.Errorf("a file of %d bytes: read %d, %v", size, n, ok)
 		}
+	}
+	// No stat or comm line is 64 KiB long: a file that fills the largest buffer is
+	// refused, not read on.
+	p := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(p, []byte(strings.Repeat("x", 70000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fd, err := rawOpen(p, syscall.O_RDONLY|syscall.O_CLOEXEC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rawClose(fd)
+	if n, ok := s.read(fd); ok {
+		t.Errorf("a file of 70000 bytes: read %d", n)
 	}
 }
 

@@ -325,6 +325,10 @@ func TestMaxWaitExpiry(t *testing.T) {
 	if len(recs) != 1 || recs[0].Verdict != GaveUp || recs[0].ExitCode != ExitContended {
 		t.Fatalf("records = %+v", recs)
 	}
+	// It gives up at the sample that reaches --max-wait, not the one after.
+	if recs[0].IdleWaitSecs != 2 {
+		t.Errorf("gave up after waiting %gs, want 2", recs[0].IdleWaitSecs)
+	}
 }
 
 // Every attempt contended: 75 and the shell guard's summary line.
