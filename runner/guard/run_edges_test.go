@@ -1,6 +1,8 @@
 package guard
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -232,5 +234,42 @@ func TestRerunRecordsItsOwnIdleWait(t *testing.T) {
 	}
 	if a, b := out.Attempts[0].IdleWaitSecs, out.Attempts[1].IdleWaitSecs; a != 1 || b != 1 {
 		t.Errorf("idle waits %g and %g, want 1 and 1", a, b)
+	}
+}
+
+// cancelClock is a fake clock that cancels the run the first time it is read at or
+// after at: there, the guard's last sample of the idle window.
+type cancelClock struct {
+	*fakeClock
+	at     time.Time
+	cancel context.CancelFunc
+}
+
+func (c *cancelClock) Now() time.Time {
+	t := c.fakeClock.Now()
+	if !t.Before(c.at) {
+		c.cancel()
+	}
+	return t
+}
+
+// A run cancelled while the last sample of the idle window is taken starts nothing.
+func TestCancelDuringTheLastIdleSample(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	fc := newFakeClock()
+	ctx, cancel := context.WithCancelCause(testCtx(t))
+	o := w.options()
+	o.Idle, o.SampleHz = time.Second, 10
+	o.Clock = &cancelClock{fakeClock: fc, at: fc.Now().Add(time.Second), cancel: func() { cancel(errors.New("stopped by the test")) }}
+	run := goRun(ctx, o, []string{"true"}, fc)
+	for deadline, ok := time.Now().Add(waitLimit), fc.waitGen(0); ok; ok = fc.step() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the guard is still sampling after %v", waitLimit)
+		}
+	}
+	out, _ := run.wait(t)
+	if out.Verdict != Interrupted || strings.Contains(w.logText(t), "attempt 1/1: start") {
+		t.Errorf("outcome %+v; log:\n%s", out, w.logText(t))
 	}
 }
