@@ -254,3 +254,33 @@ func TestTailBuffer(t *testing.T) {
 		}
 	}
 }
+
+// The module doc: a paragraph on the file's first line, paragraphs separated by blank
+// lines (the last one is rewritten), refusals on the last paragraph's line, and a doc
+// that ends the file without a newline.
+func TestRewriteModuleDocEdges(t *testing.T) {
+	t.Parallel()
+	const old = "//! GPU-only (Metal or CUDA); these skip on a CPU-only build."
+	rewrite := func(src string) (string, bool, []Problem) {
+		var ps problems
+		out, ok := rewriteModuleDoc(splitLines(src), &ps)
+		return joinLines(out), ok, ps.list
+	}
+	want := "//! Numeric tests.\n\n//! GPU-only: these run on every GPU backend (`gpu_backend_available()`), ROCm\n//! included, and skip on a CPU-only build.\n\nuse x;\n"
+	if got, ok, probs := rewrite("//! Numeric tests.\n\n" + old + "\n\nuse x;\n"); !ok || got != want || len(probs) != 0 {
+		t.Errorf("two paragraphs from line 0: %v %v\n%s", ok, probs, got)
+	}
+	want = "//! GPU-only: these run on every GPU backend (`gpu_backend_available()`), ROCm\n//! included, and skip on a CPU-only build."
+	if got, ok, probs := rewrite(old); !ok || got != want || len(probs) != 0 {
+		t.Errorf("a doc ending the file without a newline: %v %v\n%q", ok, probs, got)
+	}
+	for src, msg := range map[string]string{
+		"// licence\n\n//! Intro.\n\n//! Run them with care.\nuse x;\n":                              "5: the module doc does not end with a paragraph",
+		"// licence\n//! Intro.\n//!\n//! Metal and CUDA first. Then Metal and CUDA again.\nuse x;\n": "4: the last module doc paragraph has more than one sentence",
+	} {
+		_, ok, probs := rewrite(src)
+		if ok || len(probs) != 1 || !strings.HasPrefix(probs[0].String(), ":"+msg) {
+			t.Errorf("%q: %v %v, want a problem at line %s", src, ok, probs, msg)
+		}
+	}
+}
