@@ -275,7 +275,7 @@ func TestRewriteModuleDocEdges(t *testing.T) {
 		t.Errorf("a doc ending the file without a newline: %v %v\n%q", ok, probs, got)
 	}
 	for src, msg := range map[string]string{
-		"// licence\n\n//! Intro.\n\n//! Run them with care.\nuse x;\n":                              "5: the module doc does not end with a paragraph",
+		"// licence\n\n//! Intro.\n\n//! Run them with care.\nuse x;\n":                               "5: the module doc does not end with a paragraph",
 		"// licence\n//! Intro.\n//!\n//! Metal and CUDA first. Then Metal and CUDA again.\nuse x;\n": "4: the last module doc paragraph has more than one sentence",
 	} {
 		_, ok, probs := rewrite(src)
