@@ -76,6 +76,18 @@ func TestPlanChecker(t *testing.T) {
 			want: "BACKEND_ENUMERATION_TODO = {\n    \"b.rs\",  # b()\n    " + gg + ",  # waits for gpu_backend_available(); on ROCm at overlay 75915908: gather_mm_matches_dense_per_expert_reference timed out: no output for 600 s\n}\n",
 		},
 		{
+			name: "record inline keeps the gap before the old comment",
+			d:    Record,
+			in:   "BACKEND_ENUMERATION_TODO = {\n    \"b.rs\",  # b()\n    " + gg + ",    # waits for x(); old\n}\n",
+			want: "BACKEND_ENUMERATION_TODO = {\n    \"b.rs\",  # b()\n    " + gg + ",    # waits for x(); on ROCm at overlay 75915908: gather_mm_matches_dense_per_expert_reference timed out: no output for 600 s\n}\n",
+		},
+		{
+			name: "record takes the entry's own line ending",
+			d:    Record,
+			in:   "BACKEND_ENUMERATION_TODO = {\n    # b()\n    \"b.rs\",\n    " + gg + ",\r\n}\n",
+			want: "BACKEND_ENUMERATION_TODO = {\n    # b()\n    \"b.rs\",\n    # waits for gpu_backend_available(); on ROCm at overlay 75915908:\r\n    #   gather_mm_matches_dense_per_expert_reference timed out: no output for 600 s\r\n    " + gg + ",\r\n}\n",
+		},
+		{
 			name: "record keeps the predicate the old comment named",
 			d:    Record,
 			in:   "BACKEND_ENUMERATION_TODO = {\n    # waits for rocm_gemm_available(); on ROCm at overlay 1234567:\n    #   gather_mm_selects_the_indexed_expert failed: old\n    " + gg + ",\n}\n",
