@@ -163,26 +163,6 @@ func TestRustPlanChanges(t *testing.T) {
 	}
 }
 
-// A patched file keeps its mode (an executable checker stays executable).
-func TestGemmGatesKeepsFileModes(t *testing.T) {
-	t.Parallel()
-	repo := copyRepo(t, "upstream")
-	checker := filepath.Join(repo, CheckerPath)
-	if err := os.Chmod(checker, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := GemmGates(context.Background(), repo, passOutcome(t), Options{}); err != nil {
-		t.Fatal(err)
-	}
-	fi, err := os.Stat(checker)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fi.Mode().Perm() != 0o755 {
-		t.Errorf("checker mode %v after the patch, want 0755", fi.Mode().Perm())
-	}
-}
-
 // A detail is cut to max runes only when it is longer.
 func TestOneLineCut(t *testing.T) {
 	t.Parallel()
