@@ -416,12 +416,7 @@ func TestBaselineVerdictRows(t *testing.T) {
 // holds its output open (a credential helper, say), instead of waiting for that child.
 func TestGitDoesNotWaitForItsChildren(t *testing.T) {
 	t.Parallel()
-	bin := t.TempDir()
-	pidFile := filepath.Join(bin, "child.pid")
-	writeFile(t, filepath.Join(bin, "git"), "#!/bin/sh\nsleep 60 &\necho $! > "+pidFile+"\nexit 1\n")
-	if err := os.Chmod(filepath.Join(bin, "git"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	pidFile := filepath.Join(t.TempDir(), "child.pid")
 	t.Cleanup(func() {
 		if b, err := os.ReadFile(pidFile); err == nil {
 			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
@@ -429,15 +424,10 @@ func TestGitDoesNotWaitForItsChildren(t *testing.T) {
 			}
 		}
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0])
-	cmd.Env = append(os.Environ(), "PUBLISH_TEST_HELPER=git", "PATH="+bin+":"+os.Getenv("PATH"))
-	cmd.WaitDelay = time.Second
-	out, err := cmd.Output()
+	out, err := runGitUnder(t, "sleep 60 &\necho $! > "+pidFile+"\nexit 1")
 	var failed bool
 	var secs int
-	if _, serr := fmt.Sscanf(string(out), "%t %d", &failed, &secs); err != nil || serr != nil || !failed || secs > 30 {
+	if _, serr := fmt.Sscanf(out, "%t %d", &failed, &secs); err != nil || serr != nil || !failed || secs > 30 {
 		t.Errorf("git() with a child holding its output: %q, %v; want a failure within seconds", out, err)
 	}
 }
@@ -446,21 +436,31 @@ func TestGitDoesNotWaitForItsChildren(t *testing.T) {
 func TestGitErrorCut(t *testing.T) {
 	t.Parallel()
 	for n, want := range map[int]string{1000: strings.Repeat("e", 1000), 1001: strings.Repeat("e", 1000) + " ..."} {
-		bin := t.TempDir()
-		writeFile(t, filepath.Join(bin, "git"), fmt.Sprintf("#!/bin/sh\nprintf '%%%ds' '' | tr ' ' e >&2\nexit 1\n", n))
-		if err := os.Chmod(filepath.Join(bin, "git"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
-		cmd := exec.CommandContext(ctx, os.Args[0])
-		cmd.Env = append(os.Environ(), "PUBLISH_TEST_HELPER=git", "PATH="+bin+":"+os.Getenv("PATH"))
-		out, err := cmd.Output()
-		cancel()
-		_, msg, _ := strings.Cut(string(out), "\n")
+		out, err := runGitUnder(t, fmt.Sprintf("printf '%%%ds' '' | tr ' ' e >&2\nexit 1", n))
+		_, msg, _ := strings.Cut(out, "\n")
 		if err != nil || !strings.HasSuffix(msg, ": "+want) {
 			t.Errorf("stderr of %d bytes: error %q (%v), want it to end with %d bytes", n, msg, err, len(want))
 		}
 	}
+}
+
+// runGitUnder runs git() once in a helper process (TestMain's PUBLISH_TEST_HELPER=git)
+// whose PATH finds a fake git with the given shell body first, and returns what the
+// helper printed.
+func runGitUnder(t *testing.T, body string) (string, error) {
+	t.Helper()
+	bin := t.TempDir()
+	writeFile(t, filepath.Join(bin, "git"), "#!/bin/sh\n"+body+"\n")
+	if err := os.Chmod(filepath.Join(bin, "git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0])
+	cmd.Env = append(os.Environ(), "PUBLISH_TEST_HELPER=git", "PATH="+bin+":"+os.Getenv("PATH"))
+	cmd.WaitDelay = time.Second
+	out, err := cmd.Output()
+	return string(out), err
 }
 
 // The guard evidence of a run that sampled nothing has no rows and no idle-window note.
