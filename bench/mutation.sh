@@ -60,15 +60,17 @@ for pkg in "$@"; do
   # each run by its own gremlins process at the same time (the others' files excluded),
   # and their reports add up to the package (bench/mutsum).
   k="${MUTATION_SPLIT:-1}"
-  mapfile -t files < <(cd "$pkg" && go list -f '{{range .GoFiles}}{{.}}{{"\n"}}{{end}}' . | while read -r f; do echo "$(wc -l <"$f") $f"; done | sort -rn | awk '{print $2}')
-  [ "$k" -gt "${#files[@]}" ] && k=${#files[@]}
-  declare -a part_of=() size=()
+  # "lines file", largest first.
+  mapfile -t sized < <(cd "$pkg" && go list -f '{{range .GoFiles}}{{.}}{{"\n"}}{{end}}' . | while read -r f; do echo "$(wc -l <"$f") $f"; done | sort -rn)
+  [ "$k" -gt "${#sized[@]}" ] && k=${#sized[@]}
+  declare -a files=() part_of=() size=()
   for ((i = 0; i < k; i++)); do size[i]=0; done
-  for f in "${files[@]}"; do
+  for entry in "${sized[@]}"; do
     best=0
     for ((i = 1; i < k; i++)); do [ "${size[i]}" -lt "${size[best]}" ] && best=$i; done
+    files+=("${entry#* }")
     part_of+=("$best")
-    size[best]=$((size[best] + $(wc -l <"$pkg/$f")))
+    size[best]=$((size[best] + ${entry%% *}))
   done
   gpids=()
   parts=()
