@@ -112,6 +112,24 @@ func TestPlanChecker(t *testing.T) {
 			want: "BACKEND_ENUMERATION_TODO = {\n    \"a.rs\",\n    # a()\n    \"c.rs\",\n    # c()\n}\n",
 		},
 		{
+			name: "a bulleted list item's continuation line goes with it; a shallower line stays",
+			d:    Switch,
+			in:   "# Files that wait:\n# - src/lib/mlxcel-core/src/grouped_gemm_numeric_tests.rs: its gates\n#   enumerate Metal and CUDA\n# Keep this list sorted.\nBACKEND_ENUMERATION_TODO = {\n    # gpu_backend_available()\n    " + gg + ",\n    # c()\n    \"c.rs\",\n}\n",
+			want: "# Files that wait:\n# Keep this list sorted.\nBACKEND_ENUMERATION_TODO = {\n    # c()\n    \"c.rs\",\n}\n",
+		},
+		{
+			name: "a plain list line's deeper continuation goes with it; one at its own column stays",
+			d:    Switch,
+			in:   "# src/lib/mlxcel-core/src/grouped_gemm_numeric_tests.rs waits for\n#     gpu_backend_available()\n# c.rs waits too.\nBACKEND_ENUMERATION_TODO = {\n    # gpu_backend_available()\n    " + gg + ",\n    # c()\n    \"c.rs\",\n}\n",
+			want: "# c.rs waits too.\nBACKEND_ENUMERATION_TODO = {\n    # c()\n    \"c.rs\",\n}\n",
+		},
+		{
+			name: "record after: the next entry's inline predicate is not this entry's",
+			d:    Record,
+			in:   "BACKEND_ENUMERATION_TODO = {\n    \"b.rs\",\n    # b waits\n    " + gg + ",\n    # see the epic\n    \"c.rs\",  # c_available()\n}\n",
+			want: "BACKEND_ENUMERATION_TODO = {\n    \"b.rs\",\n    # b waits\n    " + gg + ",\n    # waits for gpu_backend_available(); on ROCm at overlay 75915908:\n    #   gather_mm_matches_dense_per_expert_reference timed out: no output for 600 s\n    \"c.rs\",  # c_available()\n}\n",
+		},
+		{
 			name: "hold changes nothing",
 			d:    Hold,
 			in:   "BACKEND_ENUMERATION_TODO = {\n    # x()\n    " + gg + ",\n}\n",
