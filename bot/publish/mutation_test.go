@@ -523,3 +523,36 @@ func TestCommittable(t *testing.T) {
 		}
 	}
 }
+
+// The runs come in the session's order, the first one included; runs the session
+// does not list come after, by name.
+func TestReadSummariesInTheSessionsOrder(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, n := range []string{"a_greedy", "b_greedy", "c_greedy", "d_greedy"} {
+		writeFile(t, filepath.Join(dir, n+"_summary.json"), `{"name": "`+n+`"}`)
+	}
+	for _, tc := range []struct {
+		session []string
+		want    []string
+	}{
+		{[]string{"c_greedy", "a_greedy", "b_greedy"}, []string{"c_greedy", "a_greedy", "b_greedy", "d_greedy"}},
+		{[]string{"d_greedy", "b_greedy"}, []string{"d_greedy", "b_greedy", "a_greedy", "c_greedy"}},
+		{nil, []string{"a_greedy", "b_greedy", "c_greedy", "d_greedy"}},
+	} {
+		f := &folder{dir: dir}
+		for _, n := range tc.session {
+			f.session.Runs = append(f.session.Runs, job.RunRecord{Name: n})
+		}
+		if err := f.readSummaries(); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, s := range f.runs {
+			got = append(got, s.Name)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("session %q: runs in order %q, want %q", tc.session, got, tc.want)
+		}
+	}
+}
