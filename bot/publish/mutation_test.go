@@ -2,6 +2,8 @@ package publish
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -20,6 +22,7 @@ import (
 	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/config"
 	"github.com/lablup/perfbot/internal/golden"
+	"github.com/lablup/perfbot/runner/attrib"
 	"github.com/lablup/perfbot/runner/baseline"
 	"github.com/lablup/perfbot/runner/job"
 	"github.com/lablup/perfbot/runner/patch"
@@ -256,10 +259,29 @@ func TestOptionsNormalize(t *testing.T) {
 	if err != nil || got.Config.Results.Profiles != "benchmarks/rocm_profiles" || got.Config.Results.Reports != "docs/benchmark_results" {
 		t.Errorf("empty results paths: %+v %v, want the defaults", got.Config.Results, err)
 	}
+	for _, given := range [][2]string{{"", "r/x"}, {"p/x", ""}} {
+		o = base
+		o.Config.Results.Profiles, o.Config.Results.Reports = given[0], given[1]
+		want := [2]string{given[0], given[1]}
+		if want[0] == "" {
+			want[0] = "benchmarks/rocm_profiles"
+		}
+		if want[1] == "" {
+			want[1] = "docs/benchmark_results"
+		}
+		if got, _ := o.normalize(); got.Config.Results.Profiles != want[0] || got.Config.Results.Reports != want[1] {
+			t.Errorf("results paths %q given: %+v, want %q", given, got.Config.Results, want)
+		}
+	}
+	// The clock: the one given, else the wall clock.
 	o = base
-	o.Config.Results.Reports = "r/x"
-	if got, _ := o.normalize(); got.Config.Results.Profiles != "benchmarks/rocm_profiles" || got.Config.Results.Reports != "r/x" {
-		t.Errorf("one results path given: %+v", got.Config.Results)
+	o.Now = now
+	if got, _ := o.normalize(); got.Now == nil || !got.Now().Equal(testNow) {
+		t.Errorf("a clock given was not kept")
+	}
+	o.Now = nil
+	if got, _ := o.normalize(); got.Now == nil || time.Since(got.Now()) > time.Hour {
+		t.Errorf("no clock given: want the wall clock")
 	}
 }
 
@@ -553,6 +575,103 @@ func TestReadSummariesInTheSessionsOrder(t *testing.T) {
 		}
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("session %q: runs in order %q, want %q", tc.session, got, tc.want)
+		}
+	}
+}
+
+// The page's date and the commit time come from the session: its date, else its end
+// (or start); with neither, today, with a note that a rerun on another day differs.
+func TestPublishDates(t *testing.T) {
+	t.Parallel()
+	end := time.Date(2026, 10, 1, 0, 30, 0, 0, time.UTC)
+	start := time.Date(2026, 9, 29, 23, 50, 0, 0, time.UTC)
+	const noDate = "the session has no date: the report is dated today and a rerun on another day makes another page"
+	for _, tc := range []struct {
+		name     string
+		session  job.Session
+		date     string
+		when     time.Time
+		withNote bool
+	}{
+		{"a date only", job.Session{Date: "2026-09-30"}, "2026-09-30", time.Date(2026, 9, 30, 0, 0, 0, 0, time.UTC), false},
+		{"a date and an end on the next day", job.Session{Date: "2026-09-30", Finished: end}, "2026-09-30", end, false},
+		{"an end only", job.Session{Finished: end}, "2026-10-01", end, false},
+		{"a start only", job.Session{Started: start}, "2026-09-29", start, false},
+		{"no session", job.Session{}, testNow.Format(time.DateOnly), testNow, true},
+	} {
+		p := &publisher{f: &folder{session: tc.session}, o: Options{Now: func() time.Time { return testNow }}}
+		p.dates()
+		if p.date != tc.date || p.sum.Date != tc.date || !p.when.Equal(tc.when) {
+			t.Errorf("%s: date %q (summary %q), time %s; want %q, %s", tc.name, p.date, p.sum.Date, p.when, tc.date, tc.when)
+		}
+		if got := slices.Contains(p.sum.Notes, noDate); got != tc.withNote {
+			t.Errorf("%s: notes %q", tc.name, p.sum.Notes)
+		}
+	}
+}
+
+// The host's own reading of the mlxcel checkout is shown only when it says
+// something other than the measured commit.
+func TestEnvRows(t *testing.T) {
+	t.Parallel()
+	base := strings.Repeat("ab", 20)
+	gpu := report.Row{Label: "GPU", Value: "Radeon 8060S Graphics"}
+	for _, tc := range []struct {
+		name string
+		host string
+		want []report.Row
+	}{
+		{"the same commit, abbreviated", "abababab", []report.Row{gpu}},
+		{"the same commit, whole", base, []report.Row{gpu}},
+		{"another commit", "cdcdcdcd", []report.Row{{Label: "mlxcel checkout on the host", Value: "cdcdcdcd"}, gpu}},
+		{"an empty reading", "", []report.Row{{Label: "mlxcel checkout on the host", Value: ""}, gpu}},
+	} {
+		f := &folder{name: "gfx1151_abababab", hasHost: true, env: []report.Row{{Label: "mlxcel commit", Value: tc.host}, gpu}}
+		want := append([]report.Row{{Label: "mlxcel commit", Value: base}, {Label: "results", Value: f.name}}, tc.want...)
+		if diff := cmp.Diff(want, envRows(f, base)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+	}
+	f := &folder{name: "gfx1151_abababab"}
+	want := []report.Row{{Label: "mlxcel commit", Value: base}, {Label: "results", Value: f.name}, {Label: "host facts", Value: "hostinfo.json is missing from the results"}}
+	if diff := cmp.Diff(want, envRows(f, base)); diff != "" {
+		t.Errorf("no hostinfo.json (-want +got):\n%s", diff)
+	}
+}
+
+// A rules file in use is named by its SHA-256; the embedded rules have no digest.
+func TestRulesDataDigest(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "rules.yaml")
+	writeFile(t, file, "units: []\n")
+	sum := sha256.Sum256([]byte("units: []\n"))
+	if got := rulesData(attrib.Default(), file).Digest; got != hex.EncodeToString(sum[:]) {
+		t.Errorf("digest %q, want the file's SHA-256", got)
+	}
+	if got := rulesData(attrib.Default(), "").Digest; got != "" {
+		t.Errorf("embedded rules: digest %q, want none", got)
+	}
+}
+
+// The comment that reruns a profile names only what was chosen.
+func TestReproduceComment(t *testing.T) {
+	t.Parallel()
+	f := &folder{name: "gfx1151_abababab"}
+	for _, tc := range []struct {
+		models, sampling []string
+		commit, want     string
+	}{
+		{nil, nil, "", "/profile rocm"},
+		{nil, nil, "abababab", "/profile rocm ref=abababab"},
+		{[]string{"llama"}, nil, "abababab", "/profile rocm models=llama ref=abababab"},
+		{nil, []string{"greedy", "t0.7"}, "", "/profile rocm sampling=greedy,t0.7"},
+	} {
+		comment, lines := reproduce(f, "benchmarks/rocm_profiles", tc.models, tc.sampling, tc.commit)
+		if comment != tc.want {
+			t.Errorf("%q %q %q: comment %q, want %q", tc.models, tc.sampling, tc.commit, comment, tc.want)
+		}
+		if want := "perfbot rank benchmarks/rocm_profiles/gfx1151_abababab"; lines[len(lines)-1] != want {
+			t.Errorf("last line %q, want %q", lines[len(lines)-1], want)
 		}
 	}
 }

@@ -277,15 +277,15 @@ func (p *publisher) verify(ctx context.Context, dir string) {
 	}
 }
 
-func (p *publisher) renderPage(rules *attrib.Rules, rulesFile, resultsDir string) (string, error) {
-	f := p.f
-	rows, notes := guardRows(f.guard)
-	env := []report.Row{{Label: "mlxcel commit", Value: p.base}, {Label: "results", Value: f.name}}
+// envRows are the page's environment rows: the measured commit and the results
+// folder, then the host's facts.
+func envRows(f *folder, base string) []report.Row {
+	env := []report.Row{{Label: "mlxcel commit", Value: base}, {Label: "results", Value: f.name}}
 	for _, r := range f.env {
 		// The pinned base is the commit that was measured; the host's own reading of
 		// its checkout is shown only when it says something else.
 		if r.Label == "mlxcel commit" {
-			if r.Value != "" && strings.HasPrefix(p.base, r.Value) {
+			if r.Value != "" && strings.HasPrefix(base, r.Value) {
 				continue
 			}
 			r.Label = "mlxcel checkout on the host"
@@ -295,6 +295,13 @@ func (p *publisher) renderPage(rules *attrib.Rules, rulesFile, resultsDir string
 	if !f.hasHost {
 		env = append(env, report.Row{Label: "host facts", Value: "hostinfo.json is missing from the results"})
 	}
+	return env
+}
+
+func (p *publisher) renderPage(rules *attrib.Rules, rulesFile, resultsDir string) (string, error) {
+	f := p.f
+	rows, notes := guardRows(f.guard)
+	env := envRows(f, p.base)
 	comment, lines := reproduce(f, p.o.Config.Results.Profiles, p.models, p.sampling, p.base)
 	d := report.PageData{
 		GFX: f.gfx, Date: p.date, Commit: p.base, Models: p.models, Sampling: p.sampling,
