@@ -26,6 +26,7 @@ import (
 	"github.com/lablup/perfbot/runner/baseline"
 	"github.com/lablup/perfbot/runner/job"
 	"github.com/lablup/perfbot/runner/patch"
+	"github.com/lablup/perfbot/runner/rank"
 )
 
 // Results of one commit are never published on another commit of the repository, named
@@ -672,6 +673,58 @@ func TestReproduceComment(t *testing.T) {
 		}
 		if want := "perfbot rank benchmarks/rocm_profiles/gfx1151_abababab"; lines[len(lines)-1] != want {
 			t.Errorf("last line %q, want %q", lines[len(lines)-1], want)
+		}
+	}
+}
+
+// The commit message, whole: the files the patch changed are named only when it
+// changed some.
+func TestCommitMessage(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		patch *Patch
+		want  string
+	}{
+		{nil, ""},
+		{&Patch{Decision: "hold"}, "grouped_gemm numeric tests: hold.\n"},
+		{&Patch{Decision: "switch", Changed: []string{"a.rs", "b.py"}}, "grouped_gemm numeric tests: switch (changed a.rs, b.py).\n"},
+	} {
+		p := &publisher{f: &folder{gfx: "gfx1151", commit8: "abababab"}, date: "2026-09-30", rk: &rank.Ranking{}, pagePath: "docs/p.md"}
+		p.sum.Runs, p.sum.Patch = []string{"r1", "r2"}, tc.patch
+		want := "rocm: decode profile of gfx1151 at abababab (2026-09-30)\n\nRuns: r1, r2.\nRanked port order: " + p.rk.OrderLine() + ".\n" + tc.want + "Report: docs/p.md\n"
+		if got := p.commitMessage(); got != want {
+			t.Errorf("patch %+v: message\n%q\nwant\n%q", tc.patch, got, want)
+		}
+	}
+}
+
+// The method rows, whole, at their edges: a build of whole seconds, one of 0 s (no
+// time recorded), no profiler flags, no workload; a folder without a session.
+func TestSessionMethodEdges(t *testing.T) {
+	t.Parallel()
+	cmd := strings.Join(job.BuildCommand, " ")
+	flags := report.Row{Label: "profiler flags passed", Value: "--kernel-trace --stats"}
+	work := report.Row{Label: "workload (bench arguments)", Value: "-n 1 --warmup-tokens 0 --ignore-eos --prompt-tokens 0"}
+	for _, tc := range []struct {
+		name      string
+		has       bool
+		s         job.Session
+		wantBuild string
+		wantRest  []report.Row
+	}{
+		{"whole seconds", true, job.Session{Build: job.Build{Status: "ok", Seconds: 41}}, "build (41 s)", nil},
+		{"a fraction", true, job.Session{Build: job.Build{Status: "ok", Seconds: 0.25}}, "build (0.25 s)", nil},
+		{"no time", true, job.Session{Build: job.Build{Status: "ok"}}, "build", nil},
+		{"flags and a one-token workload", true, job.Session{Profiler: []string{"--kernel-trace", "--stats"}, Shape: job.Shape{Generate: 1}}, "build", []report.Row{flags, work}},
+		{"no session", false, job.Session{Profiler: []string{"--kernel-trace"}, Shape: job.Shape{Generate: 1}}, "build", nil},
+	} {
+		f := &folder{hasSession: tc.has, session: tc.s}
+		build, rest := f.sessionMethod()
+		if build != (report.Row{Label: tc.wantBuild, Value: cmd}) {
+			t.Errorf("%s: build row %+v, want %q", tc.name, build, tc.wantBuild)
+		}
+		if diff := cmp.Diff(tc.wantRest, rest); diff != "" {
+			t.Errorf("%s: rows (-want +got):\n%s", tc.name, diff)
 		}
 	}
 }
