@@ -24,6 +24,7 @@ import (
 	"github.com/lablup/perfbot/internal/golden"
 	"github.com/lablup/perfbot/runner/attrib"
 	"github.com/lablup/perfbot/runner/baseline"
+	"github.com/lablup/perfbot/runner/hostinfo"
 	"github.com/lablup/perfbot/runner/job"
 	"github.com/lablup/perfbot/runner/patch"
 	"github.com/lablup/perfbot/runner/rank"
@@ -726,5 +727,25 @@ func TestSessionMethodEdges(t *testing.T) {
 		if diff := cmp.Diff(tc.wantRest, rest); diff != "" {
 			t.Errorf("%s: rows (-want +got):\n%s", tc.name, diff)
 		}
+	}
+}
+
+// A host that knows neither its ROCm nor its GPU, and says why, is still read as the
+// runner's facts (a table of unknowns with their reasons), not key by key.
+func TestReadHostOfAnUnknownROCm(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	info := hostinfo.Info{ROCm: hostinfo.Fact{Reason: "no /opt/rocm/.info/version"}, GPU: hostinfo.Fact{Reason: "rocminfo: not found"}}
+	writeJSON(t, filepath.Join(dir, "hostinfo.json"), info)
+	f := &folder{dir: dir}
+	if err := f.readHost(); err != nil {
+		t.Fatal(err)
+	}
+	var want []report.Row
+	for _, r := range info.Table() {
+		want = append(want, report.Row{Label: r.Name, Value: r.Value})
+	}
+	if diff := cmp.Diff(want, f.env); diff != "" || !f.hasHost {
+		t.Errorf("host facts (-want +got):\n%s", diff)
 	}
 }
