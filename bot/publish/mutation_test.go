@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -747,5 +748,39 @@ func TestReadHostOfAnUnknownROCm(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, f.env); diff != "" || !f.hasHost {
 		t.Errorf("host facts (-want +got):\n%s", diff)
+	}
+}
+
+// With no epic configured (0), nothing is written for one.
+func TestPublishWithoutAnEpic(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	res := layResults(t, tg.base, profile{date: "2026-09-30"})
+	out := t.TempDir()
+	o := Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out}
+	o.Config.Epic = 0
+	sum, err := Publish(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Outcome{Action: "skipped", Detail: "no epic issue is configured"}); sum.Epic != want {
+		t.Errorf("epic %+v, want %+v", sum.Epic, want)
+	}
+	if _, err := os.Stat(filepath.Join(out, DryEpic)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("%s: %v, want none written", DryEpic, err)
+	}
+}
+
+// A byte count of 0 is shown as it is, not as 0 GiB.
+func TestReadHostZeroBytes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "hostinfo.json"), `{"gpu": "Radeon", "vram_bytes": 0}`)
+	f := &folder{dir: dir}
+	if err := f.readHost(); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(f.env, report.Row{Label: "GPU memory", Value: "0"}) {
+		t.Errorf("environment %v, want GPU memory 0", f.env)
 	}
 }

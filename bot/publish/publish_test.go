@@ -129,6 +129,11 @@ func TestPublishLifecycle(t *testing.T) {
 	if sum.Git.Pushed || tg.branch(t) != commit1 {
 		t.Errorf("the second publish pushed: %+v", sum.Git)
 	}
+	for _, n := range sum.Notes {
+		if strings.Contains(n, "opened earlier with draft") {
+			t.Errorf("a note on the draft state of a pull request whose state is right: %q", n)
+		}
+	}
 
 	// 3. A newer profile of Llama alone: the MoE port is no longer reached, so the
 	// order changes; the pull request and the epic comment are edited in place.
@@ -370,6 +375,45 @@ func TestPublishFailedVerificationMakesDraft(t *testing.T) {
 	}
 	if h.pr["draft"] != true {
 		t.Error("the pull request is not a draft")
+	}
+}
+
+// A pull request opened ready for review stays so when a later publish would make a
+// draft (GitHub's REST API cannot convert it): the body says why, and a note says to
+// convert it by hand.
+func TestPublishDraftOfAnOpenPullRequest(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	h := newHub(t)
+	c := client(t, h.s, &sleeps{})
+	res := layResults(t, tg.base, profile{date: "2026-09-30", tests: allPassed})
+	h.addStatus(501)
+	h.s.Expect("GET", pullsPath, h.listPRs())
+	h.s.Expect("POST", pullsPath, h.createPR()).JSONBody(map[string]any{"draft": ghstub.Absent})
+	h.s.Expect("GET", epicPath, h.listEpic()).Times(2)
+	h.s.Expect("POST", epicPath, h.createEpic())
+	h.expectFinish(501, true, "success", "rocket")
+	if _, err := Publish(context.Background(), ghOptions(tg, res, c, 501)); err != nil {
+		t.Fatalf("first publish: %v", err)
+	}
+
+	h.addStatus(502)
+	h.s.Expect("GET", pullsPath, h.listPRs())
+	h.s.Expect("PATCH", pullsPath+"/57", h.editPR())
+	h.s.Expect("GET", epicPath, h.listEpic()).Times(2)
+	h.expectFinish(502, true, "neutral", "rocket")
+	o := ghOptions(tg, res, c, 502)
+	o.Config.Verify = [][]string{{"sh", "-c", "exit 4"}}
+	sum, err := Publish(context.Background(), o)
+	if err != nil {
+		t.Fatalf("second publish: %v", err)
+	}
+	const note = "pull request #57 was opened earlier with draft=false; GitHub's REST API cannot change that: convert it by hand"
+	if !sum.Draft || !slices.Contains(sum.Notes, note) || h.pr["draft"] != false {
+		t.Errorf("draft %t, pull request draft %v, notes %q", sum.Draft, h.pr["draft"], sum.Notes)
+	}
+	if !strings.Contains(h.pr["body"].(string), "**Draft:**") {
+		t.Error("the edited body does not say why it should be a draft")
 	}
 }
 
