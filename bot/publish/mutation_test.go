@@ -784,3 +784,26 @@ func TestReadHostZeroBytes(t *testing.T) {
 		t.Errorf("environment %v, want GPU memory 0", f.env)
 	}
 }
+
+// An open regression issue whose body a maintainer rewrote (no nights table left) is
+// told once that the model is back inside its band, as any other.
+func TestPublishBaselineRecoveryOnAHandEditedIssue(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	out := t.TempDir()
+	publishNight := func(n night) BaselineSummary {
+		t.Helper()
+		sum, err := PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, tg.base, n), RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out})
+		if err != nil {
+			t.Fatalf("%s: %v", n.date, err)
+		}
+		return sum
+	}
+	publishNight(night{date: "2026-10-20", llama: "35.41"})
+	issue := filepath.Join(out, "regression-"+llama+".md")
+	writeFile(t, issue, "Triaged: the drop comes from the driver update, see the epic.\n\n"+report.RegressionMarker("rocm_strixhalo-gfx1151", llama)+"\n")
+	sum := publishNight(night{date: "2026-10-21", llama: "39.31"})
+	if body := readFile(t, issue); len(sum.Regressions) != 1 || !strings.Contains(body, "On 2026-10-21 Meta-Llama-3.1-8B-Instruct-4bit was back inside its noise band") {
+		t.Errorf("recovery %+v:\n%s", sum.Regressions, body)
+	}
+}
