@@ -807,3 +807,27 @@ func TestPublishBaselineRecoveryOnAHandEditedIssue(t *testing.T) {
 		t.Errorf("recovery %+v:\n%s", sum.Regressions, body)
 	}
 }
+
+// A night published after later ones (a rerun of its results) moves "first seen" back
+// to it when it shows the regression too.
+func TestPublishBaselineFirstSeenFromAnEarlierNight(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	out := t.TempDir()
+	publishNight := func(n night) {
+		t.Helper()
+		if _, err := PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, tg.base, n), RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out}); err != nil {
+			t.Fatalf("%s: %v", n.date, err)
+		}
+	}
+	issue := filepath.Join(out, "regression-"+llama+".md")
+	publishNight(night{date: "2026-10-20", llama: "35.41"})
+	publishNight(night{date: "2026-10-21", llama: "35.60"})
+	if body := readFile(t, issue); !strings.Contains(body, "First seen 2026-10-20; still there on 2026-10-21.") {
+		t.Fatalf("after two nights:\n%s", body)
+	}
+	publishNight(night{date: "2026-10-19", llama: "35.50"})
+	if body := readFile(t, issue); !strings.Contains(body, "First seen 2026-10-19;") {
+		t.Errorf("after the earlier night:\n%s", body)
+	}
+}
