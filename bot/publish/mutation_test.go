@@ -831,3 +831,26 @@ func TestPublishBaselineFirstSeenFromAnEarlierNight(t *testing.T) {
 		t.Errorf("after the earlier night:\n%s", body)
 	}
 }
+
+// A commit that was not pushed shows as a step only when git said why.
+func TestStepsOfACommitNotPushed(t *testing.T) {
+	t.Parallel()
+	for _, gitErr := range []string{"pushing perfbot/rocm-profile: rejected", ""} {
+		p := &publisher{o: Options{Branch: "perfbot/rocm-profile"}}
+		p.sum.Git.Error = gitErr
+		steps, _ := p.steps()
+		var commit []report.Step
+		for _, s := range steps {
+			if s.Name == "commit" {
+				commit = append(commit, s)
+			}
+		}
+		var want []report.Step
+		if gitErr != "" {
+			want = []report.Step{{Name: "commit", Outcome: "not pushed", Error: gitErr}}
+		}
+		if diff := cmp.Diff(want, commit); diff != "" {
+			t.Errorf("git error %q: commit steps (-want +got):\n%s", gitErr, diff)
+		}
+	}
+}
