@@ -694,7 +694,7 @@ func (p *baselinePublisher) pullRequest(ctx context.Context) {
 		p.fail(fmt.Errorf("rendering the pull request body: %w", err))
 		return
 	}
-	body = gh.Truncate(body, report.MaxComment-100)
+	body = fitBody(body)
 	var api prOpener
 	if o.GH != nil {
 		api = o.GH

@@ -854,3 +854,51 @@ func TestStepsOfACommitNotPushed(t *testing.T) {
 		}
 	}
 }
+
+// In token mode there is no check run and, from the schedule or a dispatch, no
+// trigger comment: neither is touched (the stub fails on any call it was not told of).
+func TestPublishWithoutCheckRunOrTriggerComment(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	h := newHub(t)
+	c := client(t, h.s, &sleeps{})
+	h.addStatus(501)
+	h.s.Expect("GET", pullsPath, h.listPRs())
+	h.s.Expect("POST", pullsPath, h.createPR())
+	h.s.Expect("GET", epicPath, h.listEpic()).Times(2)
+	h.s.Expect("POST", epicPath, h.createEpic())
+	h.s.Expect("GET", commentsPath+"501", h.getStatus())
+	h.s.Expect("PATCH", commentsPath+"501", h.editComment())
+	o := ghOptions(tg, layResults(t, tg.base, profile{date: "2026-09-30", tests: allPassed}), c, 501)
+	o.CheckRunID, o.TriggerCommentID = 0, 0
+	sum, err := Publish(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Outcome{Action: "skipped", Detail: "no check run (token mode)"}); sum.CheckRun != want {
+		t.Errorf("check run %+v, want %+v", sum.CheckRun, want)
+	}
+	if want := (Outcome{Action: "skipped", Detail: "no trigger comment id was given"}); sum.Reaction != want {
+		t.Errorf("reaction %+v, want %+v", sum.Reaction, want)
+	}
+}
+
+// With no tracking issue (no epic configured, none given) the nightly writes no
+// tracking comment.
+func TestPublishBaselineWithoutATrackingIssue(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	out := t.TempDir()
+	cfg := testConfig()
+	cfg.Epic = 0
+	sum, err := PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, tg.base, night{date: "2026-10-20", llama: "39.31"}), RepoDir: tg.checkout, Config: cfg, DryRunDir: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Outcome{Action: "skipped", Detail: "no tracking issue: set epic: in the configuration or pass --issue"}); sum.Tracking != want {
+		t.Errorf("tracking %+v, want %+v", sum.Tracking, want)
+	}
+	if _, err := os.Stat(filepath.Join(out, DryTracking)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("%s: %v, want none written", DryTracking, err)
+	}
+}

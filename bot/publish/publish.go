@@ -469,6 +469,15 @@ func (p *publisher) commitMessage() string {
 	return b.String()
 }
 
+// fitBody cuts a pull request body past GitHub's limit of 65,536 characters, with a
+// note saying so; a body within the limit goes as it is.
+func fitBody(body string) string {
+	if len([]rune(body)) <= report.MaxComment {
+		return body
+	}
+	return gh.Truncate(body, report.MaxComment-100)
+}
+
 func (p *publisher) link(text, repoPath string) report.Link {
 	return report.Link{Text: text, URL: p.linkRoot + repoPath}
 }
@@ -502,15 +511,13 @@ func (p *publisher) pullRequest(ctx context.Context) {
 	if err == nil {
 		err = p.validateRemote(body)
 	}
-	if err == nil && len([]rune(body)) > report.MaxComment {
-		body = gh.Truncate(body, report.MaxComment-100)
-	}
 	if err != nil {
 		p.prFailed = true
 		p.sum.PR = Outcome{Action: "failed", Error: err.Error()}
 		p.fail(fmt.Errorf("rendering the pull request body: %w", err))
 		return
 	}
+	body = fitBody(body)
 	spec := gh.PRSpec{Head: o.Branch, Base: o.BaseBranch, Title: title, Body: body, Draft: d.Draft}
 	var api prOpener
 	if o.GH != nil {
