@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -900,5 +901,31 @@ func TestPublishBaselineWithoutATrackingIssue(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, DryTracking)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("%s: %v, want none written", DryTracking, err)
+	}
+}
+
+// The nightly's step summary is its pull request body when the commit was pushed, and
+// a list of the errors when publishing failed; a dry run also leaves its summary as
+// summary.json, and a run on GitHub leaves none.
+func TestPublishBaselineStepSummary(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	out := t.TempDir()
+	o := BaselineOptions{ResultsDir: layNight(t, tg.base, night{date: "2026-10-20", llama: "39.31"}), RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out}
+	sum, err := PublishBaseline(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The dry run's pull request file is the title as a heading, then the body.
+	if pr := readFile(t, filepath.Join(out, DryBaselinePR)); !sum.Git.Pushed || !strings.HasPrefix(sum.StepSummary, "<!-- perfbot:rocm-baseline -->\n") || !strings.HasSuffix(pr, "\n"+sum.StepSummary) {
+		t.Errorf("pushed %t; step summary\n%s\nwant the pull request body\n%s", sum.Git.Pushed, sum.StepSummary, readFile(t, filepath.Join(out, DryBaselinePR)))
+	}
+	var saved BaselineSummary
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(out, DrySummary))), &saved); err != nil {
+		t.Fatal(err)
+	}
+	sum.StepSummary = "" // not part of summary.json
+	if diff := cmp.Diff(sum, saved); diff != "" {
+		t.Errorf("summary.json (-returned +saved):\n%s", diff)
 	}
 }
