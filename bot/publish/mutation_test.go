@@ -857,24 +857,25 @@ func TestStepsOfACommitNotPushed(t *testing.T) {
 }
 
 // In token mode there is no check run and, from the schedule or a dispatch, no
-// trigger comment: neither is touched (the stub fails on any call it was not told of).
+// trigger or status comment: none is touched (the stub fails on any call it was not
+// told of).
 func TestPublishWithoutCheckRunOrTriggerComment(t *testing.T) {
 	t.Parallel()
 	tg := newTarget(t)
 	h := newHub(t)
 	c := client(t, h.s, &sleeps{})
-	h.addStatus(501)
 	h.s.Expect("GET", pullsPath, h.listPRs())
 	h.s.Expect("POST", pullsPath, h.createPR())
 	h.s.Expect("GET", epicPath, h.listEpic()).Times(2)
 	h.s.Expect("POST", epicPath, h.createEpic())
-	h.s.Expect("GET", commentsPath+"501", h.getStatus())
-	h.s.Expect("PATCH", commentsPath+"501", h.editComment())
-	o := ghOptions(tg, layResults(t, tg.base, profile{date: "2026-09-30", tests: allPassed}), c, 501)
+	o := ghOptions(tg, layResults(t, tg.base, profile{date: "2026-09-30", tests: allPassed}), c, 0)
 	o.CheckRunID, o.TriggerCommentID = 0, 0
 	sum, err := Publish(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if want := (Outcome{Action: "skipped", Detail: "no status comment id was given"}); sum.Status != want {
+		t.Errorf("status %+v, want %+v", sum.Status, want)
 	}
 	if want := (Outcome{Action: "skipped", Detail: "no check run (token mode)"}); sum.CheckRun != want {
 		t.Errorf("check run %+v, want %+v", sum.CheckRun, want)
