@@ -74,6 +74,11 @@ func TestRenderEveryKindValidates(t *testing.T) {
 	runs := page.Runs
 	pr := &Link{Text: "#57", URL: "https://github.com/o/r/pull/57"}
 	report := Link{Text: "page.md", URL: "https://github.com/o/r/blob/abc/docs/benchmark_results/page.md"}
+	// The nightly's documents, with text a hostile CSV or model name could carry.
+	verdicts := []VerdictRow{{Model: "m|<b>x</b>", Verdict: "regression", Decode: "31.5", Band: "33.76 to 37.40 (10 runs)", Change: "-10.4%", Text: "*below* | the band", Issue: pr},
+		{Model: "`q", Verdict: "no significant change", Decode: "8", Band: "—", Change: "+0.1%", Text: "ok"}}
+	night := NightEntry{Date: "2026-10-20", Commit: "abc", Measured: 2, MedianRatio: "1.05", Regressions: []string{"m|<b>x</b>"}, Improvements: []string{"`q"}, Problems: 1,
+		Page: "https://github.com/o/r/blob/abc/docs/benchmark_results/page.md", PR: pr.URL}
 	cases := []struct {
 		kind Kind
 		data any
@@ -93,6 +98,12 @@ func TestRenderEveryKindValidates(t *testing.T) {
 			Runs: runs, FailedRuns: page.FailedRuns, RankingMD: "**Ranked port order: #2065**\n", Errors: []string{"x | y"}}, ""},
 		{JobSummary, JobSummaryData{Job: "gemm-tests", Verdict: "record", Gemm: page.Gemm}, ""},
 		{JobSummary, JobSummaryData{Job: "bench", Verdict: "regression", Lines: []Row{{"mlxcel sweep", "ok: a|b.csv"}, {"m_x", "decode 3 tok/s; *regression*"}}}, ""},
+		{BaselinePR, BaselinePRData{GFX: "gfx1151", Date: "2026-10-20", Commit: "abc", Page: report, Files: []Link{report}, Verdicts: verdicts,
+			MedianRatio: "1.05|x", Counts: "1 regression <b>", Problems: []string{"row 3 | bad", "`x"}, Tenants: []string{"<b>ollama</b> | 2 s"}}, "https://github.com/o/r/blob/abc/"},
+		{Tracking, TrackingData{Current: night, Page: report, PR: pr, Verdicts: verdicts, History: []NightEntry{night, {Date: "2026-10-19", Commit: "def"}}}, "https://github.com/o/r/blob/abc/"},
+		{RegressionIssue, RegressionData{Marker: "<!-- perfbot:regression h m -->", Model: "m|<b>x</b>", Host: "strix|halo", GFX: "gfx1151", Date: "2026-10-20",
+			FirstSeen: "2026-10-19", Persisting: true, Latest: verdicts[0], Page: report, Row: report,
+			Nights: []RegressionNight{{Date: "2026-10-20", Decode: 31.5, Median: 35.4, Verdict: "regression", Page: "https://github.com/o/r/blob/abc/docs/benchmark_results/page.md"}}}, "https://github.com/o/r/blob/abc/"},
 	}
 	for _, c := range cases {
 		t.Run(string(c.kind), func(t *testing.T) {
