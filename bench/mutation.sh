@@ -10,8 +10,7 @@
 # MUTATION_WORKERS (1) and
 # MUTATION_TIMEOUT_COEF (10, gremlins' multiple of the package's plain test time before
 # a mutant's tests count as timed out) and MUTATION_MIN_TIMEOUT (60 s, the least such
-# deadline) for a loaded machine; MUTATION_DIFF=REF mutates only the lines changed
-# since the git commit REF (gremlins' --diff), to add a change to an earlier whole run.
+# deadline) for a loaded machine.
 # Gremlins' --test-cpu is not used: v0.6.0 passes "-cpu N" to go test as one argument,
 # which fails every run and so would count every mutant as killed.
 set -euo pipefail
@@ -83,9 +82,7 @@ for pkg in "$@"; do
     for j in "${!files[@]}"; do
       [ "${part_of[j]}" -ne "$i" ] && excl+=(-E "(^|/)${files[j]//./\\.}\$")
     done
-    diff=()
-    [ -n "${MUTATION_DIFF:-}" ] && diff=(--diff "$MUTATION_DIFF")
-    setsid "$bin" unleash --workers "${MUTATION_WORKERS:-1}" --timeout-coefficient "$coef" "${diff[@]}" "${excl[@]}" \
+    setsid "$bin" unleash --workers "${MUTATION_WORKERS:-1}" --timeout-coefficient "$coef" "${excl[@]}" \
       -o "$out/$part.json" "./$pkg" >"$out/$part.log" 2>&1 &
     gpids+=($!)
     parts+=("$part")
