@@ -162,6 +162,19 @@ func layNight(t testing.TB, base string, n night) string {
 	return dir
 }
 
+// dryNights returns a function that publishes a night as a dry run into out, against
+// tg's repository, and fails the test on an error.
+func dryNights(t *testing.T, tg *target, out string) func(night) BaselineSummary {
+	return func(n night) BaselineSummary {
+		t.Helper()
+		sum, err := PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, tg.base, n), RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out})
+		if err != nil {
+			t.Fatalf("%s: %v", n.date, err)
+		}
+		return sum
+	}
+}
+
 // Three nights in a dry run: a confirmed Llama regression opens its issue file, the
 // next night updates the same one (no second), the third night, back in its band,
 // says so once; the tracking comment is one file keeping the nights; the page parses
@@ -170,14 +183,7 @@ func TestPublishBaselineDryRunThreeNights(t *testing.T) {
 	t.Parallel()
 	tg := newTarget(t)
 	out := t.TempDir()
-	publishNight := func(n night) BaselineSummary {
-		t.Helper()
-		sum, err := PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, tg.base, n), RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out})
-		if err != nil {
-			t.Fatalf("%s: %v", n.date, err)
-		}
-		return sum
-	}
+	publishNight := dryNights(t, tg, out)
 	sum := publishNight(night{date: "2026-10-20", llama: "35.41", tenants: true})
 	if sum.Page != "docs/benchmark_results/rocm-baseline-gfx1151-2026-10-20.md" || sum.Git.Action != "created" || sum.Conclusion != "success" || !sum.DryRun {
 		t.Fatalf("summary %+v", sum)

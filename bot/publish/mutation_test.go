@@ -792,14 +792,7 @@ func TestPublishBaselineRecoveryOnAHandEditedIssue(t *testing.T) {
 	t.Parallel()
 	tg := newTarget(t)
 	out := t.TempDir()
-	publishNight := func(n night) BaselineSummary {
-		t.Helper()
-		sum, err := PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, tg.base, n), RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out})
-		if err != nil {
-			t.Fatalf("%s: %v", n.date, err)
-		}
-		return sum
-	}
+	publishNight := dryNights(t, tg, out)
 	publishNight(night{date: "2026-10-20", llama: "35.41"})
 	issue := filepath.Join(out, "regression-"+llama+".md")
 	writeFile(t, issue, "Triaged: the drop comes from the driver update, see the epic.\n\n"+report.RegressionMarker("rocm_strixhalo-gfx1151", llama)+"\n")
@@ -815,12 +808,7 @@ func TestPublishBaselineFirstSeenFromAnEarlierNight(t *testing.T) {
 	t.Parallel()
 	tg := newTarget(t)
 	out := t.TempDir()
-	publishNight := func(n night) {
-		t.Helper()
-		if _, err := PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, tg.base, n), RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out}); err != nil {
-			t.Fatalf("%s: %v", n.date, err)
-		}
-	}
+	publishNight := dryNights(t, tg, out)
 	issue := filepath.Join(out, "regression-"+llama+".md")
 	publishNight(night{date: "2026-10-20", llama: "35.41"})
 	publishNight(night{date: "2026-10-21", llama: "35.60"})
