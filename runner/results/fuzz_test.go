@@ -43,6 +43,8 @@ func FuzzParseSummary(f *testing.F) {
 func FuzzReadKernels(f *testing.F) {
 	f.Add([]byte(KernelsHeader + "\r\nk,qmv,a;b,2063,5,1.25,100,20,94.810\r\n"))
 	f.Add([]byte(KernelsHeader + "\n\"k,\"\"x\"\"\",,,,1,0.5,3,3,0.000\n"))
+	// A lone carriage return in a field: a CSV with CRLF line ends cannot hold one.
+	f.Add([]byte(KernelsHeader + "\r\n\"\r\",\"a\rb\",,,0,0.0,0,0,0.000\r\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rows, err := ReadKernels(bytes.NewReader(data), "k.csv")
 		if err != nil {
@@ -62,4 +64,21 @@ func FuzzReadKernels(f *testing.F) {
 			t.Fatalf("the round trip changed the rows:\n%q\n%q", b.Bytes(), again.Bytes())
 		}
 	})
+}
+
+// A carriage return in a text field is written as a line feed: encoding/csv with CRLF
+// line ends would drop a lone one, and the name would read back as another.
+func TestWriteKernelsCarriageReturn(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	if err := WriteKernels(&b, []KernelRow{{Kernel: "a\rb", Class: "x\r\ny", Roles: []string{"\r"}}}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := ReadKernels(bytes.NewReader(b.Bytes()), "k.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].Kernel != "a\nb" || rows[0].Class != "x\ny" || len(rows[0].Roles) != 1 || rows[0].Roles[0] != "\n" {
+		t.Errorf("read back %+v from\n%q", rows, b.Bytes())
+	}
 }

@@ -53,7 +53,7 @@ func WriteKernels(w io.Writer, rows []KernelRow) error {
 	}
 	for _, r := range rows {
 		rec := []string{
-			r.Kernel, r.Class, strings.Join(r.Roles, ";"), strings.Join(r.Units, ";"),
+			noCR(r.Kernel), noCR(r.Class), noCR(strings.Join(r.Roles, ";")), noCR(strings.Join(r.Units, ";")),
 			strconv.FormatInt(r.Calls, 10), PyFloat(r.CallsPerToken),
 			strconv.FormatInt(r.TotalNs, 10), strconv.FormatInt(r.AvgNs, 10),
 			strconv.FormatFloat(r.SharePct, 'f', 3, 64),
@@ -64,6 +64,16 @@ func WriteKernels(w io.Writer, rows []KernelRow) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// noCR turns each carriage return of a text field into a line feed. The file has CRLF
+// line ends, and encoding/csv then drops a lone CR inside a field without a word: a
+// hostile kernel name would silently lose it and read back as another name.
+func noCR(s string) string {
+	if !strings.Contains(s, "\r") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
 }
 
 // WriteKernelsFile writes rows to path atomically.
