@@ -69,12 +69,9 @@ func WriteKernels(w io.Writer, rows []KernelRow) error {
 // noCR turns each carriage return of a text field into a line feed. The file has CRLF
 // line ends, and encoding/csv then drops a lone CR inside a field without a word: a
 // hostile kernel name would silently lose it and read back as another name.
-func noCR(s string) string {
-	if !strings.Contains(s, "\r") {
-		return s
-	}
-	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
-}
+func noCR(s string) string { return crToLF.Replace(s) }
+
+var crToLF = strings.NewReplacer("\r\n", "\n", "\r", "\n")
 
 // WriteKernelsFile writes rows to path atomically.
 func WriteKernelsFile(path string, rows []KernelRow) error {
