@@ -107,7 +107,7 @@ func NightlyResult(ctx context.Context, src, dst string, lim Limits) (Result, er
 	if err != nil {
 		return Result{}, err
 	}
-	if err := n.order(plan); err != nil {
+	if err := n.order(c.src, plan); err != nil {
 		return Result{}, err
 	}
 	return c.run("", c.root, plan)
@@ -333,10 +333,14 @@ func (c *copier) run(rel string, d *folder, plan []item) (res Result, err error)
 			return Result{}, err
 		}
 		if err := it.k.check(it.name, data, cp); err != nil {
+			if re, ok := err.(*ruleError); ok {
+				return Result{}, refuseErr(p, re.rule, re.err)
+			}
 			return Result{}, refuseErr(p, ErrFormat, fmt.Errorf("as %s: %w", it.k.what, err))
 		}
 		res.Files = append(res.Files, it.name)
 	}
+	slices.Sort(res.Files)
 	return res, nil
 }
 

@@ -424,3 +424,39 @@ func TestLimitsMustBeSet(t *testing.T) {
 		gone(t, dst)
 	}
 }
+
+// TestLimitsAreInclusive copies a folder whose largest file, total and entry count are
+// exactly at the caps: a cap is the most allowed, one over it is refused (above).
+func TestLimitsAreInclusive(t *testing.T) {
+	t.Parallel()
+	root := layProfile(t)
+	files := tree(t, filepath.Join(root, realFolder))
+	var largest, total int64
+	for _, b := range files {
+		largest = max(largest, int64(len(b)))
+		total += int64(len(b))
+	}
+	lim := Limits{MaxFiles: len(files) + 1, MaxFileBytes: largest, MaxTotalBytes: total, MaxDepth: 1}
+	if _, err := Profile(context.Background(), root, filepath.Join(t.TempDir(), "copy"), lim); err != nil {
+		t.Fatalf("at the caps: %v", err)
+	}
+	for _, tight := range []func(*Limits){
+		func(l *Limits) { l.MaxFiles-- },
+		func(l *Limits) { l.MaxFileBytes-- },
+		func(l *Limits) { l.MaxTotalBytes-- },
+		func(l *Limits) { l.MaxDepth-- },
+	} {
+		l := lim
+		tight(&l)
+		dst := filepath.Join(t.TempDir(), "copy")
+		if _, err := Profile(context.Background(), root, dst, l); err == nil {
+			t.Errorf("%+v: accepted one over a cap", l)
+		}
+		gone(t, dst)
+	}
+	// The folder itself as the source needs no folder level.
+	lim.MaxDepth, lim.MaxFiles = 0, len(files)
+	if _, err := Profile(context.Background(), filepath.Join(root, realFolder), filepath.Join(t.TempDir(), "copy"), lim); err != nil {
+		t.Errorf("the folder itself at depth 0: %v", err)
+	}
+}

@@ -236,7 +236,7 @@ func (n *nightlyCheck) kind(name string) (*kind, bool, error) {
 }
 
 // order puts the one manifest first.
-func (n *nightlyCheck) order(plan []item) error {
+func (n *nightlyCheck) order(src string, plan []item) error {
 	var found []string
 	at := -1
 	for i, it := range plan {
@@ -246,7 +246,7 @@ func (n *nightlyCheck) order(plan []item) error {
 		}
 	}
 	if len(found) != 1 {
-		return refuse("", ErrLayout, "it holds %d nightly manifests (*%s)%s: an artifact carries the folder of one `perfbot run bench`",
+		return refuse(src, ErrLayout, "it holds %d nightly manifests (*%s)%s: an artifact carries the folder of one `perfbot run bench`",
 			len(found), job.NightlySuffix, listed(found))
 	}
 	m := plan[at]
