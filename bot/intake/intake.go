@@ -180,6 +180,10 @@ func (c *copier) profileFolder() (*folder, string, error) {
 		case t&fs.ModeSymlink != 0:
 			return nil, "", refuse(name, ErrLink, "")
 		case !t.IsDir():
+			if k, drop, _ := profileKind(name); k != nil || drop {
+				return nil, "", refuse(name, ErrUnknown, "the root of a profile artifact holds only its <gfx>_<commit> folder; "+
+					"this is a results file: give the folder holding it, named <gfx>_<commit> as the runner names it (an artifact of the folder alone loses its name: upload its parent)")
+			}
 			return nil, "", refuse(name, ErrUnknown, "the root of a profile artifact holds only its <gfx>_<commit> folder")
 		case !folderRE.MatchString(name):
 			return nil, "", refuse(name, ErrUnknown, "the root of a profile artifact holds only its <gfx>_<commit> folder (e.g. gfx1151_929c80ab)")
@@ -226,6 +230,8 @@ func (c *copier) list(d *folder, rel string) ([]fs.DirEntry, error) {
 			return nil, refuse(where, ErrTooMany, "more than %d", c.lim.MaxFiles)
 		}
 		if err == io.EOF || (err == nil && len(batch) == 0) {
+			// In name order, so that of two bad entries the same one is named each time.
+			slices.SortFunc(out, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 			return out, nil
 		}
 		if err != nil {

@@ -201,6 +201,15 @@ var hostileProfiles = []hostile{
 		}},
 	{name: "a file beside the results folder", rule: ErrUnknown, file: "README.md",
 		edit: func(t *testing.T, root, _ string) { writeFile(t, filepath.Join(root, "README.md"), nil) }},
+	{name: "the folder's files without the folder", rule: ErrUnknown, file: llamaRun + "_bench.log", says: "upload its parent",
+		edit: func(t *testing.T, root, dir string) {
+			for name := range tree(t, dir) {
+				if err := os.Rename(filepath.Join(dir, name), filepath.Join(root, name)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			os.Remove(dir)
+		}},
 	{name: "another folder beside the results folder", rule: ErrUnknown, file: "traces",
 		edit: func(t *testing.T, root, _ string) { writeFile(t, filepath.Join(root, "traces", "x"), nil) }},
 	{name: "no results folder", rule: ErrLayout, file: "",
