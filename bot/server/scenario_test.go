@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -40,6 +41,7 @@ func runEvent(t testing.TB, repo, action string, runID, requestID int64, status 
 	return edit(t, payload(t, "github", "webhooks", "workflow_run.completed.json"), map[string]any{
 		"action": action, "repository.full_name": repo,
 		"workflow_run.id": runID, "workflow_run.event": "workflow_dispatch",
+		"workflow_run.path":          ".github/workflows/" + workflow,
 		"workflow_run.display_title": fmt.Sprintf("perfbot request %d: profile", requestID),
 		"workflow_run.status":        status, "workflow_run.conclusion": conclusion,
 		"workflow_run.created_at":     time.Now().UTC().Format(time.RFC3339),
@@ -243,4 +245,49 @@ func TestUnqueuedRequestIsDropped(t *testing.T) {
 		`perfbot_runs_finished_total{host="gfx1151",state="failed"} 1`,
 		`perfbot_queue_depth{host="gfx1151",state="queued"} 0`,
 	)
+}
+
+// TestRunOfAnotherWorkflowIsIgnored: a workflow_run of another workflow file of the
+// repository (the real payload's .github/workflows/test.yml) whose title names a
+// dispatched request does not end it; the run of the dispatched workflow file does.
+func TestRunOfAnotherWorkflowIsIgnored(t *testing.T) {
+	t.Parallel()
+	stub := ghstub.New(t)
+	r := start(t, stub, nil)
+	expectToken(t, stub)
+	expectGate(t, stub, issueRepo, "Codertocat", "write", true)
+	a := expectAccepted(t, stub, issueRepo, issueNum, false, 9101, 1, gatetest.MasterSHA, map[string]any{"ref": "master"})
+	if err := r.deliver("issue_comment", "99999999-0000-4000-8000-000000000001", commentEvent(t, 9101, "Codertocat", "/profile rocm")); err != nil {
+		t.Fatal(err)
+	}
+	// The real payload as captured, but for its title (and times and repository):
+	// its path stays .github/workflows/test.yml.
+	other := edit(t, payload(t, "github", "webhooks", "workflow_run.completed.json"), map[string]any{
+		"repository.full_name": issueRepo, "workflow_run.id": 7101, "workflow_run.event": "workflow_dispatch",
+		"workflow_run.display_title": "perfbot request 1: profile",
+		"workflow_run.created_at":    time.Now().UTC().Format(time.RFC3339),
+		"workflow_run.html_url":      runURL(issueRepo, 7101),
+	})
+	if !strings.Contains(string(other), `".github/workflows/test.yml"`) {
+		t.Fatal("the payload lost its workflow path")
+	}
+	if err := r.deliver("workflow_run", "99999999-0000-4000-8000-000000000002", other); err != nil {
+		t.Fatal(err)
+	}
+	r.wantMetrics(`perfbot_queue_depth{host="gfx1151",state="active"} 1`)
+	if b, _ := os.ReadFile(r.logs); !strings.Contains(string(b), "of another workflow file; ignored") {
+		t.Error("the server did not log the run of another workflow as ignored")
+	}
+	// The run of perfbot.yml ends it (a failure without publishing: the server ends
+	// the marks).
+	expectStatusComment(t, stub, issueRepo, a.statusID, "<!-- perfbot:status -->\n**/profile rocm**: queued. Request 1 on host gfx1151.\n\n<!-- perfbot:request 1 -->\n", 2)
+	stub.Expect("PATCH", fmt.Sprintf("/repos/%s/issues/comments/%d", issueRepo, a.statusID),
+		ghstub.JSONFileWith(200, example(t, "issue-comment"), map[string]any{"id": a.statusID, "user.login": appSlug + "[bot]"})).
+		Match(bodyHas("body", "**/profile rocm**: failed.", runURL(issueRepo, 7102)))
+	stub.Expect("POST", fmt.Sprintf("/repos/%s/issues/comments/%d/reactions", issueRepo, 9101), ghstub.JSONFile(201, example(t, "reaction"))).
+		JSONBody(map[string]any{"content": "confused"})
+	if err := r.deliver("workflow_run", "99999999-0000-4000-8000-000000000003", runEvent(t, issueRepo, "completed", 7102, 1, "completed", "failure")); err != nil {
+		t.Fatal(err)
+	}
+	r.wantMetrics(`perfbot_queue_depth{host="gfx1151",state="active"} 0`, `perfbot_runs_finished_total{host="gfx1151",state="failed"} 1`)
 }

@@ -314,6 +314,7 @@ dispatch: {confirm_secs: 0, check_secs: 3600}
 				body := edited(t, runRaw, map[string]any{
 					"action": "completed", "repository.full_name": "Codertocat/Hello-World",
 					"workflow_run.id": 7000 + atoi(id), "workflow_run.event": "workflow_dispatch",
+					"workflow_run.path":          ".github/workflows/perfbot.yml",
 					"workflow_run.display_title": "perfbot request " + id + ": profile",
 					"workflow_run.status":        "completed", "workflow_run.conclusion": "success",
 					"workflow_run.created_at":     time.Now().UTC().Format(time.RFC3339),
