@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/lablup/perfbot/bot/command"
 	"github.com/lablup/perfbot/bot/gate"
@@ -145,6 +146,11 @@ func (s *Server) accept(ctx context.Context, c *gh.Client, d inbox.Delivery, ev 
 		if err != nil {
 			return err
 		}
+		// The crash window: the check run exists on GitHub, its id is not recorded.
+		// Processed again, CreateCheckRun finds it by its external id.
+		if err := s.injected(StepCheckRunCreated); err != nil {
+			return err
+		}
 		if err := s.queue.SetCheckRun(ctx, r.ID, cr.ID); err != nil {
 			return err
 		}
@@ -163,6 +169,24 @@ func commandText(req gate.Request) string {
 		return clipText(t, 200)
 	}
 	return "/" + string(req.Kind) + " " + req.Command.Backend
+}
+
+// StepCheckRunCreated names the step between a check run's creation and its record
+// (for fault injection in tests).
+const StepCheckRunCreated = "check run created"
+
+// faults holds, for tests only, the fault function of a server (*Server -> func(step
+// string) error): asked at the named steps of a request whose crash windows matter, an
+// error it returns stops the delivery there, as a kill would, and the delivery is
+// processed again. Production servers have none.
+var faults sync.Map
+
+// injected returns the fault a test set for step, or nil.
+func (s *Server) injected(step string) error {
+	if f, ok := faults.Load(s); ok {
+		return f.(func(string) error)(step)
+	}
+	return nil
 }
 
 func externalID(id int64) string { return fmt.Sprintf("perfbot-request-%d", id) }

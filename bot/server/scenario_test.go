@@ -3,14 +3,17 @@ package server_test
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/lablup/perfbot/bot/gate/gatetest"
+	"github.com/lablup/perfbot/bot/server"
 	"github.com/lablup/perfbot/internal/ghstub"
 )
 
@@ -290,4 +293,63 @@ func TestRunOfAnotherWorkflowIsIgnored(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.wantMetrics(`perfbot_queue_depth{host="gfx1151",state="active"} 0`, `perfbot_runs_finished_total{host="gfx1151",state="failed"} 1`)
+}
+
+// expectPull declares the gate's read of the pull request of prCommentEvent.
+func expectPull(t testing.TB, s *ghstub.Stub) {
+	t.Helper()
+	s.Expect("GET", fmt.Sprintf("/repos/%s/pulls/%d", prRepo, prNum), s.Example(200, "pull-request", map[string]any{
+		"number": prNum, "state": "open", "head.sha": gatetest.PRSHA, "head.ref": "topic",
+		"head.repo.id": 1296269, "head.repo.full_name": prRepo, "head.repo.owner.login": "kubernetes",
+		"base.repo.id": 1296269, "base.repo.full_name": prRepo,
+	}))
+}
+
+// TestCheckRunCreatedThenCrash: the fault strikes right after GitHub created the
+// request's check run and before its id is recorded. The delivery is processed again;
+// the check run is found by its external id, not created a second time, and the
+// dispatch carries its id.
+func TestCheckRunCreatedThenCrash(t *testing.T) {
+	t.Parallel()
+	stub := ghstub.New(t)
+	r := start(t, stub, nil)
+	var struck atomic.Int32
+	server.SetFault(r.srv, func(step string) error {
+		if step == server.StepCheckRunCreated && struck.Add(1) == 1 {
+			return errors.New("killed after the check run was created")
+		}
+		return nil
+	})
+	expectToken(t, stub)
+	expectGate(t, stub, prRepo, "spxtr", "write", false)
+	expectPull(t, stub)
+	a := expectAccepted(t, stub, prRepo, prNum, true, 2101, 1, gatetest.PRSHA, map[string]any{"ref": "master", "inputs.check_run_id": "6001"})
+	// The second attempt: the gate again, the eyes again (GitHub keeps one), the status
+	// comment recorded, and the check run found.
+	expectGate(t, stub, prRepo, "spxtr", "write", false)
+	expectPull(t, stub)
+	stub.Expect("POST", fmt.Sprintf("/repos/%s/issues/comments/%d/reactions", prRepo, 2101), ghstub.JSONFile(200, example(t, "reaction"))).
+		JSONBody(map[string]any{"content": "eyes"})
+	expectCheckRuns(t, stub, prRepo, gatetest.PRSHA,
+		map[string]any{"id": 6999, "external_id": "perfbot-request-10", "status": "completed"},
+		map[string]any{"id": a.checkRunID, "external_id": "perfbot-request-1", "status": "queued", "conclusion": nil})
+	const id = "22222222-0000-4000-8000-000000000101"
+	if code, msg := r.post("issue_comment", id, prCommentEvent(t, 2101, "spxtr", "/profile rocm")); code != http.StatusAccepted {
+		t.Fatalf("%d %s", code, msg)
+	}
+	if err := r.wait(id); err == nil || !strings.Contains(err.Error(), "killed after the check run was created") {
+		t.Fatalf("first attempt: %v, want the injected fault", err)
+	}
+	if err := r.wait(id); err != nil {
+		t.Fatalf("second attempt: %v", err)
+	}
+	n := 0
+	for _, req := range stub.Requests() {
+		if req.Method == "POST" && strings.HasSuffix(req.Path, "/check-runs") {
+			n++
+		}
+	}
+	if n != 1 || struck.Load() != 2 {
+		t.Errorf("%d check runs created, fault asked %d times; want 1 and 2", n, struck.Load())
+	}
 }
