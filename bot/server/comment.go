@@ -85,20 +85,10 @@ func (s *Server) pickHost(ctx context.Context, backend string) (Host, bool, erro
 
 // accept stores the request, then makes its marks on GitHub (reaction, status comment,
 // check run) and queues it. Each step is recorded, so a delivery processed again after
-// a failure resumes without doubling anything.
+// a failure resumes without doubling anything. A comment has at most one request (the
+// queue's table holds it so): another delivery of the same comment, at the same time
+// or later, gets the stored request and leaves its marks to the delivery that made it.
 func (s *Server) accept(ctx context.Context, c *gh.Client, d inbox.Delivery, ev gate.Event, req gate.Request, log *slog.Logger) error {
-	prior, err := s.queue.List(ctx, queue.Filter{Repo: ev.Repo.String(), CommentID: ev.CommentID})
-	if err != nil {
-		return err
-	}
-	for _, p := range prior {
-		if p.Delivery != d.ID {
-			log.Info("server: an edit of a comment already accepted; nothing changes", logkey.Request, p.ID)
-			return gate.Reply(ctx, c, ev, fmt.Sprintf(
-				"Request %s was accepted from this comment as it was first written (commit %s); editing the comment does not change what runs. Post a new comment for another run, and `/perfbot cancel %d` to drop this one.",
-				mdtext.Code(strconv.FormatInt(p.ID, 10)), mdtext.Code(short(p.SHA)), p.ID))
-		}
-	}
 	host, ok, err := s.pickHost(ctx, req.Command.Backend)
 	if err != nil {
 		return err
@@ -116,6 +106,16 @@ func (s *Server) accept(ctx context.Context, c *gh.Client, d inbox.Delivery, ev 
 		return err
 	}
 	log = log.With(logkey.Request, r.ID, logkey.Host, r.Host)
+	if r.Delivery != d.ID {
+		if ev.Action != "edited" {
+			log.Info("server: another delivery of a comment that already has its request; nothing to do", "first", r.Delivery)
+			return nil
+		}
+		log.Info("server: an edit of a comment already accepted; nothing changes")
+		return gate.Reply(ctx, c, ev, fmt.Sprintf(
+			"Request %s was accepted from this comment as it was first written (commit %s); editing the comment does not change what runs. Post a new comment for another run, and `/perfbot cancel %d` to drop this one.",
+			mdtext.Code(strconv.FormatInt(r.ID, 10)), mdtext.Code(short(r.SHA)), r.ID))
+	}
 	if r.State != queue.Accepting {
 		log.Info("server: request already accepted", "state", r.State)
 		return nil

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -351,5 +352,80 @@ func TestCheckRunCreatedThenCrash(t *testing.T) {
 	}
 	if n != 1 || struck.Load() != 2 {
 		t.Errorf("%d check runs created, fault asked %d times; want 1 and 2", n, struck.Load())
+	}
+}
+
+// TestOneRequestPerComment: two deliveries of one comment processed at the same time
+// (two delivery ids of its creation; its creation and its edit 3 ms later) make one
+// request, one status comment and one dispatch, whichever delivery wins.
+func TestOneRequestPerComment(t *testing.T) {
+	t.Parallel()
+	const c = 9201
+	created := func(t *testing.T) []byte { return commentEvent(t, c, "Codertocat", "/profile rocm") }
+	edited := func(t *testing.T) []byte {
+		return edit(t, payload(t, "github", "webhooks", "issue_comment.edited.json"), map[string]any{
+			"comment.id": c, "comment.body": "/profile rocm models=qwen3", "changes.body.from": "/profile rocm",
+		})
+	}
+	for _, tc := range []struct {
+		name   string
+		second func(*testing.T) []byte
+		gap    time.Duration
+	}{
+		{"two deliveries of the creation at once", created, 0},
+		{"creation and edit 3 ms apart", edited, 3 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			stub := ghstub.New(t)
+			r := start(t, stub, nil)
+			expectToken(t, stub)
+			expectGate(t, stub, issueRepo, "Codertocat", "write", true)
+			expectGate(t, stub, issueRepo, "Codertocat", "write", true)
+			stub.Expect("POST", fmt.Sprintf("/repos/%s/issues/comments/%d/reactions", issueRepo, c), ghstub.JSONFile(201, example(t, "reaction"))).
+				JSONBody(map[string]any{"content": "eyes"})
+			stub.Expect("GET", fmt.Sprintf("/repos/%s/issues/%d/comments", issueRepo, issueNum), ghstub.JSON(200, []any{})).AnyTimes()
+			stub.Expect("POST", fmt.Sprintf("/repos/%s/issues/%d/comments", issueRepo, issueNum),
+				ghstub.JSONFileWith(201, example(t, "issue-comment"), map[string]any{"id": 5001, "user.login": appSlug + "[bot]"})).
+				Match(bodyHas("body", "queued.", "<!-- perfbot:request 1 -->"))
+			// When the creation wins, the edit is answered that it changes nothing.
+			stub.Expect("POST", fmt.Sprintf("/repos/%s/issues/%d/comments", issueRepo, issueNum),
+				ghstub.JSONFileWith(201, example(t, "issue-comment"), map[string]any{"id": 5002, "user.login": appSlug + "[bot]"})).
+				Match(bodyHas("body", "editing the comment does not change what runs", fmt.Sprintf("<!-- perfbot:reply %d -->", c))).AnyTimes()
+			stub.Expect("POST", fmt.Sprintf("/repos/%s/actions/workflows/%s/dispatches", issueRepo, workflow), ghstub.Status(204)).
+				JSONBody(map[string]any{"inputs.request_id": "1", "inputs.status_comment_id": "5001", "inputs.trigger_comment_id": fmt.Sprint(c)})
+
+			ids := []string{"92000000-0000-4000-8000-000000000001", "92000000-0000-4000-8000-000000000002"}
+			bodies := [][]byte{created(t), tc.second(t)}
+			var wg sync.WaitGroup
+			for i := range ids {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					time.Sleep(time.Duration(i) * tc.gap)
+					if code, msg := r.post("issue_comment", ids[i], bodies[i]); code != http.StatusAccepted {
+						t.Errorf("delivery %s: %d %s", ids[i], code, msg)
+					}
+				}()
+			}
+			wg.Wait()
+			seen := map[string]bool{}
+			for len(seen) < len(ids) {
+				select {
+				case s := <-r.settled:
+					if s.err != nil {
+						t.Errorf("delivery %s: %v", s.d.ID, s.err)
+					}
+					seen[s.d.ID] = true
+				case <-time.After(15 * time.Second):
+					t.Fatalf("deliveries not processed within 15 s: %v", seen)
+				}
+			}
+			r.wantMetrics(
+				`perfbot_dispatches_total{host="gfx1151",result="sent"} 1`,
+				`perfbot_queue_depth{host="gfx1151",state="active"} 1`,
+				`perfbot_queue_depth{host="gfx1151",state="queued"} 0`,
+			)
+		})
 	}
 }
