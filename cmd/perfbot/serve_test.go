@@ -472,3 +472,133 @@ func runChecks(s *ghstub.Stub) int {
 	}
 	return n
 }
+
+// serveSetup writes an App key and a settings file for `perfbot serve` in dir.
+func serveSetup(t *testing.T, dir, name, listen, apiURL, db string) string {
+	t.Helper()
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyFile := filepath.Join(dir, name+".pem")
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, name+".yml")
+	settings := fmt.Sprintf(`version: 1
+listen: %s
+database: %s
+github: {api_url: %q, app_id: 1, private_key_file: %s}
+hosts:
+  - {label: gfx1151, backend: rocm, workflow: perfbot.yml}
+`, listen, db, apiURL, keyFile)
+	if err := os.WriteFile(cfg, []byte(settings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// freeAddr is a 127.0.0.1 address nothing listens on.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// serveRefused runs `perfbot serve` that must refuse to start: it returns what it
+// wrote, after checking that it exited non-zero within a minute.
+func serveRefused(t *testing.T, bin, cfg, secret string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "serve", "--config", cfg)
+	cmd.Env = append(os.Environ(), "PERFBOT_WEBHOOK_SECRET="+secret)
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("perfbot serve did not stop within a minute:\n%s", out)
+	}
+	if err == nil {
+		t.Fatalf("perfbot serve exited 0, want a refusal:\n%s", out)
+	}
+	return string(out)
+}
+
+// TestServeStartRefusals runs the real binary where it must refuse to start, and says
+// why: GitHub not reachable (a network error naming the host, not a refusal of the
+// credentials), the credentials refused, a webhook secret of white space only, and a
+// second server on one database reached through a symlink.
+func TestServeStartRefusals(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "perfbot")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("building perfbot: %v\n%s", err, out)
+	}
+	ex := func(name string) string { return testfix.Path(t, "github", "rest-openapi-examples", name+".json") }
+
+	t.Run("GitHub not reachable", func(t *testing.T) {
+		down := freeAddr(t)
+		cfg := serveSetup(t, t.TempDir(), "serve", freeAddr(t), "http://"+down+"/api/v3/", filepath.Join(t.TempDir(), "perfbot.db"))
+		out := serveRefused(t, bin, cfg, serveSecret)
+		if !strings.Contains(out, "network error: GitHub's API at "+down+" could not be reached") || !strings.Contains(out, "connection refused") {
+			t.Errorf("want a network error naming %s:\n%s", down, out)
+		}
+		if strings.Contains(out, "refused the App's credentials") {
+			t.Errorf("a network error reported as refused credentials:\n%s", out)
+		}
+	})
+
+	t.Run("credentials refused", func(t *testing.T) {
+		stub := ghstub.New(t)
+		stub.Expect("GET", "/app", ghstub.JSON(401, map[string]string{"message": "A JSON web token could not be decoded"}))
+		cfg := serveSetup(t, t.TempDir(), "serve", freeAddr(t), stub.URL(), filepath.Join(t.TempDir(), "perfbot.db"))
+		out := serveRefused(t, bin, cfg, serveSecret)
+		if !strings.Contains(out, "GitHub refused the App's credentials (github.app_id 1") || !strings.Contains(out, "401") {
+			t.Errorf("want the refusal of the credentials:\n%s", out)
+		}
+	})
+
+	t.Run("white-space secret", func(t *testing.T) {
+		stub := ghstub.New(t) // no call expected: the secret is checked first
+		cfg := serveSetup(t, t.TempDir(), "serve", freeAddr(t), stub.URL(), filepath.Join(t.TempDir(), "perfbot.db"))
+		for _, secret := range []string{" ", " \t  ", "\u00a0\u3000"} {
+			out := serveRefused(t, bin, cfg, secret)
+			if !strings.Contains(out, "the webhook secret is only white space") || !strings.Contains(out, "PERFBOT_WEBHOOK_SECRET") {
+				t.Errorf("secret %q: want a refusal of the white-space secret:\n%s", secret, out)
+			}
+		}
+	})
+
+	t.Run("one database through a symlink", func(t *testing.T) {
+		stub := ghstub.New(t)
+		stub.Expect("GET", "/app", ghstub.JSONFileWith(200, ex("integration"), map[string]any{"id": 1, "slug": "perfbot-runner"})).Times(2)
+		stub.Expect("GET", "/app/hook/deliveries", ghstub.JSON(200, []any{})).AnyTimes()
+		d := t.TempDir()
+		if err := os.Mkdir(filepath.Join(d, "data"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		real := filepath.Join(d, "data", "perfbot.db")
+		link := filepath.Join(d, "perfbot.db")
+		if err := os.Symlink(real, link); err != nil {
+			t.Fatal(err)
+		}
+		addr := freeAddr(t)
+		first := serveSetup(t, d, "first", addr, stub.URL(), real)
+		second := serveSetup(t, d, "second", freeAddr(t), stub.URL(), link)
+		var log bytes.Buffer
+		proc := startServe(t, bin, first, &log)
+		waitHealthy(t, "http://"+addr)
+		out := serveRefused(t, bin, second, serveSecret)
+		if !strings.Contains(out, "the database "+link+" is in use by another perfbot serve") {
+			t.Errorf("want the second server refused:\n%s", out)
+		}
+		proc.stop(t, syscall.SIGTERM)
+		if t.Failed() {
+			t.Logf("the first server's log:\n%s", log.String())
+		}
+	})
+}
