@@ -81,6 +81,8 @@ func TestLines(t *testing.T) {
 		{"tag in a fence is text", "```\n<pre>\n```\n/profile rocm", []string{"/profile rocm"}, 1},
 		{"tag in indented code is text", "text\n\n    <pre>\n\n/profile rocm", []string{"/profile rocm"}, 1},
 		{"tag in a quote stays in the quote", "> <pre>\n\n/profile rocm", []string{"/profile rocm"}, 1},
+		{"a less-than sign before a name is not a tag", "if a <s b then\n/profile rocm", []string{"/profile rocm"}, 1},
+		{"an opening tag alone starts a block", "<pre\nclass=x>\n/profile rocm\n</pre>", nil, 0},
 		{"other tags are not hidden", "<preview>\n<b>\n/profile rocm\n</b>", []string{"/profile rocm"}, 1},
 		{"fence inside a blockquote element", "<blockquote>\n\n```\n</blockquote>\n```\n\n/profile rocm\n</blockquote>", nil, 0},
 		{"details is read", "<details>\n<summary>run it</summary>\n\n/profile rocm\n\n</details>", []string{"/profile rocm"}, 1},

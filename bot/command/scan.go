@@ -147,7 +147,11 @@ func htmlTags(s string, depth int) (int, bool) {
 		for k < len(s) && (s[k] >= 'a' && s[k] <= 'z' || s[k] >= 'A' && s[k] <= 'Z') {
 			k++
 		}
-		if k > j && (k == len(s) || strings.IndexByte(" \t>/", s[k]) >= 0) && hiddenTags[strings.ToLower(s[j:k])] {
+		// A tag: its name, then the end of its name; and its '>' later on the line,
+		// unless it starts the line (an HTML block may open with "<pre" alone).
+		tag := k > j && (k == len(s) || strings.IndexByte(" \t>/", s[k]) >= 0) &&
+			(strings.IndexByte(s[k:], '>') >= 0 || strings.TrimLeft(s[:i], " \t") == "")
+		if tag && hiddenTags[strings.ToLower(s[j:k])] {
 			if closing {
 				depth = max(depth-1, 0)
 			} else {
