@@ -7,8 +7,9 @@
 //
 // New is the one composition root and fails fast: an empty or white-space webhook
 // secret, a key GitHub refuses, GitHub out of reach, or a database that cannot be
-// written stop it with a message that says which. The package must not parse commands or decide permissions itself (the
-// gate does), and must never log payloads, secrets or tokens.
+// written stop it with a message that says which. The package must not parse
+// commands or decide permissions itself (the gate does), and must never log
+// payloads, secrets or tokens.
 package server
 
 import (
