@@ -52,7 +52,11 @@ func TestStartNetworkErrors(t *testing.T) {
 		c.Close()
 	})
 	hangup := listen(t, func(c net.Conn) { c.Close() })
-	for name, addr := range map[string]string{"timeout": silent, "closed connection": hangup} {
+	unanswered := listen(t, func(c net.Conn) {
+		_, _ = c.Read(make([]byte, 4096)) // the request, then no answer
+		c.Close()
+	})
+	for name, addr := range map[string]string{"timeout": silent, "closed connection": hangup, "request unanswered": unanswered} {
 		err := newServer(t, "http://"+addr+"/api/v3/", secret)
 		if err == nil || !strings.Contains(err.Error(), "network error: GitHub's API at "+addr+" could not be reached") ||
 			strings.Contains(err.Error(), "refused the App's credentials") {
