@@ -138,3 +138,35 @@ func TestGemmTestsSandboxed(t *testing.T) {
 		}
 	}
 }
+
+// The nightly with the sandbox on: the build and both harness sweeps run in bwrap, the
+// harnesses write their CSVs into the checkout's benchmarks folder (writable) and the
+// run ends as without the sandbox.
+func TestBenchSandboxed(t *testing.T) {
+	t.Parallel()
+	sb := sandboxOn(t)
+	const date = "2026-10-20"
+	fh := newFakeHost(t, "FAKE_HARNESS_DATE="+date)
+	repo := benchRepo(t, date, 0)
+	o := benchOptions(t, fh, repo, date)
+	o.Sandbox = sb
+	prog := &lineHook{}
+	o.Progress = prog
+	rep, err := Bench(context.Background(), o)
+	if err != nil {
+		t.Fatalf("Bench: %v\n%s", err, prog.String())
+	}
+	m := rep.Manifest
+	if m.State != "complete" || m.Build.Status != "ok" || len(m.CSVs) != 2 || len(rep.Failed()) != 0 || len(rep.HarnessProblems()) != 0 {
+		t.Errorf("manifest %+v\n%s", m, prog.String())
+	}
+	for _, s := range m.Sweeps {
+		if s.Status != "ok" || s.Phase == nil || s.Phase.Verdict != "clean" {
+			t.Errorf("sweep %+v", s)
+		}
+	}
+	if !strings.Contains(prog.String(), "sandbox: bwrap, no network; the checkout read-only, writable: target, benchmarks") {
+		t.Errorf("progress does not say the sandbox:\n%s", prog.String())
+	}
+	gitClean(t, repo)
+}
