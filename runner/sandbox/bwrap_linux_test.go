@@ -264,3 +264,26 @@ func TestNothingOutlivesPerfbot(t *testing.T) {
 		})
 	}
 }
+
+// A sandboxed command that dies of a signal ends with the status a shell reports for it,
+// 128+signal, as it would without the sandbox: bwrap passes it on.
+func TestSandboxedSignalStatus(t *testing.T) {
+	t.Parallel()
+	sb, err := New(bwrapOn(t), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		script string
+		want   int
+	}{{"exit 3", 3}, {"kill -SEGV $$", 128 + int(syscall.SIGSEGV)}, {"kill -ABRT $$", 128 + int(syscall.SIGABRT)}} {
+		cmd := exec.Command("sh", "-c", tc.script)
+		if err := sb.Wrap(cmd); err != nil {
+			t.Fatal(err)
+		}
+		res, err := proc.Run(context.Background(), cmd, time.Second)
+		if err != nil || res.Status.ShellCode() != tc.want {
+			t.Errorf("%s: %v %v, want shell status %d", tc.script, res.Status, err, tc.want)
+		}
+	}
+}
