@@ -95,9 +95,13 @@ echo "tmp=$(try touch /tmp/x)"
 echo "environ=$(try cat /proc/$4/environ)"
 echo "token=${GITHUB_TOKEN:-unset}"
 echo "tmpdir=$TMPDIR"
+echo "caps=$(grep CapEff /proc/self/status | cut -f2)"
+echo "session_leader=$([ "$(cut -d' ' -f6 /proc/$$/stat)" = "$$" ] && echo yes || echo no)"
+echo "userns=$(try unshare -U true)"
 "$5" "$6"`
 	cmd := exec.Command("sh", "-c", script, "sh", repo, traces, outside, strconv.Itoa(os.Getpid()), self, addr)
-	cmd.Env = append(os.Environ(), "HOME="+home, "GITHUB_TOKEN=ghs_secret", helperEnv+"=dial")
+	// A folder on the PATH that holds the home folder is not shown: it would show home.
+	cmd.Env = []string{"PATH=/usr/bin:/bin:" + base, "HOME=" + home, "GITHUB_TOKEN=ghs_secret", helperEnv + "=dial"}
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := sb.Wrap(cmd); err != nil {
@@ -112,10 +116,14 @@ echo "tmpdir=$TMPDIR"
 	}
 	got := out.String()
 	for _, want := range []string{"pwd=" + repo, "repo=failed", "target=ok", "traces=ok", "home=ok", "outside=failed", "tmp=ok",
-		"home_entries=0", "environ=failed", "token=unset", "tmpdir=/tmp", "dial failed:"} {
+		"home_entries=0", "environ=failed", "token=unset", "tmpdir=/tmp", "caps=0000000000000000", "session_leader=yes", "dial failed:"} {
 		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(want)).MatchString(got) {
 			t.Errorf("no line %q in:\n%s", want, got)
 		}
+	}
+	// No user namespace inside it, with a bwrap that can forbid one (0.8 and later).
+	if s.nestedUserns && !strings.Contains(got, "userns=failed") {
+		t.Errorf("the sandboxed command made a user namespace:\n%s", got)
 	}
 	for p, want := range map[string]bool{
 		filepath.Join(repo, "x"): false, filepath.Join(repo, "target", "x"): true, filepath.Join(traces, "x"): true,
