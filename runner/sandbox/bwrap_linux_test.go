@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -201,32 +200,6 @@ func TestGuardSeesSandboxedCommandAsOwn(t *testing.T) {
 		t.Fatalf("outcome %+v %v, want one clean attempt with no foreign holder; log:\n%s", r.o, r.err, b)
 	}
 	out.WaitAny(t, `^read done$`)
-}
-
-// runHelper runs a sandboxed command tree in checkout through runner/proc, as a job
-// does, until SIGTERM; the host settings are in the environment.
-func runHelper(checkout string) int {
-	s, err := FromEnv(os.Getenv)
-	if err != nil {
-		fmt.Println("error", err)
-		return 1
-	}
-	sb, err := New(s, checkout)
-	if err != nil || sb == nil {
-		fmt.Println("error", err)
-		return 1
-	}
-	cmd := exec.Command("sh", "-c", `sleep 600 & echo "child $!"; setsid sh -c 'echo "escaper $$"; exec sleep 600' & echo "leader $$"; wait`)
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	if err := sb.Wrap(cmd); err != nil {
-		fmt.Println("error", err)
-		return 1
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
-	defer stop()
-	res, err := proc.Run(ctx, cmd, time.Second)
-	fmt.Println("ended", res.Stopped, err)
-	return 0
 }
 
 // SIGTERM to perfbot stops the whole sandboxed tree, the setsid'd process included,

@@ -6,11 +6,15 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lablup/perfbot/runner/proc"
 )
 
 // mapEnv is a getenv over a map.
@@ -228,4 +232,30 @@ func TestMain(m *testing.M) {
 		os.Exit(runHelper(os.Args[1]))
 	}
 	os.Exit(m.Run())
+}
+
+// runHelper runs a sandboxed command tree in checkout through runner/proc, as a job
+// does, until SIGTERM; the host settings are in the environment.
+func runHelper(checkout string) int {
+	s, err := FromEnv(os.Getenv)
+	if err != nil {
+		fmt.Println("error", err)
+		return 1
+	}
+	sb, err := New(s, checkout)
+	if err != nil || sb == nil {
+		fmt.Println("error", err)
+		return 1
+	}
+	cmd := exec.Command("sh", "-c", `sleep 600 & echo "child $!"; setsid sh -c 'echo "escaper $$"; exec sleep 600' & echo "leader $$"; wait`)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	if err := sb.Wrap(cmd); err != nil {
+		fmt.Println("error", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	res, err := proc.Run(ctx, cmd, time.Second)
+	fmt.Println("ended", res.Stopped, err)
+	return 0
 }
