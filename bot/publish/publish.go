@@ -129,7 +129,17 @@ func (p *publisher) prepare(ctx context.Context) error {
 			return fmt.Errorf("loading the attribution rules: %w", err)
 		}
 	}
-	if p.rk, err = rank.Rank(f.runs, rules); err != nil {
+	kernels, err := rank.ReadKernels(f.dir, f.runs)
+	if err != nil {
+		return fmt.Errorf("ranking: %w", err)
+	}
+	// A unit's headline run is at the configured default sampling (greedy unless the
+	// config says otherwise).
+	ro := rank.Options{Kernels: kernels}
+	if len(o.Config.SamplingTags) > 0 {
+		ro.Headline = o.Config.SamplingTags[0]
+	}
+	if p.rk, err = rank.RankWith(f.runs, rules, ro); err != nil {
 		return fmt.Errorf("ranking: %w", err)
 	}
 	p.sum.Order = p.rk.Order
