@@ -1,7 +1,8 @@
 // Package rank orders the port units of the attribution rules by the decode time each
-// port could recover (docs/analysis.md §7), from the summaries of a profile's runs, and
-// renders the ranking with its evidence as Markdown or JSON. It reads summaries handed
-// to it and the rules; it must not read traces, write files or talk to GitHub.
+// port could recover net of its fused kernel's cost (docs/analysis.md §7), from the
+// summaries of a profile's runs, and renders the ranking with its evidence as Markdown
+// or JSON. It reads summaries handed to it, the runs' decode_kernels tables and the
+// rules; it must not read traces, write files or talk to GitHub.
 package rank
 
 import (
