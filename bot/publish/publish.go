@@ -135,10 +135,7 @@ func (p *publisher) prepare(ctx context.Context) error {
 	}
 	// A unit's headline run is at the configured default sampling (greedy unless the
 	// config says otherwise).
-	ro := rank.Options{Kernels: kernels}
-	if len(o.Config.SamplingTags) > 0 {
-		ro.Headline = o.Config.SamplingTags[0]
-	}
+	ro := rank.Options{Headline: rank.HeadlineOf(o.Config.SamplingTags), Kernels: kernels}
 	if p.rk, err = rank.RankWith(f.runs, rules, ro); err != nil {
 		return fmt.Errorf("ranking: %w", err)
 	}

@@ -52,6 +52,10 @@ func TestHeadlineRunIsTheDefaultSampling(t *testing.T) {
 	if ssm := unitByID(t, rk, "2067"); ssm.Best.Run != s.Name || len(ssm.OtherSamplings) != 1 || ssm.OtherSamplings[0].Run != g.Name || rk.Headline != "t0.7-p0.95" {
 		t.Errorf("headline t0.7-p0.95: 2067 at %s, others %+v (headline %s)", ssm.Best.Run, ssm.OtherSamplings, rk.Headline)
 	}
+	// The config's default sampling list gives the headline: its first setting.
+	if HeadlineOf(nil) != "" || HeadlineOf([]string{"t0.7-p0.95", "greedy"}) != "t0.7-p0.95" {
+		t.Errorf("HeadlineOf: %q, %q", HeadlineOf(nil), HeadlineOf([]string{"t0.7-p0.95", "greedy"}))
+	}
 	if _, err := RankWith([]*results.Summary{g}, nil, Options{Headline: "warm"}); err == nil || !strings.Contains(err.Error(), "the headline sampling") {
 		t.Errorf("a bad headline sampling: %v", err)
 	}

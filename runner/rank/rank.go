@@ -133,6 +133,15 @@ type Options struct {
 	Kernels map[string][]results.KernelRow
 }
 
+// HeadlineOf is the headline sampling of a config's default sampling list (config's
+// SamplingTags): its first setting; "" (greedy) for none.
+func HeadlineOf(defaultSampling []string) string {
+	if len(defaultSampling) == 0 {
+		return ""
+	}
+	return defaultSampling[0]
+}
+
 // Rank orders the rules' units over the runs (docs/analysis.md §7) with greedy as the
 // headline sampling. rules nil means the shipped default.
 func Rank(sums []*results.Summary, rules *attrib.Rules) (*Ranking, error) {
