@@ -78,7 +78,7 @@ func (s *step) profile(ctx context.Context) error {
 	var rankJSON []byte
 	var errs []error
 	if ok > 0 {
-		if rk, err = rank.Dir(rep.Folder, po.Rules); err != nil {
+		if rk, err = rank.DirWith(rep.Folder, po.Rules, rank.Options{Headline: rank.HeadlineOf(po.Config.SamplingTags)}); err != nil {
 			errs = append(errs, err)
 		} else if rankJSON, err = rk.JSON(); err != nil {
 			errs = append(errs, err)

@@ -86,7 +86,7 @@ func (s *step) publish(ctx context.Context) error {
 	var rankJSON []byte
 	errs := []error{perr}
 	if len(sum.Runs) > 0 {
-		rk, err := rank.Dir(folder, rules)
+		rk, err := rank.DirWith(folder, rules, rank.Options{Headline: rank.HeadlineOf(cfg.SamplingTags)})
 		if err == nil {
 			rankJSON, err = rk.JSON()
 		}

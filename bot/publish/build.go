@@ -189,8 +189,10 @@ func epicUnits(rk *rank.Ranking) []report.EpicUnit {
 	for _, u := range rk.Units {
 		eu := report.EpicUnit{
 			Rank: u.Rank, ID: u.ID, Port: u.Port, Evidence: u.Evidence, BestRun: u.Best.Run,
-			ReachedSharePct: u.Best.ReachedSharePct, RecoverableMsPerToken: u.Best.RecoverableMsPerToken,
-			RecoverablePctOfWall: u.Best.RecoverablePctOfWall, DispatchesRemoved: u.Best.DispatchesPerTokenRemoved,
+			// The rank orders by the net figure (gross less the replacement's cost; the
+			// gross when that is unknown): the comment states the figure it ranks by.
+			ReachedSharePct: u.Best.ReachedSharePct, RecoverableMsPerToken: u.Best.NetMsPerToken,
+			RecoverablePctOfWall: u.Best.NetPctOfWall, DispatchesRemoved: u.Best.DispatchesPerTokenRemoved,
 			FallbackNotReachedPct: u.Best.FallbackNotReachedPct, Note: u.Best.Note,
 		}
 		if u.Override != nil && u.Override.Moved {

@@ -16,6 +16,7 @@ import (
 	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/bot/gitpub"
 	"github.com/lablup/perfbot/bot/report"
+	"github.com/lablup/perfbot/config"
 	"github.com/lablup/perfbot/runner/attrib"
 	"github.com/lablup/perfbot/runner/patch"
 	"github.com/lablup/perfbot/runner/rank"
@@ -128,7 +129,14 @@ func (p *publisher) prepare(ctx context.Context) error {
 			return fmt.Errorf("loading the attribution rules: %w", err)
 		}
 	}
-	if p.rk, err = rank.Rank(f.runs, rules); err != nil {
+	kernels, err := rank.ReadKernels(f.dir, f.runs)
+	if err != nil {
+		return fmt.Errorf("ranking: %w", err)
+	}
+	// A unit's headline run is at the configured default sampling (greedy unless the
+	// config says otherwise).
+	ro := rank.Options{Headline: rank.HeadlineOf(o.Config.SamplingTags), Kernels: kernels}
+	if p.rk, err = rank.RankWith(f.runs, rules, ro); err != nil {
 		return fmt.Errorf("ranking: %w", err)
 	}
 	p.sum.Order = p.rk.Order
@@ -139,10 +147,10 @@ func (p *publisher) prepare(ctx context.Context) error {
 	p.dates()
 	p.models, p.sampling = f.session.Models, f.session.Sampling
 	if len(p.sampling) == 0 {
-		p.sampling = distinct(f.runs, func(s *results.Summary) string { return s.SamplingTag() })
+		p.sampling = distinct(f.runs, (*results.Summary).SamplingTag)
 	}
 	if len(p.models) == 0 {
-		p.models = distinct(f.runs, func(s *results.Summary) string { return strings.TrimSuffix(s.Name, "_"+s.SamplingTag()) })
+		p.models = distinct(f.runs, func(s *results.Summary) string { return configName(o.Config, s.ModelName()) })
 	}
 
 	wt, err := addWorktree(ctx, o.RepoDir, p.base)
@@ -870,6 +878,17 @@ func distinct(runs []*results.Summary, key func(*results.Summary) string) []stri
 		}
 	}
 	return out
+}
+
+// configName is the config's name of the model whose dir the run name starts with, as
+// models= takes it; the dir's base name when no configured model has that dir.
+func configName(c config.Config, modelDir string) string {
+	for _, m := range c.Models {
+		if path.Base(strings.TrimRight(filepath.ToSlash(m.Dir), "/")) == modelDir {
+			return m.Name
+		}
+	}
+	return modelDir
 }
 
 // relPath is the relative link from a folder to a file, both repo-relative.

@@ -109,15 +109,30 @@ type Unit struct {
 	// Fractions holds the roles whose kernel time a port cannot fully recover;
 	// a role not in it recovers all of its time.
 	Fractions map[string]Fraction
-	Default   []Condition
-	OptIn     []Condition
-	Notes     []Note
+	// Replacement is the expected cost of the port's fused kernel; nil when the rules
+	// do not give one (the net recoverable time is then the gross).
+	Replacement *Replacement
+	Default     []Condition
+	OptIn       []Condition
+	Notes       []Note
 }
 
 // Fraction is the share of a role's kernel time a port can recover, with the reason.
 type Fraction struct {
 	Value  float64
 	Reason string
+}
+
+// Replacement is the expected cost of a port's fused kernel, which a unit's recoverable
+// time is taken net of (docs/analysis.md §7). Exactly one form is set: Kernel, a
+// pattern of the fused kernel's name, costs the time that kernel takes per token in
+// the runs where it already runs; else Fraction of the kernel time the port removes
+// (its reached roles' kernel time times their recoverable fractions).
+type Replacement struct {
+	Fraction float64
+	Kernel   *regexp.Regexp // compiled case-insensitively from Pattern
+	Pattern  string
+	Reason   string
 }
 
 // Condition selects runs (and, in reach, the roles reached in them). A zero field
@@ -644,6 +659,13 @@ func (p *parser) parseUnit(path string, y *unitYAML) (Unit, error) {
 		}
 		u.Fractions[role] = Fraction{Value: *fr.Fraction, Reason: fr.Reason}
 	}
+	if y.Replacement != nil {
+		r, err := p.parseReplacement(path+".replacement", u.ID, y.Replacement)
+		if err != nil {
+			return u, err
+		}
+		u.Replacement = r
+	}
 	for i, c := range y.Reach.Default {
 		cc, err := p.cond(fmt.Sprintf("%s.reach.default.%d", path, i), c, u.Roles)
 		if err != nil {
@@ -679,6 +701,36 @@ func (p *parser) parseUnit(path string, y *unitYAML) (Unit, error) {
 		u.Notes = append(u.Notes, note)
 	}
 	return u, nil
+}
+
+// maxKernelPattern bounds a replacement's kernel pattern, which meets every kernel
+// name of every run ranked.
+const maxKernelPattern = 1024
+
+func (p *parser) parseReplacement(path, id string, y *replacementYAML) (*Replacement, error) {
+	switch {
+	case y.Fraction != nil && y.Kernel != "":
+		return nil, p.errorf(path, "unit %s: give fraction or kernel, not both", id)
+	case y.Fraction != nil:
+		// "Not inside" so that .nan, which fails every comparison, is refused.
+		if !(*y.Fraction >= 0 && *y.Fraction <= 1) {
+			return nil, p.errorf(path+".fraction", "give fraction: a number from 0 to 1 (the fused kernel's cost as a part of the kernel time the port removes)")
+		}
+		if strings.TrimSpace(y.Reason) == "" {
+			return nil, p.errorf(path, "unit %s: say where the fraction comes from (reason:)", id)
+		}
+		return &Replacement{Fraction: *y.Fraction, Reason: y.Reason}, nil
+	case y.Kernel != "":
+		if len(y.Kernel) > maxKernelPattern {
+			return nil, p.errorf(path+".kernel", "the pattern is %d bytes long, more than %d", len(y.Kernel), maxKernelPattern)
+		}
+		re, err := regexp.Compile("(?i)" + y.Kernel)
+		if err != nil {
+			return nil, p.errorf(path+".kernel", "not a Go regular expression: %v", err)
+		}
+		return &Replacement{Kernel: re, Pattern: y.Kernel, Reason: y.Reason}, nil
+	}
+	return nil, p.errorf(path, "unit %s: give fraction (of the kernel time the port removes) or kernel (a pattern of the fused kernel's name, measured where it runs)", id)
 }
 
 func (p *parser) parseOverride(path string, y overrideYAML, ids map[string]bool) (Override, error) {

@@ -103,6 +103,14 @@ func TestParseErrorsPointAtTheLine(t *testing.T) {
 		{"fraction out of range", "    reach:\n", "    recoverable:\n      rope_append: {fraction: 1.5}\n    reach:\n", "r.yml:14: units.0.recoverable.rope_append: give fraction"},
 		{"fraction without reason", "    reach:\n", "    recoverable:\n      rope_append: {fraction: 0.5}\n    reach:\n", "r.yml:14: units.0.recoverable.rope_append: say why"},
 		{"fraction of a foreign role", "    reach:\n", "    recoverable:\n      ssm_step: {fraction: 1}\n    reach:\n", `units.0.recoverable.ssm_step: role "ssm_step" is not one of the unit's roles`},
+		{"replacement with both forms", "    reach:\n", "    replacement: {fraction: 0.3, kernel: fused_rope, reason: r}\n    reach:\n", "r.yml:13: units.0.replacement: unit 1: give fraction or kernel, not both"},
+		{"replacement with neither", "    reach:\n", "    replacement: {reason: r}\n    reach:\n", "r.yml:13: units.0.replacement: unit 1: give fraction (of the kernel time the port removes) or kernel"},
+		{"replacement fraction out of range", "    reach:\n", "    replacement: {fraction: 1.5, reason: r}\n    reach:\n", "r.yml:13: units.0.replacement.fraction: give fraction: a number from 0 to 1"},
+		{"replacement fraction NaN", "    reach:\n", "    replacement: {fraction: .nan, reason: r}\n    reach:\n", "r.yml:13: units.0.replacement.fraction: give fraction"},
+		{"replacement fraction without reason", "    reach:\n", "    replacement:\n      fraction: 0.35\n    reach:\n", "r.yml:13: units.0.replacement: unit 1: say where the fraction comes from"},
+		{"replacement kernel not a pattern", "    reach:\n", "    replacement: {kernel: 'fused_rope('}\n    reach:\n", "r.yml:13: units.0.replacement.kernel: not a Go regular expression"},
+		{"replacement unknown key", "    reach:\n", "    replacement:\n      kernel: fused_rope\n      cost: 2\n    reach:\n", `r.yml:15: unknown key "cost"`},
+		{"replacement not a mapping", "    reach:\n", "    replacement: 0.35\n    reach:\n", "r.yml:13: cannot unmarshal"},
 		{"sampling", "{model_type: [llama]}", "{sampling: warm}", `r.yml:14: units.0.reach.default.0.sampling: sampling "warm": want greedy or sampled`},
 		{"reach role not the unit's", "{model_type: [llama]}", "{roles: [ssm_step]}", `units.0.reach.default.0.roles: role "ssm_step" is not one of the unit's roles`},
 		{"empty model list", "{model_type: [llama]}", "{model_type: []}", "units.0.reach.default.0.model_type: an empty list matches no model"},
@@ -248,6 +256,55 @@ func TestRulesDocShowsTheDefault(t *testing.T) {
 	for _, k := range kindNames() {
 		if !strings.Contains(string(doc), "| `"+k+"` |") {
 			t.Errorf("docs/rules.md lacks kind %s", k)
+		}
+	}
+}
+
+// A unit's replacement is a fraction of the kernel time its port removes, or a pattern
+// of the fused kernel's name matched in any case; the shipped rules measure the
+// kernels the epic names for each port and give none for paged attention.
+func TestReplacementRules(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		yaml     string
+		fraction float64
+		pattern  string
+		name     string // a kernel name the pattern must match
+	}{
+		{"{fraction: 0.35, reason: the fused kernel reads each input once}", 0.35, "", ""},
+		{"{fraction: 0, reason: free}", 0, "", ""},
+		{"{kernel: 'fused_rope_qk_append|fused_add'}", 0, "fused_rope_qk_append|fused_add", "void mlx::core::rocm::Fused_Rope_QK_Append_kernel<__half>"},
+	} {
+		src := strings.Replace(baseRules, "    reach:\n", "    replacement: "+c.yaml+"\n    reach:\n", 1)
+		r, err := Parse([]byte(src), "r.yml")
+		if err != nil {
+			t.Fatalf("%s: %v", c.yaml, err)
+		}
+		u, _ := r.Unit("1")
+		rp := u.Replacement
+		if rp == nil || rp.Fraction != c.fraction || rp.Pattern != c.pattern || (rp.Kernel == nil) != (c.pattern == "") {
+			t.Fatalf("%s: replacement %+v", c.yaml, rp)
+		}
+		if rp.Kernel != nil && (!rp.Kernel.MatchString(c.name) || rp.Kernel.MatchString("void rope_kernel")) {
+			t.Errorf("%s: pattern %s matches %q: %v, a plain rope kernel: %v", c.yaml, rp.Kernel, c.name, rp.Kernel.MatchString(c.name), rp.Kernel.MatchString("void rope_kernel"))
+		}
+	}
+	r, _ := Parse([]byte(baseRules), "r.yml")
+	if u, _ := r.Unit("1"); u.Replacement != nil {
+		t.Errorf("a unit without replacement: %+v", u.Replacement)
+	}
+	want := map[string]string{"2063": "fused_add_rms_norm|fused_rope_qk_append", "2064": "gumbel_max_sample|rejection_sample",
+		"2065": "moe_gateup|moe_down", "2067": "ssm_update_kernel", "2068": ""}
+	for _, u := range Default().Units() {
+		got := ""
+		if u.Replacement != nil {
+			got = u.Replacement.Pattern
+			if u.Replacement.Kernel == nil {
+				t.Errorf("%s: a fraction in the shipped rules, which no figure of the epic supports", u.ID)
+			}
+		}
+		if got != want[u.ID] {
+			t.Errorf("shipped unit %s: replacement kernel %q, want %q", u.ID, got, want[u.ID])
 		}
 	}
 }

@@ -74,12 +74,21 @@ type unitYAML struct {
 	Port        string                  `yaml:"port"`
 	Roles       strList                 `yaml:"roles"`
 	Recoverable map[string]fractionYAML `yaml:"recoverable"`
+	Replacement *replacementYAML        `yaml:"replacement"`
 	Reach       reachYAML               `yaml:"reach"`
 	Notes       []noteYAML              `yaml:"notes"`
 }
 
 type fractionYAML struct {
 	Fraction *float64 `yaml:"fraction"`
+	Reason   string   `yaml:"reason"`
+}
+
+// replacementYAML is the expected cost of a port's fused kernel: a fraction of the
+// kernel time the port removes, or the time the kernel takes where it already runs.
+type replacementYAML struct {
+	Fraction *float64 `yaml:"fraction"`
+	Kernel   string   `yaml:"kernel"`
 	Reason   string   `yaml:"reason"`
 }
 

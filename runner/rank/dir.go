@@ -1,7 +1,9 @@
 package rank
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -11,10 +13,16 @@ import (
 	"github.com/lablup/perfbot/runner/results"
 )
 
-// Dir ranks every `<run>_summary.json` of a results folder (in name order) with rules.
-// `perfbot rank`, the analysis of the sample runs and the Action's profile job all
-// rank a folder this way.
+// Dir ranks every `<run>_summary.json` of a results folder (in name order) with rules,
+// greedy as the headline sampling, measuring replacement kernels in the runs'
+// `<run>_decode_kernels.csv`. `perfbot rank`, the analysis of the sample runs and the
+// Action's profile job all rank a folder this way.
 func Dir(dir string, rules *attrib.Rules) (*Ranking, error) {
+	return DirWith(dir, rules, Options{})
+}
+
+// DirWith is Dir with options; Kernels nil reads the folder's.
+func DirWith(dir string, rules *attrib.Rules, o Options) (*Ranking, error) {
 	if fi, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("reading results folder: %w", err)
 	} else if !fi.IsDir() {
@@ -43,9 +51,35 @@ func Dir(dir string, rules *attrib.Rules) (*Ranking, error) {
 		byName[s.Name] = p
 		sums = append(sums, s)
 	}
-	rk, err := Rank(sums, rules)
+	if o.Kernels == nil {
+		if o.Kernels, err = ReadKernels(dir, sums); err != nil {
+			return nil, err
+		}
+	}
+	rk, err := RankWith(sums, rules, o)
 	if err != nil {
 		return nil, fmt.Errorf("ranking: %w", err)
 	}
 	return rk, nil
+}
+
+// ReadKernels reads the `<run>_decode_kernels.csv` beside each summary in dir, by run
+// name; a run without one is left out (its summary's top_kernels stand in).
+func ReadKernels(dir string, sums []*results.Summary) (map[string][]results.KernelRow, error) {
+	out := map[string][]results.KernelRow{}
+	for _, s := range sums {
+		if results.CheckRunName(s.Name) != nil {
+			continue // not a file name in dir
+		}
+		p := filepath.Join(dir, s.Name+"_decode_kernels.csv")
+		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		rows, err := results.ReadKernelsFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("reading the decode kernels of %s: %w", safetext.Quote(s.Name), err)
+		}
+		out[s.Name] = rows
+	}
+	return out, nil
 }

@@ -76,8 +76,8 @@ func TestUnreachedUnitRow(t *testing.T) {
 	if u.Evidence || u.Best.Run != "Qwen3-30B-A3B-4bit_greedy" || u.Best.FallbackSharePct != 2.82 || u.MostNotReached != nil {
 		t.Errorf("2063: evidence %v best %+v most not reached %+v; want Qwen's 2.82 %% and no other run named", u.Evidence, u.Best, u.MostNotReached)
 	}
-	want := "| 4 | #2063 (item 3) | fused_add_rms_norm + fused_rope_qk_append | `Qwen3-30B-A3B-4bit_greedy` | 0.00 % | 0.0000 | 0.00 % | 0.0 | 2.82 % | " +
-		"0.83 % reached, 0.4260 ms/token (1.69 % of wall) in `Meta-Llama-3.1-8B-Instruct-4bit_greedy` | qwen3_moe never calls fused_add_rms_norm or forward_fused_rope_append |"
+	want := "| 4 | #2063 (item 3) | fused_add_rms_norm + fused_rope_qk_append | `Qwen3-30B-A3B-4bit_greedy` | 0.00 % | 0.0000 | — | 0.0000 | 0.00 % | 0.0 | 2.82 % | — | " +
+		"0.83 % reached, 0.4260 ms/token net (1.69 % of wall) in `Meta-Llama-3.1-8B-Instruct-4bit_greedy` | qwen3_moe never calls fused_add_rms_norm or forward_fused_rope_append |"
 	if got := rowOf(rk.Markdown(), "#2063"); got != want {
 		t.Errorf("row\n got %s\nwant %s", got, want)
 	}
@@ -202,10 +202,12 @@ func TestRankUsesTheSummarysOwnUnitFigures(t *testing.T) {
 		roles []string
 		want  Figures
 	}{
-		{"same roles", moe.Roles, Figures{ReachedSharePct: 47, RecoverableMsPerToken: 2, RecoverablePctOfWall: 11.77, HostGapMsPerToken: 0.5,
-			DispatchesPerTokenRemoved: 500, FallbackSharePct: 50, FallbackDispatchesPerToken: 600, FallbackNotReachedPct: 3}},
-		{"no roles recorded", nil, Figures{ReachedSharePct: 46.79, RecoverableMsPerToken: 1.8588, RecoverablePctOfWall: 10.94, HostGapMsPerToken: 1.2349,
-			DispatchesPerTokenRemoved: 523.9, FallbackSharePct: 46.79, FallbackDispatchesPerToken: 523.9}},
+		{"same roles", moe.Roles, Figures{Sampling: "greedy", ReachedSharePct: 47, RecoverableMsPerToken: 2, RecoverablePctOfWall: 11.77, HostGapMsPerToken: 0.5,
+			NetMsPerToken: 2, NetPctOfWall: 11.77, DispatchesPerTokenRemoved: 500, FallbackSharePct: 50, FallbackDispatchesPerToken: 600, FallbackNotReachedPct: 3}},
+		// Figures of the target repo's analyzer (no roles recorded) that re-added rounded
+		// role figures cannot give are of other roles: the re-added ones stay.
+		{"no roles recorded", nil, Figures{Sampling: "greedy", ReachedSharePct: 46.79, RecoverableMsPerToken: 1.8588, RecoverablePctOfWall: 10.94, HostGapMsPerToken: 1.2349,
+			NetMsPerToken: 1.8588, NetPctOfWall: 10.94, DispatchesPerTokenRemoved: 523.9, FallbackSharePct: 46.79, FallbackDispatchesPerToken: 523.9}},
 	}
 	for _, c := range cases {
 		su := own

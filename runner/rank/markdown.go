@@ -20,9 +20,11 @@ func (rk *Ranking) OrderLine() string {
 func (rk *Ranking) Markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**Ranked port order: %s**\n\n", rk.OrderLine())
-	b.WriteString("Ranked by the decode time each port could recover at its best run with the shipped defaults " +
-		"(reached kernel time times the role's recoverable fraction, plus the host gap charged to the reached dispatches), " +
-		"as a share of decode wall time per token. Units that no run reaches rank last, by fallback share.\n\n")
+	fmt.Fprintf(&b, "Ranked by the net decode time each port could recover at its headline run with the shipped defaults, "+
+		"as a share of decode wall time per token. The gross figure is the reached kernel time times the role's recoverable fraction, "+
+		"plus the host gap charged to the reached dispatches; the net one takes off what the port's fused kernel is expected to cost "+
+		"(the rules' replacement; unknown: net = gross). The headline run is a %s run, unless only other samplings reach the unit; "+
+		"the best run of each other sampling is listed beside it. Units that no run reaches rank last, by fallback share.\n\n", mdtext.Code(rk.Headline))
 	if len(rk.KernelTimeOnlyRuns) > 0 {
 		what := "these runs"
 		if len(rk.KernelTimeOnlyRuns) == len(rk.Runs) {
@@ -32,8 +34,8 @@ func (rk *Ranking) Markdown() string {
 			"(`role_host_gap_ms_per_token`; written by the target repo's own analyzer), so the host gap a port "+
 			"would remove is not counted.\n\n", what, codeList(rk.KernelTimeOnlyRuns))
 	}
-	b.WriteString("| rank | unit | port | best run | reached GPU share | recoverable ms/token | % of wall | dispatches/token removed | fallback share not reached | opt-in | reach |\n")
-	b.WriteString("|---:|---|---|---|---:|---:|---:|---:|---:|---|---|\n")
+	b.WriteString("| rank | unit | port | headline run | reached GPU share | gross ms/token | replacement ms/token | net ms/token | net % of wall | dispatches/token removed | fallback share not reached | other samplings | opt-in | reach |\n")
+	b.WriteString("|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|\n")
 	for _, u := range rk.Units {
 		f := u.Best
 		run := mdtext.CellCode(f.Run)
@@ -42,19 +44,37 @@ func (rk *Ranking) Markdown() string {
 		}
 		optIn := "—"
 		if o := u.OptIn; o != nil {
-			optIn = fmt.Sprintf("%.2f %% reached, %.4f ms/token (%.2f %% of wall) in %s", o.ReachedSharePct, o.RecoverableMsPerToken, o.RecoverablePctOfWall, mdtext.CellCode(o.Run))
+			optIn = fmt.Sprintf("%.2f %% reached, %.4f ms/token net (%.2f %% of wall) in %s", o.ReachedSharePct, o.NetMsPerToken, o.NetPctOfWall, mdtext.CellCode(o.Run))
 		}
 		notReached := fmt.Sprintf("%.2f %%", f.FallbackNotReachedPct)
 		if m := u.MostNotReached; m != nil {
 			notReached += fmt.Sprintf(" (%.2f %% in %s)", m.FallbackNotReachedPct, mdtext.CellCode(m.Run))
 		}
+		others := "—"
+		if len(u.OtherSamplings) > 0 {
+			var parts []string
+			for _, o := range u.OtherSamplings {
+				parts = append(parts, fmt.Sprintf("%s: %.4f ms/token net (%.2f %% of wall) in %s", mdtext.CellCode(o.Sampling), o.NetMsPerToken, o.NetPctOfWall, mdtext.CellCode(o.Run)))
+			}
+			others = strings.Join(parts, "; ")
+		}
+		repl := "unknown"
+		if f.ReplacementMsPerToken != nil {
+			repl = fmt.Sprintf("%.4f", *f.ReplacementMsPerToken)
+		} else if !f.reaches() {
+			repl = "—"
+		}
 		unit := "#" + u.ID
 		if u.EpicItem > 0 {
 			unit += fmt.Sprintf(" (item %d)", u.EpicItem)
 		}
-		fmt.Fprintf(&b, "| %d | %s | %s | %s | %.2f %% | %.4f | %.2f %% | %.1f | %s | %s | %s |\n",
-			u.Rank, unit, cell(u.Port), run, f.ReachedSharePct, f.RecoverableMsPerToken, f.RecoverablePctOfWall,
-			f.DispatchesPerTokenRemoved, notReached, optIn, cell(f.Note))
+		fmt.Fprintf(&b, "| %d | %s | %s | %s | %.2f %% | %.4f | %s | %.4f | %.2f %% | %.1f | %s | %s | %s | %s |\n",
+			u.Rank, unit, cell(u.Port), run, f.ReachedSharePct, f.RecoverableMsPerToken, repl, f.NetMsPerToken, f.NetPctOfWall,
+			f.DispatchesPerTokenRemoved, notReached, others, optIn, cell(f.Note))
+	}
+	b.WriteString("\nReplacement cost per unit:\n\n")
+	for _, u := range rk.Units {
+		fmt.Fprintf(&b, "- #%s: %s\n", u.ID, oneLine(u.Replacement))
 	}
 	var overrides []string
 	for _, u := range rk.Units {
@@ -95,6 +115,11 @@ func codeList(names []string) string {
 		out[i] = mdtext.Code(n)
 	}
 	return strings.Join(out, ", ")
+}
+
+// oneLine keeps rules-file text on one list line.
+func oneLine(s string) string {
+	return strings.ReplaceAll(s, "\n", " ")
 }
 
 // cell keeps rules-file text (ports, notes) inside one table cell; the text is the

@@ -68,18 +68,29 @@ func (s Sampling) Check() error {
 	return nil
 }
 
-// TagOfName returns the run tag a run name ends with (`_greedy`, `_t0.7-p0.95`) and
-// whether it has one: tags hold no '_', so it is what follows the last one.
-func TagOfName(name string) (Sampling, string, bool) {
+// SplitRunName splits a run name `<model dir>_<tag>` into the model dir's base name and
+// the run tag, exactly as written (`Qwen3-30B-A3B-4bit_t0.7-p0.95` is
+// `Qwen3-30B-A3B-4bit` and `t0.7-p0.95`), with the setting the tag stands for. A tag
+// holds no '_', so it is what follows the last one; ok is false when that is not a tag
+// ParseSampling accepts or nothing precedes it. Every reader of a run name splits it
+// here, so that the model and the sampling a page shows are the ones the run ran.
+func SplitRunName(name string) (model, tag string, s Sampling, ok bool) {
 	i := strings.LastIndexByte(name, '_')
-	if i < 0 {
-		return Sampling{}, "", false
+	if i <= 0 {
+		return "", "", Sampling{}, false
 	}
 	s, err := ParseSampling(name[i+1:])
 	if err != nil {
-		return Sampling{}, "", false
+		return "", "", Sampling{}, false
 	}
-	return s, name[i+1:], true
+	return name[:i], name[i+1:], s, true
+}
+
+// TagOfName returns the run tag a run name ends with (`_greedy`, `_t0.7-p0.95`) and
+// whether it has one (SplitRunName).
+func TagOfName(name string) (Sampling, string, bool) {
+	_, tag, s, ok := SplitRunName(name)
+	return s, tag, ok
 }
 
 // MaxRunNameBytes keeps `<run>_decode_kernels.csv` within a file name's 255 bytes.

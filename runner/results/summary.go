@@ -59,17 +59,32 @@ type Checks struct {
 	LastDispatchBeforeDecode           string `json:"last_dispatch_before_decode"`
 }
 
-// SamplingTag is the run's sampling tag: perfbot's own key, else derived from the
-// temperature (and top_p) that every summary carries.
+// SamplingTag is the run's sampling tag: perfbot's own key, else the tag its run name
+// ends with (SplitRunName; the target repo's analyzer records no top-p, so
+// `..._t0.7-p0.95` would otherwise read as t0.7), else derived from the temperature
+// (and top_p) that every summary carries. A tag from the name is written the way
+// Sampling.Tag writes it.
 func (s *Summary) SamplingTag() string {
 	if s.Sampling != "" {
 		return s.Sampling
+	}
+	if _, _, sm, ok := SplitRunName(s.Name); ok {
+		return sm.Tag()
 	}
 	sm := Sampling{Temperature: float64(s.Temperature), TopP: 1}
 	if s.TopP != nil {
 		sm.TopP = float64(*s.TopP)
 	}
 	return sm.Tag()
+}
+
+// ModelName is the model dir's base name its run name starts with (SplitRunName); the
+// whole name when it ends with no run tag.
+func (s *Summary) ModelName() string {
+	if m, _, _, ok := SplitRunName(s.Name); ok {
+		return m
+	}
+	return s.Name
 }
 
 // TopKernel is one entry of top_kernels.
