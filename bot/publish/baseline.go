@@ -942,3 +942,86 @@ func (p *baselinePublisher) finish() BaselineSummary {
 	}
 	return p.sum
 }
+
+// BaselineFiles say which harness files `perfbot report --baseline` renders.
+type BaselineFiles struct {
+	// CSVs are one or two harness CSVs: mlxcel's (a rocm_ file) and the mlx-lm
+	// baseline's (a pylm_ file), told apart by their names.
+	CSVs []string
+	// GuardLog is the guard's evidence of the sweeps; "" when there is none.
+	GuardLog     string
+	MaxSpreadPct float64
+	// PageDir is where the page will be read from: links to the files are relative to
+	// it. "" is the current directory.
+	PageDir string
+}
+
+// BaselinePageOf renders the baseline page from harness CSVs and a guard log, without
+// a nightly manifest: no host facts beyond the rows, no verdicts against the history.
+func BaselinePageOf(o BaselineFiles) (string, error) {
+	in := baselinePage{maxSpreadPct: o.MaxSpreadPct, issues: map[string]report.Link{}}
+	if len(o.CSVs) == 0 || len(o.CSVs) > 2 {
+		return "", fmt.Errorf("give mlxcel's CSV and, optionally, the mlx-lm baseline's: %d given", len(o.CSVs))
+	}
+	paths := map[string]string{} // base name -> path
+	for _, p := range o.CSVs {
+		f, err := benchcsv.ReadFile(p)
+		if err != nil {
+			return "", err
+		}
+		name := filepath.Base(p)
+		if _, dup := paths[name]; dup {
+			return "", fmt.Errorf("%s is given twice", name)
+		}
+		paths[name] = p
+		switch {
+		case f.Name.Backend == "pylm" && in.mlxlm == nil:
+			in.mlxlm, in.mlxlmCSV = f, name
+		case f.Name.Backend != "pylm" && in.mlxcel == nil:
+			in.mlxcel, in.mlxcelCSV = f, name
+		default:
+			return "", fmt.Errorf("%s and the other CSV are both %s files: give mlxcel's (rocm_...) and the mlx-lm baseline's (pylm_...)", name, f.Name.Backend)
+		}
+	}
+	if o.GuardLog != "" {
+		b, err := infile.ReadFile(o.GuardLog, gitpub.DefaultMaxFileSize)
+		if err != nil {
+			return "", fmt.Errorf("reading the guard log: %w", err)
+		}
+		if in.guard, err = guard.ParseLog(strings.NewReader(string(b))); err != nil {
+			return "", fmt.Errorf("reading the guard log %s: %w", o.GuardLog, err)
+		}
+		in.guardLog = filepath.Base(o.GuardLog)
+		paths[in.guardLog] = o.GuardLog
+	}
+	var files []string
+	for _, p := range paths {
+		files = append(files, p)
+	}
+	pagePath, repoPath, err := localLayout(o.PageDir, files)
+	if err != nil {
+		return "", err
+	}
+	// Each file is linked relative to the page, and checked as a repository's files are.
+	links := map[string]string{}
+	committed := map[string]bool{pagePath: true}
+	for name, p := range paths {
+		links[name] = relPath(path.Dir(pagePath), repoPath[p])
+		committed[repoPath[p]] = true
+	}
+	in.rowLink = func(file string, line int) string {
+		l := links[file]
+		if line > 0 {
+			l += fmt.Sprintf("#L%d", line)
+		}
+		return l
+	}
+	page, err := report.Render(report.BaselinePage, baselinePageData(in))
+	if err != nil {
+		return "", err
+	}
+	if err := report.Validate(page, committed, pagePath); err != nil {
+		return "", fmt.Errorf("checking the baseline page: %w", err)
+	}
+	return page, nil
+}

@@ -125,6 +125,7 @@ type PageData struct {
 	UnitIDs     []string // the columns of the port unit share table
 	RankingMD   string   // runner/rank's Markdown, trusted
 	Gemm        *Gemm
+	GemmNotRun  string // why there is no Gemm: the tests were not run, or left no outcome
 	Files       []Link
 	Reproduce   []string // shell lines
 	ReproduceBy string   // the comment that reproduces the run
