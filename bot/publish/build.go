@@ -295,6 +295,8 @@ func pageData(in pageInput) report.PageData {
 		Reproduce: lines, ReproduceBy: comment,
 	}
 	d.GemmNotRun = gemmNotRun(f)
+	d.Window = windowRows(f)
+	d.Bandwidth, d.PeakNote = bandwidthRows(f)
 	d.FailedRuns = f.failedRuns()
 	for _, name := range f.files {
 		d.Files = append(d.Files, report.Link{Text: name, URL: in.fileURL(name)})

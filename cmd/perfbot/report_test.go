@@ -42,6 +42,16 @@ func TestReportRealFolder(t *testing.T) {
 		"Every plain and profiled run ran under the idle-GPU guard",
 		"(../results/gfx1151_929c80ab/Qwen3-30B-A3B-4bit_greedy_summary.json)",
 		"perfbot rank ../results/gfx1151_929c80ab\n",
+		// The decode window checks: the decode kernels show 127 steps for 128 tokens, and
+		// the two copy kernels that grow the KV cache once.
+		"| `Meta-Llama-3.1-8B-Instruct-4bit_greedy` | 491.6 | 127 | 495.5 | unknown | — | the steps are counted from the decode kernels: 10 kernels run 127 times; 2 kernel(s) do not run a whole number of times per step",
+		"dispatches/token divides by the 128 generated tokens, the window holds 127 steps",
+		"| `Meta-Llama-3.1-8B-Instruct-4bit_greedy` | 37.08 | 39.78 | -6.79 | negative: run-to-run noise between one plain and one profiled run, not a speed-up |",
+		// The roofline: the peak of gfx1151 with its source; the summaries predate the
+		// weight count, which is said.
+		"Peak of gfx1151: 256 GB/s, Strix Halo (Ryzen AI Max 300 series): LPDDR5X-8000 on a 256-bit bus",
+		"| `Qwen3-30B-A3B-4bit_greedy` | unknown | 61.99 (plain) | — | 256 | — |",
+		"not known: the summary does not carry weight\\_bytes\\_per\\_token",
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("no %q in the page:\n%s", want, page)
