@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -65,6 +66,9 @@ type BaselineOptions struct {
 	DryRunDir string
 	// Issue carries the tracking comment; 0 takes Config.Epic; none skips it.
 	Issue int
+	// MaxSpreadPct is the widest spread of a runtime's repeats that still gives a
+	// ratio on the page; 0 takes baseline.DefaultMaxSpreadPct.
+	MaxSpreadPct float64
 }
 
 // BaselineSummary says what PublishBaseline did; a dry run writes it as summary.json.
@@ -292,7 +296,12 @@ func (p *baselinePublisher) prepare(ctx context.Context) error {
 }
 
 func (p *baselinePublisher) runtimes() ([]baseline.RuntimePair, string) {
-	pairs, med, n := baseline.CompareRuntimes(p.n.mlxcel, p.n.mlxlm)
+	return runtimePairs(p.n.mlxcel, p.n.mlxlm, p.o.MaxSpreadPct)
+}
+
+// runtimePairs pairs the runtimes and says the median ratio ("" when no model has one).
+func runtimePairs(mlxcel, mlxlm *benchcsv.File, maxSpreadPct float64) ([]baseline.RuntimePair, string) {
+	pairs, med, n := baseline.CompareRuntimes(mlxcel, mlxlm, maxSpreadPct)
 	if n == 0 {
 		return pairs, ""
 	}
@@ -323,51 +332,110 @@ func tok(pt *baseline.Point, prefill bool) string {
 	return fmt.Sprintf("%.2f", v)
 }
 
+// baselinePage is what the baseline page is made of: a nightly's manifest and its
+// files, or (man nil) a pair of harness CSVs and a guard log given by hand.
+type baselinePage struct {
+	man           *job.Nightly
+	mlxcel, mlxlm *benchcsv.File
+	// mlxcelCSV and mlxlmCSV are the files' names, "" for a side that has none.
+	mlxcelCSV, mlxlmCSV string
+	guard               []guard.Event
+	guardLog            string // the evidence's file name, "" when there is none
+	commit              string
+	maxSpreadPct        float64
+	benchmarks          string // the repo folder of the CSVs, for the links' text
+	rowLink             func(file string, line int) string
+	issues              map[string]report.Link
+}
+
 func (p *baselinePublisher) pageData() report.BaselinePageData {
-	n, m := p.n, p.n.man
-	info := m.HostInfo
+	m := p.n.man
+	return baselinePageData(baselinePage{
+		man: &m, mlxcel: p.n.mlxcel, mlxlm: p.n.mlxlm, mlxcelCSV: sweepCSV(m, job.SweepMlxcel), mlxlmCSV: sweepCSV(m, job.SweepMlxLM),
+		guard: p.n.guard, guardLog: m.Stem + job.GuardLogSuffix, commit: p.base, maxSpreadPct: p.o.MaxSpreadPct,
+		benchmarks: p.o.Config.Results.Benchmarks, rowLink: p.rowLink, issues: p.issues,
+	})
+}
+
+// sweepCSV is the CSV the named sweep left, "" when it left none.
+func sweepCSV(m job.Nightly, name string) string {
+	if sw, ok := m.Sweep(name); ok {
+		return sw.CSV()
+	}
+	return ""
+}
+
+func baselinePageData(in baselinePage) report.BaselinePageData {
+	maxSpread := in.maxSpreadPct
+	if maxSpread <= 0 {
+		maxSpread = baseline.DefaultMaxSpreadPct
+	}
+	pairs, median := runtimePairs(in.mlxcel, in.mlxlm, maxSpread)
 	d := report.BaselinePageData{
-		GPU: orUnknown(info.GPU.Value), GFX: m.GFX, Date: m.Date, Commit: p.base, Host: m.Host,
-		MedianRatio: p.median, Tenants: m.Tenants,
-		GuardLog: report.Link{Text: m.Stem + job.GuardLogSuffix, URL: p.rowLink(m.Stem+job.GuardLogSuffix, 0)},
+		GPU: "GPU unknown", Commit: in.commit, MedianRatio: median,
+		StabilityRule: fmt.Sprintf("A ratio is given only when each runtime's decode repeats spread at most %g%% of their median (largest minus smallest, over the median); a wider spread means the runs did not settle, and the row shows the repeats instead (`--max-spread` changes the threshold).", maxSpread),
 	}
-	for _, name := range m.CSVs {
-		d.CSVs = append(d.CSVs, report.Link{Text: path.Join(p.o.Config.Results.Benchmarks, name), URL: p.rowLink(name, 0)})
+	if in.guardLog != "" {
+		d.GuardLog = &report.Link{Text: in.guardLog, URL: in.rowLink(in.guardLog, 0)}
 	}
-	d.Env = append(d.Env, report.Row{Label: "mlxcel commit", Value: p.base})
-	for _, r := range info.Table() {
-		switch {
-		case r.Value == "unknown: ":
-			// A fact the manifest does not carry at all, not one the host could not tell.
-			continue
-		case r.Name == "mlxcel commit" && strings.HasPrefix(p.base, r.Value):
-			continue
-		case r.Name == "mlxcel commit":
-			r.Name = "mlxcel checkout on the host"
+	var csvs []string
+	if m := in.man; m != nil {
+		info := m.HostInfo
+		d.GPU, d.GFX, d.Date, d.Host, d.Tenants = orUnknown(info.GPU.Value), m.GFX, m.Date, m.Host, m.Tenants
+		csvs = m.CSVs
+		d.Env = append(d.Env, report.Row{Label: "mlxcel commit", Value: in.commit})
+		for _, r := range info.Table() {
+			switch {
+			case r.Value == "unknown: ":
+				// A fact the manifest does not carry at all, not one the host could not tell.
+				continue
+			case r.Name == "mlxcel commit" && strings.HasPrefix(in.commit, r.Value):
+				continue
+			case r.Name == "mlxcel commit":
+				r.Name = "mlxcel checkout on the host"
+			}
+			d.Env = append(d.Env, report.Row{Label: r.Name, Value: r.Value})
 		}
-		d.Env = append(d.Env, report.Row{Label: r.Name, Value: r.Value})
+	} else {
+		csvs = slices.DeleteFunc([]string{in.mlxcelCSV, in.mlxlmCSV}, func(s string) bool { return s == "" })
+		csvPageHead(&d, in)
 	}
-	if n.mlxcel != nil && len(n.mlxcel.Rows) > 0 {
-		d.Env = append(d.Env, report.Row{Label: "hardware (CSV)", Value: n.mlxcel.Rows[0].Hardware})
+	for _, name := range csvs {
+		d.CSVs = append(d.CSVs, report.Link{Text: path.Join(in.benchmarks, name), URL: in.rowLink(name, 0)})
 	}
-	if n.mlxlm != nil && len(n.mlxlm.Rows) > 0 {
-		d.Env = append(d.Env, report.Row{Label: "mlx-lm baseline", Value: n.mlxlm.Rows[0].Version})
+	if in.mlxcel != nil && len(in.mlxcel.Rows) > 0 {
+		d.Env = append(d.Env, report.Row{Label: "hardware (CSV)", Value: in.mlxcel.Rows[0].Hardware})
 	}
-	d.Shape = shapeRows(n.mlxcel)
+	if in.mlxlm != nil && len(in.mlxlm.Rows) > 0 {
+		d.Env = append(d.Env, report.Row{Label: "mlx-lm baseline", Value: in.mlxlm.Rows[0].Version})
+	}
+	d.Shape = shapeRows(in.mlxcel)
 	d.Commands = []string{strings.Join(job.BenchBuildCommand, " ")}
-	for _, sw := range m.Sweeps {
-		if sw.Status != "not_run" {
-			d.Commands = append(d.Commands, "MODELS_DIR="+m.ModelsDir+" "+strings.Join(sw.Command, " "))
+	if m := in.man; m != nil {
+		for _, sw := range m.Sweeps {
+			if sw.Status != "not_run" {
+				d.Commands = append(d.Commands, "MODELS_DIR="+m.ModelsDir+" "+strings.Join(sw.Command, " "))
+			}
 		}
 	}
-	for _, pr := range p.pairs {
+	for _, pr := range pairs {
 		row := report.BaselineRow{Model: pr.Model, MlxcelPrefill: tok(pr.Mlxcel, true), MlxLMPrefill: tok(pr.MlxLM, true),
 			MlxcelDecode: tok(pr.Mlxcel, false), MlxLMDecode: tok(pr.MlxLM, false), Ratio: "—"}
-		if pr.DecodeRatio > 0 {
+		switch {
+		case len(pr.Unstable) > 0:
+			row.Ratio = "not stable"
+			for _, side := range pr.Unstable {
+				pt := pr.Mlxcel
+				if side == "mlx-lm" {
+					pt = pr.MlxLM
+				}
+				d.Unstable = append(d.Unstable, fmt.Sprintf("%s, %s: decode %s tok/s, a spread of %.1f%% of the median (over %g%%): no ratio", pr.Model, side, pt.Repeats(), pt.SpreadPct(), maxSpread))
+			}
+		case pr.DecodeRatio > 0:
 			row.Ratio = fmt.Sprintf("%.2fx", pr.DecodeRatio)
 		}
 		if pr.Mlxcel != nil {
-			row.Link = p.rowLink(pr.Mlxcel.File, pr.Mlxcel.Lines[0])
+			row.Link = in.rowLink(pr.Mlxcel.File, pr.Mlxcel.Lines[0])
 		}
 		d.Rows = append(d.Rows, row)
 		for _, s := range []struct{ runtime, token string }{{"mlxcel", pr.MlxcelStatus}, {"mlx-lm", pr.MlxLMStatus}} {
@@ -376,37 +444,113 @@ func (p *baselinePublisher) pageData() report.BaselinePageData {
 			}
 		}
 	}
-	for _, pr := range m.Problems {
-		if pr.Severity != benchcsv.Note {
-			d.Problems = append(d.Problems, pr.String())
+	d.NoRatio = noRatio(in, median, d.Unstable)
+	if m := in.man; m != nil {
+		for _, pr := range m.Problems {
+			if pr.Severity != benchcsv.Note {
+				d.Problems = append(d.Problems, pr.String())
+			}
+		}
+		for _, sw := range m.Sweeps {
+			if sw.Status != "ok" && sw.Status != "not_run" {
+				d.Problems = append(d.Problems, fmt.Sprintf("the %s sweep: %s: %s", sw.Name, sw.Status, sw.Reason))
+			}
+		}
+		if c := m.Comparison; c != nil {
+			d.Baseline = c.Baseline
+			r := c.Rules
+			d.NoiseRule = fmt.Sprintf("A model's noise band is the median of its last %d comparable nightly runs ± %g robust standard deviations (the larger of 1.4826 x MAD and IQR / 1.349), at least ± %g%%; with fewer than %d runs there is no band. A reading outside it is re-measured once, alone, before it is reported.",
+				r.Window, r.K, r.MinChangePct, r.MinHistory)
+			d.Verdicts = verdictRows(c, in.issues)
+			for _, s := range c.Superseded {
+				d.Superseded = append(d.Superseded, s.String())
+			}
+		}
+		for _, rm := range m.Remeasures {
+			line := fmt.Sprintf("%s was re-measured alone (%s)", rm.Model, strings.Join(job.RemeasureCommand(path.Join(m.ModelsDir, rm.Model)), " "))
+			if rm.Reason != "" {
+				line += ": no reading, " + rm.Reason + "; the suspect stays unconfirmed"
+			} else {
+				line += fmt.Sprintf(": %.2f tok/s in %s", rm.Decode, rm.CSV)
+			}
+			d.Remeasures = append(d.Remeasures, line)
 		}
 	}
-	for _, sw := range m.Sweeps {
-		if sw.Status != "ok" && sw.Status != "not_run" {
-			d.Problems = append(d.Problems, fmt.Sprintf("the %s sweep: %s: %s", sw.Name, sw.Status, sw.Reason))
-		}
-	}
-	if c := m.Comparison; c != nil {
-		d.Baseline = c.Baseline
-		r := c.Rules
-		d.NoiseRule = fmt.Sprintf("A model's noise band is the median of its last %d comparable nightly runs ± %g robust standard deviations (the larger of 1.4826 x MAD and IQR / 1.349), at least ± %g%%; with fewer than %d runs there is no band. A reading outside it is re-measured once, alone, before it is reported.",
-			r.Window, r.K, r.MinChangePct, r.MinHistory)
-		d.Verdicts = p.verdictRows()
-		for _, s := range c.Superseded {
-			d.Superseded = append(d.Superseded, s.String())
-		}
-	}
-	for _, rm := range m.Remeasures {
-		line := fmt.Sprintf("%s was re-measured alone (%s)", rm.Model, strings.Join(job.RemeasureCommand(path.Join(m.ModelsDir, rm.Model)), " "))
-		if rm.Reason != "" {
-			line += ": no reading, " + rm.Reason + "; the suspect stays unconfirmed"
-		} else {
-			line += fmt.Sprintf(": %.2f tok/s in %s", rm.Decode, rm.CSV)
-		}
-		d.Remeasures = append(d.Remeasures, line)
-	}
-	d.Guard, d.GuardNotes = guardRows(n.guard)
+	d.NoVerdict = noVerdict(in)
+	d.Guard, d.GuardNotes = guardRows(in.guard)
 	return d
+}
+
+// csvPageHead fills what a nightly's manifest would say from the CSVs themselves: the
+// date, host and backend from the file name, the GPU and versions from the first row.
+func csvPageHead(d *report.BaselinePageData, in baselinePage) {
+	f := in.mlxcel
+	if f == nil {
+		f = in.mlxlm
+	}
+	if f == nil {
+		return
+	}
+	d.Date, d.Host = f.Name.Date, f.Name.Host
+	if _, gfx, ok := strings.Cut(f.Name.Host, "-"); ok {
+		d.GFX = gfx
+	}
+	if in.mlxcel != nil && len(in.mlxcel.Rows) > 0 {
+		r := in.mlxcel.Rows[0]
+		if d.Commit == "" {
+			d.Commit = r.MlxcelCommit
+		}
+		d.Env = append(d.Env, report.Row{Label: "mlxcel commit", Value: orDash(d.Commit)})
+		for _, kv := range []report.Row{{Label: "mlxcel version", Value: r.Version}, {Label: "build", Value: r.BuildType},
+			{Label: "MLX commit", Value: r.MlxCommit}, {Label: "MLX ROCm overlay", Value: r.OverlayCommit}, {Label: "HIP", Value: r.HIPVersion}} {
+			if kv.Value != "" {
+				d.Env = append(d.Env, kv)
+			}
+		}
+	}
+	d.Env = append(d.Env, report.Row{Label: "source", Value: "the CSVs alone: no nightly manifest, so no host facts beyond the rows and no comparison with the nightly history"})
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+// noRatio says why the results table has no ratio at all ("" when it has one): the
+// side that is missing, naming the CSV that is there.
+func noRatio(in baselinePage, median string, unstable []string) string {
+	switch {
+	case median != "":
+		return ""
+	case in.mlxlm == nil && in.mlxcelCSV != "":
+		return fmt.Sprintf("There is no mlx-lm side: no mlx-lm CSV was given or written, only mlxcel's %s, so there is no ratio.", in.mlxcelCSV)
+	case in.mlxcel == nil && in.mlxlmCSV != "":
+		return fmt.Sprintf("There is no mlxcel side: no mlxcel CSV was given or written, only mlx-lm's %s, so there is no ratio.", in.mlxlmCSV)
+	case len(unstable) > 0:
+		return "No model has a stable reading on both sides, so there is no ratio."
+	}
+	return "No model was measured by both runtimes, so there is no ratio."
+}
+
+// noVerdict says why there is no verdict against the nightly history, "" when there is
+// one; it names the CSV that exists, so the page never says a file is missing that is
+// there.
+func noVerdict(in baselinePage) string {
+	switch {
+	case in.man != nil && in.man.Comparison != nil && len(in.man.Comparison.Models) > 0:
+		return ""
+	case in.man != nil && in.man.Comparison != nil && in.mlxcelCSV != "":
+		return fmt.Sprintf("No model had a reading to compare with the nightly history tonight: the mlxcel sweep's %s holds no measured row.", in.mlxcelCSV)
+	case in.man == nil && in.mlxcelCSV != "":
+		return fmt.Sprintf("No comparison with the nightly history was made: this page was made from the CSVs alone (mlxcel's %s), without a nightly manifest.", in.mlxcelCSV)
+	case in.man == nil:
+		return "No comparison with the nightly history was made: this page was made from the CSVs alone, and none of them is mlxcel's."
+	case in.mlxcelCSV != "":
+		return fmt.Sprintf("No comparison with the nightly history was made tonight: the nightly manifest holds none, although the mlxcel sweep left %s.", in.mlxcelCSV)
+	}
+	return "The mlxcel sweep left no ROCm CSV to compare, so there is no verdict tonight."
 }
 
 func orUnknown(s string) string {
@@ -435,8 +579,13 @@ func shapeRows(f *benchcsv.File) []report.Row {
 }
 
 func (p *baselinePublisher) verdictRows() []report.VerdictRow {
+	return verdictRows(p.n.man.Comparison, p.issues)
+}
+
+// verdictRows are the comparison's verdicts as the documents show them, each with its
+// open regression issue.
+func verdictRows(c *baseline.Report, issues map[string]report.Link) []report.VerdictRow {
 	var out []report.VerdictRow
-	c := p.n.man.Comparison
 	if c == nil {
 		return nil
 	}
@@ -451,7 +600,7 @@ func (p *baselinePublisher) verdictRows() []report.VerdictRow {
 		if m.Band != nil {
 			row.Band = fmt.Sprintf("%.2f to %.2f (%d runs)", m.Band.Lo, m.Band.Hi, m.Band.Runs)
 		}
-		if l, ok := p.issues[m.Model]; ok {
+		if l, ok := issues[m.Model]; ok {
 			row.Issue = &l
 		}
 		out = append(out, row)
@@ -792,4 +941,87 @@ func (p *baselinePublisher) finish() BaselineSummary {
 		}
 	}
 	return p.sum
+}
+
+// BaselineFiles say which harness files `perfbot report --baseline` renders.
+type BaselineFiles struct {
+	// CSVs are one or two harness CSVs: mlxcel's (a rocm_ file) and the mlx-lm
+	// baseline's (a pylm_ file), told apart by their names.
+	CSVs []string
+	// GuardLog is the guard's evidence of the sweeps; "" when there is none.
+	GuardLog     string
+	MaxSpreadPct float64
+	// PageDir is where the page will be read from: links to the files are relative to
+	// it. "" is the current directory.
+	PageDir string
+}
+
+// BaselinePageOf renders the baseline page from harness CSVs and a guard log, without
+// a nightly manifest: no host facts beyond the rows, no verdicts against the history.
+func BaselinePageOf(o BaselineFiles) (string, error) {
+	in := baselinePage{maxSpreadPct: o.MaxSpreadPct, issues: map[string]report.Link{}}
+	if len(o.CSVs) == 0 || len(o.CSVs) > 2 {
+		return "", fmt.Errorf("give mlxcel's CSV and, optionally, the mlx-lm baseline's: %d given", len(o.CSVs))
+	}
+	paths := map[string]string{} // base name -> path
+	for _, p := range o.CSVs {
+		f, err := benchcsv.ReadFile(p)
+		if err != nil {
+			return "", err
+		}
+		name := filepath.Base(p)
+		if _, dup := paths[name]; dup {
+			return "", fmt.Errorf("%s is given twice", name)
+		}
+		paths[name] = p
+		switch {
+		case f.Name.Backend == "pylm" && in.mlxlm == nil:
+			in.mlxlm, in.mlxlmCSV = f, name
+		case f.Name.Backend != "pylm" && in.mlxcel == nil:
+			in.mlxcel, in.mlxcelCSV = f, name
+		default:
+			return "", fmt.Errorf("%s and the other CSV are both %s files: give mlxcel's (rocm_...) and the mlx-lm baseline's (pylm_...)", name, f.Name.Backend)
+		}
+	}
+	if o.GuardLog != "" {
+		b, err := infile.ReadFile(o.GuardLog, gitpub.DefaultMaxFileSize)
+		if err != nil {
+			return "", fmt.Errorf("reading the guard log: %w", err)
+		}
+		if in.guard, err = guard.ParseLog(strings.NewReader(string(b))); err != nil {
+			return "", fmt.Errorf("reading the guard log %s: %w", o.GuardLog, err)
+		}
+		in.guardLog = filepath.Base(o.GuardLog)
+		paths[in.guardLog] = o.GuardLog
+	}
+	var files []string
+	for _, p := range paths {
+		files = append(files, p)
+	}
+	pagePath, repoPath, err := localLayout(o.PageDir, files)
+	if err != nil {
+		return "", err
+	}
+	// Each file is linked relative to the page, and checked as a repository's files are.
+	links := map[string]string{}
+	committed := map[string]bool{pagePath: true}
+	for name, p := range paths {
+		links[name] = relPath(path.Dir(pagePath), repoPath[p])
+		committed[repoPath[p]] = true
+	}
+	in.rowLink = func(file string, line int) string {
+		l := links[file]
+		if line > 0 {
+			l += fmt.Sprintf("#L%d", line)
+		}
+		return l
+	}
+	page, err := report.Render(report.BaselinePage, baselinePageData(in))
+	if err != nil {
+		return "", err
+	}
+	if err := report.Validate(page, committed, pagePath); err != nil {
+		return "", fmt.Errorf("checking the baseline page: %w", err)
+	}
+	return page, nil
 }

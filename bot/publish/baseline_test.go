@@ -42,6 +42,10 @@ type night struct {
 	headerOnly string
 	// noReading is why the suspect's re-measurement gave no reading ("" when it did).
 	noReading string
+	// mixtral are further decode readings of Mixtral, repeats of its real row.
+	mixtral []string
+	// noComparison leaves the comparison with the history out of the manifest.
+	noComparison bool
 }
 
 // historyFiles makes twelve nights before date at the levels of the 2026-09-30
@@ -99,6 +103,16 @@ func layNight(t testing.TB, base string, n night) string {
 		if strings.HasPrefix(src, "rocm") {
 			body = strings.Replace(body, ",35.41,", ","+n.llama+",", 1)
 		}
+		if strings.HasPrefix(src, "rocm") {
+			for _, v := range n.mixtral {
+				for _, l := range strings.Split(body, "\n") {
+					if strings.HasPrefix(l, "Mixtral-8x7B-Instruct-v0.1-4bit,") {
+						body += strings.Replace(l, ",7.65,", ","+v+",", 1) + "\n"
+						break
+					}
+				}
+			}
+		}
 		if n.headerOnly != "" && strings.HasPrefix(src, n.headerOnly) {
 			body = body[:strings.IndexByte(body, '\n')+1]
 		}
@@ -147,6 +161,10 @@ func layNight(t testing.TB, base string, n night) string {
 	if n.noMLXLM {
 		man.Sweeps[1].Status, man.Sweeps[1].Reason, man.Sweeps[1].CSVs = "failed", "scripts/bench_mlxlm.py exited 1", nil
 		man.CSVs = slices.DeleteFunc(slices.Clone(man.CSVs), func(c string) bool { return strings.HasPrefix(c, "pylm_") })
+	}
+	if n.noComparison {
+		man.Comparison, man.Remeasures = nil, nil
+		man.CSVs = csvs[:min(2, len(csvs))]
 	}
 	if n.tenants {
 		glog += start.Add(time.Minute).Format("2006-01-02T15:04:05-0700") + " sample 5: CONTENDED foreign_gpu=[2682448:python3] compilers=[]\n" +
@@ -374,5 +392,44 @@ func TestPublishBaselineOnGitHub(t *testing.T) {
 	}
 	if kept, _ := report.ParseNights(h.epic[0]["body"].(string)); len(kept) != 2 {
 		t.Errorf("tracking comment keeps %d nights", len(kept))
+	}
+}
+
+// Mixtral read 7.65, 8.22 and 11.16 tok/s by mlxcel on one night gets no ratio: the
+// row says "not stable", the repeats are listed with their spread against the
+// threshold the page states, and the median leaves Mixtral out. A manifest without a
+// comparison says so and names the mlxcel CSV that is there, instead of claiming the
+// sweep left none.
+func TestPublishBaselineUnstableRatioNoComparison(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	sum, err := PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, tg.base, night{date: "2026-10-20", llama: "35.41", mixtral: []string{"8.22", "11.16"}, noComparison: true}),
+		RepoDir: tg.checkout, Config: testConfig(), DryRunDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := tg.file(t, sum.Git.Commit, sum.Page)
+	for _, want := range []string{
+		"| 25.85 | 26.43 | 8.22 | 9.98 | not stable |",
+		"- Mixtral-8x7B-Instruct-v0.1-4bit, mlxcel: decode 7.65 / 8.22 / 11.16 tok/s, a spread of 42.7% of the median (over 10%): no ratio",
+		"spread at most 10% of their median",
+		"Median decode ratio: 1\\.067x over 4 model(s).",
+		"No comparison with the nightly history was made tonight: the nightly manifest holds none, although the mlxcel sweep left rocm\\_strixhalo-gfx1151\\_2026-10-20.csv.",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("no %q in:\n%s", want, page)
+		}
+	}
+	if strings.Contains(page, "left no ROCm CSV") {
+		t.Errorf("the page says the CSV is missing:\n%s", page)
+	}
+	// A wider threshold gives the ratio back.
+	sum, err = PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, tg.base, night{date: "2026-10-21", llama: "35.41", mixtral: []string{"8.22", "11.16"}, noComparison: true}),
+		RepoDir: tg.checkout, Config: testConfig(), DryRunDir: t.TempDir(), MaxSpreadPct: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if page := tg.file(t, sum.Git.Commit, sum.Page); !strings.Contains(page, "| 25.85 | 26.43 | 8.22 | 9.98 | 0.82x |") || !strings.Contains(page, "at most 50% of their median") {
+		t.Errorf("with a 50%% threshold:\n%s", page)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -14,8 +15,10 @@ import (
 	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/runner/attrib"
 	"github.com/lablup/perfbot/runner/guard"
+	"github.com/lablup/perfbot/runner/job"
 	"github.com/lablup/perfbot/runner/patch"
 	"github.com/lablup/perfbot/runner/rank"
+	"github.com/lablup/perfbot/runner/results"
 )
 
 // guardRows summarises the guard's evidence log per section.
@@ -134,7 +137,11 @@ func methodRows(f *folder) []report.Row {
 			}
 		}
 	}
-	if !seen["numeric test (first)"] {
+	switch {
+	case seen["numeric test (first)"]:
+	case f.gemm == nil:
+		rows = append(rows, report.Row{Label: "numeric tests", Value: "not run: the results folder holds no " + gemmTests})
+	default:
 		rows = append(rows, report.Row{Label: "numeric tests", Value: "cargo test --release --features rocm -p mlxcel-core --lib grouped_gemm_numeric_tests::<name> -- --exact --test-threads=1 --nocapture"})
 	}
 	rows = append(rows, report.Row{Label: "analysis", Value: "perfbot analyze (decode window from the phase marks, docs/analysis.md rules)"})
@@ -259,4 +266,204 @@ func reproduce(f *folder, profilesDir string, models, sampling []string, commit 
 	}
 	lines = append(lines, "perfbot rank "+path.Join(profilesDir, f.name))
 	return comment, lines
+}
+
+// pageInput is what the report page is made of: a results folder, the commit it
+// measured and the ranking of its runs.
+type pageInput struct {
+	f                *folder
+	commit           string // the pinned base, or (without a repository) what the folder says
+	date             string
+	models, sampling []string
+	rules            *attrib.Rules
+	rulesFile        string
+	rk               *rank.Ranking
+	gemmPatch        *patch.Report
+	patchProblem     string
+	profilesDir      string                   // results.profiles, for the reproduce lines
+	fileURL          func(name string) string // a results file's link from the page
+}
+
+// pageData fills the report page; publish and `perfbot report` share it.
+func pageData(in pageInput) report.PageData {
+	f := in.f
+	rows, notes := guardRows(f.guard)
+	comment, lines := reproduce(f, in.profilesDir, in.models, in.sampling, in.commit)
+	d := report.PageData{
+		GFX: f.gfx, Date: in.date, Commit: in.commit, Models: in.models, Sampling: in.sampling,
+		Env: envRows(f, in.commit), Method: methodRows(f), Guard: rows, GuardNotes: notes,
+		Runs: f.runs, Rules: rulesData(in.rules, in.rulesFile), UnitIDs: unitIDs(f),
+		RankingMD: in.rk.Markdown(), Gemm: gemmData(f.gemm, in.gemmPatch, in.patchProblem),
+		Reproduce: lines, ReproduceBy: comment,
+	}
+	d.GemmNotRun = gemmNotRun(f)
+	d.Window = windowRows(f)
+	d.Bandwidth, d.PeakNote = bandwidthRows(f)
+	d.FailedRuns = f.failedRuns()
+	for _, name := range f.files {
+		d.Files = append(d.Files, report.Link{Text: name, URL: in.fileURL(name)})
+	}
+	return d
+}
+
+// renderChecked renders the page and parses it back: every link must name a file of
+// committed (paths relative to the same root as pagePath).
+func renderChecked(d report.PageData, committed map[string]bool, pagePath string) (string, error) {
+	page, err := report.Render(report.Page, d)
+	if err != nil {
+		return "", err
+	}
+	if err := report.Validate(page, committed, pagePath); err != nil {
+		return "", fmt.Errorf("checking the report page: %w", err)
+	}
+	return page, nil
+}
+
+// envRows are the page's environment rows: the measured commit and the results
+// folder, then the host's facts.
+func envRows(f *folder, base string) []report.Row {
+	env := []report.Row{{Label: "mlxcel commit", Value: base}, {Label: "results", Value: f.name}}
+	for _, r := range f.env {
+		// The pinned base is the commit that was measured; the host's own reading of
+		// its checkout is shown only when it says something else.
+		if r.Label == "mlxcel commit" {
+			if r.Value != "" && strings.HasPrefix(base, r.Value) {
+				continue
+			}
+			r.Label = "mlxcel checkout on the host"
+		}
+		env = append(env, r)
+	}
+	if !f.hasHost {
+		env = append(env, report.Row{Label: "host facts", Value: "hostinfo.json is missing from the results"})
+	}
+	return env
+}
+
+// gemmNotRun says why the page has no numeric test outcome ("" when it has one): the
+// tests were not run, or ran (the guard log has their sections) and left no outcome.
+func gemmNotRun(f *folder) string {
+	if f.gemm != nil {
+		return ""
+	}
+	for _, ev := range f.guard {
+		if ev.Kind == guard.EvNote && strings.Contains(ev.Text, job.TestModule+"::") {
+			return "The numeric tests ran (the guard log has their sections) but left no outcome: the results folder holds no " + gemmTests + ", so the gates were left as they are."
+		}
+	}
+	return "The numeric tests were not run for this profile: the results folder holds no " + gemmTests + ", so the gates were left as they are."
+}
+
+// PageOptions say which results folder `perfbot report` renders.
+type PageOptions struct {
+	// ResultsDir is the <gfx>_<commit> folder, or the folder holding exactly one.
+	ResultsDir string
+	// RulesFile is an attribution rules file; "" takes the shipped rules.
+	RulesFile string
+	// PageDir is the folder the page will be read from: links to the results files are
+	// relative to it. "" is the current directory.
+	PageDir string
+}
+
+// Page renders the report page of a results folder without a repository or a
+// commit: the commit is the one the session (else the folder's name) records, the
+// gates are not patched, and links to the results files are relative to PageDir.
+// notes say what the folder lacked.
+func Page(o PageOptions) (page string, notes []string, err error) {
+	f, err := readFolder(o.ResultsDir)
+	if err != nil {
+		return "", nil, err
+	}
+	rules := attrib.Default()
+	if o.RulesFile != "" {
+		if rules, err = attrib.Load(o.RulesFile); err != nil {
+			return "", nil, fmt.Errorf("loading the attribution rules: %w", err)
+		}
+	}
+	rk, err := rank.Rank(f.runs, rules)
+	if err != nil {
+		return "", nil, fmt.Errorf("ranking: %w", err)
+	}
+	notes = append(notes, f.notes...)
+	commit := f.session.Commit
+	if commit == "" {
+		commit = f.commit8
+		notes = append(notes, "the commit is the folder name's "+f.commit8+": no session.json records the full one")
+	}
+	date := f.sessionDate()
+	if date == "" {
+		date = "date unknown"
+		notes = append(notes, "the session has no date: the page says the date is unknown")
+	}
+	models, sampling := f.session.Models, f.session.Sampling
+	if len(sampling) == 0 {
+		sampling = distinct(f.runs, func(s *results.Summary) string { return s.SamplingTag() })
+	}
+	if len(models) == 0 {
+		models = distinct(f.runs, func(s *results.Summary) string { return strings.TrimSuffix(s.Name, "_"+s.SamplingTag()) })
+	}
+	paths := make([]string, len(f.files))
+	for i, name := range f.files {
+		paths[i] = filepath.Join(f.dir, name)
+	}
+	pagePath, repoPath, err := localLayout(o.PageDir, append(paths, filepath.Join(f.dir, "x")))
+	if err != nil {
+		return "", nil, err
+	}
+	fileOf := func(name string) string { return repoPath[filepath.Join(f.dir, name)] }
+	committed := map[string]bool{pagePath: true}
+	for _, name := range f.files {
+		committed[fileOf(name)] = true
+	}
+	d := pageData(pageInput{
+		f: f, commit: commit, date: date, models: models, sampling: sampling, rules: rules, rulesFile: o.RulesFile, rk: rk,
+		profilesDir: relPath(path.Dir(pagePath), path.Dir(path.Dir(fileOf("x")))),
+		fileURL:     func(name string) string { return relPath(path.Dir(pagePath), fileOf(name)) },
+	})
+	page, err = renderChecked(d, committed, pagePath)
+	return page, notes, err
+}
+
+// localLayout places a page read from pageDir and the files (paths) under their common
+// folder, as slash paths relative to it, so that the page's links can be checked as a
+// repository's are: pagePath is the page's path, repoPath each file's.
+func localLayout(pageDir string, files []string) (pagePath string, repoPath map[string]string, err error) {
+	if pageDir == "" {
+		pageDir = "."
+	}
+	pa, err := filepath.Abs(pageDir)
+	if err != nil {
+		return "", nil, err
+	}
+	abs := make([]string, len(files))
+	for i, f := range files {
+		if abs[i], err = filepath.Abs(f); err != nil {
+			return "", nil, err
+		}
+	}
+	inside := func(root, p string) bool {
+		r, err := filepath.Rel(root, p)
+		return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator))
+	}
+	root := pa
+	for {
+		all := true
+		for _, a := range abs {
+			all = all && inside(root, a)
+		}
+		parent := filepath.Dir(root)
+		if all || parent == root {
+			break
+		}
+		root = parent
+	}
+	rel := func(p string) string {
+		r, _ := filepath.Rel(root, p)
+		return filepath.ToSlash(r)
+	}
+	repoPath = map[string]string{}
+	for i, f := range files {
+		repoPath[f] = rel(abs[i])
+	}
+	return path.Join(rel(pa), "page.md"), repoPath, nil
 }

@@ -285,55 +285,20 @@ func (p *publisher) verify(ctx context.Context, dir string) {
 	}
 }
 
-// envRows are the page's environment rows: the measured commit and the results
-// folder, then the host's facts.
-func envRows(f *folder, base string) []report.Row {
-	env := []report.Row{{Label: "mlxcel commit", Value: base}, {Label: "results", Value: f.name}}
-	for _, r := range f.env {
-		// The pinned base is the commit that was measured; the host's own reading of
-		// its checkout is shown only when it says something else.
-		if r.Label == "mlxcel commit" {
-			if r.Value != "" && strings.HasPrefix(base, r.Value) {
-				continue
-			}
-			r.Label = "mlxcel checkout on the host"
-		}
-		env = append(env, r)
-	}
-	if !f.hasHost {
-		env = append(env, report.Row{Label: "host facts", Value: "hostinfo.json is missing from the results"})
-	}
-	return env
-}
-
 func (p *publisher) renderPage(rules *attrib.Rules, rulesFile, resultsDir string) (string, error) {
-	f := p.f
-	rows, notes := guardRows(f.guard)
-	env := envRows(f, p.base)
-	comment, lines := reproduce(f, p.o.Config.Results.Profiles, p.models, p.sampling, p.base)
-	d := report.PageData{
-		GFX: f.gfx, Date: p.date, Commit: p.base, Models: p.models, Sampling: p.sampling,
-		Env: env, Method: methodRows(f), Guard: rows, GuardNotes: notes,
-		Runs: f.runs, Rules: rulesData(rules, rulesFile), UnitIDs: unitIDs(f),
-		RankingMD: p.rk.Markdown(), Gemm: gemmData(f.gemm, p.gemmPatch, patchProblem(p.sum.Patch)),
-		Reproduce: lines, ReproduceBy: comment,
-	}
-	d.FailedRuns = f.failedRuns()
-	for _, name := range f.files {
-		d.Files = append(d.Files, report.Link{Text: name, URL: relPath(path.Dir(p.pagePath), path.Join(resultsDir, name))})
-	}
-	page, err := report.Render(report.Page, d)
-	if err != nil {
-		return "", err
-	}
+	d := pageData(pageInput{
+		f: p.f, commit: p.base, date: p.date, models: p.models, sampling: p.sampling,
+		rules: rules, rulesFile: rulesFile, rk: p.rk, gemmPatch: p.gemmPatch, patchProblem: patchProblem(p.sum.Patch),
+		profilesDir: p.o.Config.Results.Profiles,
+		fileURL: func(name string) string {
+			return relPath(path.Dir(p.pagePath), path.Join(resultsDir, name))
+		},
+	})
 	committed := map[string]bool{p.pagePath: true}
 	for k := range p.files {
 		committed[k] = true
 	}
-	if err := report.Validate(page, committed, p.pagePath); err != nil {
-		return "", fmt.Errorf("checking the report page: %w", err)
-	}
-	return page, nil
+	return renderChecked(d, committed, p.pagePath)
 }
 
 func patchProblem(ps *Patch) string {

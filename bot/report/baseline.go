@@ -69,18 +69,27 @@ type BaselinePageData struct {
 	Commands    []string
 	Rows        []BaselineRow
 	MedianRatio string // "1.054x over 5 models"; "" when no model has both
-	Skipped     []SkippedRow
-	Problems    []string
+	// NoRatio says why no model has a ratio ("" when one has): the side that is
+	// missing, naming the CSV that is there.
+	NoRatio string
+	// StabilityRule says when a ratio is given; Unstable lists the sides whose repeats
+	// spread wider than it, with the repeats.
+	StabilityRule string
+	Unstable      []string
+	Skipped       []SkippedRow
+	Problems      []string
 	// Verdicts compare with the nightly history; Baseline is its last accepted file.
 	Verdicts   []VerdictRow
 	Baseline   string
 	NoiseRule  string
 	Superseded []string
 	Remeasures []string
+	// NoVerdict says why there is no verdict against the history, "" when there is one.
+	NoVerdict  string
 	Guard      []GuardRow
 	GuardNotes []string
 	Tenants    []string
-	GuardLog   Link
+	GuardLog   *Link // nil when no evidence log was given
 }
 
 // BaselinePRData fills the baseline pull request's body.

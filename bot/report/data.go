@@ -106,6 +106,30 @@ type Gemm struct {
 	Problem       string   // why the patch was not applied, if it was not
 }
 
+// WindowRow is one run's decode window checks; figures arrive formatted, from numbers
+// (they are not escaped), Run and Reading are text.
+type WindowRow struct {
+	Run      string
+	PerToken string // dispatches per generated token, as the summary has it
+	Layers   string // the model's layer count, or "unknown"
+	Steps    string // decode steps in the window, or "—"
+	PerStep  string // dispatches per step ("495 (495 to 559)")
+	PerLayer string // dispatches per step and layer
+	Reading  string
+}
+
+// BandwidthRow is one run's roofline view; figures arrive formatted, from numbers
+// (they are not escaped), Run and Basis are text.
+type BandwidthRow struct {
+	Run          string
+	WeightsGB    string // weights read per decode step, GB, or "unknown"
+	TokS         string // the decode rate used, with which run it is
+	AchievedGBps string
+	PeakGBps     string // or "unknown"
+	PctOfPeak    string
+	Basis        string // how the weights were counted, or why they are unknown
+}
+
 // PageData fills the report page.
 type PageData struct {
 	GFX      string
@@ -116,15 +140,21 @@ type PageData struct {
 	// Env is the environment table (from hostinfo.json).
 	Env []Row
 	// Method describes what ran, one sentence or command per entry.
-	Method      []Row
-	Guard       []GuardRow
-	GuardNotes  []string
-	Runs        []*results.Summary
-	FailedRuns  []RunState
+	Method     []Row
+	Guard      []GuardRow
+	GuardNotes []string
+	Runs       []*results.Summary
+	FailedRuns []RunState
+	// Window are the decode window's sanity checks, Bandwidth the roofline view, with
+	// PeakNote saying where the device's peak comes from.
+	Window      []WindowRow
+	Bandwidth   []BandwidthRow
+	PeakNote    string
 	Rules       Rules
 	UnitIDs     []string // the columns of the port unit share table
 	RankingMD   string   // runner/rank's Markdown, trusted
 	Gemm        *Gemm
+	GemmNotRun  string // why there is no Gemm: the tests were not run, or left no outcome
 	Files       []Link
 	Reproduce   []string // shell lines
 	ReproduceBy string   // the comment that reproduces the run

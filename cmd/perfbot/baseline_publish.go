@@ -10,9 +10,10 @@ import (
 	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/bot/gitpub"
 	"github.com/lablup/perfbot/bot/publish"
+	"github.com/lablup/perfbot/runner/baseline"
 )
 
-const baselinePublishUsage = "--results DIR --repo DIR [--dry-run DIR] [--config FILE] [--github-repo OWNER/NAME] [--issue N] [--branch B] [--json]"
+const baselinePublishUsage = "--results DIR --repo DIR [--dry-run DIR] [--config FILE] [--github-repo OWNER/NAME] [--issue N] [--branch B] [--max-spread PCT] [--json]"
 
 // runBaselinePublish is `perfbot baseline publish`: the nightly's PR, tracking comment
 // and regression issues, with the same authentication as `perfbot publish`.
@@ -26,6 +27,7 @@ func runBaselinePublish(ctx context.Context, args []string, stdout, stderr io.Wr
 	fs.StringVar(&o.branch, "branch", "", "bot branch (default: branches.baseline of the configuration)")
 	targetFlags(fs, &o)
 	fs.IntVar(&o.issue, "issue", 0, "issue that carries the tracking comment (default: epic of the configuration)")
+	maxSpread := fs.Float64("max-spread", baseline.DefaultMaxSpreadPct, "widest spread of a runtime's decode repeats, in `PCT` of their median, that still gives an mlxcel / mlx-lm ratio")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -38,13 +40,16 @@ func runBaselinePublish(ctx context.Context, args []string, stdout, stderr io.Wr
 	if o.issue < 0 {
 		return usageError("--issue must be positive")
 	}
+	if !(*maxSpread > 0) {
+		return usageError("--max-spread must be a positive percentage")
+	}
 	cfg, err := loadPublishConfig(o)
 	if err != nil {
 		return usageError("%v", err)
 	}
 	bo := publish.BaselineOptions{
 		ResultsDir: o.results, RepoDir: o.repo, Config: cfg, Branch: o.branch, BaseBranch: o.baseBranch,
-		Remote: o.remote, DryRunDir: o.dryRun, Issue: o.issue,
+		Remote: o.remote, DryRunDir: o.dryRun, Issue: o.issue, MaxSpreadPct: *maxSpread,
 		Author: gitpub.Identity{Name: o.authorName, Email: o.authorEmail}, ServerURL: os.Getenv("GITHUB_SERVER_URL"),
 	}
 	var c *gh.Client

@@ -229,6 +229,20 @@ func summarize(in Input, m *Metrics, att *attrib.Result, rows []results.KernelRo
 			CallsPerToken: results.Num(r.CallsPerToken), SharePct: num(r.SharePct, 2),
 		})
 	}
+	if steps, why := Steps(in.Trace.Names, m.Decode, in.Log.GeneratedTokens); steps != nil {
+		s.DecodeSteps = steps
+	} else {
+		s.Notes = append(s.Notes, why)
+	}
+	s.NumHiddenLayers = in.Model.NumHiddenLayers
+	// A model known by its model_type alone says nothing of its size: no note then.
+	if in.Model.Shape.HiddenSize > 0 || in.Model.NumHiddenLayers > 0 {
+		if w, err := in.Model.WeightsPerToken(); err == nil {
+			s.WeightBytesPerToken, s.WeightBytesBasis = numPtr(w.Bytes, 0), w.Basis
+		} else {
+			s.Notes = append(s.Notes, "the bytes of weights a decode step reads are not known: "+err.Error())
+		}
+	}
 	if att != nil {
 		s.ClassSharePct = att.ClassSharePct
 		s.RoleSharePct = att.RoleSharePct

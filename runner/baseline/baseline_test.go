@@ -378,7 +378,7 @@ func TestRulesValidate(t *testing.T) {
 // the five models, 1.27x on Qwen3-0.6B.
 func TestCompareRuntimesRealBaseline(t *testing.T) {
 	t.Parallel()
-	pairs, med, n := CompareRuntimes(realFile(t, "rocm_strixhalo-gfx1151_2026-09-30.csv"), realFile(t, "pylm_strixhalo-gfx1151_2026-09-30.csv"))
+	pairs, med, n := CompareRuntimes(realFile(t, "rocm_strixhalo-gfx1151_2026-09-30.csv"), realFile(t, "pylm_strixhalo-gfx1151_2026-09-30.csv"), 0)
 	if n != 5 || len(pairs) != 5 || fmt.Sprintf("%.3f", med) != "1.054" {
 		t.Errorf("%d pairs, median %.3f over %d", len(pairs), med, n)
 	}
@@ -387,8 +387,53 @@ func TestCompareRuntimesRealBaseline(t *testing.T) {
 			t.Errorf("%+v", p)
 		}
 	}
-	only, _, n := CompareRuntimes(realFile(t, "rocm_strixhalo-gfx1151_2026-10-07_fused-default-on.csv"), nil)
+	only, _, n := CompareRuntimes(realFile(t, "rocm_strixhalo-gfx1151_2026-10-07_fused-default-on.csv"), nil, 0)
 	if n != 0 || len(only) != 2 || only[0].MlxLM != nil || only[0].DecodeRatio != 0 {
 		t.Errorf("without a baseline: %+v", only)
+	}
+}
+
+// Mixtral read three times by mlxcel, 7.65, 8.22 and 11.16 tok/s (the real row of
+// 2026-09-30 and two repeats added to a copy), spreads 42.7 % of its median: the run
+// did not settle, so it gets no ratio and leaves the median, while the models with
+// single readings keep theirs. A threshold above the spread gives the ratio back.
+func TestCompareRuntimesUnstableRepeats(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(testfix.Path(t, "mlxcel-gfx1151", "benchmarks", "rocm_strixhalo-gfx1151_2026-09-30.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mixtral string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "Mixtral-8x7B-Instruct-v0.1-4bit,") {
+			mixtral = l
+		}
+	}
+	repeat := func(v string) string { return strings.Replace(mixtral, ",7.65,", ","+v+",", 1) + "\n" }
+	f, err := benchcsv.Parse(append(b, repeat("8.22")+repeat("11.16")...), "rocm_strixhalo-gfx1151_2026-09-30.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := realFile(t, "pylm_strixhalo-gfx1151_2026-09-30.csv")
+	pairs, med, n := CompareRuntimes(f, base, 0)
+	if n != 4 {
+		t.Errorf("%d ratios, want the 4 stable models", n)
+	}
+	for _, p := range pairs {
+		if p.Model != "Mixtral-8x7B-Instruct-v0.1-4bit" {
+			if p.DecodeRatio == 0 || len(p.Unstable) > 0 {
+				t.Errorf("%s: %+v", p.Model, p)
+			}
+			continue
+		}
+		if p.DecodeRatio != 0 || fmt.Sprint(p.Unstable) != "[mlxcel]" || p.Mlxcel.Repeats() != "7.65 / 8.22 / 11.16" || round1(p.Mlxcel.SpreadPct()) != 42.7 {
+			t.Errorf("Mixtral: %+v, spread %.1f", p, p.Mlxcel.SpreadPct())
+		}
+	}
+	if fmt.Sprintf("%.3f", med) == "1.054" {
+		t.Errorf("the median %.3f still counts Mixtral", med)
+	}
+	if _, _, n := CompareRuntimes(f, base, 50); n != 5 {
+		t.Errorf("with a 50%% threshold %d ratios, want 5", n)
 	}
 }

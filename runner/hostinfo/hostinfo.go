@@ -1,7 +1,8 @@
 // Package hostinfo owns the environment table of docs/formats.md §5: ROCm and HIP versions,
 // the GPU and its gfx target, VRAM and host memory, kernel and OS, the installed
 // rocprofv3 and the flags it supports, the mlxcel checkout (commit, dirty state, MLX
-// ROCm overlay commit) and rustc. Every fact is a value or "unknown: <reason>"; a
+// ROCm overlay commit) and rustc, and the peak memory bandwidth of the gfx targets whose memory it
+// knows (PeakBandwidthOf). Every fact is a value or "unknown: <reason>"; a
 // missing tool never fails the collection. It reads the machine only through
 // runner/host, and must not run anything while a guard waits for an idle GPU (rocminfo
 // opens /dev/kfd and counts as a GPU holder): callers probe before the idle wait.
@@ -531,4 +532,25 @@ func ParseUpstream(b []byte) map[string]string {
 		out[strings.TrimSpace(k)] = strings.TrimSpace(v)
 	}
 	return out
+}
+
+// PeakBandwidth is a device's peak memory bandwidth: the roofline decode is measured
+// against.
+type PeakBandwidth struct {
+	GBps   float64 // 10^9 bytes per second
+	Source string  // where the figure comes from
+}
+
+// peakBandwidth holds the devices whose gfx target fixes their memory: an APU's
+// target names one memory system. Discrete cards are left out: one target covers
+// boards with different buses.
+var peakBandwidth = map[string]PeakBandwidth{
+	"gfx1151": {GBps: 256, Source: "Strix Halo (Ryzen AI Max 300 series): LPDDR5X-8000 on a 256-bit bus, 8000 MT/s x 32 bytes = 256 GB/s (AMD's product specifications)"},
+}
+
+// PeakBandwidthOf returns the peak memory bandwidth of a gfx target, and false for a
+// target whose bandwidth perfbot does not know.
+func PeakBandwidthOf(gfx string) (PeakBandwidth, bool) {
+	b, ok := peakBandwidth[strings.ToLower(strings.TrimSpace(gfx))]
+	return b, ok
 }

@@ -267,3 +267,17 @@ func TestCollectVariations(t *testing.T) {
 		})
 	}
 }
+
+// The gfx1151 APU's peak comes with its source; another target is unknown.
+func TestPeakBandwidthOf(t *testing.T) {
+	t.Parallel()
+	b, ok := PeakBandwidthOf("gfx1151")
+	if !ok || b.GBps != 256 || !strings.Contains(b.Source, "LPDDR5X-8000 on a 256-bit bus") {
+		t.Errorf("gfx1151: %+v %v", b, ok)
+	}
+	for _, gfx := range []string{"gfx1201", "gfx942", ""} {
+		if b, ok := PeakBandwidthOf(gfx); ok {
+			t.Errorf("%q: %+v", gfx, b)
+		}
+	}
+}

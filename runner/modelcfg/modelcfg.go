@@ -1,6 +1,7 @@
 // Package modelcfg reads the facts perfbot needs from a model's config.json (the
-// Hugging Face / MLX layout): the model type, the rope scaling type and the layer count.
-// It must not load weights or guess facts the file does not state.
+// Hugging Face / MLX layout): the model type, the rope scaling type, the layer count,
+// and the sizes that give the bytes of weights one decode step reads (Shape,
+// WeightsPerToken). It must not load weights or guess facts the file does not state.
 package modelcfg
 
 import (
@@ -22,6 +23,8 @@ type Model struct {
 	RopeScalingType string
 	// NumHiddenLayers is 0 when the file does not say.
 	NumHiddenLayers int
+	// Shape holds the weights' sizes and quantization, zero where the file is silent.
+	Shape Shape
 	// Raw is the whole file, for facts this package does not name.
 	Raw map[string]any
 }
@@ -71,6 +74,9 @@ func Parse(data []byte, name string) (Model, error) {
 		return Model{}, err
 	}
 	if m.NumHiddenLayers, err = layers(raw, text, name); err != nil {
+		return Model{}, err
+	}
+	if m.Shape, err = shape(raw, text, name); err != nil {
 		return Model{}, err
 	}
 	return m, nil

@@ -50,6 +50,28 @@ type Summary struct {
 	RoleGPUMsPerToken     Ordered    `json:"role_gpu_ms_per_token,omitempty"`
 	Notes                 []string   `json:"notes,omitempty"`
 	Trace                 *TraceInfo `json:"trace,omitempty"`
+	// The model's layer count and the bytes of weights a decode step reads (with how
+	// they were counted), for the roofline view; the decode window split into steps,
+	// for its sanity checks. Absent when the analysis could not tell.
+	NumHiddenLayers     int          `json:"num_hidden_layers,omitempty"`
+	WeightBytesPerToken *Num         `json:"weight_bytes_per_token,omitempty"`
+	WeightBytesBasis    string       `json:"weight_bytes_basis,omitempty"`
+	DecodeSteps         *DecodeSteps `json:"decode_steps,omitempty"`
+}
+
+// DecodeSteps is the decode window split into steps at a kernel that runs once per
+// step (perfbot's addition): a window that cuts a step in two shows in the edges.
+type DecodeSteps struct {
+	// Marker is the kernel the window was split at; Steps how many times it ran.
+	Marker string `json:"marker"`
+	Steps  int    `json:"steps"`
+	// Min, Median and Max are the dispatches of the whole steps between two markers.
+	Min    int `json:"min_dispatches"`
+	Median Num `json:"median_dispatches"`
+	Max    int `json:"max_dispatches"`
+	// Edges are the dispatches before the first marker and from the last one on: one
+	// whole step when the window starts and ends on step boundaries.
+	Edges int `json:"edge_dispatches"`
 }
 
 // Checks are the clean-cut checks of docs/analysis.md §2.
