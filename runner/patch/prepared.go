@@ -282,3 +282,18 @@ func listOK(what string, xs []string) error {
 
 // clipText shortens a value quoted in an error.
 func clipText(s string) string { return oneLine(s, 80) }
+
+// Matches checks that the prepared patch is of these results: prepared on commit (a
+// full SHA) from the same outcome of the numeric tests.
+func (p Prepared) Matches(o Outcome, commit string) error {
+	if p.Commit != commit {
+		return fmt.Errorf("%s was prepared on commit %s, not on the profiled commit %s", PreparedFile, p.Commit, commit)
+	}
+	if d := o.Decide(); p.Decision != d {
+		return fmt.Errorf("%s holds the decision %s, but the numeric tests' outcome gives %s", PreparedFile, p.Decision, d)
+	}
+	if r := p.Report; r != nil && (r.OverlayCommit != o.OverlayCommit || !slices.Equal(r.Tests, o.inFileOrder())) {
+		return fmt.Errorf("%s was prepared from another outcome of the numeric tests than %s", PreparedFile, "gemm_tests.json")
+	}
+	return nil
+}
