@@ -33,8 +33,12 @@ func git(ctx context.Context, dir string, args ...string) (string, error) {
 	return strings.TrimRight(out.String(), "\n"), nil
 }
 
-// maxRulesBytes bounds the attribution rules file read from the base commit.
-const maxRulesBytes = 1 << 20
+// maxRulesBytes bounds the attribution rules file read from the base commit, and
+// maxPatchedSource each of the two files the gate patch edits (as runner/patch does).
+const (
+	maxRulesBytes    = 1 << 20
+	maxPatchedSource = 1 << 20
+)
 
 // readBlob reads one regular file of commit from the repository's git objects
 // (bot/gitpub), bounded; a blob a partial clone lacks is fetched from remote.

@@ -144,7 +144,7 @@ func (p *publisher) prepare(ctx context.Context) error {
 	}
 
 	p.files = map[string][]byte{}
-	p.usePatch()
+	p.usePatch(ctx)
 
 	resultsDir := path.Join(o.Config.Results.Profiles, f.name)
 	for _, name := range f.files {
@@ -233,7 +233,7 @@ func (p *publisher) readRules(ctx context.Context) (*attrib.Rules, []byte, error
 // the commit as data, the report and the verification into the pull request. Nothing
 // of the repository runs here. A patch that was not applied, or a verification that
 // failed, makes the pull request a draft that says why.
-func (p *publisher) usePatch() {
+func (p *publisher) usePatch(ctx context.Context) {
 	if p.f.gemm == nil {
 		p.verified = true
 		p.verifyMD = "### Verification of the patched tree\n\nNo patch: the results have no grouped_gemm numeric tests (" + gemmTests + "), so no source file changes and there is no patched tree to verify.\n"
@@ -256,6 +256,12 @@ func (p *publisher) usePatch() {
 		ps.Error = err.Error()
 		p.draftWhy = append(p.draftWhy, "the grouped_gemm gate patch was not applied: "+ps.Error)
 		p.notVerified("the prepared patch does not belong to these results")
+		return
+	}
+	if err := p.checkPatch(ctx, prep); err != nil {
+		ps.Error = err.Error()
+		p.draftWhy = append(p.draftWhy, "the grouped_gemm gate patch was not applied: "+ps.Error)
+		p.notVerified("the prepared patch is not the patch of the pinned commit's files")
 		return
 	}
 	switch {
@@ -285,6 +291,24 @@ func (p *publisher) usePatch() {
 		}
 	}
 	p.useVerify(prep.Verify)
+}
+
+// checkPatch recomputes the patch from the base commit's own two files, read from the
+// git objects, and checks the prepared one is exactly it (patch.Prepared.Check): the
+// job that ran the pinned code could have written any content into gemm_patch.json.
+func (p *publisher) checkPatch(ctx context.Context, prep *patch.Prepared) error {
+	if prep.Report == nil {
+		return nil
+	}
+	var src [2]string
+	for i, path := range []string{patch.RustPath, patch.CheckerPath} {
+		b, err := readBlob(ctx, p.o.RepoDir, p.o.Remote, p.o.GitToken, p.base, path, maxPatchedSource)
+		if err != nil {
+			return fmt.Errorf("checking the prepared patch against the pinned commit: %w", err)
+		}
+		src[i] = string(b)
+	}
+	return prep.Check(*p.f.gemm, src[0], src[1])
 }
 
 // useVerify takes the verification results of the patched tree.

@@ -212,3 +212,30 @@ func TestPublishReadsRulesFromTheBaseCommit(t *testing.T) {
 		t.Errorf("a rules file the commit lacks: %v", err)
 	}
 }
+
+// The prepared sources are committed only when they are the patch of the base commit's
+// own files: a gemm_patch.json with other content (a valid file otherwise) makes a
+// draft that says so, and no source is committed.
+func TestPublishRefusesPreparedSourcesThatAreNotThePatch(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	res := layResults(t, tg.base, profile{date: "2026-09-30", tests: allPassed})
+	prep := prepare(t, tg, res, [][]string{}, "")
+	prep.Files[0].Content += "fn planted() {}\n"
+	if err := prep.Write(filepath.Join(res, "gfx1151_"+tg.base[:8], patch.PreparedFile)); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	sum, err := Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out})
+	if err != nil {
+		t.Fatalf("Publish: %v", err)
+	}
+	if !sum.Draft || sum.Patch == nil || !strings.Contains(sum.Patch.Error, "is not what the patch makes of the pinned commit's file") || len(sum.Patch.Changed) != 0 {
+		t.Errorf("draft %t patch %+v", sum.Draft, sum.Patch)
+	}
+	for _, f := range sum.Files {
+		if f == patch.RustPath || f == patch.CheckerPath {
+			t.Errorf("%s was committed from a patch that is not the patch", f)
+		}
+	}
+}

@@ -297,3 +297,40 @@ func (p Prepared) Matches(o Outcome, commit string) error {
 	}
 	return nil
 }
+
+// Check recomputes the patch from the pinned commit's own two files (Plan, which runs
+// nothing) and checks that the prepared patch is that patch: the same report, but for
+// the checker's verdict and the note it may add, and exactly the patched contents. The
+// publisher commits the prepared files only when it holds, so the job that ran the
+// pinned commit's code cannot slip other content into them. A patch the runner could
+// not apply (no report) carries no files and passes.
+func (p Prepared) Check(o Outcome, rustSrc, checkerSrc string) error {
+	if p.Report == nil {
+		return nil
+	}
+	want, out, err := Plan(o, rustSrc, checkerSrc)
+	if err != nil {
+		return fmt.Errorf("%s carries a patch, but the pinned commit's files cannot be patched: %w", PreparedFile, err)
+	}
+	got := p.Report
+	same := got.OverlayCommit == want.OverlayCommit && slices.Equal(got.Tests, want.Tests) && got.Decision == want.Decision &&
+		got.GatesBefore == want.GatesBefore && got.GatesReplaced == want.GatesReplaced && got.Entry == want.Entry &&
+		got.EntriesBefore == want.EntriesBefore && got.EntriesAfter == want.EntriesAfter &&
+		slices.EqualFunc(got.Files, want.Files, func(a, b FileReport) bool {
+			return a.Path == b.Path && a.Changed == b.Changed && slices.Equal(a.Changes, b.Changes)
+		}) &&
+		len(got.Notes) >= len(want.Notes) && len(got.Notes) <= len(want.Notes)+1 && slices.Equal(got.Notes[:len(want.Notes)], want.Notes)
+	if !same {
+		return fmt.Errorf("%s reports another patch than the one the pinned commit's files give", PreparedFile)
+	}
+	content := map[string]string{}
+	for _, f := range p.Files {
+		content[f.Path] = f.Content
+	}
+	for i, f := range want.Files {
+		if c, ok := content[f.Path]; f.Changed && (!ok || c != out[i]) {
+			return fmt.Errorf("%s: the patched %s is not what the patch makes of the pinned commit's file", PreparedFile, f.Path)
+		}
+	}
+	return nil
+}

@@ -250,3 +250,83 @@ func TestParsePreparedRefuses(t *testing.T) {
 		})
 	}
 }
+
+// Check accepts a prepared patch that is what Plan makes of the commit's own files, and
+// nothing else: another content, another report, a checker that rewrote a file.
+func TestPreparedCheck(t *testing.T) {
+	t.Parallel()
+	repo, commit := gitRepo(t, "upstream")
+	show := func(path string) string {
+		out, err := exec.Command("git", "-C", repo, "show", commit+":"+path).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out)
+	}
+	rust, checker := show(RustPath), show(CheckerPath)
+	for _, o := range []Outcome{passOutcome(t), failOutcome(t)} {
+		p, err := Prepare(context.Background(), PrepareOptions{RepoDir: repo, Commit: commit, Outcome: o, Verify: [][]string{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Check(o, rust, checker); err != nil {
+			t.Errorf("%s: the honest patch fails the check: %v", o.Decide(), err)
+		}
+		bad := p
+		bad.Files = append([]PatchedFile(nil), p.Files...)
+		bad.Files[0].Content += "// one more line\n"
+		if err := bad.Check(o, rust, checker); err == nil || !strings.Contains(err.Error(), "is not what the patch makes") {
+			t.Errorf("%s: other content: %v", o.Decide(), err)
+		}
+		r := *p.Report
+		r.EntriesAfter++
+		bad = p
+		bad.Report = &r
+		if err := bad.Check(o, rust, checker); err == nil || !strings.Contains(err.Error(), "another patch") {
+			t.Errorf("%s: another report: %v", o.Decide(), err)
+		}
+		if err := p.Check(o, rust, checker+"# one more line\n"); err == nil {
+			t.Errorf("%s: the check passed against other files", o.Decide())
+		}
+	}
+	if err := (Prepared{Error: "refused"}).Check(passOutcome(t), rust, checker); err != nil {
+		t.Errorf("a patch not applied: %v", err)
+	}
+}
+
+// A checker that rewrites the test file while it runs leaves a prepared patch whose
+// content is not the patch: the check refuses it.
+func TestPreparedCheckCatchesAHostileChecker(t *testing.T) {
+	t.Parallel()
+	repo, _ := gitRepo(t, "upstream")
+	path := filepath.Join(repo, filepath.FromSlash(CheckerPath))
+	src := readFile(t, path)
+	src = strings.Replace(src, "from __future__ import annotations\n",
+		"from __future__ import annotations\nopen('"+filepath.ToSlash(RustPath)+"', 'a').write('// planted\\n')\n", 1)
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"add", "-A"}, {"commit", "--quiet", "-m", "hostile checker"}} {
+		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=M", "-c", "user.email=m@example.com"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+	}
+	show := func(p string) string {
+		out, err := exec.Command("git", "-C", repo, "show", "HEAD:"+p).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out)
+	}
+	p, err := Prepare(context.Background(), PrepareOptions{RepoDir: repo, Commit: "HEAD", Outcome: passOutcome(t), Verify: [][]string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Files) == 0 || !strings.Contains(p.Files[0].Content, "// planted") {
+		t.Fatalf("the checker did not plant its line: the test proves nothing")
+	}
+	if err := p.Check(passOutcome(t), show(RustPath), show(CheckerPath)); err == nil {
+		t.Error("a patch the checker rewrote passes the check")
+	}
+}
