@@ -397,8 +397,11 @@ func TestPublishResultsFromAnotherJob(t *testing.T) {
 			t.Errorf("%s on the bot branch is not the prepared content", f.Path)
 		}
 	}
-	if ents, _ := os.ReadDir(filepath.Join(e.vars["RUNNER_TEMP"])); len(ents) != 1 || ents[0].Name() != "perfbot" {
-		t.Errorf("the publish job left scratch folders behind: %v", ents)
+	if ents, _ := os.ReadDir(filepath.Join(e.vars["RUNNER_TEMP"], "perfbot")); len(ents) != 2 {
+		t.Errorf("the publish job left %v in RUNNER_TEMP/perfbot, want the dry run and the checked results, not the clone", ents)
+	}
+	if _, err := os.Stat(filepath.Join(outs["results-dir"], patch.PreparedFile)); err != nil {
+		t.Errorf("results-dir %s is not the checked copy: %v", outs["results-dir"], err)
 	}
 
 	// Another commit than the results' is refused by the strict copy or publish.
@@ -418,4 +421,37 @@ func mustRead(t *testing.T, p string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// The patch job without the numeric tests' outcome writes nothing and says so; a
+// publish with results but no checkout does not ask for GITHUB_WORKSPACE.
+func TestPatchWithoutTestsWritesNothing(t *testing.T) {
+	h := newHostJobs(t, jobsConfig)
+	_, e, log, err := h.step(t, map[string]string{"job": "profile", "ref": h.base, "models": "llama", "sampling": "greedy"})
+	if err != nil {
+		t.Fatalf("profile: %v\n%s", err, log)
+	}
+	folder := readOutputs(t, e.output)["results-dir"]
+	_, e, log, err = h.step(t, map[string]string{"job": "patch"})
+	if err != nil {
+		t.Fatalf("patch: %v\n%s", err, log)
+	}
+	if outs := readOutputs(t, e.output); outs["verdict"] != VerdictSkipped || outs["results-dir"] != folder {
+		t.Errorf("patch outputs %v", outs)
+	}
+	if !hasAnnotation(annotations(t, log)["notice"], "no grouped_gemm patch", "has no gemm_tests.json", "no gemm_patch.json written") {
+		t.Errorf("patch annotations %v", annotations(t, log))
+	}
+	if _, err := os.Stat(filepath.Join(folder, patch.PreparedFile)); !os.IsNotExist(err) {
+		t.Errorf("gemm_patch.json was written: %v", err)
+	}
+
+	// The artifact is missing: the error names the input, not the workspace.
+	pe := newStepEnv(t, map[string]string{"job": "publish", "dry-run": "true", "ref": h.base, "results": filepath.Join(t.TempDir(), "none")})
+	pe.vars["GITHUB_REPOSITORY"], pe.vars[EnvRepoURL] = "lablup/mlxcel", h.bare
+	var plog bytes.Buffer
+	if _, err := run(context.Background(), Options{Stdout: &plog, Getenv: pe.getenv}); !errors.Is(err, ErrJobFailed) ||
+		!hasAnnotation(annotations(t, plog.String())["error"], "input results", "is not a folder") {
+		t.Errorf("a missing artifact: %v\n%s", err, plog.String())
+	}
 }

@@ -85,11 +85,10 @@ func (s *step) publishResults(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Dir(s.root)
-	if err := os.MkdirAll(tmp, 0o755); err != nil {
+	if err := os.MkdirAll(s.root, 0o755); err != nil {
 		return err
 	}
-	scratch, err := os.MkdirTemp(tmp, "perfbot-publish-")
+	scratch, err := os.MkdirTemp(s.root, "clone-")
 	if err != nil {
 		return fmt.Errorf("making a scratch folder: %w", err)
 	}
@@ -123,7 +122,13 @@ func (s *step) publishResults(ctx context.Context) error {
 		return err
 	}
 	nightly := hasNightlyManifest(src)
-	folder, err := importResults(ctx, src, filepath.Join(scratch, "results"), nightly)
+	// The checked copy stays for the job's later steps (the results-dir output); the
+	// clone goes.
+	keep, err := os.MkdirTemp(s.root, "results-")
+	if err != nil {
+		return fmt.Errorf("making a folder for the results: %w", err)
+	}
+	folder, err := importResults(ctx, src, filepath.Join(keep, "checked"), nightly)
 	if err != nil {
 		return fmt.Errorf("input results: %w", err)
 	}
