@@ -52,14 +52,21 @@ func (p *Publisher) ReadBlob(ctx context.Context, commit, path string, max int64
 		return nil, fmt.Errorf("reading a file of commit %s: %w", commit, err)
 	}
 	s, err := p.open(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
+	switch {
+	case err != nil:
+		// No usable remote (a maintainer's clone without origin): read what the
+		// repository has.
+		s = &publication{g: &gitRunner{dir: p.Dir, trace: p.trace}}
+		if !s.hasCommit(ctx, commit) {
+			return nil, fmt.Errorf("reading %s: %w", path, err)
+		}
+	default:
+		if err := s.ensureCommit(ctx, commit); err != nil {
+			return nil, fmt.Errorf("reading %s: %w", path, err)
+		}
 	}
 	refuse := func(reason string, err error) error {
 		return &BlobError{Path: path, Commit: commit, Reason: reason, err: err}
-	}
-	if err := s.ensureCommit(ctx, commit); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
 	// -z: the path is printed raw, whatever bytes it holds. A path that goes through a
 	// symbolic link or a submodule matches nothing: ls-tree walks trees only.

@@ -93,3 +93,19 @@ func TestReadBlob(t *testing.T) {
 		t.Errorf("Fetch of a commit the remote lacks: %v", err)
 	}
 }
+
+// A clone without the named remote still reads the commits it has.
+func TestReadBlobWithoutRemote(t *testing.T) {
+	t.Parallel()
+	r := newRemote(t)
+	dir := filepath.Join(t.TempDir(), "clone")
+	gitT(t, filepath.Dir(dir), "clone", "--quiet", r.dir, dir)
+	gitT(t, dir, "remote", "remove", "origin")
+	p := &Publisher{Dir: dir, Remote: "origin"}
+	if b, err := p.ReadBlob(context.Background(), r.base, "README.md", 100); err != nil || string(b) != "# mlxcel\n" {
+		t.Errorf("ReadBlob = %q, %v", b, err)
+	}
+	if _, err := p.ReadBlob(context.Background(), strings.Repeat("ab", 20), "README.md", 100); err == nil || !strings.Contains(err.Error(), "no remote named") {
+		t.Errorf("a commit it lacks, with no remote to fetch it from: %v", err)
+	}
+}
