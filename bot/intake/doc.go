@@ -12,8 +12,9 @@
 // with a path or control character in it, an unknown name, a file over a cap, or a file
 // its reader refuses is an *Error naming the file and the rule, and nothing is left at
 // the destination. The profiler traces, which the publisher has always left out of its
-// commit, are left out here too (Result.Dropped). docs/intake.md has the rules and the
-// limits.
+// commit, are left out here too (Result.Dropped), and a failed run's crash log is kept
+// with a note (Result.Notes) though its reader refuses it. docs/intake.md has the
+// rules and the limits.
 //
 // It must not validate in place (what was checked is what is read: the copy), follow a
 // link, decide what gets committed beyond the layout, talk to GitHub, or run anything.

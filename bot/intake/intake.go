@@ -17,6 +17,7 @@ import (
 
 	"github.com/lablup/perfbot/bot/gitpub"
 	"github.com/lablup/perfbot/internal/infile"
+	"github.com/lablup/perfbot/internal/safetext"
 )
 
 // Limits bound what one artifact may hold.
@@ -54,6 +55,9 @@ type Result struct {
 	// Dropped are the names left out without an error, sorted: the profiler traces
 	// (*_trace.csv, *_results.db) that the publisher never commits.
 	Dropped []string
+	// Notes say what was copied although its reader refused it: the bench log or
+	// kernel stats of a run that failed and left no summary.
+	Notes []string
 }
 
 // Profile copies the profile results folder at src (the <gfx>_<commit> folder, or a
@@ -176,6 +180,10 @@ func (c *copier) profileFolder() (*folder, string, error) {
 		case t&fs.ModeSymlink != 0:
 			return nil, "", refuse(name, ErrLink, "")
 		case !t.IsDir():
+			if k, drop, _ := profileKind(name); k != nil || drop {
+				return nil, "", refuse(name, ErrUnknown, "the root of a profile artifact holds only its <gfx>_<commit> folder; "+
+					"this is a results file: give the folder holding it, named <gfx>_<commit> as the runner names it (an artifact of the folder alone loses its name: upload its parent)")
+			}
 			return nil, "", refuse(name, ErrUnknown, "the root of a profile artifact holds only its <gfx>_<commit> folder")
 		case !folderRE.MatchString(name):
 			return nil, "", refuse(name, ErrUnknown, "the root of a profile artifact holds only its <gfx>_<commit> folder (e.g. gfx1151_929c80ab)")
@@ -222,6 +230,8 @@ func (c *copier) list(d *folder, rel string) ([]fs.DirEntry, error) {
 			return nil, refuse(where, ErrTooMany, "more than %d", c.lim.MaxFiles)
 		}
 		if err == io.EOF || (err == nil && len(batch) == 0) {
+			// In name order, so that of two bad entries the same one is named each time.
+			slices.SortFunc(out, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 			return out, nil
 		}
 		if err != nil {
@@ -236,6 +246,11 @@ type kind struct {
 	// check parses the copied bytes with perfbot's reader for the kind; cp is the path
 	// of the copy, for the readers that read a path.
 	check func(name string, data []byte, cp string) error
+	// failedRun, when set, names the run of a file the runner keeps also for a run that
+	// failed (a crash's bench log, the profiler's stats of a run whose analysis
+	// failed). Such a file of a run with no summary in the folder is kept with a note
+	// when its reader refuses it, as the publisher has always committed it.
+	failedRun func(name string) string
 }
 
 // classify says what a name is: a kind to copy, drop (true) to leave out, or an error.
@@ -318,6 +333,12 @@ func (c *copier) run(rel string, d *folder, plan []item) (res Result, err error)
 		}
 	}
 	res.Dir = out
+	summaries := map[string]bool{}
+	for _, it := range plan {
+		if run, ok := strings.CutSuffix(it.name, "_summary.json"); ok && it.k != nil {
+			summaries[run] = true
+		}
+	}
 	for _, it := range plan {
 		if err := c.ctx.Err(); err != nil {
 			return Result{}, fmt.Errorf("copying the results artifact: %w", err)
@@ -336,7 +357,11 @@ func (c *copier) run(rel string, d *folder, plan []item) (res Result, err error)
 			if re, ok := err.(*ruleError); ok {
 				return Result{}, refuseErr(p, re.rule, re.err)
 			}
-			return Result{}, refuseErr(p, ErrFormat, fmt.Errorf("as %s: %w", it.k.what, err))
+			if it.k.failedRun == nil || summaries[it.k.failedRun(it.name)] {
+				return Result{}, refuseErr(p, ErrFormat, fmt.Errorf("as %s: %w", it.k.what, err))
+			}
+			res.Notes = append(res.Notes, fmt.Sprintf("%s is kept although its reader refuses it (run %s failed and left no summary): %v",
+				safetext.Quote(p), safetext.Quote(it.k.failedRun(it.name)), err))
 		}
 		res.Files = append(res.Files, it.name)
 	}

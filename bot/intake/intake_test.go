@@ -201,6 +201,15 @@ var hostileProfiles = []hostile{
 		}},
 	{name: "a file beside the results folder", rule: ErrUnknown, file: "README.md",
 		edit: func(t *testing.T, root, _ string) { writeFile(t, filepath.Join(root, "README.md"), nil) }},
+	{name: "the folder's files without the folder", rule: ErrUnknown, file: llamaRun + "_bench.log", says: "upload its parent",
+		edit: func(t *testing.T, root, dir string) {
+			for name := range tree(t, dir) {
+				if err := os.Rename(filepath.Join(dir, name), filepath.Join(root, name)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			os.Remove(dir)
+		}},
 	{name: "another folder beside the results folder", rule: ErrUnknown, file: "traces",
 		edit: func(t *testing.T, root, _ string) { writeFile(t, filepath.Join(root, "traces", "x"), nil) }},
 	{name: "no results folder", rule: ErrLayout, file: "",
@@ -458,5 +467,36 @@ func TestLimitsAreInclusive(t *testing.T) {
 	lim.MaxDepth, lim.MaxFiles = 0, len(files)
 	if _, err := Profile(context.Background(), filepath.Join(root, realFolder), filepath.Join(t.TempDir(), "copy"), lim); err != nil {
 		t.Errorf("the folder itself at depth 0: %v", err)
+	}
+}
+
+// TestProfileKeepsTheLogOfAFailedRun: the runner keeps a crashed bench's log, which may
+// be cut inside its results block; that run left no summary, so the log is copied with
+// a note instead of refusing the session's other results. The same log beside a
+// summary is refused (hostileProfiles).
+func TestProfileKeepsTheLogOfAFailedRun(t *testing.T) {
+	t.Parallel()
+	root := layProfile(t)
+	dir := filepath.Join(root, realFolder)
+	crash := "[mlx-rocm] bound HIP device 0: gfx1151 (AMD Radeon 8060S Graphics) cus=20 warp=32 lds=64KB\n" +
+		"[Profile Results]\n  Prompt tokens:    512\nthread 'main' panicked at src/bin/bench.rs:88:5:\nHIP error: out of memory\n"
+	const run = "Granite-4.0-H-Tiny-4bit_greedy"
+	writeFile(t, filepath.Join(dir, run+"_plain_bench.log"), []byte(crash))
+	dst := filepath.Join(t.TempDir(), "copy")
+	res, err := ProfileResult(context.Background(), root, dst, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], run+"_plain_bench.log") || !strings.Contains(res.Notes[0], "no summary") {
+		t.Errorf("Notes = %q", res.Notes)
+	}
+	if b, err := os.ReadFile(filepath.Join(res.Dir, run+"_plain_bench.log")); err != nil || string(b) != crash {
+		t.Errorf("the crash log is not copied: %q, %v", b, err)
+	}
+	// With a summary of that run beside it the log must parse.
+	writeFile(t, filepath.Join(dir, llamaRun+"_plain_bench.log"), []byte(crash))
+	_, err = Profile(context.Background(), root, filepath.Join(t.TempDir(), "copy"), DefaultLimits())
+	if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), llamaRun+"_plain_bench.log") {
+		t.Errorf("the crash log of a run with a summary: %v", err)
 	}
 }

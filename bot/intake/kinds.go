@@ -28,8 +28,8 @@ const GemmPatchFile = "gemm_patch.json"
 var (
 	summaryKind   = &kind{what: "a run summary", check: checkSummary}
 	decodeKind    = &kind{what: "a decode_kernels table", check: checkDecodeKernels}
-	statsKind     = &kind{what: "a rocprofv3 kernel_stats table", check: checkKernelStats}
-	benchLogKind  = &kind{what: "a bench log", check: checkBenchLog}
+	statsKind     = &kind{what: "a rocprofv3 kernel_stats table", check: checkKernelStats, failedRun: runOf("_kernel_stats.csv")}
+	benchLogKind  = &kind{what: "a bench log", check: checkBenchLog, failedRun: runOf("_plain_bench.log", "_bench.log")}
 	guardLogKind  = &kind{what: "a guard log", check: checkGuardLog}
 	guardJSONKind = &kind{what: "the guard's attempt records", check: checkGuardJSONL}
 	hostInfoKind  = &kind{what: "the host facts", check: checkHostInfo}
@@ -85,6 +85,18 @@ func profileKind(name string) (*kind, bool, error) {
 		}
 	}
 	return nil, false, errors.New(profileLayout)
+}
+
+// runOf returns the run a per-run file name belongs to, for the first suffix it has.
+func runOf(suffixes ...string) func(string) string {
+	return func(name string) string {
+		for _, s := range suffixes {
+			if run, ok := strings.CutSuffix(name, s); ok {
+				return run
+			}
+		}
+		return name
+	}
 }
 
 // ruleError lets a check refuse a file under another rule than ErrFormat.
