@@ -72,7 +72,8 @@ func layProfile(t testing.TB) string {
 		tests = append(tests, patch.TestResult{Name: name, Outcome: patch.Passed, Detail: "ok (0.91s)"})
 	}
 	writeJSON(t, filepath.Join(dir, job.GemmTestsFile), patch.Outcome{OverlayCommit: "75915908", Tests: tests})
-	writeJSON(t, filepath.Join(dir, GemmPatchFile), map[string]any{"decision": "switch"})
+	writeJSON(t, filepath.Join(dir, GemmPatchFile), patch.Prepared{Commit: "929c80ab" + strings.Repeat("0", 32), Decision: patch.Switch,
+		Error: "refusing to patch the grouped_gemm gates (nothing was written)", Verify: []patch.VerifyResult{}})
 	var jsonl []byte
 	for k := 1; k <= 2; k++ {
 		b, err := json.Marshal(guard.Attempt{Label: llamaRun + " profiled", Attempt: k, MaxAttempts: 5, Start: started, End: started.Add(time.Minute),

@@ -280,7 +280,7 @@ var hostileProfiles = []hostile{
 				return strings.Replace(s, `"overlay_commit"`, `"passed": true, "overlay_commit"`, 1)
 			})
 		}},
-	{name: "two objects in the gemm patch", rule: ErrFormat, file: realFolder + "/gemm_patch.json", says: "more after it",
+	{name: "two objects in the gemm patch", rule: ErrFormat, file: realFolder + "/gemm_patch.json", says: "trailing data after the object",
 		edit: func(t *testing.T, _, dir string) { writeFile(t, filepath.Join(dir, GemmPatchFile), []byte("{}\n{}\n")) }},
 }
 

@@ -196,11 +196,10 @@ func checkGemmTests(_ string, data []byte, _ string) error {
 	return err
 }
 
-// checkGemmPatch is where runner/patch's strict reader of the prepared patch
-// (patch.ParsePrepared) plugs in; until it does, the file must be one JSON object.
+// checkGemmPatch reads the prepared patch with runner/patch's strict reader.
 func checkGemmPatch(_ string, data []byte, _ string) error {
-	var raw map[string]any
-	return oneObject(data, &raw)
+	_, err := patch.ParsePrepared(data)
+	return err
 }
 
 // oneObject decodes data as exactly one JSON object into v, with nothing after it.

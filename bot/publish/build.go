@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lablup/perfbot/bot/report"
+	"github.com/lablup/perfbot/internal/infile"
 	"github.com/lablup/perfbot/runner/attrib"
 	"github.com/lablup/perfbot/runner/guard"
 	"github.com/lablup/perfbot/runner/job"
@@ -149,13 +149,12 @@ func methodRows(f *folder) []report.Row {
 }
 
 // rulesData describes the attribution rules in use.
-func rulesData(rules *attrib.Rules, file string) report.Rules {
+// file is the rules file's content, nil for perfbot's own rules.
+func rulesData(rules *attrib.Rules, file []byte) report.Rules {
 	r := report.Rules{Name: rules.Name(), Classes: rules.ClassNames(), Roles: rules.RoleNames()}
-	if file != "" {
-		if b, err := os.ReadFile(file); err == nil {
-			sum := sha256.Sum256(b)
-			r.Digest = hex.EncodeToString(sum[:])
-		}
+	if file != nil {
+		sum := sha256.Sum256(file)
+		r.Digest = hex.EncodeToString(sum[:])
 	}
 	for _, u := range rules.Units() {
 		ru := report.RulesUnit{ID: u.ID, EpicItem: u.EpicItem, Port: u.Port, Roles: u.Roles}
@@ -276,7 +275,7 @@ type pageInput struct {
 	date             string
 	models, sampling []string
 	rules            *attrib.Rules
-	rulesFile        string
+	rulesFile        []byte // the rules file's content, nil for perfbot's own rules
 	rk               *rank.Ranking
 	gemmPatch        *patch.Report
 	patchProblem     string
@@ -374,13 +373,20 @@ func Page(o PageOptions) (page string, notes []string, err error) {
 	if err != nil {
 		return "", nil, err
 	}
-	rules := attrib.Default()
+	rules, rulesFile := attrib.Default(), []byte(nil)
 	if o.RulesFile != "" {
-		if rules, err = attrib.Load(o.RulesFile); err != nil {
+		if rulesFile, err = infile.ReadFile(o.RulesFile, maxRulesBytes); err != nil {
+			return "", nil, fmt.Errorf("loading the attribution rules: %w", err)
+		}
+		if rules, err = attrib.Parse(rulesFile, o.RulesFile); err != nil {
 			return "", nil, fmt.Errorf("loading the attribution rules: %w", err)
 		}
 	}
-	rk, err := rank.Rank(f.runs, rules)
+	kernels, err := rank.ReadKernels(f.dir, f.runs)
+	if err != nil {
+		return "", nil, fmt.Errorf("ranking: %w", err)
+	}
+	rk, err := rank.RankWith(f.runs, rules, rank.Options{Kernels: kernels})
 	if err != nil {
 		return "", nil, fmt.Errorf("ranking: %w", err)
 	}
@@ -397,10 +403,10 @@ func Page(o PageOptions) (page string, notes []string, err error) {
 	}
 	models, sampling := f.session.Models, f.session.Sampling
 	if len(sampling) == 0 {
-		sampling = distinct(f.runs, func(s *results.Summary) string { return s.SamplingTag() })
+		sampling = distinct(f.runs, (*results.Summary).SamplingTag)
 	}
 	if len(models) == 0 {
-		models = distinct(f.runs, func(s *results.Summary) string { return strings.TrimSuffix(s.Name, "_"+s.SamplingTag()) })
+		models = distinct(f.runs, (*results.Summary).ModelName)
 	}
 	paths := make([]string, len(f.files))
 	for i, name := range f.files {
@@ -416,7 +422,7 @@ func Page(o PageOptions) (page string, notes []string, err error) {
 		committed[fileOf(name)] = true
 	}
 	d := pageData(pageInput{
-		f: f, commit: commit, date: date, models: models, sampling: sampling, rules: rules, rulesFile: o.RulesFile, rk: rk,
+		f: f, commit: commit, date: date, models: models, sampling: sampling, rules: rules, rulesFile: rulesFile, rk: rk,
 		profilesDir: relPath(path.Dir(pagePath), path.Dir(path.Dir(fileOf("x")))),
 		fileURL:     func(name string) string { return relPath(path.Dir(pagePath), fileOf(name)) },
 	})
