@@ -25,21 +25,44 @@ const MinBodyBudget = (MaxBody*4-4)/3 + 1
 // large bodies, forged or not, never crowd them out.
 const smallBody = 1 << 20
 
-// chunkSize is the unit large bodies are read in; chunks are reused, so forged large
-// bodies cost no garbage.
+// chunkSize is the unit bodies over it are read in. Chunks are kept for reuse, at most
+// the budget's worth, so forged large bodies cost no garbage: the garbage collector's
+// goal would otherwise grow with every 24 MB body read and dropped.
 const chunkSize = 64 << 10
-
-var chunks = sync.Pool{New: func() any { b := make([]byte, chunkSize); return &b }}
 
 // budget counts the body bytes reserved by requests whose signature is not checked yet.
 type budget struct {
 	mu              sync.Mutex
 	limit, large    int64 // for all bodies; for the bytes of bodies over smallBody
 	used, usedLarge int64
+	free            []*[]byte // chunks to reuse
 }
 
 func newBudget(limit int64) *budget {
 	return &budget{limit: limit, large: limit - limit/4}
+}
+
+// chunk returns a chunk to read into; it is given back with putChunk.
+func (b *budget) chunk() *[]byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if n := len(b.free); n > 0 {
+		c := b.free[n-1]
+		b.free = b.free[:n-1]
+		return c
+	}
+	c := make([]byte, chunkSize)
+	return &c
+}
+
+// putChunk keeps a chunk for reuse. Chunks in use never exceed the budget, so neither
+// do the chunks kept.
+func (b *budget) putChunk(c *[]byte) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if int64(len(b.free)) < b.limit/chunkSize {
+		b.free = append(b.free, c)
+	}
 }
 
 // take reserves n bytes, of a large body when big is set, or reports that the budget
@@ -101,7 +124,7 @@ func (r *body) reserve(n int64) bool {
 // release gives back the chunks and the reservation.
 func (r *body) release() {
 	for _, c := range r.chunks {
-		chunks.Put(c)
+		r.b.putChunk(c)
 	}
 	r.chunks = nil
 	r.b.give(r.small, false)
@@ -128,53 +151,52 @@ var errBusy = errors.New("busy")
 
 // readBody reads a request's body within the budget, feeding mac as it goes. A body
 // announced larger than the budget has room for is refused before a byte is read; one
-// of unknown length reserves as it grows. It returns the body (nil for a refusal) and
-// keeps nothing reserved when it returns.
-func (h *Handler) readBody(req *http.Request, mac hash.Hash) ([]byte, error) {
+// of unknown length reserves as it grows. It returns what it read and reserved; the
+// caller releases it; bytes copies it out once the signature has been checked.
+func (h *Handler) readBody(req *http.Request, mac hash.Hash) (*body, error) {
 	r := &body{b: h.budget}
-	defer r.release()
 	limit, declared := h.o.MaxBody, req.ContentLength
 	switch {
 	case declared >= 0 && declared <= chunkSize:
 		if !r.reserve(declared) {
-			return nil, errBusy
+			return r, errBusy
 		}
 		r.buf = make([]byte, declared)
 		n, err := io.ReadFull(req.Body, r.buf)
 		r.n = int64(n)
 		if err != nil {
-			return nil, err
+			return r, err
 		}
 		mac.Write(r.buf)
-		return r.buf, nil
+		return r, nil
 	case declared > 0:
 		// Chunks are whole: reserve what they hold.
 		if !r.reserve((declared + chunkSize - 1) / chunkSize * chunkSize) {
-			return nil, errBusy
+			return r, errBusy
 		}
 	}
 	for {
 		if int64(len(r.chunks))*chunkSize == r.n {
 			if r.n+chunkSize > r.reserved() && !r.reserve(chunkSize) {
-				return nil, errBusy
+				return r, errBusy
 			}
-			r.chunks = append(r.chunks, chunks.Get().(*[]byte))
+			r.chunks = append(r.chunks, r.b.chunk())
 		}
 		c := *r.chunks[len(r.chunks)-1]
 		k, err := req.Body.Read(c[r.n%chunkSize:])
 		mac.Write(c[r.n%chunkSize : r.n%chunkSize+int64(k)])
 		r.n += int64(k)
 		if r.n > limit {
-			return nil, errTooLarge
+			return r, errTooLarge
 		}
 		if err == io.EOF {
 			if declared >= 0 && r.n != declared {
-				return nil, io.ErrUnexpectedEOF
+				return r, io.ErrUnexpectedEOF
 			}
-			return r.bytes(), nil
+			return r, nil
 		}
 		if err != nil {
-			return nil, err
+			return r, err
 		}
 	}
 }

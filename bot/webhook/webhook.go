@@ -267,7 +267,8 @@ func (h *Handler) read(r *http.Request) (inbox.Delivery, error) {
 	// The body is read within the budget of unauthenticated bytes, the HMAC computed
 	// as it arrives; beyond the budget the answer is 503 and the body is not read.
 	mac := hmac.New(sha256.New, h.o.Secret)
-	body, err := h.readBody(r, mac)
+	held, err := h.readBody(r, mac)
+	defer held.release()
 	switch {
 	case errors.Is(err, errBusy):
 		return inbox.Delivery{}, reject(http.StatusServiceUnavailable, "busy", "too many large deliveries are being received at once; redeliver later")
@@ -280,6 +281,8 @@ func (h *Handler) read(r *http.Request) (inbox.Delivery, error) {
 	if err := checkMAC(mac, want); err != nil {
 		return inbox.Delivery{}, reject(http.StatusUnauthorized, "bad_signature", "%v", err)
 	}
+	body := held.bytes()
+	held.release() // authenticated: the bytes no longer count against the budget
 	proto := github.EventForType(event)
 	if proto == nil {
 		return inbox.Delivery{}, reject(http.StatusBadRequest, "unknown_event", "unknown event %q", clean(event))
