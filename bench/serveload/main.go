@@ -4,7 +4,13 @@
 // clients for a fixed time, waits for the inbox to drain, stops the server and counts
 // in its database every delivery it answered 2xx. It prints the answer latencies and,
 // last, `serve: N deliveries/s, p50 X ms, p99 Y ms, lost L`, where lost counts the
-// deliveries not answered 2xx plus those answered 2xx but not processed.
+// deliveries not answered 2xx plus those answered 2xx but not processed, and the peak
+// resident memory of the server (VmHWM).
+//
+// With --hostile N, N more clients send, for the whole run, bodies of --hostile-mb MB
+// with forged signatures, each resent as soon as its answer comes: the signed
+// deliveries must still be answered (and fast), and the server's memory must stay
+// bounded by its body budget, not by N times the body size.
 package main
 
 import (
@@ -59,18 +65,20 @@ func main() {
 	rate := flag.Int("rate", 500, "deliveries per second to send, spread evenly (open loop, as GitHub sends: a late answer does not slow the arrivals); 0 sends as fast as the answers come back")
 	workers := flag.Int("workers", 4, "the server's workers")
 	dir := flag.String("dir", "", "work folder (database, settings, log); default a temporary one")
+	hostile := flag.Int("hostile", 0, "clients sending oversize bodies with forged signatures, each resent as soon as answered, for the whole run")
+	hostileMB := flag.Int("hostile-mb", 24, "the size of each forged body, in MB (at most 25, the server's cap)")
 	flag.Parse()
-	if *bin == "" || *secs <= 0 || *conc <= 0 {
-		fmt.Fprintln(os.Stderr, "usage: serveload --bin PERFBOT [--secs N] [--conc C] [--data DIR]")
+	if *bin == "" || *secs <= 0 || *conc <= 0 || *hostile < 0 || *hostileMB <= 0 || *hostileMB > 25 {
+		fmt.Fprintln(os.Stderr, "usage: serveload --bin PERFBOT [--secs N] [--conc C] [--data DIR] [--hostile N [--hostile-mb M]]")
 		os.Exit(2)
 	}
-	if err := run(*bin, *data, *dir, *secs, *conc, *rate, *workers); err != nil {
+	if err := run(*bin, *data, *dir, *secs, *conc, *rate, *workers, *hostile, *hostileMB); err != nil {
 		fmt.Fprintln(os.Stderr, "serveload:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin, data, dir string, secs, conc, rate, workers int) error {
+func run(bin, data, dir string, secs, conc, rate, workers, hostile, hostileMB int) error {
 	if dir == "" {
 		d, err := os.MkdirTemp("", "serveload")
 		if err != nil {
@@ -159,6 +167,7 @@ func run(bin, data, dir string, secs, conc, rate, workers int) error {
 	results := make([][]result, conc)
 	start := time.Now()
 	stop := start.Add(time.Duration(secs) * time.Second)
+	forged := sendForged(base, hostile, hostileMB<<20, stop)
 	// Open loop: delivery i is due at start + i/rate, and its latency counts from then,
 	// so a slow answer that delays the next send is charged to the server.
 	due := make(chan time.Time, conc)
@@ -211,6 +220,7 @@ func run(bin, data, dir string, secs, conc, rate, workers int) error {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	forgedAnswers := forged()
 
 	// Let the workers drain the inbox, then stop the server and read its database.
 	drainStart := time.Now()
@@ -220,6 +230,7 @@ func run(bin, data, dir string, secs, conc, rate, workers int) error {
 	drain := time.Since(drainStart)
 	inServer := serverAnswerTimes(base)
 	cpu := cpuSeconds(cmd.Process.Pid)
+	peakRSS := peakRSSMB(cmd.Process.Pid)
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-exited:
@@ -281,7 +292,10 @@ func run(bin, data, dir string, secs, conc, rate, workers int) error {
 	if cpu > 0 && total > 0 {
 		fmt.Printf("server CPU: %.2f s in all, %.0f us per delivery (ingress and processing)\n", cpu, 1e6*cpu/float64(total))
 	}
-	fmt.Printf("serve: %.0f deliveries/s, p50 %.1f ms, p99 %.1f ms, lost %d\n", float64(total)/elapsed.Seconds(), pct(0.5), pct(0.99), lost)
+	if hostile > 0 {
+		fmt.Printf("hostile: %d clients resending %d MB bodies with forged signatures: %s\n", hostile, hostileMB, forgedAnswers)
+	}
+	fmt.Printf("serve: %.0f deliveries/s, p50 %.1f ms, p99 %.1f ms, lost %d, peak RSS %.0f MB\n", float64(total)/elapsed.Seconds(), pct(0.5), pct(0.99), lost, peakRSS)
 	return nil
 }
 
@@ -390,6 +404,72 @@ func atof(s string) float64 {
 	var f float64
 	fmt.Sscan(s, &f)
 	return f
+}
+
+// sendForged starts n clients that send bodies of size bytes with a wrong signature
+// until stop, each sending the next as soon as the previous one is answered (or its
+// connection is closed). The function it returns waits for them and summarises the
+// answers.
+func sendForged(base string, n, size int, stop time.Time) func() string {
+	if n == 0 {
+		return func() string { return "" }
+	}
+	body := bytes.Repeat([]byte(" "), size)
+	copy(body, `{"action":"created","comment":{"body":"`)
+	forged := "sha256=" + strings.Repeat("0f", 32)
+	var mu sync.Mutex
+	answers := map[string]int{}
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			client := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1}, Timeout: 2 * time.Minute}
+			for time.Now().Before(stop) {
+				req, _ := http.NewRequest("POST", base+"/webhook", bytes.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set(webhook.HeaderEvent, "issue_comment")
+				req.Header.Set(webhook.HeaderDelivery, guid())
+				req.Header.Set(webhook.HeaderSignature, forged)
+				resp, err := client.Do(req)
+				what := "connection closed before an answer"
+				if err == nil {
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					what = fmt.Sprint(resp.StatusCode)
+				}
+				mu.Lock()
+				answers[what]++
+				mu.Unlock()
+			}
+		}()
+	}
+	return func() string {
+		wg.Wait()
+		var parts []string
+		for k, v := range answers {
+			parts = append(parts, fmt.Sprintf("%s: %d", k, v))
+		}
+		slices.Sort(parts)
+		return strings.Join(parts, ", ")
+	}
+}
+
+// peakRSSMB is the peak resident memory of a process (VmHWM), in MB (0 when it
+// cannot be read).
+func peakRSSMB(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb float64
+			fmt.Sscan(strings.TrimSuffix(strings.TrimSpace(v), " kB"), &kb)
+			return kb / 1024
+		}
+	}
+	return 0
 }
 
 // cpuSeconds is the user and system CPU time a process has used, from /proc (0 when
