@@ -67,18 +67,19 @@ func main() {
 	dir := flag.String("dir", "", "work folder (database, settings, log); default a temporary one")
 	hostile := flag.Int("hostile", 0, "clients sending oversize bodies with forged signatures, each resent as soon as answered, for the whole run")
 	hostileMB := flag.Int("hostile-mb", 24, "the size of each forged body, in MB (at most 25, the server's cap)")
+	hung := flag.Bool("hung", false, "GitHub never answers workflow dispatches: one /profile rocm is sent first, then a /perfbot help on another issue every 100 ms, whose replies are timed")
 	flag.Parse()
 	if *bin == "" || *secs <= 0 || *conc <= 0 || *hostile < 0 || *hostileMB <= 0 || *hostileMB > 25 {
 		fmt.Fprintln(os.Stderr, "usage: serveload --bin PERFBOT [--secs N] [--conc C] [--data DIR] [--hostile N [--hostile-mb M]]")
 		os.Exit(2)
 	}
-	if err := run(*bin, *data, *dir, *secs, *conc, *rate, *workers, *hostile, *hostileMB); err != nil {
+	if err := run(*bin, *data, *dir, *secs, *conc, *rate, *workers, *hostile, *hostileMB, *hung); err != nil {
 		fmt.Fprintln(os.Stderr, "serveload:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin, data, dir string, secs, conc, rate, workers, hostile, hostileMB int) error {
+func run(bin, data, dir string, secs, conc, rate, workers, hostile, hostileMB int, hung bool) error {
 	if dir == "" {
 		d, err := os.MkdirTemp("", "serveload")
 		if err != nil {
@@ -106,7 +107,11 @@ func run(bin, data, dir string, secs, conc, rate, workers, hostile, hostileMB in
 		// a payload: sign once, so the clients spend the machine's cores on sending.
 		sigs[i] = webhook.Sign([]byte(secret), bodies[i])
 	}
-	api, err := fakeAPI(filepath.Join(data, "rest-openapi-examples", "integration.json"))
+	var hg *hungGitHub
+	if hung {
+		hg = &hungGitHub{}
+	}
+	api, err := fakeAPI(filepath.Join(data, "rest-openapi-examples", "integration.json"), hg)
 	if err != nil {
 		return err
 	}
@@ -168,6 +173,20 @@ func run(bin, data, dir string, secs, conc, rate, workers, hostile, hostileMB in
 	start := time.Now()
 	stop := start.Add(time.Duration(secs) * time.Second)
 	forged := sendForged(base, hostile, hostileMB<<20, stop)
+	helpSent := make(chan map[int64]time.Time, 1)
+	if hg != nil {
+		raw, err := os.ReadFile(filepath.Join(data, "webhooks/issue_comment.created.json"))
+		if err != nil {
+			return err
+		}
+		go func() {
+			sent, err := sendHung(base, raw, 100*time.Millisecond, stop)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "serveload: hung mode:", err)
+			}
+			helpSent <- sent
+		}()
+	}
 	// Open loop: delivery i is due at start + i/rate, and its latency counts from then,
 	// so a slow answer that delays the next send is charged to the server.
 	due := make(chan time.Time, conc)
@@ -292,6 +311,9 @@ func run(bin, data, dir string, secs, conc, rate, workers, hostile, hostileMB in
 	if cpu > 0 && total > 0 {
 		fmt.Printf("server CPU: %.2f s in all, %.0f us per delivery (ingress and processing)\n", cpu, 1e6*cpu/float64(total))
 	}
+	if hg != nil {
+		fmt.Printf("hung GitHub: %s\n", hg.summary(<-helpSent))
+	}
 	if hostile > 0 {
 		fmt.Printf("hostile: %d clients resending %d MB bodies with forged signatures: %s\n", hostile, hostileMB, forgedAnswers)
 	}
@@ -307,8 +329,9 @@ func guid() string {
 }
 
 // fakeAPI answers the two calls a server makes with no command to act on: who the
-// App is (the documented example) and the sweep's delivery list (empty).
-func fakeAPI(appExample string) (*http.Server, error) {
+// App is (the documented example) and the sweep's delivery list (empty); with hung,
+// also what a /profile and a /perfbot help need, never answering a dispatch.
+func fakeAPI(appExample string, hung *hungGitHub) (*http.Server, error) {
 	app, err := os.ReadFile(appExample)
 	if err != nil {
 		return nil, err
@@ -326,6 +349,15 @@ func fakeAPI(appExample string) (*http.Server, error) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte("[]"))
 	})
+	if hung != nil {
+		var info struct {
+			Slug string `json:"slug"`
+		}
+		if err := json.Unmarshal(app, &info); err != nil {
+			return nil, err
+		}
+		hung.routes(mux, info.Slug)
+	}
 	srv := &http.Server{Handler: mux, Addr: ln.Addr().String(), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	return srv, nil
