@@ -15,9 +15,10 @@
 # forged bodies hold), signed deliveries still all answered 2xx with p99 < 50 ms.
 #
 # Hung GitHub: --hung makes the minimal API take workflow dispatches and never answer
-# them; one /profile rocm is sent first, then a /perfbot help on another issue every
-# 100 ms, and a line says how many were answered (and how fast) while the dispatch
-# hung, and when the server gave up on it (github.timeout_secs, 30 s by default).
+# them; eight /profile rocm for one host are sent first (more than the workers), then
+# a /perfbot help on another issue every 100 ms, and a line says how many were answered
+# (and how fast) while the dispatch hung, and when the server gave up on it
+# (github.timeout_secs, 30 s by default).
 # Usage: bench/serve.sh [--secs N] [--rate R] [--conc C] [--workers W] [--hostile N [--hostile-mb M]] [--hung]
 set -euo pipefail
 cd "$(dirname "$0")/.."

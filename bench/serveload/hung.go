@@ -29,6 +29,11 @@ type hungGitHub struct {
 	nextID     int64
 }
 
+// hungProfiles is how many /profile comments the hung mode sends first: more than
+// the server's workers, so workers that waited for the host's dispatch would all be
+// held.
+const hungProfiles = 8
+
 var replyMarker = regexp.MustCompile(`<!-- perfbot:reply (\d+) -->`)
 
 func (g *hungGitHub) routes(mux *http.ServeMux, slug string) {
@@ -78,6 +83,9 @@ func (g *hungGitHub) routes(mux *http.ServeMux, slug string) {
 		g.mu.Lock()
 		g.dispatches++
 		g.mu.Unlock()
+		// Read the body, so net/http watches the connection and ends the request's
+		// context when the server hangs up.
+		_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, 1<<20))
 		<-r.Context().Done() // never answered: held until the server gives up
 		g.mu.Lock()
 		g.held = append(g.held, time.Since(start))
@@ -102,10 +110,11 @@ func commentDelivery(raw []byte, issue int, commentID int64, text string) ([]byt
 	return json.Marshal(m)
 }
 
-// sendHung posts one /profile rocm (its dispatch is never answered), then a
-// /perfbot help on another issue every interval until stop. It returns the send time
-// of each help comment by comment id.
-func sendHung(base string, raw []byte, interval time.Duration, stop time.Time) (map[int64]time.Time, error) {
+// sendHung posts profiles /profile rocm comments (all for the one host: the first
+// one's dispatch is never answered, the others queue behind it), then a /perfbot help
+// on another issue every interval until stop. It returns the send time of each help
+// comment by comment id.
+func sendHung(base string, raw []byte, profiles int, interval time.Duration, stop time.Time) (map[int64]time.Time, error) {
 	post := func(body []byte) error {
 		req, _ := http.NewRequest("POST", base+"/webhook", bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
@@ -122,12 +131,14 @@ func sendHung(base string, raw []byte, interval time.Duration, stop time.Time) (
 		}
 		return nil
 	}
-	profile, err := commentDelivery(raw, 1, 1, "/profile rocm")
-	if err != nil {
-		return nil, err
-	}
-	if err := post(profile); err != nil {
-		return nil, fmt.Errorf("the /profile comment: %w", err)
+	for id := int64(1); id <= int64(profiles); id++ {
+		profile, err := commentDelivery(raw, 1, id, "/profile rocm")
+		if err != nil {
+			return nil, err
+		}
+		if err := post(profile); err != nil {
+			return nil, fmt.Errorf("a /profile comment: %w", err)
+		}
 	}
 	sent := map[int64]time.Time{}
 	for id := int64(1000); time.Now().Before(stop); id++ {
@@ -169,6 +180,6 @@ func (g *hungGitHub) summary(sent map[int64]time.Time) string {
 		}
 		gaveUp = "after " + strings.Join(held, ", ")
 	}
-	return fmt.Sprintf("%d dispatch(es) sent, none answered (the server gave up: %s; %d still waiting at the end); /perfbot help answered %d of %d meanwhile, p50 %.1f ms, p99 %.1f ms",
-		g.dispatches, gaveUp, g.dispatches-len(g.held), len(lats), len(sent), pct(0.5), pct(0.99))
+	return fmt.Sprintf("%d /profile rocm for one host, %d dispatch(es) never answered (the server gave up: %s; %d still waiting at the end); /perfbot help answered %d of %d meanwhile, p50 %.1f ms, p99 %.1f ms",
+		hungProfiles, g.dispatches, gaveUp, g.dispatches-len(g.held), len(lats), len(sent), pct(0.5), pct(0.99))
 }

@@ -67,7 +67,7 @@ func main() {
 	dir := flag.String("dir", "", "work folder (database, settings, log); default a temporary one")
 	hostile := flag.Int("hostile", 0, "clients sending oversize bodies with forged signatures, each resent as soon as answered, for the whole run")
 	hostileMB := flag.Int("hostile-mb", 24, "the size of each forged body, in MB (at most 25, the server's cap)")
-	hung := flag.Bool("hung", false, "GitHub never answers workflow dispatches: one /profile rocm is sent first, then a /perfbot help on another issue every 100 ms, whose replies are timed")
+	hung := flag.Bool("hung", false, "GitHub never answers workflow dispatches: eight /profile rocm for one host are sent first, then a /perfbot help on another issue every 100 ms, whose replies are timed")
 	flag.Parse()
 	if *bin == "" || *secs <= 0 || *conc <= 0 || *hostile < 0 || *hostileMB <= 0 || *hostileMB > 25 {
 		fmt.Fprintln(os.Stderr, "usage: serveload --bin PERFBOT [--secs N] [--conc C] [--data DIR] [--hostile N [--hostile-mb M]]")
@@ -180,7 +180,7 @@ func run(bin, data, dir string, secs, conc, rate, workers, hostile, hostileMB in
 			return err
 		}
 		go func() {
-			sent, err := sendHung(base, raw, 100*time.Millisecond, stop)
+			sent, err := sendHung(base, raw, hungProfiles, 100*time.Millisecond, stop)
 			if err != nil {
 				fmt.Fprintln(os.Stderr, "serveload: hung mode:", err)
 			}

@@ -49,6 +49,9 @@ func (p *pool) oldest() (n int, id string, since time.Time) {
 // stuck says why the pool cannot take work: every worker has been on its delivery for
 // longer than after (a GitHub call that hangs, or a handler that does). "" when not.
 func (p *pool) stuck(now time.Time, after time.Duration) string {
+	if after <= 0 {
+		after = DefaultSettings().StuckAfter
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(p.working) < p.s.set.Workers {

@@ -105,7 +105,8 @@ func New(o Options) (*Handler, error) {
 	if o.BodyBudget <= 0 {
 		o.BodyBudget = DefaultBodyBudget
 	}
-	if o.BodyBudget-o.BodyBudget/4 < o.MaxBody {
+	// A body over a chunk reserves whole chunks.
+	if o.BodyBudget-o.BodyBudget/4 < (o.MaxBody+chunkSize-1)/chunkSize*chunkSize {
 		return nil, fmt.Errorf("a body budget of %d bytes cannot hold a %d-byte delivery: large bodies may use three quarters of it", o.BodyBudget, o.MaxBody)
 	}
 	if o.Logger == nil {
