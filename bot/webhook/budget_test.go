@@ -173,6 +173,30 @@ func TestBodyBudget(t *testing.T) {
 	if got, msg := r.send(t, signed("issue_comment", "d1a7e1a0-0000-11ef-8000-000000000303", big)); got != http.StatusAccepted {
 		t.Errorf("signed large delivery: %d %s, want 202", got, msg)
 	}
+	// The same sent chunked (no Content-Length) reserves as it grows, past the
+	// small-body share, and is stored whole.
+	req, err := http.NewRequest("POST", r.srv.URL, io.MultiReader(bytes.NewReader(big)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const chunked = "d1a7e1a0-0000-11ef-8000-000000000304"
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(webhook.HeaderEvent, "issue_comment")
+	req.Header.Set(webhook.HeaderDelivery, chunked)
+	req.Header.Set(webhook.HeaderSignature, webhook.Sign(secret, big))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		t.Errorf("chunked signed large delivery: %d, want 202", resp.StatusCode)
+	}
+	d, ok, err := r.ib.Get(context.Background(), chunked)
+	if err != nil || !ok || !bytes.Equal(d.Payload, big) {
+		t.Errorf("the chunked delivery was not stored whole (held %v, %d bytes, err %v)", ok, len(d.Payload), err)
+	}
+	waitGauge(t, r.reg, "perfbot_webhook_unverified_body_bytes", 0)
 }
 
 // TestBodyBudgetMustHoldOneDelivery: a budget whose large share cannot hold a
