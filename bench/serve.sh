@@ -13,13 +13,16 @@
 # --hostile-mb MB (default 24) with forged signatures, each resent as soon as it is
 # answered. Target with --hostile 40: peak RSS < 200 MB (the body budget bounds what
 # forged bodies hold), signed deliveries still all answered 2xx with p99 < 50 ms.
+# --hostile-nice 19 runs those clients in a child process at nice 19, so on a small
+# machine the generator's own CPU (resending 24 MB bodies is costly) does not stand in
+# for the server's.
 #
 # Hung GitHub: --hung makes the minimal API take workflow dispatches and never answer
 # them; eight /profile rocm for one host are sent first (more than the workers), then
 # a /perfbot help on another issue every 100 ms, and a line says how many were answered
 # (and how fast) while the dispatch hung, and when the server gave up on it
 # (github.timeout_secs, 30 s by default).
-# Usage: bench/serve.sh [--secs N] [--rate R] [--conc C] [--workers W] [--hostile N [--hostile-mb M]] [--hung]
+# Usage: bench/serve.sh [--secs N] [--rate R] [--conc C] [--workers W] [--hostile N [--hostile-mb M] [--hostile-nice 19]] [--hung]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="bench/out/serve"

@@ -58,6 +58,10 @@ var payloads = []struct{ event, file string }{
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "forge" {
+		forgeMain(os.Args[2:])
+		return
+	}
 	bin := flag.String("bin", "", "the perfbot binary")
 	data := flag.String("data", "testdata/real/github", "the real GitHub data folder")
 	secs := flag.Int("secs", 30, "how long to send, in seconds")
@@ -67,19 +71,20 @@ func main() {
 	dir := flag.String("dir", "", "work folder (database, settings, log); default a temporary one")
 	hostile := flag.Int("hostile", 0, "clients sending oversize bodies with forged signatures, each resent as soon as answered, for the whole run")
 	hostileMB := flag.Int("hostile-mb", 24, "the size of each forged body, in MB (at most 25, the server's cap)")
+	hostileNice := flag.Int("hostile-nice", 0, "run the forged-body clients in a child process at this niceness (1 to 19), so on a small machine the load generator's own CPU does not compete with the server's; 0 runs them in this process")
 	hung := flag.Bool("hung", false, "GitHub never answers workflow dispatches: eight /profile rocm for one host are sent first, then a /perfbot help on another issue every 100 ms, whose replies are timed")
 	flag.Parse()
-	if *bin == "" || *secs <= 0 || *conc <= 0 || *hostile < 0 || *hostileMB <= 0 || *hostileMB > 25 {
+	if *bin == "" || *secs <= 0 || *conc <= 0 || *hostile < 0 || *hostileMB <= 0 || *hostileMB > 25 || *hostileNice < 0 || *hostileNice > 19 {
 		fmt.Fprintln(os.Stderr, "usage: serveload --bin PERFBOT [--secs N] [--conc C] [--data DIR] [--hostile N [--hostile-mb M]]")
 		os.Exit(2)
 	}
-	if err := run(*bin, *data, *dir, *secs, *conc, *rate, *workers, *hostile, *hostileMB, *hung); err != nil {
+	if err := run(*bin, *data, *dir, *secs, *conc, *rate, *workers, *hostile, *hostileMB, *hostileNice, *hung); err != nil {
 		fmt.Fprintln(os.Stderr, "serveload:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin, data, dir string, secs, conc, rate, workers, hostile, hostileMB int, hung bool) error {
+func run(bin, data, dir string, secs, conc, rate, workers, hostile, hostileMB, hostileNice int, hung bool) error {
 	if dir == "" {
 		d, err := os.MkdirTemp("", "serveload")
 		if err != nil {
@@ -172,7 +177,14 @@ func run(bin, data, dir string, secs, conc, rate, workers, hostile, hostileMB in
 	results := make([][]result, conc)
 	start := time.Now()
 	stop := start.Add(time.Duration(secs) * time.Second)
-	forged := sendForged(base, hostile, hostileMB<<20, stop)
+	var forged func() string
+	if hostile > 0 && hostileNice > 0 {
+		if forged, err = forgeChild(base, hostile, hostileMB<<20, stop, hostileNice); err != nil {
+			return err
+		}
+	} else {
+		forged = sendForged(base, hostile, hostileMB<<20, stop)
+	}
 	helpSent := make(chan map[int64]time.Time, 1)
 	if hg != nil {
 		raw, err := os.ReadFile(filepath.Join(data, "webhooks/issue_comment.created.json"))
@@ -315,7 +327,11 @@ func run(bin, data, dir string, secs, conc, rate, workers, hostile, hostileMB in
 		fmt.Printf("hung GitHub: %s\n", hg.summary(<-helpSent))
 	}
 	if hostile > 0 {
-		fmt.Printf("hostile: %d clients resending %d MB bodies with forged signatures: %s\n", hostile, hostileMB, forgedAnswers)
+		where := "in this process"
+		if hostileNice > 0 {
+			where = fmt.Sprintf("in a child process at nice %d", hostileNice)
+		}
+		fmt.Printf("hostile: %d clients (%s) resending %d MB bodies with forged signatures: %s\n", hostile, where, hostileMB, forgedAnswers)
 	}
 	fmt.Printf("serve: %.0f deliveries/s, p50 %.1f ms, p99 %.1f ms, lost %d, peak RSS %.0f MB\n", float64(total)/elapsed.Seconds(), pct(0.5), pct(0.99), lost, peakRSS)
 	return nil
@@ -485,6 +501,40 @@ func sendForged(base string, n, size int, stop time.Time) func() string {
 		slices.Sort(parts)
 		return strings.Join(parts, ", ")
 	}
+}
+
+// forgeChild runs sendForged in a child process (this binary, "forge") under nice.
+func forgeChild(base string, n, size int, stop time.Time, nice int) (func() string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command("nice", "-n", fmt.Sprint(nice), self, "forge", base, fmt.Sprint(n), fmt.Sprint(size), fmt.Sprint(stop.UnixNano()))
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting the forged-body clients: %w", err)
+	}
+	return func() string {
+		if err := cmd.Wait(); err != nil {
+			return fmt.Sprintf("the child failed: %v", err)
+		}
+		return strings.TrimSpace(out.String())
+	}, nil
+}
+
+// forgeMain is the child of forgeChild: BASE N SIZE STOP_UNIX_NANO.
+func forgeMain(args []string) {
+	if len(args) != 4 {
+		fmt.Fprintln(os.Stderr, "usage: serveload forge BASE N SIZE STOP_UNIX_NANO")
+		os.Exit(2)
+	}
+	var n, size int
+	var stop int64
+	fmt.Sscan(args[1], &n)
+	fmt.Sscan(args[2], &size)
+	fmt.Sscan(args[3], &stop)
+	fmt.Println(sendForged(args[0], n, size, time.Unix(0, stop))())
 }
 
 // peakRSSMB is the peak resident memory of a process (VmHWM), in MB (0 when it
