@@ -206,6 +206,9 @@ func checkServeUnit(u unit) []string {
 	if u.one("Service", "RestartSec") == "" {
 		bad("[Service] no RestartSec: a crash loop would restart at once")
 	}
+	if m := regexp.MustCompile(`^([0-9]+)([MG])$`).FindStringSubmatch(u.one("Service", "MemoryMax")); m == nil || m[2] == "M" && len(m[1]) < 3 {
+		bad("[Service] MemoryMax=%q: cap the service's memory (at least 100M: the server holds up to body_budget_mb of unverified bodies)", u.one("Service", "MemoryMax"))
+	}
 	argv := strings.Fields(u.one("Service", "ExecStart"))
 	if len(argv) < 4 || !path.IsAbs(argv[0]) || path.Base(argv[0]) != "perfbot" || argv[1] != "serve" ||
 		argv[2] != "--config" || !path.IsAbs(argv[3]) {
@@ -258,7 +261,7 @@ func TestServeUnitChecksCatchMistakes(t *testing.T) {
 	const good = "[Unit]\nAfter=network-online.target\n[Service]\nType=simple\nUser=perfbot\n" +
 		"ExecStart=/usr/local/bin/perfbot serve \\\n  --config /etc/perfbot/server.yml\nEnvironmentFile=/etc/perfbot/perfbot.env\n" +
 		"StateDirectory=perfbot\nReadWritePaths=/var/lib/perfbot\nNoNewPrivileges=yes\nProtectSystem=strict\n" +
-		"ProtectHome=yes\nPrivateTmp=yes\nRestart=on-failure\nRestartSec=5s\nCapabilityBoundingSet=\n[Install]\nWantedBy=multi-user.target\n"
+		"ProtectHome=yes\nPrivateTmp=yes\nRestart=on-failure\nRestartSec=5s\nMemoryMax=512M\nCapabilityBoundingSet=\n[Install]\nWantedBy=multi-user.target\n"
 	for _, c := range []struct {
 		name, from, to, want string
 	}{
@@ -275,6 +278,8 @@ func TestServeUnitChecksCatchMistakes(t *testing.T) {
 		{"another command", "perfbot serve", "perfbot run", "ExecStart"},
 		{"no restart", "Restart=on-failure\n", "", "Restart"},
 		{"setuid allowed", "NoNewPrivileges=yes", "NoNewPrivileges=no", "NoNewPrivileges"},
+		{"no memory cap", "MemoryMax=512M\n", "", "MemoryMax"},
+		{"a memory cap below the body budget", "MemoryMax=512M", "MemoryMax=64M", "MemoryMax"},
 	} {
 		u, err := parseUnit(strings.Replace(good, c.from, c.to, 1))
 		if err != nil {

@@ -4,7 +4,13 @@
 // clients for a fixed time, waits for the inbox to drain, stops the server and counts
 // in its database every delivery it answered 2xx. It prints the answer latencies and,
 // last, `serve: N deliveries/s, p50 X ms, p99 Y ms, lost L`, where lost counts the
-// deliveries not answered 2xx plus those answered 2xx but not processed.
+// deliveries not answered 2xx plus those answered 2xx but not processed, and the peak
+// resident memory of the server (VmHWM).
+//
+// With --hostile N, N more clients send, for the whole run, bodies of --hostile-mb MB
+// with forged signatures, each resent as soon as its answer comes: the signed
+// deliveries must still be answered (and fast), and the server's memory must stay
+// bounded by its body budget, not by N times the body size.
 package main
 
 import (
@@ -52,6 +58,10 @@ var payloads = []struct{ event, file string }{
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "forge" {
+		forgeMain(os.Args[2:])
+		return
+	}
 	bin := flag.String("bin", "", "the perfbot binary")
 	data := flag.String("data", "testdata/real/github", "the real GitHub data folder")
 	secs := flag.Int("secs", 30, "how long to send, in seconds")
@@ -59,18 +69,22 @@ func main() {
 	rate := flag.Int("rate", 500, "deliveries per second to send, spread evenly (open loop, as GitHub sends: a late answer does not slow the arrivals); 0 sends as fast as the answers come back")
 	workers := flag.Int("workers", 4, "the server's workers")
 	dir := flag.String("dir", "", "work folder (database, settings, log); default a temporary one")
+	hostile := flag.Int("hostile", 0, "clients sending oversize bodies with forged signatures, each resent as soon as answered, for the whole run")
+	hostileMB := flag.Int("hostile-mb", 24, "the size of each forged body, in MB (at most 25, the server's cap)")
+	hostileNice := flag.Int("hostile-nice", 0, "run the forged-body clients in a child process at this niceness (1 to 19), so on a small machine the load generator's own CPU does not compete with the server's; 0 runs them in this process")
+	hung := flag.Bool("hung", false, "GitHub never answers workflow dispatches: eight /profile rocm for one host are sent first, then a /perfbot help on another issue every 100 ms, whose replies are timed")
 	flag.Parse()
-	if *bin == "" || *secs <= 0 || *conc <= 0 {
-		fmt.Fprintln(os.Stderr, "usage: serveload --bin PERFBOT [--secs N] [--conc C] [--data DIR]")
+	if *bin == "" || *secs <= 0 || *conc <= 0 || *hostile < 0 || *hostileMB <= 0 || *hostileMB > 25 || *hostileNice < 0 || *hostileNice > 19 {
+		fmt.Fprintln(os.Stderr, "usage: serveload --bin PERFBOT [--secs N] [--conc C] [--data DIR] [--hostile N [--hostile-mb M]]")
 		os.Exit(2)
 	}
-	if err := run(*bin, *data, *dir, *secs, *conc, *rate, *workers); err != nil {
+	if err := run(*bin, *data, *dir, *secs, *conc, *rate, *workers, *hostile, *hostileMB, *hostileNice, *hung); err != nil {
 		fmt.Fprintln(os.Stderr, "serveload:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin, data, dir string, secs, conc, rate, workers int) error {
+func run(bin, data, dir string, secs, conc, rate, workers, hostile, hostileMB, hostileNice int, hung bool) error {
 	if dir == "" {
 		d, err := os.MkdirTemp("", "serveload")
 		if err != nil {
@@ -98,7 +112,11 @@ func run(bin, data, dir string, secs, conc, rate, workers int) error {
 		// a payload: sign once, so the clients spend the machine's cores on sending.
 		sigs[i] = webhook.Sign([]byte(secret), bodies[i])
 	}
-	api, err := fakeAPI(filepath.Join(data, "rest-openapi-examples", "integration.json"))
+	var hg *hungGitHub
+	if hung {
+		hg = &hungGitHub{}
+	}
+	api, err := fakeAPI(filepath.Join(data, "rest-openapi-examples", "integration.json"), hg)
 	if err != nil {
 		return err
 	}
@@ -159,6 +177,28 @@ func run(bin, data, dir string, secs, conc, rate, workers int) error {
 	results := make([][]result, conc)
 	start := time.Now()
 	stop := start.Add(time.Duration(secs) * time.Second)
+	var forged func() string
+	if hostile > 0 && hostileNice > 0 {
+		if forged, err = forgeChild(base, hostile, hostileMB<<20, stop, hostileNice); err != nil {
+			return err
+		}
+	} else {
+		forged = sendForged(base, hostile, hostileMB<<20, stop)
+	}
+	helpSent := make(chan map[int64]time.Time, 1)
+	if hg != nil {
+		raw, err := os.ReadFile(filepath.Join(data, "webhooks/issue_comment.created.json"))
+		if err != nil {
+			return err
+		}
+		go func() {
+			sent, err := sendHung(base, raw, hungProfiles, 100*time.Millisecond, stop)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "serveload: hung mode:", err)
+			}
+			helpSent <- sent
+		}()
+	}
 	// Open loop: delivery i is due at start + i/rate, and its latency counts from then,
 	// so a slow answer that delays the next send is charged to the server.
 	due := make(chan time.Time, conc)
@@ -211,6 +251,7 @@ func run(bin, data, dir string, secs, conc, rate, workers int) error {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	forgedAnswers := forged()
 
 	// Let the workers drain the inbox, then stop the server and read its database.
 	drainStart := time.Now()
@@ -220,6 +261,7 @@ func run(bin, data, dir string, secs, conc, rate, workers int) error {
 	drain := time.Since(drainStart)
 	inServer := serverAnswerTimes(base)
 	cpu := cpuSeconds(cmd.Process.Pid)
+	peakRSS := peakRSSMB(cmd.Process.Pid)
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-exited:
@@ -281,7 +323,17 @@ func run(bin, data, dir string, secs, conc, rate, workers int) error {
 	if cpu > 0 && total > 0 {
 		fmt.Printf("server CPU: %.2f s in all, %.0f us per delivery (ingress and processing)\n", cpu, 1e6*cpu/float64(total))
 	}
-	fmt.Printf("serve: %.0f deliveries/s, p50 %.1f ms, p99 %.1f ms, lost %d\n", float64(total)/elapsed.Seconds(), pct(0.5), pct(0.99), lost)
+	if hg != nil {
+		fmt.Printf("hung GitHub: %s\n", hg.summary(<-helpSent))
+	}
+	if hostile > 0 {
+		where := "in this process"
+		if hostileNice > 0 {
+			where = fmt.Sprintf("in a child process at nice %d", hostileNice)
+		}
+		fmt.Printf("hostile: %d clients (%s) resending %d MB bodies with forged signatures: %s\n", hostile, where, hostileMB, forgedAnswers)
+	}
+	fmt.Printf("serve: %.0f deliveries/s, p50 %.1f ms, p99 %.1f ms, lost %d, peak RSS %.0f MB\n", float64(total)/elapsed.Seconds(), pct(0.5), pct(0.99), lost, peakRSS)
 	return nil
 }
 
@@ -293,8 +345,9 @@ func guid() string {
 }
 
 // fakeAPI answers the two calls a server makes with no command to act on: who the
-// App is (the documented example) and the sweep's delivery list (empty).
-func fakeAPI(appExample string) (*http.Server, error) {
+// App is (the documented example) and the sweep's delivery list (empty); with hung,
+// also what a /profile and a /perfbot help need, never answering a dispatch.
+func fakeAPI(appExample string, hung *hungGitHub) (*http.Server, error) {
 	app, err := os.ReadFile(appExample)
 	if err != nil {
 		return nil, err
@@ -312,6 +365,15 @@ func fakeAPI(appExample string) (*http.Server, error) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte("[]"))
 	})
+	if hung != nil {
+		var info struct {
+			Slug string `json:"slug"`
+		}
+		if err := json.Unmarshal(app, &info); err != nil {
+			return nil, err
+		}
+		hung.routes(mux, info.Slug)
+	}
 	srv := &http.Server{Handler: mux, Addr: ln.Addr().String(), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	return srv, nil
@@ -390,6 +452,106 @@ func atof(s string) float64 {
 	var f float64
 	fmt.Sscan(s, &f)
 	return f
+}
+
+// sendForged starts n clients that send bodies of size bytes with a wrong signature
+// until stop, each sending the next as soon as the previous one is answered (or its
+// connection is closed). The function it returns waits for them and summarises the
+// answers.
+func sendForged(base string, n, size int, stop time.Time) func() string {
+	if n == 0 {
+		return func() string { return "" }
+	}
+	body := bytes.Repeat([]byte(" "), size)
+	copy(body, `{"action":"created","comment":{"body":"`)
+	forged := "sha256=" + strings.Repeat("0f", 32)
+	var mu sync.Mutex
+	answers := map[string]int{}
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			client := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1}, Timeout: 2 * time.Minute}
+			for time.Now().Before(stop) {
+				req, _ := http.NewRequest("POST", base+"/webhook", bytes.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set(webhook.HeaderEvent, "issue_comment")
+				req.Header.Set(webhook.HeaderDelivery, guid())
+				req.Header.Set(webhook.HeaderSignature, forged)
+				resp, err := client.Do(req)
+				what := "connection closed before an answer"
+				if err == nil {
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					what = fmt.Sprint(resp.StatusCode)
+				}
+				mu.Lock()
+				answers[what]++
+				mu.Unlock()
+			}
+		}()
+	}
+	return func() string {
+		wg.Wait()
+		var parts []string
+		for k, v := range answers {
+			parts = append(parts, fmt.Sprintf("%s: %d", k, v))
+		}
+		slices.Sort(parts)
+		return strings.Join(parts, ", ")
+	}
+}
+
+// forgeChild runs sendForged in a child process (this binary, "forge") under nice.
+func forgeChild(base string, n, size int, stop time.Time, nice int) (func() string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command("nice", "-n", fmt.Sprint(nice), self, "forge", base, fmt.Sprint(n), fmt.Sprint(size), fmt.Sprint(stop.UnixNano()))
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting the forged-body clients: %w", err)
+	}
+	return func() string {
+		if err := cmd.Wait(); err != nil {
+			return fmt.Sprintf("the child failed: %v", err)
+		}
+		return strings.TrimSpace(out.String())
+	}, nil
+}
+
+// forgeMain is the child of forgeChild: BASE N SIZE STOP_UNIX_NANO.
+func forgeMain(args []string) {
+	if len(args) != 4 {
+		fmt.Fprintln(os.Stderr, "usage: serveload forge BASE N SIZE STOP_UNIX_NANO")
+		os.Exit(2)
+	}
+	var n, size int
+	var stop int64
+	fmt.Sscan(args[1], &n)
+	fmt.Sscan(args[2], &size)
+	fmt.Sscan(args[3], &stop)
+	fmt.Println(sendForged(args[0], n, size, time.Unix(0, stop))())
+}
+
+// peakRSSMB is the peak resident memory of a process (VmHWM), in MB (0 when it
+// cannot be read).
+func peakRSSMB(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb float64
+			fmt.Sscan(strings.TrimSuffix(strings.TrimSpace(v), " kB"), &kb)
+			return kb / 1024
+		}
+	}
+	return 0
 }
 
 // cpuSeconds is the user and system CPU time a process has used, from /proc (0 when

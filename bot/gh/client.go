@@ -43,7 +43,15 @@ type Options struct {
 	Now func() time.Time
 	// Logger receives retry and wait notices (never headers or tokens). Default: none.
 	Logger *slog.Logger
+	// Timeout bounds each attempt of a request: connecting, sending, waiting for the
+	// answer and reading its body. An attempt that runs out fails with a *TimeoutError
+	// and is not repeated within the call. Zero means DefaultTimeout; a negative value
+	// means no bound (for tests that hold a call on purpose).
+	Timeout time.Duration
 }
+
+// DefaultTimeout bounds one attempt of a request when Options.Timeout is zero.
+const DefaultTimeout = 30 * time.Second
 
 func (o Options) normalize() (Options, *url.URL, error) {
 	if o.BaseURL == "" {
@@ -69,6 +77,9 @@ func (o Options) normalize() (Options, *url.URL, error) {
 	}
 	if o.MaxWait <= 0 {
 		o.MaxWait = defaultMaxWait
+	}
+	if o.Timeout == 0 {
+		o.Timeout = DefaultTimeout
 	}
 	if o.Login != "" && !validUser(o.Login) {
 		return o, nil, fmt.Errorf("bot login %q is not a GitHub login (for example perfbot[bot] or github-actions[bot])", o.Login)

@@ -1,6 +1,6 @@
 // Package gh is perfbot's only door to the GitHub REST API: authentication (a static
-// token, or a GitHub App and its per-installation tokens), retries and rate limits in
-// one http.RoundTripper under go-github, typed errors, and the idempotent writes the bot
+// token, or a GitHub App and its per-installation tokens), retries, rate limits and a
+// deadline on every attempt in one http.RoundTripper under go-github, typed errors, and the idempotent writes the bot
 // needs (upsert a pull request, upsert a comment found by a hidden marker, complete a
 // check run, react, look up a permission).
 //

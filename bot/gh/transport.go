@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -27,6 +28,10 @@ import (
 //     reaction, minting an installation token, opening a pull request, which GitHub
 //     refuses to duplicate). A comment POST is never repeated blindly: the Client looks
 //     for the comment by its marker first.
+//   - Each attempt is bounded by Timeout (connecting, the answer and reading its body):
+//     one that runs out fails with a TimeoutError and is not repeated within the call,
+//     so a hung GitHub costs one Timeout per call, and a write that timed out counts as
+//     one that may have happened (MayHaveHappened).
 //   - A wait longer than MaxWait, or running out of retries, ends with a RateLimitError
 //     that says when to retry, and later calls on the same Client wait for (or refuse
 //     until) that time instead of hammering GitHub.
@@ -93,7 +98,8 @@ type transport struct {
 	sleep      func(context.Context, time.Duration) error
 	now        func() time.Time
 	log        *slog.Logger
-	fallback   *limiter // for requests that carry no Client limiter
+	fallback   *limiter      // for requests that carry no Client limiter
+	timeout    time.Duration // per attempt; <= 0: none
 }
 
 func newTransport(o Options) *transport {
@@ -105,7 +111,71 @@ func newTransport(o Options) *transport {
 		now:        o.Now,
 		log:        o.Logger,
 		fallback:   &limiter{},
+		timeout:    o.Timeout,
 	}
+}
+
+// TimeoutError is an attempt GitHub did not answer (or finish answering) within the
+// Options.Timeout. The request may have reached GitHub.
+type TimeoutError struct {
+	Method, Path string
+	After        time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("GitHub did not answer %s %s within %s", e.Method, e.Path, e.After)
+}
+
+// Timeout tells net/http and callers that look for it that this is a timeout.
+func (e *TimeoutError) Timeout() bool { return true }
+
+// attempt sends one attempt of req under the per-attempt deadline. The deadline keeps
+// running while the caller reads the answer's body; closing the body ends it.
+func (t *transport) attempt(r *http.Request) (*http.Response, error) {
+	if t.timeout <= 0 {
+		return t.base.RoundTrip(r)
+	}
+	parent := r.Context()
+	actx, cancel := context.WithTimeout(parent, t.timeout)
+	timedOut := func() bool { return actx.Err() != nil && parent.Err() == nil }
+	terr := &TimeoutError{Method: r.Method, Path: r.URL.Path, After: t.timeout}
+	resp, err := t.base.RoundTrip(r.WithContext(actx))
+	if err != nil {
+		cancel()
+		if timedOut() {
+			return nil, terr
+		}
+		return nil, err
+	}
+	if resp.Body == nil || resp.Body == http.NoBody {
+		cancel()
+		return resp, nil
+	}
+	resp.Body = &deadlineBody{ReadCloser: resp.Body, cancel: cancel, timedOut: timedOut, err: terr}
+	return resp, nil
+}
+
+// deadlineBody ends an attempt's deadline when its body is closed, and reports a read
+// cut short by the deadline as the attempt's TimeoutError.
+type deadlineBody struct {
+	io.ReadCloser
+	cancel   context.CancelFunc
+	timedOut func() bool
+	err      *TimeoutError
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF && b.timedOut() {
+		err = b.err
+	}
+	return n, err
+}
+
+func (b *deadlineBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
 }
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -131,11 +201,12 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 				return nil, fmt.Errorf("replaying the request body: %w", err)
 			}
 		}
-		resp, err := t.base.RoundTrip(r)
+		resp, err := t.attempt(r)
 		last := attempt >= t.maxRetries || !canRewind
 
 		if err != nil {
-			if ctx.Err() != nil || !serverRetry || last {
+			var te *TimeoutError
+			if ctx.Err() != nil || !serverRetry || last || errors.As(err, &te) {
 				return nil, err
 			}
 			if werr := t.pause(ctx, req, 0, backoff(attempt), attempt, "connection error"); werr != nil {

@@ -60,11 +60,90 @@ func (s *Server) hostLock(host string) *sync.Mutex {
 	return mu
 }
 
-// pump moves a host's queue along: it settles the active request when it can (a
+// pumps move each host's queue along off the delivery workers: a worker that changed a
+// queue (accepted a request, ended a run) kicks its host's pump and goes on with the
+// next delivery, so a GitHub that is slow to take a dispatch holds that host's pump
+// (each call bounded by github.timeout_secs), never the workers. One goroutine per host
+// runs its pumps one at a time; kicks that arrive meanwhile become one more pass.
+type pumps struct {
+	s *Server
+
+	mu    sync.Mutex
+	ctx   context.Context // the server's work context; nil before Serve
+	wg    sync.WaitGroup
+	hosts map[string]*hostPump
+}
+
+type hostPump struct {
+	wake      chan struct{}
+	reconcile bool // guarded by pumps.mu
+}
+
+func newPumps(s *Server) *pumps { return &pumps{s: s, hosts: map[string]*hostPump{}} }
+
+// start lets kicks run pumps until ctx ends.
+func (p *pumps) start(ctx context.Context) {
+	p.mu.Lock()
+	p.ctx = ctx
+	p.mu.Unlock()
+}
+
+// wait returns when every host's pump goroutine has stopped (after the context ended).
+func (p *pumps) wait() {
+	p.mu.Lock() // no kick is between its check of the context and wg.Add
+	p.mu.Unlock()
+	p.wg.Wait()
+}
+
+// kick asks for a pass of host's pump. Outside Serve, or after it, it does nothing: the
+// periodic check at the next start pumps every host.
+func (p *pumps) kick(host string, reconcile bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ctx == nil || p.ctx.Err() != nil {
+		return
+	}
+	h, ok := p.hosts[host]
+	if !ok {
+		h = &hostPump{wake: make(chan struct{}, 1)}
+		p.hosts[host] = h
+		p.wg.Add(1)
+		go p.loop(p.ctx, host, h)
+	}
+	h.reconcile = h.reconcile || reconcile
+	select {
+	case h.wake <- struct{}{}:
+	default: // a pass is due already and will see this change
+	}
+}
+
+func (p *pumps) loop(ctx context.Context, host string, h *hostPump) {
+	defer p.wg.Done()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-h.wake:
+		}
+		p.mu.Lock()
+		reconcile := h.reconcile
+		h.reconcile = false
+		p.mu.Unlock()
+		p.s.pumpNow(ctx, host, reconcile)
+	}
+}
+
+// pump asks for a pass of the host's pump (pumpNow) on the host's own goroutine and
+// returns at once; reconcile asks GitHub about the active run too.
+func (s *Server) pump(_ context.Context, host string, reconcile bool) {
+	s.pumps.kick(host, reconcile)
+}
+
+// pumpNow moves a host's queue along: it settles the active request when it can (a
 // dispatch whose answer was lost, a run whose end was missed when reconcile is set,
 // a cancel waiting for its run) and, when the host is free, dispatches the next
 // request. Errors are logged: the next pump tries again.
-func (s *Server) pump(ctx context.Context, host string, reconcile bool) {
+func (s *Server) pumpNow(ctx context.Context, host string, reconcile bool) {
 	mu := s.hostLock(host)
 	mu.Lock()
 	defer mu.Unlock()

@@ -60,6 +60,9 @@ func TestGateCases(t *testing.T) {
 			if err := r.deliver("issue_comment", fmt.Sprintf("00000000-0000-4000-8000-%012d", i), body); err != nil {
 				t.Fatalf("processing: %v", err)
 			}
+			if w.Outcome == gate.Accepted && (w.Kind == command.Profile || w.Kind == command.Bench) {
+				r.waitDispatched(1)
+			}
 		})
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/lablup/perfbot/bot/server"
 	"github.com/lablup/perfbot/bot/webhook"
 	"github.com/lablup/perfbot/internal/ghstub"
+	"github.com/lablup/perfbot/internal/linestest"
 	"github.com/lablup/perfbot/internal/testfix"
 )
 
@@ -115,7 +116,8 @@ type rig struct {
 	stub    *ghstub.Stub
 	srv     *server.Server
 	url     string
-	logs    string // the server's log file
+	logs    string           // the server's log file
+	lines   *linestest.Lines // the same lines, to wait for
 	settled chan settled
 }
 
@@ -135,7 +137,8 @@ func start(t *testing.T, stub *ghstub.Stub, set *server.Settings) *rig {
 		s := settings(t, stub.URL())
 		set = &s
 	}
-	r := &rig{t: t, stub: stub, logs: filepath.Join(t.TempDir(), "serve.log"), settled: make(chan settled, 64)}
+	r := &rig{t: t, stub: stub, logs: filepath.Join(t.TempDir(), "serve.log"), lines: linestest.New(), settled: make(chan settled, 64)}
+	r.lines.Limit = 30 * time.Second
 	logf, err := os.Create(r.logs)
 	if err != nil {
 		t.Fatal(err)
@@ -143,7 +146,7 @@ func start(t *testing.T, stub *ghstub.Stub, set *server.Settings) *rig {
 	t.Cleanup(func() { logf.Close() })
 	ctx, cancel := context.WithCancel(context.Background())
 	srv, err := server.New(ctx, *set, server.Options{
-		Secret: secret, Logger: slog.New(slog.NewJSONHandler(logf, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Secret: secret, Logger: slog.New(slog.NewJSONHandler(io.MultiWriter(logf, r.lines), &slog.HandlerOptions{Level: slog.LevelDebug})),
 		RetryBase: 10 * time.Millisecond, RetryMax: 50 * time.Millisecond,
 		GitHub:    gh.Options{MaxRetries: -1, Sleep: noSleep},
 		OnSettled: func(d inbox.Delivery, err error) { r.settled <- settled{d, err} },
@@ -228,6 +231,13 @@ func (r *rig) wait(id string) error {
 			r.t.Fatalf("delivery %s was not processed within 15 s", id)
 		}
 	}
+}
+
+// waitDispatched waits until the server logged the dispatch of a request: dispatches
+// run on the host's pump, after the delivery that queued the request has settled.
+func (r *rig) waitDispatched(request int64) {
+	r.t.Helper()
+	r.lines.WaitAny(r.t, fmt.Sprintf(`"msg":"server: workflow dispatched".*"request":%d[,}]`, request))
 }
 
 func (r *rig) get(path string) (int, string) {

@@ -3,11 +3,13 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
 	"github.com/lablup/perfbot/bot/inbox"
 	"github.com/lablup/perfbot/bot/logkey"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // pool drains the inbox with a fixed number of workers. A delivery just stored is
@@ -20,13 +22,71 @@ type pool struct {
 	wake chan struct{}
 	jobs chan inbox.Delivery
 
-	mu     sync.Mutex
-	busy   map[string]bool // handed over and not yet settled
-	missed bool            // a stored delivery found no room: read the database
+	mu      sync.Mutex
+	busy    map[string]bool      // handed over and not yet settled
+	missed  bool                 // a stored delivery found no room: read the database
+	working map[string]time.Time // being processed by a worker, since
 }
 
 func newPool(s *Server) *pool {
-	return &pool{s: s, wake: make(chan struct{}, 1), jobs: make(chan inbox.Delivery, 2*s.set.Workers), busy: map[string]bool{}}
+	return &pool{s: s, wake: make(chan struct{}, 1), jobs: make(chan inbox.Delivery, 2*s.set.Workers),
+		busy: map[string]bool{}, working: map[string]time.Time{}}
+}
+
+// oldest returns how many deliveries workers are processing, the one they have been
+// on longest and since when.
+func (p *pool) oldest() (n int, id string, since time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for d, at := range p.working {
+		if id == "" || at.Before(since) {
+			id, since = d, at
+		}
+	}
+	return len(p.working), id, since
+}
+
+// stuck says why the pool cannot take work: every worker has been on its delivery for
+// longer than after (a GitHub call that hangs, or a handler that does). "" when not.
+func (p *pool) stuck(now time.Time, after time.Duration) string {
+	if after <= 0 {
+		after = DefaultSettings().StuckAfter
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.working) < p.s.set.Workers {
+		return ""
+	}
+	var id string
+	var oldest time.Time
+	for d, at := range p.working {
+		if now.Sub(at) <= after {
+			return ""
+		}
+		if id == "" || at.Before(oldest) {
+			id, oldest = d, at
+		}
+	}
+	return fmt.Sprintf("all %d workers have been on their deliveries for over %s (the oldest, delivery %s, for %s); new deliveries are stored but not processed",
+		len(p.working), after, id, now.Sub(oldest).Round(time.Second))
+}
+
+// collectors are the pool's gauges, read at scrape time.
+func (p *pool) collectors() []prometheus.Collector {
+	return []prometheus.Collector{
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "perfbot_workers_busy", Help: "Workers processing a delivery now.",
+		}, func() float64 { n, _, _ := p.oldest(); return float64(n) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "perfbot_oldest_processing_seconds", Help: "How long the delivery processed longest now has been; 0 when the workers are idle.",
+		}, func() float64 {
+			n, _, since := p.oldest()
+			if n == 0 {
+				return 0
+			}
+			return p.s.o.Now().Sub(since).Seconds()
+		}),
+	}
 }
 
 // offer hands a delivery just stored to the workers when there is room, and otherwise
@@ -140,7 +200,13 @@ func (p *pool) work(ctx context.Context, d inbox.Delivery) {
 	s := p.s
 	log := s.log.With(logkey.Delivery, d.ID, logkey.Event, d.Event, logkey.Repo, d.Repo)
 	start := s.o.Now()
+	p.mu.Lock()
+	p.working[d.ID] = start
+	p.mu.Unlock()
 	err := s.process(ctx, d)
+	p.mu.Lock()
+	delete(p.working, d.ID)
+	p.mu.Unlock()
 	s.m.processSeconds.WithLabelValues(d.Event).Observe(s.o.Now().Sub(start).Seconds())
 	// A shutdown cuts work short: leave the delivery received, to be done after a
 	// restart, without counting an attempt.

@@ -101,6 +101,7 @@ func TestQueueAndDispatch(t *testing.T) {
 	if err := r.deliver("issue_comment", d1, commentEvent(t, c1, "Codertocat", "/profile rocm")); err != nil {
 		t.Fatal(err)
 	}
+	r.waitDispatched(1)
 	// The same delivery again (a redelivery, or GitHub's duplicate): 200, no new call.
 	if code, msg := r.post("issue_comment", d1, commentEvent(t, c1, "Codertocat", "/profile rocm")); code != http.StatusOK || !strings.HasPrefix(msg, "duplicate") {
 		t.Fatalf("duplicate: %d %q, want 200 duplicate", code, msg)
@@ -137,6 +138,7 @@ func TestQueueAndDispatch(t *testing.T) {
 	if err := r.deliver("workflow_run", "11111111-0000-4000-8000-000000000011", runEvent(t, issueRepo, "completed", 7001, 1, "completed", "failure")); err != nil {
 		t.Fatal(err)
 	}
+	r.waitDispatched(2)
 
 	// Another writer may not cancel it; the requester may, before its run is known,
 	// and the run is cancelled when it shows up.
@@ -192,6 +194,7 @@ func TestPublishedRunIsLeftAlone(t *testing.T) {
 	if err := r.deliver("issue_comment", "22222222-0000-4000-8000-000000000001", prCommentEvent(t, 2001, "spxtr", "/profile rocm")); err != nil {
 		t.Fatal(err)
 	}
+	r.waitDispatched(1)
 	expectStatusComment(t, stub, prRepo, a.statusID, "<!-- perfbot:status -->\n**/profile rocm**: done. 2 run(s) of gfx1151 at 6dcb09b5.\n", 1)
 	stub.Expect("GET", fmt.Sprintf("/repos/%s/check-runs/%d", prRepo, a.checkRunID),
 		ghstub.JSONFileWith(200, example(t, "check-run"), map[string]any{"id": a.checkRunID, "status": "completed", "conclusion": "success"}))

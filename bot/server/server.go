@@ -65,6 +65,7 @@ type Server struct {
 	m        *metrics
 	ingress  *webhook.Handler
 	pool     *pool
+	pumps    *pumps
 	hosts    map[string]Host
 	handlers map[string]func(context.Context, inbox.Delivery) error
 
@@ -108,6 +109,9 @@ func New(ctx context.Context, set Settings, o Options) (*Server, error) {
 	}
 	gho := o.GitHub
 	gho.BaseURL, gho.Logger = set.APIURL, o.Logger
+	if gho.Timeout == 0 {
+		gho.Timeout = set.APITimeout
+	}
 	app, err := gh.NewAppTransport(gh.AppAuth{AppID: set.AppID, PrivateKeyPEM: key}, gho)
 	if err != nil {
 		return nil, err
@@ -157,15 +161,18 @@ func New(ctx context.Context, set Settings, o Options) (*Server, error) {
 		"workflow_run":  s.onWorkflowRun,
 	}
 	s.pool = newPool(s)
+	s.pumps = newPumps(s)
+	s.reg.MustRegister(s.pool.collectors()...)
 	handled := make([]string, 0, len(s.handlers))
 	for e := range s.handlers {
 		handled = append(handled, e)
 	}
 	s.ingress, err = webhook.New(webhook.Options{
 		Secret: o.Secret, Store: s.inbox, Handled: handled,
-		Admit:  func() bool { return s.inbox.Pending() < int64(set.Backlog) },
-		Stored: func(d inbox.Delivery, _ inbox.Outcome) { s.pool.offer(d) },
-		Logger: o.Logger, Registerer: s.reg,
+		Admit:      func() bool { return s.inbox.Pending() < int64(set.Backlog) },
+		Stored:     func(d inbox.Delivery, _ inbox.Outcome) { s.pool.offer(d) },
+		BodyBudget: set.BodyBudget,
+		Logger:     o.Logger, Registerer: s.reg,
 	})
 	if err != nil {
 		return fail(err)
@@ -187,12 +194,16 @@ func (s *Server) Handler() http.Handler {
 	return mux
 }
 
-// readyz answers 200 when the database takes a write and GitHub answers GET /app. The
-// API answer is cached for 30 s so probes do not spend the App's rate limit.
+// readyz answers 200 when the workers are not all stuck, the database takes a write
+// and GitHub answers GET /app. The API answer is cached for 30 s so probes do not
+// spend the App's rate limit.
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 	defer cancel()
 	var problems []string
+	if stuck := s.pool.stuck(s.o.Now(), s.set.StuckAfter); stuck != "" {
+		problems = append(problems, "workers: "+stuck)
+	}
 	if err := s.db.Writable(ctx); err != nil {
 		problems = append(problems, "database: "+err.Error())
 	}
@@ -242,6 +253,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	work, stop := context.WithCancel(ctx)
 	defer stop()
+	s.pumps.start(work)
 	var wg sync.WaitGroup
 	for _, loop := range []func(context.Context){s.pool.run, s.sweepLoop, s.checkLoop} {
 		wg.Add(1)
@@ -264,6 +276,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	_ = srv.Shutdown(shut)
 	stop()
 	wg.Wait()
+	s.pumps.wait()
 	s.log.Info("server: stopped")
 	return err
 }

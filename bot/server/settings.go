@@ -16,6 +16,7 @@ import (
 
 	"github.com/lablup/perfbot/bot/command"
 	"github.com/lablup/perfbot/bot/gh"
+	"github.com/lablup/perfbot/bot/webhook"
 	"github.com/lablup/perfbot/internal/yamlstrict"
 )
 
@@ -50,6 +51,15 @@ type Settings struct {
 	CheckEvery time.Duration
 	// Retention is how long done deliveries are kept.
 	Retention time.Duration
+	// APITimeout bounds each attempt of a GitHub API request (the start-up GET /app
+	// included), so a GitHub that never answers cannot hold a worker or a queue.
+	APITimeout time.Duration
+	// StuckAfter: /readyz answers 503 when every worker has been on its delivery for
+	// longer than this.
+	StuckAfter time.Duration
+	// BodyBudget bounds the webhook body bytes held, across all requests, before their
+	// signature is checked; beyond it a delivery is answered 503 unread.
+	BodyBudget int64
 }
 
 // Host is one GPU host: its runner label, the backend its commands name, and the
@@ -74,6 +84,9 @@ func DefaultSettings() Settings {
 		ConfirmAfter: 30 * time.Second,
 		CheckEvery:   time.Minute,
 		Retention:    30 * 24 * time.Hour,
+		APITimeout:   gh.DefaultTimeout,
+		StuckAfter:   5 * time.Minute,
+		BodyBudget:   webhook.DefaultBodyBudget,
 	}
 }
 
@@ -89,6 +102,8 @@ type rawSettings struct {
 	Sweep    rawSweep  `yaml:"sweep"`
 	Dispatch rawDisp   `yaml:"dispatch"`
 	Keep     int       `yaml:"retention_days"`
+	Stuck    int       `yaml:"stuck_secs"`
+	BudgetMB int       `yaml:"body_budget_mb"`
 }
 
 type rawGitHub struct {
@@ -96,6 +111,7 @@ type rawGitHub struct {
 	AppID     int64  `yaml:"app_id"`
 	KeyFile   string `yaml:"private_key_file"`
 	SecretEnv string `yaml:"webhook_secret_env"`
+	Timeout   int    `yaml:"timeout_secs"`
 }
 
 type rawHost struct {
@@ -138,7 +154,10 @@ func ParseSettings(data []byte, name string) (Settings, error) {
 		Sweep:    rawSweep{EverySecs: int(d.SweepEvery / time.Second), WindowSecs: int(d.SweepWindow / time.Second)},
 		Dispatch: rawDisp{ConfirmSecs: int(d.ConfirmAfter / time.Second), CheckSecs: int(d.CheckEvery / time.Second)},
 		Keep:     int(d.Retention / (24 * time.Hour)),
+		Stuck:    int(d.StuckAfter / time.Second),
+		BudgetMB: int(d.BodyBudget >> 20),
 	}
+	raw.GitHub.Timeout = int(d.APITimeout / time.Second)
 	doc, err := yamlstrict.Decode(data, name, &raw)
 	if err != nil {
 		return Settings{}, err
@@ -202,6 +221,14 @@ func ParseSettings(data []byte, name string) (Settings, error) {
 	if raw.Workers > 256 {
 		bad("workers", "at most 256")
 	}
+	pos("github.timeout_secs", raw.GitHub.Timeout)
+	pos("stuck_secs", raw.Stuck)
+	if raw.GitHub.Timeout > 3600 {
+		bad("github.timeout_secs", "at most 3600")
+	}
+	if min := int(webhook.MinBodyBudget+(1<<20)-1) >> 20; raw.BudgetMB < min || raw.BudgetMB > 1<<14 {
+		bad("body_budget_mb", "want %d to 16384: a 25 MB delivery must fit in the three quarters of it that large bodies may use", min)
+	}
 	if len(errs) > 0 {
 		return Settings{}, errors.Join(errs...)
 	}
@@ -211,7 +238,8 @@ func ParseSettings(data []byte, name string) (Settings, error) {
 		Workers: raw.Workers, Backlog: raw.Backlog, MaxAttempts: raw.Attempts,
 		SweepEvery: secs(raw.Sweep.EverySecs), SweepWindow: secs(raw.Sweep.WindowSecs),
 		ConfirmAfter: secs(raw.Dispatch.ConfirmSecs), CheckEvery: secs(raw.Dispatch.CheckSecs),
-		Retention: time.Duration(raw.Keep) * 24 * time.Hour,
+		Retention:  time.Duration(raw.Keep) * 24 * time.Hour,
+		APITimeout: secs(raw.GitHub.Timeout), StuckAfter: secs(raw.Stuck), BodyBudget: int64(raw.BudgetMB) << 20,
 	}, nil
 }
 

@@ -51,3 +51,37 @@ sweep: {every_secs: 60}
 		}
 	}
 }
+
+// TestParseLoadSettings: the GitHub timeout, the stuck-worker threshold and the body
+// budget, their defaults and their bounds.
+func TestParseLoadSettings(t *testing.T) {
+	t.Parallel()
+	base := `version: 1
+database: /var/lib/perfbot/perfbot.db
+hosts: [{label: gfx1151, backend: rocm, workflow: perfbot.yml}]
+`
+	got, err := server.ParseSettings([]byte(base+"github: {app_id: 1, private_key_file: k.pem}\n"), "serve.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.APITimeout != 30*time.Second || got.StuckAfter != 5*time.Minute || got.BodyBudget != 64<<20 {
+		t.Errorf("defaults: timeout %s, stuck %s, budget %d", got.APITimeout, got.StuckAfter, got.BodyBudget)
+	}
+	got, err = server.ParseSettings([]byte(base+"github: {app_id: 1, private_key_file: k.pem, timeout_secs: 5}\nstuck_secs: 60\nbody_budget_mb: 40\n"), "serve.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.APITimeout != 5*time.Second || got.StuckAfter != time.Minute || got.BodyBudget != 40<<20 {
+		t.Errorf("set: timeout %s, stuck %s, budget %d", got.APITimeout, got.StuckAfter, got.BodyBudget)
+	}
+	for _, c := range []struct{ text, want string }{
+		{"github: {app_id: 1, private_key_file: k.pem, timeout_secs: 0}\n", "github.timeout_secs: must be > 0"},
+		{"github: {app_id: 1, private_key_file: k.pem, timeout_secs: 3601}\n", "github.timeout_secs: at most 3600"},
+		{"github: {app_id: 1, private_key_file: k.pem}\nstuck_secs: -1\n", "stuck_secs: must be > 0"},
+		{"github: {app_id: 1, private_key_file: k.pem}\nbody_budget_mb: 33\n", "body_budget_mb: want 34 to 16384"},
+	} {
+		if _, err := server.ParseSettings([]byte(base+c.text), "serve.yml"); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want an error containing %q", c.text, err, c.want)
+		}
+	}
+}

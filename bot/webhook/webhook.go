@@ -1,5 +1,6 @@
 // Package webhook is the server's front door for GitHub webhook deliveries: it bounds
-// the body (25 MB, GitHub's own cap), requires the X-Hub-Signature-256 HMAC and checks
+// the body (25 MB, GitHub's own cap) and the body bytes held across all requests
+// before their signature is checked (503 beyond, the body unread), requires the X-Hub-Signature-256 HMAC and checks
 // it in constant time, refuses events and payloads it cannot read, and stores each
 // delivery in the inbox before answering 2xx. It answers fast and does no work of its
 // own; the inbox's workers do (docs/server.md §2).
@@ -63,6 +64,11 @@ type Options struct {
 	Stored func(inbox.Delivery, inbox.Outcome)
 	// MaxBody bounds the request body; 0 means MaxBody.
 	MaxBody int64
+	// BodyBudget bounds the body bytes held across all requests before their
+	// signatures are checked; 0 means DefaultBodyBudget. Bodies over 1 MiB may use
+	// three quarters of it, so GitHub's usual deliveries always find room. A delivery
+	// that does not fit is answered 503 with Retry-After, its body unread.
+	BodyBudget int64
 	// Logger receives one line per delivery. Default: none.
 	Logger *slog.Logger
 	// Registerer receives the handler's metrics; nil registers none.
@@ -74,6 +80,7 @@ type Handler struct {
 	o       Options
 	handled map[string]bool
 	m       metrics
+	budget  *budget
 }
 
 type metrics struct {
@@ -95,10 +102,17 @@ func New(o Options) (*Handler, error) {
 	if o.MaxBody <= 0 {
 		o.MaxBody = MaxBody
 	}
+	if o.BodyBudget <= 0 {
+		o.BodyBudget = DefaultBodyBudget
+	}
+	// A body over a chunk reserves whole chunks.
+	if o.BodyBudget-o.BodyBudget/4 < (o.MaxBody+chunkSize-1)/chunkSize*chunkSize {
+		return nil, fmt.Errorf("a body budget of %d bytes cannot hold a %d-byte delivery: large bodies may use three quarters of it", o.BodyBudget, o.MaxBody)
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	h := &Handler{o: o, handled: map[string]bool{}}
+	h := &Handler{o: o, handled: map[string]bool{}, budget: newBudget(o.BodyBudget)}
 	for _, e := range o.Handled {
 		if github.EventForType(e) == nil {
 			return nil, fmt.Errorf("handled event %q is not a GitHub webhook event", e)
@@ -125,7 +139,11 @@ func New(o Options) (*Handler, error) {
 		}),
 	}
 	if o.Registerer != nil {
-		for _, c := range []prometheus.Collector{h.m.deliveries, h.m.duplicates, h.m.rejections, h.m.seconds} {
+		held := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "perfbot_webhook_unverified_body_bytes",
+			Help: "Body bytes held by deliveries whose signature is not checked yet (bounded by the body budget).",
+		}, func() float64 { return float64(h.budget.held()) })
+		for _, c := range []prometheus.Collector{h.m.deliveries, h.m.duplicates, h.m.rejections, h.m.seconds, held} {
 			if err := o.Registerer.Register(c); err != nil {
 				return nil, fmt.Errorf("registering the webhook metrics: %w", err)
 			}
@@ -153,20 +171,13 @@ func Verify(secret, body []byte, header string) error {
 	if len(secret) == 0 {
 		return errors.New("no webhook secret to verify with")
 	}
-	hexSig, ok := strings.CutPrefix(header, "sha256=")
-	if !ok || len(hexSig) != 2*sha256.Size {
-		return errors.New(`the signature header is not "sha256=" followed by 64 hex digits`)
-	}
-	got, err := hex.DecodeString(hexSig)
+	sig, err := signature(header)
 	if err != nil {
-		return errors.New(`the signature header is not "sha256=" followed by 64 hex digits`)
+		return err
 	}
 	mac := hmac.New(sha256.New, secret)
 	mac.Write(body)
-	if !hmac.Equal(got, mac.Sum(nil)) {
-		return errors.New("the signature does not match the body: is the webhook secret the one set on the App?")
-	}
-	return nil
+	return checkMAC(mac, sig)
 }
 
 // Sign returns the X-Hub-Signature-256 value of body under secret, as GitHub sends it.
@@ -247,20 +258,32 @@ func (h *Handler) read(r *http.Request) (inbox.Delivery, error) {
 	if sig == "" {
 		return inbox.Delivery{}, reject(http.StatusUnauthorized, "no_signature", "missing %s: set a webhook secret on the App (SHA-1 signatures are not accepted)", HeaderSignature)
 	}
+	want, err := signature(sig)
+	if err != nil {
+		return inbox.Delivery{}, reject(http.StatusUnauthorized, "bad_signature", "%v", err)
+	}
 	if r.ContentLength > h.o.MaxBody {
 		return inbox.Delivery{}, reject(http.StatusRequestEntityTooLarge, "too_large", "the body has %d bytes; at most %d are accepted", r.ContentLength, h.o.MaxBody)
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, h.o.MaxBody+1))
-	if err != nil {
+	// The body is read within the budget of unauthenticated bytes, the HMAC computed
+	// as it arrives; beyond the budget the answer is 503 and the body is not read.
+	mac := hmac.New(sha256.New, h.o.Secret)
+	held, err := h.readBody(r, mac)
+	defer held.release()
+	switch {
+	case errors.Is(err, errBusy):
+		return inbox.Delivery{}, reject(http.StatusServiceUnavailable, "busy", "too many large deliveries are being received at once; redeliver later")
+	case errors.Is(err, errTooLarge):
+		return inbox.Delivery{}, reject(http.StatusRequestEntityTooLarge, "too_large", "the body is over %d bytes", h.o.MaxBody)
+	case err != nil:
 		return inbox.Delivery{}, reject(http.StatusBadRequest, "unreadable", "reading the body: %v", err)
 	}
-	if int64(len(body)) > h.o.MaxBody {
-		return inbox.Delivery{}, reject(http.StatusRequestEntityTooLarge, "too_large", "the body is over %d bytes", h.o.MaxBody)
-	}
 	// Authenticate before looking at anything in the body.
-	if err := Verify(h.o.Secret, body, sig); err != nil {
+	if err := checkMAC(mac, want); err != nil {
 		return inbox.Delivery{}, reject(http.StatusUnauthorized, "bad_signature", "%v", err)
 	}
+	body := held.bytes()
+	held.release() // authenticated: the bytes no longer count against the budget
 	proto := github.EventForType(event)
 	if proto == nil {
 		return inbox.Delivery{}, reject(http.StatusBadRequest, "unknown_event", "unknown event %q", clean(event))

@@ -103,7 +103,7 @@ type rig struct {
 	admit bool
 }
 
-func newRig(t *testing.T, maxBody int64) *rig {
+func newRig(t *testing.T, maxBody int64, mods ...func(*webhook.Options)) *rig {
 	t.Helper()
 	ctx := context.Background()
 	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "perfbot.db"), inbox.Schema)
@@ -116,10 +116,14 @@ func newRig(t *testing.T, maxBody int64) *rig {
 		t.Fatal(err)
 	}
 	r := &rig{ib: ib, reg: prometheus.NewRegistry(), admit: true}
-	h, err := webhook.New(webhook.Options{
+	o := webhook.Options{
 		Secret: secret, Store: ib, Handled: []string{"issue_comment", "workflow_run", "check_run"},
 		Admit: func() bool { return r.admit }, MaxBody: maxBody, Registerer: r.reg,
-	})
+	}
+	for _, m := range mods {
+		m(&o)
+	}
+	h, err := webhook.New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
