@@ -137,7 +137,9 @@ func (t *transport) attempt(r *http.Request) (*http.Response, error) {
 	}
 	parent := r.Context()
 	actx, cancel := context.WithTimeout(parent, t.timeout)
-	timedOut := func() bool { return actx.Err() != nil && parent.Err() == nil }
+	// Only the attempt's own deadline makes a TimeoutError: cancel() also sets actx.Err,
+	// and a connection error or the caller's own deadline must keep its own error.
+	timedOut := func() bool { return errors.Is(actx.Err(), context.DeadlineExceeded) && parent.Err() == nil }
 	terr := &TimeoutError{Method: r.Method, Path: r.URL.Path, After: t.timeout}
 	resp, err := t.base.RoundTrip(r.WithContext(actx))
 	if err != nil {

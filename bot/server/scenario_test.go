@@ -347,6 +347,7 @@ func TestCheckRunCreatedThenCrash(t *testing.T) {
 	if err := r.wait(id); err != nil {
 		t.Fatalf("second attempt: %v", err)
 	}
+	r.waitDispatched(1)
 	n := 0
 	for _, req := range stub.Requests() {
 		if req.Method == "POST" && strings.HasSuffix(req.Path, "/check-runs") {
@@ -424,6 +425,8 @@ func TestOneRequestPerComment(t *testing.T) {
 					t.Fatalf("deliveries not processed within 15 s: %v", seen)
 				}
 			}
+			// Dispatch happens on the host's own goroutine, after the deliveries settle.
+			r.waitDispatched(1)
 			r.wantMetrics(
 				`perfbot_dispatches_total{host="gfx1151",result="sent"} 1`,
 				`perfbot_queue_depth{host="gfx1151",state="active"} 1`,

@@ -291,6 +291,7 @@ func appCheckError(set Settings, err error) error {
 		host = u.Host
 	}
 	var ae *gh.APIError
+	var te *gh.TimeoutError
 	var ne net.Error
 	var errno syscall.Errno
 	switch {
@@ -298,7 +299,7 @@ func appCheckError(set Settings, err error) error {
 		return fmt.Errorf("GitHub refused the App's credentials (github.app_id %d, github.private_key_file %s): %w", set.AppID, set.KeyFile, err)
 	case errors.Is(err, context.Canceled):
 		return fmt.Errorf("checking the App with GitHub at %s: stopped: %w", host, err)
-	case errors.As(err, &ne) || errors.As(err, &errno) || errors.Is(err, context.DeadlineExceeded) ||
+	case errors.As(err, &te) || errors.As(err, &ne) || errors.As(err, &errno) || errors.Is(err, context.DeadlineExceeded) ||
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		// net/http's own error for a connection the server closed; not exported.
 		strings.Contains(err.Error(), "server closed idle connection"):
