@@ -159,3 +159,41 @@ func TestDefaultTimeout(t *testing.T) {
 		t.Errorf("default timeout %s", o.Timeout)
 	}
 }
+
+// TestConnectionErrorIsNotATimeout: a connection GitHub's side closes at once, or one
+// refused, fails with its own error long before the deadline, and must not be reported
+// as "GitHub did not answer within" the timeout.
+func TestConnectionErrorIsNotATimeout(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	closing := "http://" + ln.Addr().String() + "/"
+	t.Cleanup(func() { ln.Close() })
+	refused, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refusedURL := "http://" + refused.Addr().String() + "/"
+	refused.Close()
+	for name, u := range map[string]string{"closed at once": closing, "refused": refusedURL} {
+		c, err := NewTokenClient("ghp_testtoken0123456789", Options{BaseURL: u, Login: botLogin, Timeout: time.Hour, MaxRetries: -1, Sleep: (&sleeps{}).sleep})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.DefaultBranch(context.Background(), Repo{Owner: "o", Name: "r"})
+		var te *TimeoutError
+		if err == nil || errors.As(err, &te) || strings.Contains(err.Error(), "did not answer") {
+			t.Errorf("%s: %v, want the connection's own error", name, err)
+		}
+	}
+}
