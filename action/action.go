@@ -30,6 +30,10 @@ const (
 	EnvBotLogin = "PERFBOT_BOT_LOGIN"
 	// EnvRoot reads host files under another root (a fake host, for tests and the demo).
 	EnvRoot = "PERFBOT_ROOT"
+	// EnvRepoURL is the repository the publish job clones when it publishes results
+	// from another job; the default is GITHUB_SERVER_URL/GITHUB_REPOSITORY.git (a path
+	// on this machine in tests and the demo).
+	EnvRepoURL = "PERFBOT_REPO_URL"
 )
 
 // DefaultTokenLogin is the login of the Actions GITHUB_TOKEN's comments.
@@ -76,6 +80,8 @@ func run(ctx context.Context, o Options) (result, error) {
 		err = s.profile(ctx)
 	case JobGemmTests:
 		err = s.gemmTests(ctx)
+	case JobPatch:
+		err = s.patchJob(ctx)
 	case JobPublish:
 		err = s.publish(ctx)
 	case JobGate:
@@ -129,6 +135,16 @@ func newStep(rt *Runtime) (*step, error) {
 	if in.Job == JobGate {
 		return s, nil
 	}
+	tmp := env("RUNNER_TEMP")
+	if tmp == "" {
+		return nil, errors.New("RUNNER_TEMP is not set: `perfbot action` runs as a step of a GitHub Actions job")
+	}
+	s.root = filepath.Join(tmp, "perfbot")
+	if in.Job == JobPublish && in.Results != "" {
+		// Publishing another job's results needs no checkout: the repository is cloned
+		// and only its git objects are read.
+		return s, nil
+	}
 	// The host jobs and publish work on the checkout and leave files for the later
 	// steps of the same job.
 	s.workspace = env("GITHUB_WORKSPACE")
@@ -138,11 +154,6 @@ func newStep(rt *Runtime) (*step, error) {
 	if fi, err := os.Stat(s.workspace); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("the workspace %s is not a folder: check out the target repository with actions/checkout before this step", s.workspace)
 	}
-	tmp := env("RUNNER_TEMP")
-	if tmp == "" {
-		return nil, errors.New("RUNNER_TEMP is not set: `perfbot action` runs as a step of a GitHub Actions job")
-	}
-	s.root = filepath.Join(tmp, "perfbot")
 	root := env(EnvRoot)
 	if root == "" {
 		root = "/"

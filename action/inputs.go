@@ -17,18 +17,19 @@ import (
 const (
 	JobProfile   = "profile"
 	JobGemmTests = "gemm-tests"
+	JobPatch     = "patch"
 	JobBench     = "bench"
 	JobGate      = "gate"
 	JobPublish   = "publish"
 )
 
 // Jobs lists the jobs in the order docs/action.md describes them.
-var Jobs = []string{JobProfile, JobGemmTests, JobBench, JobGate, JobPublish}
+var Jobs = []string{JobProfile, JobGemmTests, JobPatch, JobBench, JobGate, JobPublish}
 
 // InputNames are the inputs of action.yml, in its order.
 var InputNames = []string{
 	"job", "github-token", "app-id", "app-private-key", "github-api-url", "config", "models", "sampling",
-	"ref", "request-id", "status-comment-id", "trigger-comment-id", "check-run-id", "epic", "dry-run",
+	"ref", "request-id", "status-comment-id", "trigger-comment-id", "check-run-id", "epic", "dry-run", "results",
 }
 
 // OutputNames are the outputs of action.yml, in its order: those of the host and
@@ -70,6 +71,9 @@ type Inputs struct {
 	CheckRunID       int64
 	Epic             int
 	DryRun           bool
+	// Results is the folder the publish job reads the GPU job's results from (where
+	// the workflow downloaded its artifact); "" means this job's RUNNER_TEMP/perfbot.
+	Results string
 }
 
 // readInputs reads and checks every input. Secrets are masked before anything else is
@@ -172,6 +176,16 @@ func readInputs(r *Runtime) (Inputs, error) {
 		in.DryRun = true
 	default:
 		bad("dry-run", "want true or false, got %q", clip(v))
+	}
+	in.Results = get("results")
+	switch {
+	case in.Results == "":
+	case in.Job != JobPublish:
+		bad("results", "applies to the publish job only, not %s", in.Job)
+	case strings.ContainsFunc(in.Results, func(c rune) bool { return c < 0x20 || c == 0x7f }):
+		bad("results", "the folder's path holds a control character")
+	case len(in.Ref) != 40:
+		bad("ref", "publishing results from another job needs the pinned commit's full SHA (40 hex digits), got %q", clip(in.Ref))
 	}
 	if in.Job == JobBench && (len(in.Models) > 0 || len(in.Sampling) > 0) {
 		bad("models", "the bench job runs the repository's harnesses over all their models: leave models and sampling empty")

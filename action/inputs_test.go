@@ -55,6 +55,10 @@ func TestReadInputs(t *testing.T) {
 		{map[string]string{"job": "publish", "dry-run": "yes"}, `input dry-run: want true or false, got "yes"`},
 		{map[string]string{"job": "profile", "dry-run": "true"}, "input dry-run: applies to the publish and gate jobs only"},
 		{map[string]string{"job": "profile", "models": strings.Repeat("x", 5000)}, "input models: 5000 bytes, more than the 4096"},
+		{map[string]string{"job": "patch", "results": "/tmp/r"}, "input results: applies to the publish job only, not patch"},
+		{map[string]string{"job": "publish", "results": "/tmp/r"}, "input ref: publishing results from another job needs the pinned commit's full SHA"},
+		{map[string]string{"job": "publish", "results": "/tmp/r", "ref": "929c80ab"}, "needs the pinned commit's full SHA"},
+		{map[string]string{"job": "publish", "results": "/tmp/r\n::x", "ref": strings.Repeat("a", 40)}, "input results: the folder's path holds a control character"},
 	} {
 		e := newStepEnv(t, c.inputs)
 		rt, err := NewRuntime(io.Discard, e.getenv)

@@ -172,6 +172,25 @@ func TestHostJobsPartialSessionThroughPublish(t *testing.T) {
 		t.Errorf("the gemm-tests summary:\n%s", sum)
 	}
 
+	// patch: the record decision applied to a scratch worktree and verified there.
+	_, e, log, err = h.step(t, map[string]string{"job": "patch"})
+	if err != nil {
+		t.Fatalf("patch: %v\n%s", err, log)
+	}
+	if outs := readOutputs(t, e.output); outs["verdict"] != VerdictReady || outs["results-dir"] != folder {
+		t.Errorf("patch outputs %v", outs)
+	}
+	prep, err := os.ReadFile(filepath.Join(folder, patch.PreparedFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := patch.ParsePrepared(prep); err != nil || p.Commit != h.base || p.Decision != patch.Record || len(p.Files) != 1 || p.Files[0].Path != patch.CheckerPath {
+		t.Errorf("the prepared patch: %v %+v", err, p)
+	}
+	if st := hosttest.Git(t, h.vars["HOME"], h.repo, "status", "--porcelain"); st != "" {
+		t.Errorf("the patch job changed the workflow's checkout:\n%s", st)
+	}
+
 	// publish, dry run: the documents as files, the push to the bare remote only.
 	_, e, log, err = h.step(t, map[string]string{"job": "publish", "dry-run": "true", "trigger-comment-id": "4242"})
 	if err != nil {
@@ -282,6 +301,25 @@ func TestBenchThenPublishTheBaseline(t *testing.T) {
 		t.Error(err)
 	}
 
+	// The same nightly from a publish job of its own: the downloaded artifact, no
+	// checkout, the repository cloned.
+	artifact := filepath.Join(t.TempDir(), "nightly")
+	if err := os.CopyFS(artifact, os.DirFS(filepath.Join(h.dir, "runner-temp", "perfbot", "benchmarks"))); err != nil {
+		t.Fatal(err)
+	}
+	pe := newStepEnv(t, map[string]string{"job": "publish", "dry-run": "true", "ref": h.base, "results": artifact})
+	pe.vars["GITHUB_REPOSITORY"], pe.vars[EnvRepoURL], pe.vars["HOME"] = "lablup/mlxcel", h.bare, h.vars["HOME"]
+	var plog bytes.Buffer
+	if _, err := run(context.Background(), Options{Stdout: &plog, Getenv: pe.getenv}); err != nil {
+		t.Fatalf("publish from the artifact: %v\n%s", err, plog.String())
+	}
+	if outs := readOutputs(t, pe.output); outs["verdict"] != VerdictSuccess || outs["report-path"] != "docs/benchmark_results/rocm-baseline-gfx1151-"+date+".md" {
+		t.Errorf("publish from the artifact: outputs %v", outs)
+	}
+	if _, err := os.Stat(filepath.Join(pe.vars["RUNNER_TEMP"], "perfbot", publishFolder, "baseline-pr.md")); err != nil {
+		t.Error(err)
+	}
+
 	// A harness that mislabels its ROCm rows fails the job, as `perfbot run bench` does.
 	h2 := newHostJobs(t, jobsConfig, benchFiles(t))
 	t.Setenv("FAKE_HARNESS", "pre-rocm")
@@ -311,4 +349,109 @@ func benchFiles(t *testing.T) map[string]string {
 		files["scripts/"+s] = string(b)
 	}
 	return files
+}
+
+// The publish job of its own: the GPU job's results as a downloaded artifact (the
+// results input), no checkout (no GITHUB_WORKSPACE), the repository cloned from its
+// URL and read from the git objects only. It commits the sources gemm_patch.json
+// carries.
+func TestPublishResultsFromAnotherJob(t *testing.T) {
+	h := newHostJobs(t, jobsConfig)
+	for _, st := range []map[string]string{{"job": "profile", "ref": h.base, "models": "llama", "sampling": "greedy"}, {"job": "gemm-tests"}, {"job": "patch"}} {
+		if _, _, log, err := h.step(t, st); err != nil {
+			t.Fatalf("%s: %v\n%s", st["job"], err, log)
+		}
+	}
+	// The download: the results folder as the artifact holds it, in another place.
+	folder := filepath.Join(h.dir, "runner-temp", "perfbot", "benchmarks", "rocm_profiles", "gfx1151_"+h.base[:8])
+	artifact := filepath.Join(t.TempDir(), "artifact")
+	if err := os.CopyFS(artifact, os.DirFS(filepath.Dir(folder))); err != nil {
+		t.Fatal(err)
+	}
+	prep, err := patch.ParsePrepared(mustRead(t, filepath.Join(folder, patch.PreparedFile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	e := newStepEnv(t, map[string]string{"job": "publish", "dry-run": "true", "ref": h.base, "results": artifact})
+	for k, v := range h.vars {
+		e.vars[k] = v
+	}
+	e.vars["GITHUB_REPOSITORY"] = "lablup/mlxcel"
+	e.vars[EnvRepoURL] = h.bare
+	var log bytes.Buffer
+	if _, err := run(context.Background(), Options{Stdout: &log, Getenv: e.getenv}); err != nil {
+		t.Fatalf("publish: %v\n%s", err, log.String())
+	}
+	outs := readOutputs(t, e.output)
+	if outs["verdict"] != VerdictSuccess || outs["pr-operation"] != "created" || outs["ranking"] == "" {
+		t.Errorf("publish outputs %v\n%s", outs, log.String())
+	}
+	home := h.vars["HOME"]
+	branch := "refs/heads/perfbot/rocm-profile"
+	if got := hosttest.Git(t, home, h.bare, "rev-parse", branch+"^"); got != h.base {
+		t.Errorf("the bot branch's parent is %s, want %s", got, h.base)
+	}
+	for _, f := range prep.Files {
+		if got := hosttest.Git(t, home, h.bare, "show", branch+":"+f.Path); strings.TrimRight(f.Content, "\n") != got {
+			t.Errorf("%s on the bot branch is not the prepared content", f.Path)
+		}
+	}
+	if ents, _ := os.ReadDir(filepath.Join(e.vars["RUNNER_TEMP"], "perfbot")); len(ents) != 2 {
+		t.Errorf("the publish job left %v in RUNNER_TEMP/perfbot, want the dry run and the checked results, not the clone", ents)
+	}
+	if _, err := os.Stat(filepath.Join(outs["results-dir"], patch.PreparedFile)); err != nil {
+		t.Errorf("results-dir %s is not the checked copy: %v", outs["results-dir"], err)
+	}
+
+	// Another commit than the results' is refused by the strict copy or publish.
+	e = newStepEnv(t, map[string]string{"job": "publish", "dry-run": "true", "ref": h.base[:8], "results": artifact})
+	e.vars["GITHUB_REPOSITORY"], e.vars[EnvRepoURL] = "lablup/mlxcel", h.bare
+	log.Reset()
+	if _, err := run(context.Background(), Options{Stdout: &log, Getenv: e.getenv}); !errors.Is(err, ErrJobFailed) ||
+		!hasAnnotation(annotations(t, log.String())["error"], "ref", "full SHA") {
+		t.Errorf("a short ref with results: %v\n%s", err, log.String())
+	}
+}
+
+func mustRead(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// The patch job without the numeric tests' outcome writes nothing and says so; a
+// publish with results but no checkout does not ask for GITHUB_WORKSPACE.
+func TestPatchWithoutTestsWritesNothing(t *testing.T) {
+	h := newHostJobs(t, jobsConfig)
+	_, e, log, err := h.step(t, map[string]string{"job": "profile", "ref": h.base, "models": "llama", "sampling": "greedy"})
+	if err != nil {
+		t.Fatalf("profile: %v\n%s", err, log)
+	}
+	folder := readOutputs(t, e.output)["results-dir"]
+	_, e, log, err = h.step(t, map[string]string{"job": "patch"})
+	if err != nil {
+		t.Fatalf("patch: %v\n%s", err, log)
+	}
+	if outs := readOutputs(t, e.output); outs["verdict"] != VerdictSkipped || outs["results-dir"] != folder {
+		t.Errorf("patch outputs %v", outs)
+	}
+	if !hasAnnotation(annotations(t, log)["notice"], "no grouped_gemm patch", "has no gemm_tests.json", "no gemm_patch.json written") {
+		t.Errorf("patch annotations %v", annotations(t, log))
+	}
+	if _, err := os.Stat(filepath.Join(folder, patch.PreparedFile)); !os.IsNotExist(err) {
+		t.Errorf("gemm_patch.json was written: %v", err)
+	}
+
+	// The artifact is missing: the error names the input, not the workspace.
+	pe := newStepEnv(t, map[string]string{"job": "publish", "dry-run": "true", "ref": h.base, "results": filepath.Join(t.TempDir(), "none")})
+	pe.vars["GITHUB_REPOSITORY"], pe.vars[EnvRepoURL] = "lablup/mlxcel", h.bare
+	var plog bytes.Buffer
+	if _, err := run(context.Background(), Options{Stdout: &plog, Getenv: pe.getenv}); !errors.Is(err, ErrJobFailed) ||
+		!hasAnnotation(annotations(t, plog.String())["error"], "input results", "is not a folder") {
+		t.Errorf("a missing artifact: %v\n%s", err, plog.String())
+	}
 }

@@ -5,13 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/lablup/perfbot/bot/gh"
+	"github.com/lablup/perfbot/bot/gitpub"
+	"github.com/lablup/perfbot/bot/intake"
 	"github.com/lablup/perfbot/bot/publish"
 	"github.com/lablup/perfbot/config"
 	"github.com/lablup/perfbot/runner/job"
-	"github.com/lablup/perfbot/runner/rank"
 )
 
 // Verdicts of the publish job.
@@ -24,16 +28,22 @@ const (
 // publishFolder is where a dry run writes the GitHub side, under the step's root.
 const publishFolder = "dry-run"
 
-// publish publishes what the host jobs of this GPU job left: a profile's results folder
-// through bot/publish as `perfbot publish` does (the commit on the bot branch, the pull
-// request, the epic ranking comment, the status comment, check run and reaction), or
-// the nightly baseline's folder as `perfbot baseline publish` does.
+// publish publishes a profile's results folder through bot/publish as `perfbot
+// publish` does (the commit on the bot branch, the pull request, the epic ranking
+// comment, the status comment, check run and reaction), or a nightly baseline's folder
+// as `perfbot baseline publish` does. With the results input it publishes what the GPU
+// job left in its artifact, from a job of its own that never checks out or runs the
+// pinned commit (publishResults); without it, what the host jobs of this same job left.
 func (s *step) publish(ctx context.Context) error {
-	commit, cfgPath, err := s.checkout(ctx)
+	if s.in.Results != "" {
+		return s.publishResults(ctx)
+	}
+	commit, _, err := s.checkout(ctx)
 	if err != nil {
 		return err
 	}
-	cfg, err := job.LoadConfig(cfgPath, s.workspace, false)
+	repo := &gitpub.Publisher{Dir: s.workspace, Remote: "origin"}
+	cfg, err := s.configAt(ctx, repo, commit)
 	if err != nil {
 		return err
 	}
@@ -43,23 +53,153 @@ func (s *step) publish(ctx context.Context) error {
 		if found, _ := filepath.Glob(filepath.Join(nightly, "*"+job.NightlySuffix)); len(found) == 0 {
 			return fmt.Errorf("%w; nor a nightly baseline in %s: run job: profile or job: bench earlier in the same job", err, nightly)
 		}
-		return s.publishBaseline(ctx, cfg, nightly)
+		dest, err := s.destination(ctx)
+		if err != nil {
+			return err
+		}
+		return s.publishBaseline(ctx, cfg, nightly, s.workspace, "", dest)
 	}
-	rules, err := loadRules(s.workspace, cfg.Rules)
+	dest, err := s.destination(ctx)
 	if err != nil {
 		return err
 	}
-	po := publish.Options{
-		ResultsDir: folder, RepoDir: s.workspace, Config: cfg, Base: commit, Repo: s.repo, ServerURL: s.serverURL,
-		CheckRunID: s.in.CheckRunID, StatusCommentID: s.in.StatusCommentID, TriggerCommentID: s.in.TriggerCommentID,
-		Issue: s.eventIssue(), Epic: s.in.Epic,
+	return s.publishProfile(ctx, cfg, folder, s.workspace, commit, dest)
+}
+
+// publishResults publishes the results folder the workflow downloaded (the results
+// input) in a job that holds the publishing secret: nothing of the target repository
+// is checked out or run. The repository is cloned bare (blobs on demand) into
+// RUNNER_TEMP, the pinned commit fetched, its configuration read from the git objects,
+// and the artifact copied through a strict validation before anything reads it.
+func (s *step) publishResults(ctx context.Context) error {
+	ref := s.in.Ref
+	src, err := filepath.Abs(s.in.Results)
+	if err != nil {
+		return fmt.Errorf("input results: %w", err)
 	}
-	var c *gh.Client
-	if po.DryRunDir, c, po.GitToken, err = s.destination(ctx); err != nil {
+	fi, err := os.Lstat(src)
+	if err != nil || !fi.IsDir() {
+		return fmt.Errorf("input results: %s is not a folder: give the folder the workflow downloaded the GPU job's results artifact into", src)
+	}
+	dest, err := s.destination(ctx)
+	if err != nil {
 		return err
 	}
-	if c != nil {
-		po.GH = c
+	if err := os.MkdirAll(s.root, 0o755); err != nil {
+		return err
+	}
+	scratch, err := os.MkdirTemp(s.root, "clone-")
+	if err != nil {
+		return fmt.Errorf("making a scratch folder: %w", err)
+	}
+	defer os.RemoveAll(scratch)
+
+	url, err := s.repoURL()
+	if err != nil {
+		return err
+	}
+	token := dest.gitToken
+	if dest.dryRun != "" {
+		token = s.in.Token // a dry run reads the repository with the workflow's token
+	}
+	var repo *gitpub.Publisher
+	err = s.rt.Quiet("perfbot: fetch the pinned commit", func(w io.Writer) error {
+		var err error
+		if repo, err = gitpub.Clone(ctx, url, filepath.Join(scratch, "repo.git"), gitpub.CloneOptions{Token: token, Filter: "blob:none"}); err != nil {
+			return err
+		}
+		if err := repo.Fetch(ctx, ref); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "cloned %s without file contents and fetched %s; nothing of it is checked out\n", url, ref)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	cfg, err := s.configAt(ctx, repo, ref)
+	if err != nil {
+		return err
+	}
+	nightly := hasNightlyManifest(src)
+	// The checked copy stays for the job's later steps (the results-dir output); the
+	// clone goes.
+	keep, err := os.MkdirTemp(s.root, "results-")
+	if err != nil {
+		return fmt.Errorf("making a folder for the results: %w", err)
+	}
+	folder, err := importResults(ctx, src, filepath.Join(keep, "checked"), nightly)
+	if err != nil {
+		return fmt.Errorf("input results: %w", err)
+	}
+	if nightly {
+		return s.publishBaseline(ctx, cfg, folder, repo.Dir, ref, dest)
+	}
+	return s.publishProfile(ctx, cfg, folder, repo.Dir, ref, dest)
+}
+
+// repoURL is where publishResults clones the repository from.
+func (s *step) repoURL() (string, error) {
+	if u := s.rt.Getenv(EnvRepoURL); u != "" {
+		return u, nil
+	}
+	server := strings.TrimRight(s.serverURL, "/")
+	if server == "" || s.repo.Owner == "" {
+		return "", errors.New("GITHUB_SERVER_URL or GITHUB_REPOSITORY is not set: publish needs the repository to clone")
+	}
+	return server + "/" + s.repo.Owner + "/" + s.repo.Name + ".git", nil
+}
+
+// maxConfigBytes bounds the configuration read from the pinned commit.
+const maxConfigBytes = 1 << 20
+
+// configAt reads the configuration of commit from the repository's git objects (the
+// config input, else .github/perfbot.yml; the defaults when that is absent), never
+// from a working tree: a regular file, bounded, parsed by the strict reader.
+func (s *step) configAt(ctx context.Context, repo *gitpub.Publisher, commit string) (config.Config, error) {
+	path, given := s.in.Config, s.in.Config != ""
+	if !given {
+		path = config.DefaultPath
+	}
+	b, err := repo.ReadBlob(ctx, commit, path, maxConfigBytes)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && !given:
+		return config.Default(), nil
+	case err != nil:
+		return config.Config{}, fmt.Errorf("reading the configuration: %w", err)
+	}
+	cfg, err := config.Parse(b, path)
+	if err != nil {
+		return config.Config{}, fmt.Errorf("loading the config: %w", err)
+	}
+	return cfg, nil
+}
+
+// hasNightlyManifest says whether the downloaded folder is a nightly's (it holds a
+// *.nightly.json) rather than a profile's.
+func hasNightlyManifest(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), job.NightlySuffix) {
+			return true
+		}
+	}
+	return false
+}
+
+// publishProfile publishes a profile's results folder from the clone repoDir, pinned
+// to commit.
+func (s *step) publishProfile(ctx context.Context, cfg config.Config, folder, repoDir, commit string, dest publishDest) error {
+	po := publish.Options{
+		ResultsDir: folder, RepoDir: repoDir, Config: cfg, Base: commit, Repo: s.repo, ServerURL: s.serverURL,
+		CheckRunID: s.in.CheckRunID, StatusCommentID: s.in.StatusCommentID, TriggerCommentID: s.in.TriggerCommentID,
+		Issue: s.eventIssue(), Epic: s.in.Epic, DryRunDir: dest.dryRun, GitToken: dest.gitToken,
+	}
+	if dest.client != nil {
+		po.GH = dest.client
 	}
 	var sum publish.Summary
 	perr := s.rt.Quiet("perfbot: publish", func(w io.Writer) error {
@@ -85,11 +225,9 @@ func (s *step) publish(ctx context.Context) error {
 	}
 	var rankJSON []byte
 	errs := []error{perr}
-	if len(sum.Runs) > 0 {
-		rk, err := rank.Dir(folder, rules)
-		if err == nil {
-			rankJSON, err = rk.JSON()
-		}
+	if sum.Ranking != nil && len(sum.Runs) > 0 {
+		var err error
+		rankJSON, err = sum.Ranking.JSON()
 		errs = append(errs, err)
 	}
 	errs = append(errs, s.setOutputs("results-dir", folder, "report-path", sum.Report, "pr-url", sum.PR.URL,
@@ -100,37 +238,41 @@ func (s *step) publish(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// destination is where publishing goes: a dry-run folder, or GitHub through a client
+// publishDest is where publishing goes: a dry-run folder, or GitHub through a client
 // with the token git pushes with (an App's token opens a pull request whose CI runs).
-func (s *step) destination(ctx context.Context) (dryRun string, c *gh.Client, gitToken string, err error) {
+type publishDest struct {
+	dryRun   string
+	client   *gh.Client
+	gitToken string
+}
+
+func (s *step) destination(ctx context.Context) (publishDest, error) {
 	if s.in.DryRun {
-		return filepath.Join(s.root, publishFolder), nil, "", nil
+		return publishDest{dryRun: filepath.Join(s.root, publishFolder)}, nil
 	}
 	if s.repo.Owner == "" {
-		return "", nil, "", errors.New("GITHUB_REPOSITORY is not set: publish needs the repository to open the pull request in (or set dry-run: true)")
+		return publishDest{}, errors.New("GITHUB_REPOSITORY is not set: publish needs the repository to open the pull request in (or set dry-run: true)")
 	}
-	if c, err = s.client(ctx, s.repo); err != nil {
-		return "", nil, "", err
+	c, err := s.client(ctx, s.repo)
+	if err != nil {
+		return publishDest{}, err
 	}
-	if gitToken, err = c.GitToken(ctx); err != nil {
-		return "", nil, "", fmt.Errorf("getting a token for git: %w", err)
+	gitToken, err := c.GitToken(ctx)
+	if err != nil {
+		return publishDest{}, fmt.Errorf("getting a token for git: %w", err)
 	}
 	s.rt.Mask(gitToken)
-	return "", c, gitToken, nil
+	return publishDest{client: c, gitToken: gitToken}, nil
 }
 
 // publishBaseline publishes the nightly baseline the bench job left: the CSVs and page
 // on the baseline branch and its pull request, the one tracking comment (on the epic
 // input's issue, else the config's epic), and an issue per confirmed regression.
-func (s *step) publishBaseline(ctx context.Context, cfg config.Config, folder string) error {
-	bo := publish.BaselineOptions{ResultsDir: folder, RepoDir: s.workspace, Config: cfg, Repo: s.repo, ServerURL: s.serverURL, Issue: s.in.Epic}
-	var c *gh.Client
-	var err error
-	if bo.DryRunDir, c, bo.GitToken, err = s.destination(ctx); err != nil {
-		return err
-	}
-	if c != nil {
-		bo.GH = c
+func (s *step) publishBaseline(ctx context.Context, cfg config.Config, folder, repoDir, commit string, dest publishDest) error {
+	bo := publish.BaselineOptions{ResultsDir: folder, RepoDir: repoDir, Base: commit, Config: cfg, Repo: s.repo, ServerURL: s.serverURL,
+		Issue: s.in.Epic, DryRunDir: dest.dryRun, GitToken: dest.gitToken}
+	if dest.client != nil {
+		bo.GH = dest.client
 	}
 	var sum publish.BaselineSummary
 	perr := s.rt.Quiet("perfbot: publish the nightly baseline", func(w io.Writer) error {
@@ -154,4 +296,15 @@ func (s *step) publishBaseline(ctx context.Context, cfg config.Config, folder st
 // logPublished says in the log what a publish did with the branch and the pull request.
 func logPublished(w io.Writer, what string, g publish.Git, pr publish.Outcome) {
 	fmt.Fprintf(w, "published %s: commit %s on %s (%s), pull request %s %s\n", what, g.Commit, g.Branch, g.Action, pr.Action, pr.URL)
+}
+
+// importResults copies the downloaded artifact at src into dst, a fresh folder of this
+// job, through bot/intake's strict validation (known names only, no links, size caps,
+// every file parsed by perfbot's readers), and returns the copied folder that
+// publishing reads. Nothing reads the artifact itself.
+func importResults(ctx context.Context, src, dst string, nightly bool) (string, error) {
+	if nightly {
+		return intake.Nightly(ctx, src, dst, intake.DefaultLimits())
+	}
+	return intake.Profile(ctx, src, dst, intake.DefaultLimits())
 }

@@ -229,6 +229,8 @@ func TestParseRejectsBadFiles(t *testing.T) {
 		{"unknown nested key", base + "guard:\n  idle_sec: 30\n", name + ":8: guard.idle_sec: unknown key; the keys of guard are idle_secs, sample_hz,"},
 		{"unknown model key", base + "    colour: red\n", name + ":7: models.llama.colour: unknown key; the keys of models.llama are dir, model_type, config, weights_gib"},
 		{"unknown key in a flow mapping", base + "shape: {prompt: 1, tokens: 2}\n", name + ":7: shape.tokens: unknown key"},
+		{"a sandbox setting", base + "sandbox: {mode: off}\n", name + ":7: sandbox: unknown key; the sandbox is the runner host's setting (PERFBOT_SANDBOX"},
+		{"a sandbox setting in guard", base + "guard:\n  sandbox: off\n", name + ":8: guard.sandbox: unknown key; the sandbox is the runner host's setting"},
 		// types
 		{"version as decimal", strings.Replace(base, "version: 1", "version: 1.0", 1), name + ":1: version: want a whole number, not `1.0`"},
 		{"version as text", strings.Replace(base, "version: 1", `version: "1"`, 1), name + ":1: version: want a whole number, not `1`"},

@@ -347,6 +347,9 @@ func explain(data []byte, name string, err error) error {
 		if k := unknownKeyRE.FindStringSubmatch(msg); k != nil {
 			if p, ok := idx.find(line, true, yaml.ScalarNode, k[1], false); ok {
 				msg = p + ": unknown key; " + knownKeys(p)
+				if p == "sandbox" || p == "guard.sandbox" {
+					msg = p + ": unknown key; " + sandboxNotHere
+				}
 			}
 		} else if t := yamlTypeRE.FindStringSubmatch(msg); t != nil {
 			kind, value, prefix := tagKind(t[1]), t[2], false
@@ -463,6 +466,10 @@ func describeType(goType string) string {
 	}
 	return goType
 }
+
+// sandboxNotHere answers a sandbox setting in the file: the runner reads the file
+// from the commit it measures, which a pull request edits.
+const sandboxNotHere = "the sandbox is the runner host's setting (PERFBOT_SANDBOX in perfbot's environment, docs/runner.md), not the repository's: a pull request could turn it off here"
 
 // knownKeys lists the keys allowed beside the unknown key at path.
 func knownKeys(path string) string {

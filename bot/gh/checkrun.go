@@ -26,9 +26,12 @@ type CheckRun struct {
 	URL        string // on github.com (html_url)
 }
 
-// CreateCheckRun opens a queued check run. When GitHub fails in a way that may have
-// created it anyway, it looks for the run by name and external id before trying
-// again, so a pull request never shows the same request twice.
+// CreateCheckRun opens a queued check run, or returns the one already there: before
+// creating it, and again after GitHub failed in a way that may have created it anyway,
+// it looks for a run of that name with the external id on the commit (as a comment is
+// found by its hidden marker). A caller that created the run and died before
+// recording it therefore gets that run back, and a pull request never shows the same
+// request twice.
 func (c *Client) CreateCheckRun(ctx context.Context, r Repo, s CheckRunSpec) (CheckRun, error) {
 	op := fmt.Sprintf("creating check run %q on %s in %s", s.Name, s.HeadSHA, r)
 	if err := r.validate(); err != nil {
@@ -46,6 +49,13 @@ func (c *Client) CreateCheckRun(ctx context.Context, r Repo, s CheckRunSpec) (Ch
 	}
 	if s.DetailsURL != "" {
 		opts.DetailsURL = &s.DetailsURL
+	}
+	found, err := c.findCheckRun(ctx, r, s)
+	if err != nil {
+		return CheckRun{}, fmt.Errorf("%s: looking for it first: %w", op, err)
+	}
+	if found != nil {
+		return *found, nil
 	}
 	for attempt := 0; ; attempt++ {
 		run, _, err := c.api().Checks.CreateCheckRun(c.ctx(ctx), r.Owner, r.Name, opts)
@@ -69,19 +79,31 @@ func (c *Client) CreateCheckRun(ctx context.Context, r Repo, s CheckRunSpec) (Ch
 	}
 }
 
+// maxCheckRunPages bounds the search for a check run by external id: 10 pages of 100
+// runs of one name on one commit.
+const maxCheckRunPages = 10
+
+// findCheckRun looks for the check run of s's name and external id on s's commit
+// (all of them, not only the latest of the name); nil when there is none.
 func (c *Client) findCheckRun(ctx context.Context, r Repo, s CheckRunSpec) (*CheckRun, error) {
 	opts := &github.ListCheckRunsOptions{CheckName: &s.Name, Filter: github.String("all"), ListOptions: github.ListOptions{PerPage: 100}}
-	res, _, err := c.api().Checks.ListCheckRunsForRef(c.ctx(ctx), r.Owner, r.Name, s.HeadSHA, opts)
-	if err != nil {
-		return nil, wrap(err, fmt.Sprintf("listing the check runs of %s in %s", s.HeadSHA, r), "checks: read")
-	}
-	for _, run := range res.CheckRuns {
-		if run.GetExternalID() == s.ExternalID {
-			cr := checkRunFrom(run)
-			return &cr, nil
+	for page := 0; page < maxCheckRunPages; page++ {
+		res, resp, err := c.api().Checks.ListCheckRunsForRef(c.ctx(ctx), r.Owner, r.Name, s.HeadSHA, opts)
+		if err != nil {
+			return nil, wrap(err, fmt.Sprintf("listing the check runs of %s in %s", s.HeadSHA, r), "checks: read")
 		}
+		for _, run := range res.CheckRuns {
+			if run.GetExternalID() == s.ExternalID {
+				cr := checkRunFrom(run)
+				return &cr, nil
+			}
+		}
+		if resp == nil || resp.NextPage == 0 {
+			return nil, nil
+		}
+		opts.Page = resp.NextPage
 	}
-	return nil, nil
+	return nil, fmt.Errorf("looking for check run %q with external id %s on %s in %s: more than %d pages of runs of that name", s.Name, s.ExternalID, s.HeadSHA, r, maxCheckRunPages)
 }
 
 func checkRunFrom(r *github.CheckRun) CheckRun {

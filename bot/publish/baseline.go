@@ -50,8 +50,12 @@ type BaselineOptions struct {
 	// ResultsDir is the folder `perfbot run bench` wrote (<out>/<results.benchmarks>),
 	// holding one <stem>.nightly.json.
 	ResultsDir string
-	// RepoDir is a clone of the target repository holding the measured commit.
-	RepoDir    string
+	// RepoDir is a clone of the target repository (bare or not) holding the measured
+	// commit. Only its git objects are used; its checkout is not touched.
+	RepoDir string
+	// Base is the pinned commit, when the caller knows it: the manifest's commit must
+	// be it. "" takes the manifest's commit.
+	Base       string
 	Config     config.Config
 	Branch     string // "" takes Config.Branches.Baseline
 	BaseBranch string // "" asks GitHub (a dry run takes main)
@@ -252,6 +256,9 @@ func (p *baselinePublisher) prepare(ctx context.Context) error {
 	p.n = n
 	m := n.man
 	p.sum.Results, p.sum.Stem, p.sum.Date = n.dir, m.Stem, m.Date
+	if b := p.o.Base; b != "" && (m.Commit == "" || !strings.HasPrefix(b, m.Commit)) {
+		return fmt.Errorf("pinning the base commit: the nightly results are of commit %q but the pinned commit is %s: publish the results of the pinned commit", m.Commit, b)
+	}
 	if p.base, err = resolveCommit(ctx, p.o.RepoDir, m.Commit); err != nil {
 		return fmt.Errorf("pinning the base commit: %w", err)
 	}

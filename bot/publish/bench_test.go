@@ -6,11 +6,10 @@ import (
 )
 
 // BenchmarkPublishDryRunRerun measures a dry run of results already published: read,
-// rank, scratch worktree, patch, checker, render, validate, and a push that finds
-// nothing to do.
+// rank, the prepared patch, render, validate, and a push that finds nothing to do.
 func BenchmarkPublishDryRunRerun(b *testing.B) {
 	tg := newTarget(b)
-	res := layResults(b, tg.base, profile{date: "2026-09-30", tests: allPassed})
+	res := layPrepared(b, tg, profile{date: "2026-09-30", tests: allPassed})
 	o := Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), DryRunDir: b.TempDir()}
 	if _, err := Publish(context.Background(), o); err != nil {
 		b.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"path"
 	"slices"
 	"sort"
@@ -142,13 +141,12 @@ func methodRows(f *folder) []report.Row {
 }
 
 // rulesData describes the attribution rules in use.
-func rulesData(rules *attrib.Rules, file string) report.Rules {
+// file is the rules file's content, nil for perfbot's own rules.
+func rulesData(rules *attrib.Rules, file []byte) report.Rules {
 	r := report.Rules{Name: rules.Name(), Classes: rules.ClassNames(), Roles: rules.RoleNames()}
-	if file != "" {
-		if b, err := os.ReadFile(file); err == nil {
-			sum := sha256.Sum256(b)
-			r.Digest = hex.EncodeToString(sum[:])
-		}
+	if file != nil {
+		sum := sha256.Sum256(file)
+		r.Digest = hex.EncodeToString(sum[:])
 	}
 	for _, u := range rules.Units() {
 		ru := report.RulesUnit{ID: u.ID, EpicItem: u.EpicItem, Port: u.Port, Roles: u.Roles}

@@ -1,16 +1,21 @@
 // Package publish owns the last step of a profile: from a results folder written by
-// the runner it ranks the port units, applies the grouped_gemm gate patch to the repo
-// checkout and verifies the patched tree, renders the report page, commits the page,
-// the results folder and the patched sources as one commit on the bot branch (through
-// bot/gitpub), then makes the GitHub writes through bot/gh: the one pull request of the
-// branch (a draft that says why when verification failed), the epic ranking comment
-// with its history, the status comment, the check run and the trigger's reaction.
-// With a dry run the GitHub writes become files in a folder and the push goes only to
-// a remote on this machine.
+// the runner it ranks the port units, renders the report page, commits the page, the
+// results folder and the grouped_gemm gate patch the runner prepared (gemm_patch.json:
+// the patched sources as data) as one commit on the bot branch (through bot/gitpub),
+// then makes the GitHub writes through bot/gh: the one pull request of the branch (a
+// draft that says why when the patch was not applied or its verification failed), the
+// epic ranking comment with its history, the status comment, the check run and the
+// trigger's reaction. With a dry run the GitHub writes become files in a folder and the
+// push goes only to a remote on this machine.
+//
+// It runs in the job that holds the publishing secret, so it runs nothing of the target
+// repository: the patch and its verification are prepared on the runner that ran the
+// pinned commit (runner/patch.Prepare), and the few files it needs of the pinned commit
+// (the attribution rules) are read from the git objects, never from a working tree.
 //
 // It orchestrates: it must not compute figures (the summaries and runner/rank do), lay
 // out documents (bot/report does), build commits or speak HTTP itself (bot/gitpub and
-// bot/gh do), modify the caller's checkout, or commit traces. It runs git only to make
-// a scratch worktree of the base commit and, in a dry run, to point the local bot
-// branch at the commit. Every write is idempotent: the same results again change nothing.
+// bot/gh do), modify the caller's checkout, or commit traces. It runs git only to pin
+// the base commit and, in a dry run, to point the local bot branch at the commit. Every
+// write is idempotent: the same results again change nothing.
 package publish

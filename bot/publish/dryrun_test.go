@@ -20,7 +20,7 @@ import (
 func TestDryRun(t *testing.T) {
 	t.Parallel()
 	tg := newTarget(t)
-	res := layResults(t, tg.base, profile{date: "2026-09-30", tests: allPassed, trace: true})
+	res := layPrepared(t, tg, profile{date: "2026-09-30", tests: allPassed, trace: true})
 	out := filepath.Join(t.TempDir(), "dry", "run") // made by the dry run
 	o := Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out, TriggerCommentID: triggerID}
 	sum, err := Publish(context.Background(), o)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/lablup/perfbot/bot/report"
+	"github.com/lablup/perfbot/internal/infile"
 	"github.com/lablup/perfbot/runner/guard"
 	"github.com/lablup/perfbot/runner/hostinfo"
 	"github.com/lablup/perfbot/runner/job"
@@ -38,6 +39,9 @@ const (
 var (
 	committedSuffixes = []string{"_kernel_stats.csv", "_decode_kernels.csv", "_summary.json", "_bench.log"}
 	committedNames    = []string{guardLog, guardJSONL, hostInfo, sessionDoc, gemmTests}
+	// readNames are read but not committed: the prepared patch is committed as the
+	// sources it carries.
+	readNames = []string{patch.PreparedFile}
 )
 
 var folderRE = regexp.MustCompile(`^([A-Za-z0-9]+)_([0-9a-f]{7,40})$`)
@@ -61,8 +65,14 @@ type folder struct {
 	session    job.Session
 	hasSession bool
 	gemm       *patch.Outcome
-	notes      []string // problems that do not stop publishing
+	// prepared is the runner's gemm_patch.json, nil when the folder has none.
+	prepared *patch.Prepared
+	notes    []string // problems that do not stop publishing
 }
+
+// ResultsFolder is the <gfx>_<commit> folder publishing reads from dir: dir itself, or
+// the one such folder it holds.
+func ResultsFolder(dir string) (string, error) { return findFolder(dir) }
 
 // findFolder accepts the results root holding one <gfx>_<commit> folder, or that
 // folder itself.
@@ -118,9 +128,11 @@ func readFolder(dir string) (*folder, error) {
 	}
 	for _, e := range entries {
 		name := e.Name()
-		if e.Type().IsRegular() && committable(name) {
+		switch {
+		case e.Type().IsRegular() && committable(name):
 			f.files = append(f.files, name)
-		} else {
+		case e.Type().IsRegular() && slices.Contains(readNames, name):
+		default:
 			f.skipped = append(f.skipped, name)
 		}
 	}
@@ -140,6 +152,9 @@ func readFolder(dir string) (*folder, error) {
 		return nil, err
 	}
 	if err := f.readGemm(); err != nil {
+		return nil, err
+	}
+	if err := f.readPrepared(); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -208,8 +223,11 @@ func (f *folder) readGuard() error {
 	return nil
 }
 
+// maxGemmTests bounds gemm_tests.json: three tests with a detail each.
+const maxGemmTests = 1 << 20
+
 func (f *folder) readGemm() error {
-	b, err := os.ReadFile(filepath.Join(f.dir, gemmTests))
+	b, err := infile.ReadFile(filepath.Join(f.dir, gemmTests), maxGemmTests)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -221,6 +239,28 @@ func (f *folder) readGemm() error {
 		return fmt.Errorf("%s: %w", filepath.Join(f.dir, gemmTests), err)
 	}
 	f.gemm = &o
+	return nil
+}
+
+// readPrepared reads the patch the runner prepared (gemm_patch.json) with the strict
+// parser: it comes from a job that ran the pinned commit's code.
+func (f *folder) readPrepared() error {
+	file := filepath.Join(f.dir, patch.PreparedFile)
+	b, err := infile.ReadFile(file, patch.MaxPreparedSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading the prepared patch: %w", err)
+	}
+	if f.gemm == nil {
+		return fmt.Errorf("%s: the results have a prepared patch but no %s it was prepared from", file, gemmTests)
+	}
+	p, err := patch.ParsePrepared(b)
+	if err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	f.prepared = &p
 	return nil
 }
 

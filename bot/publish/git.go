@@ -9,11 +9,13 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/lablup/perfbot/bot/gitpub"
 )
 
 // git runs a git command in dir with hooks off, untranslated output and no prompt, and
-// returns its trimmed stdout. It serves the scratch worktree and the dry run's local
-// refs; commits and pushes belong to bot/gitpub.
+// returns its trimmed stdout. It serves the base commit's lookup and the dry run's
+// local refs; commits, pushes and file reads belong to bot/gitpub.
 func git(ctx context.Context, dir string, args ...string) (string, error) {
 	argv := append([]string{"-C", dir, "-c", "core.hooksPath=/dev/null"}, args...)
 	cmd := exec.CommandContext(ctx, "git", argv...)
@@ -31,34 +33,18 @@ func git(ctx context.Context, dir string, args ...string) (string, error) {
 	return strings.TrimRight(out.String(), "\n"), nil
 }
 
-// worktree is a scratch checkout of the base commit where the patch is applied and
-// verified, so the caller's checkout is never touched and every run starts from the
-// same files.
-type worktree struct {
-	repo string
-	dir  string
-}
+// maxRulesBytes bounds the attribution rules file read from the base commit, and
+// maxPatchedSource each of the two files the gate patch edits (as runner/patch does).
+const (
+	maxRulesBytes    = 1 << 20
+	maxPatchedSource = 1 << 20
+)
 
-func addWorktree(ctx context.Context, repo, base string) (*worktree, error) {
-	tmp, err := os.MkdirTemp("", "perfbot-publish-")
-	if err != nil {
-		return nil, fmt.Errorf("making a scratch worktree: %w", err)
-	}
-	dir := filepath.Join(tmp, "tree")
-	if _, err := git(ctx, repo, "worktree", "add", "--quiet", "--detach", dir, base); err != nil {
-		os.RemoveAll(tmp)
-		return nil, fmt.Errorf("checking out the base commit %s in a scratch worktree: %w", base, err)
-	}
-	return &worktree{repo: repo, dir: dir}, nil
-}
-
-// remove deletes the worktree; it runs even after ctx ended.
-func (w *worktree) remove() {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	_, _ = git(ctx, w.repo, "worktree", "remove", "--force", w.dir)
-	os.RemoveAll(filepath.Dir(w.dir))
-	_, _ = git(ctx, w.repo, "worktree", "prune")
+// readBlob reads one regular file of commit from the repository's git objects
+// (bot/gitpub), bounded; a blob a partial clone lacks is fetched from remote.
+func readBlob(ctx context.Context, repo, remote, token, commit, path string, max int64) ([]byte, error) {
+	pub := &gitpub.Publisher{Dir: repo, Remote: remote, Token: token}
+	return pub.ReadBlob(ctx, commit, path, max)
 }
 
 // resolveCommit turns a SHA (full or abbreviated) into the full commit SHA in repo.

@@ -310,3 +310,39 @@ func readFile(t testing.TB, p string) string {
 	}
 	return string(b)
 }
+
+// prepare does what the patch job does on the GPU runner for the results at res: it
+// applies the grouped_gemm gate patch to a scratch worktree of the target's base
+// commit, runs verify there (ShippedVerify when nil) and writes gemm_patch.json into
+// the results folder. Publish then runs none of it.
+func prepare(t testing.TB, tg *target, res string, verify [][]string, python string) patch.Prepared {
+	t.Helper()
+	dir, err := findFolder(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := patch.ParseOutcome([]byte(readFile(t, filepath.Join(dir, gemmTests))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if verify == nil {
+		verify = patch.ShippedVerify
+	}
+	p, err := patch.Prepare(context.Background(), patch.PrepareOptions{RepoDir: tg.checkout, Commit: tg.base, Outcome: o, Verify: verify, Python: python, VerifyTimeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Write(filepath.Join(dir, patch.PreparedFile)); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// layPrepared lays a results folder with the numeric tests and prepares the patch for
+// it with the shipped verification, as the GPU job leaves it for the publish job.
+func layPrepared(t testing.TB, tg *target, pr profile) string {
+	t.Helper()
+	res := layResults(t, tg.base, pr)
+	prepare(t, tg, res, nil, "")
+	return res
+}

@@ -93,14 +93,20 @@ func prBody(t *testing.T, out string) string {
 func TestPublishPRBodyAtGitHubsLimit(t *testing.T) {
 	t.Parallel()
 	tg := newTarget(t)
-	res := layResults(t, tg.base, profile{date: "2026-09-30"})
+	res := layPrepared(t, tg, profile{date: "2026-09-30", tests: allPassed})
+	prep := prepare(t, tg, res, [][]string{{"sh", "-c", "exit 3"}}, "")
 	// The body grows with a failing verification command's text (it shows in the draft
 	// reason, the table and the output heading) and with the digits of the issue.
 	publish := func(pad, issue int) string {
 		t.Helper()
 		out := t.TempDir()
-		o := Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out, Issue: issue, VerifyTimeout: 30 * time.Second}
-		o.Config.Verify = [][]string{{"sh", "-c", "exit 3 #" + strings.Repeat("x", pad)}}
+		p := prep
+		p.Verify = []patch.VerifyResult{prep.Verify[0]}
+		p.Verify[0].Command = []string{"sh", "-c", "exit 3 #" + strings.Repeat("x", pad)}
+		o := Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out, Issue: issue, Prepared: &p}
+		if err := os.Remove(filepath.Join(res, "gfx1151_"+tg.base[:8], patch.PreparedFile)); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
 		if _, err := Publish(context.Background(), o); err != nil {
 			t.Fatalf("Publish: %v", err)
 		}
@@ -139,8 +145,8 @@ func TestDryRunGolden(t *testing.T) {
 		failed: []job.RunRecord{{Name: "granite-4.0-h-tiny-4bit_greedy", Model: "granite", ModelDir: "models/mlx/granite-4.0-h-tiny-4bit",
 			Sampling: "greedy", Status: job.StatusBenchCrashed, Reason: "the bench exited 137 (out of memory)"}}})
 	out := t.TempDir()
+	prepare(t, tg, res, [][]string{{"python3", patch.CheckerPath}, {"sh", "-c", "echo 'dispatch table out of date' >&2; exit 4"}}, "")
 	o := Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out, TriggerCommentID: triggerID, Issue: 12}
-	o.Config.Verify = [][]string{{"python3", patch.CheckerPath}, {"sh", "-c", "echo 'dispatch table out of date' >&2; exit 4"}}
 	sum, err := Publish(context.Background(), o)
 	if err != nil {
 		t.Fatalf("Publish: %v", err)
@@ -168,15 +174,15 @@ func TestPublishCheckerSuccessLineThenFailure(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			tg := newTarget(t)
-			res := layResults(t, tg.base, profile{date: "2026-09-30", tests: allPassed})
+			res := layPrepared(t, tg, profile{date: "2026-09-30", tests: allPassed})
 			py := filepath.Join(t.TempDir(), "python3")
 			writeFile(t, py, "#!/bin/sh\necho 'Kernel port dispatch check passed: 12 files, 2 awaiting a predicate'\n"+c.script+"\n")
 			if err := os.Chmod(py, 0o755); err != nil {
 				t.Fatal(err)
 			}
 			out := t.TempDir()
-			o := Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out, Python: py}
-			o.Config.Verify = nil
+			prepare(t, tg, res, [][]string{}, py)
+			o := Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out}
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			sum, err := Publish(ctx, o)
@@ -207,24 +213,24 @@ func TestOptionsNormalize(t *testing.T) {
 		err  string
 	}{
 		{"defaults", func(*Options) {}, func(o *Options) {
-			o.Branch, o.Epic, o.Remote, o.ServerURL, o.Command, o.Python, o.VerifyTimeout =
-				"perfbot/rocm-profile", epicIssue, "origin", "https://github.com", "/profile rocm", "python3", 10*time.Minute
+			o.Branch, o.Epic, o.Remote, o.ServerURL, o.Command =
+				"perfbot/rocm-profile", epicIssue, "origin", "https://github.com", "/profile rocm"
 			o.Author = gitpub.Identity{Name: "perfbot[bot]", Email: "perfbot[bot]@users.noreply.github.com"}
 		}, ""},
 		{"given values kept", func(o *Options) {
-			o.Branch, o.Epic, o.Remote, o.ServerURL, o.Command, o.Python, o.VerifyTimeout, o.Now =
-				"b", 7, "up", "https://ghe.example.com//", "/profile rocm models=llama", "py", time.Nanosecond, now
+			o.Branch, o.Epic, o.Remote, o.ServerURL, o.Command, o.Now =
+				"b", 7, "up", "https://ghe.example.com//", "/profile rocm models=llama", now
 			o.Author = gitpub.Identity{Name: "n", Email: "e"}
 		}, func(o *Options) {
-			o.Branch, o.Epic, o.Remote, o.ServerURL, o.Command, o.Python, o.VerifyTimeout =
-				"b", 7, "up", "https://ghe.example.com", "/profile rocm models=llama", "py", time.Nanosecond
+			o.Branch, o.Epic, o.Remote, o.ServerURL, o.Command =
+				"b", 7, "up", "https://ghe.example.com", "/profile rocm models=llama"
 			o.Author = gitpub.Identity{Name: "n", Email: "e"}
 		}, ""},
-		{"epic 0 and a negative timeout take the defaults", func(o *Options) {
-			o.Epic, o.VerifyTimeout = 0, -time.Second
+		{"epic 0 takes the default", func(o *Options) {
+			o.Epic = 0
 		}, func(o *Options) {
-			o.Branch, o.Epic, o.Remote, o.ServerURL, o.Command, o.Python, o.VerifyTimeout =
-				"perfbot/rocm-profile", epicIssue, "origin", "https://github.com", "/profile rocm", "python3", 10*time.Minute
+			o.Branch, o.Epic, o.Remote, o.ServerURL, o.Command =
+				"perfbot/rocm-profile", epicIssue, "origin", "https://github.com", "/profile rocm"
 			o.Author = gitpub.Identity{Name: "perfbot[bot]", Email: "perfbot[bot]@users.noreply.github.com"}
 		}, ""},
 		{"everything missing", func(o *Options) {
@@ -507,7 +513,7 @@ func TestPublishSamplingFromSessionOrRuns(t *testing.T) {
 	}{{[]string{"greedy", "sampled"}, "with sampling greedy, sampled,"}, {[]string{}, "with sampling greedy,"}} {
 		tg := newTarget(t)
 		out := t.TempDir()
-		res := layResults(t, tg.base, profile{date: "2026-09-30", tests: allPassed, sampling: c.sampling})
+		res := layPrepared(t, tg, profile{date: "2026-09-30", tests: allPassed, sampling: c.sampling})
 		if _, err := Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out, Issue: 12}); err != nil {
 			t.Fatalf("%q: %v", c.sampling, err)
 		}
@@ -646,13 +652,11 @@ func TestEnvRows(t *testing.T) {
 // A rules file in use is named by its SHA-256; the embedded rules have no digest.
 func TestRulesDataDigest(t *testing.T) {
 	t.Parallel()
-	file := filepath.Join(t.TempDir(), "rules.yaml")
-	writeFile(t, file, "units: []\n")
 	sum := sha256.Sum256([]byte("units: []\n"))
-	if got := rulesData(attrib.Default(), file).Digest; got != hex.EncodeToString(sum[:]) {
+	if got := rulesData(attrib.Default(), []byte("units: []\n")).Digest; got != hex.EncodeToString(sum[:]) {
 		t.Errorf("digest %q, want the file's SHA-256", got)
 	}
-	if got := rulesData(attrib.Default(), "").Digest; got != "" {
+	if got := rulesData(attrib.Default(), nil).Digest; got != "" {
 		t.Errorf("embedded rules: digest %q, want none", got)
 	}
 }
@@ -856,7 +860,7 @@ func TestPublishWithoutCheckRunOrTriggerComment(t *testing.T) {
 	h.s.Expect("POST", pullsPath, h.createPR())
 	h.s.Expect("GET", epicPath, h.listEpic()).Times(2)
 	h.s.Expect("POST", epicPath, h.createEpic())
-	o := ghOptions(tg, layResults(t, tg.base, profile{date: "2026-09-30", tests: allPassed}), c, 0)
+	o := ghOptions(tg, layPrepared(t, tg, profile{date: "2026-09-30", tests: allPassed}), c, 0)
 	o.CheckRunID, o.TriggerCommentID = 0, 0
 	sum, err := Publish(context.Background(), o)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/lablup/perfbot/bot/gitpub"
 	"github.com/lablup/perfbot/config"
 	"github.com/lablup/perfbot/runner/patch"
+	"github.com/lablup/perfbot/runner/rank"
 )
 
 // GitHub is what publishing needs from the API; *gh.Client has it.
@@ -30,8 +30,10 @@ type Options struct {
 	// ResultsDir is the folder `perfbot run profile` wrote: the <gfx>_<commit> folder,
 	// or the folder holding exactly one of them.
 	ResultsDir string
-	// RepoDir is a clone of the target repository holding the base commit; its
-	// checkout is not touched (the patch is applied in a scratch worktree).
+	// RepoDir is a clone of the target repository (bare or not) holding the base
+	// commit, or able to fetch it from Remote. Only its git objects are read (the
+	// attribution rules of the base commit); its checkout is not touched and nothing
+	// of it runs.
 	RepoDir string
 	Config  config.Config
 	// Base is the pinned commit the bot branch is built on; "" takes the session's
@@ -69,11 +71,13 @@ type Options struct {
 	// Command is the command as the status comment names it; default "/profile rocm".
 	Command string
 
-	// Python runs the repo's checker; default python3.
-	Python string
-	// VerifyTimeout bounds each verification command; default 10 minutes.
-	VerifyTimeout time.Duration
-	Now           func() time.Time
+	// Prepared is the grouped_gemm gate patch prepared for these results, used when
+	// the results folder has no gemm_patch.json (the command line prepares it on a
+	// maintainer's own checkout). Publish itself never prepares one: that runs the
+	// repository's code.
+	Prepared *patch.Prepared
+
+	Now func() time.Time
 }
 
 // destinationErrors says what is missing to publish results written by job (a
@@ -124,12 +128,6 @@ func (o Options) normalize() (Options, error) {
 	if o.Command == "" {
 		o.Command = "/profile rocm"
 	}
-	if o.Python == "" {
-		o.Python = "python3"
-	}
-	if o.VerifyTimeout <= 0 {
-		o.VerifyTimeout = 10 * time.Minute
-	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -150,29 +148,31 @@ func (o Options) normalize() (Options, error) {
 
 // Summary says what Publish did; a dry run writes it as summary.json.
 type Summary struct {
-	DryRun     bool     `json:"dry_run"`
-	Results    string   `json:"results"`
-	GFX        string   `json:"gfx"`
-	Commit     string   `json:"commit"`
-	Date       string   `json:"date"`
-	Runs       []string `json:"runs"`
-	Order      []string `json:"order"`
-	Report     string   `json:"report"`
-	Files      []string `json:"files"`
-	Skipped    []string `json:"skipped,omitempty"`
-	Git        Git      `json:"git"`
-	Patch      *Patch   `json:"patch,omitempty"`
-	Verify     Verify   `json:"verify"`
-	Draft      bool     `json:"draft"`
-	Why        []string `json:"draft_reasons,omitempty"`
-	PR         Outcome  `json:"pr"`
-	Epic       Outcome  `json:"epic"`
-	Status     Outcome  `json:"status_comment"`
-	CheckRun   Outcome  `json:"check_run"`
-	Reaction   Outcome  `json:"reaction"`
-	Notes      []string `json:"notes,omitempty"`
-	Errors     []string `json:"errors,omitempty"`
-	Conclusion string   `json:"conclusion"` // success or failure
+	DryRun  bool     `json:"dry_run"`
+	Results string   `json:"results"`
+	GFX     string   `json:"gfx"`
+	Commit  string   `json:"commit"`
+	Date    string   `json:"date"`
+	Runs    []string `json:"runs"`
+	Order   []string `json:"order"`
+	// Ranking is the ranked port order with its evidence.
+	Ranking    *rank.Ranking `json:"-"`
+	Report     string        `json:"report"`
+	Files      []string      `json:"files"`
+	Skipped    []string      `json:"skipped,omitempty"`
+	Git        Git           `json:"git"`
+	Patch      *Patch        `json:"patch,omitempty"`
+	Verify     Verify        `json:"verify"`
+	Draft      bool          `json:"draft"`
+	Why        []string      `json:"draft_reasons,omitempty"`
+	PR         Outcome       `json:"pr"`
+	Epic       Outcome       `json:"epic"`
+	Status     Outcome       `json:"status_comment"`
+	CheckRun   Outcome       `json:"check_run"`
+	Reaction   Outcome       `json:"reaction"`
+	Notes      []string      `json:"notes,omitempty"`
+	Errors     []string      `json:"errors,omitempty"`
+	Conclusion string        `json:"conclusion"` // success or failure
 
 	// StepSummary is the job step summary (Markdown, under 1 MiB).
 	StepSummary string `json:"-"`
@@ -217,13 +217,3 @@ type Outcome struct {
 
 // OK reports whether publishing finished without an error.
 func (s Summary) OK() bool { return s.Conclusion == "success" }
-
-// verifyCommands are the configured commands; the shipped default (the checker) also
-// gets `make verify-kernel-port-dispatch` when the Makefile has that target.
-func verifyCommands(cfg config.Config, dir string) [][]string {
-	def := config.Default().Verify
-	if slices.EqualFunc(cfg.Verify, def, slices.Equal[[]string]) {
-		return patch.DefaultVerifyCommands(dir)
-	}
-	return cfg.Verify
-}

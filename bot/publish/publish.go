@@ -16,6 +16,7 @@ import (
 	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/bot/gitpub"
 	"github.com/lablup/perfbot/bot/report"
+	"github.com/lablup/perfbot/internal/infile"
 	"github.com/lablup/perfbot/runner/attrib"
 	"github.com/lablup/perfbot/runner/patch"
 	"github.com/lablup/perfbot/runner/rank"
@@ -121,21 +122,18 @@ func (p *publisher) prepare(ctx context.Context) error {
 		p.sum.Runs = append(p.sum.Runs, s.Name)
 	}
 
-	rules, rulesFile := attrib.Default(), ""
-	if o.Config.Rules != "" {
-		rulesFile = filepath.Join(o.RepoDir, filepath.FromSlash(o.Config.Rules))
-		if rules, err = attrib.Load(rulesFile); err != nil {
-			return fmt.Errorf("loading the attribution rules: %w", err)
-		}
+	if err := p.pinBase(ctx); err != nil {
+		return err
+	}
+	rules, rulesBytes, err := p.readRules(ctx)
+	if err != nil {
+		return err
 	}
 	if p.rk, err = rank.Rank(f.runs, rules); err != nil {
 		return fmt.Errorf("ranking: %w", err)
 	}
 	p.sum.Order = p.rk.Order
-
-	if err := p.pinBase(ctx); err != nil {
-		return err
-	}
+	p.sum.Ranking = p.rk
 	p.dates()
 	p.models, p.sampling = f.session.Models, f.session.Sampling
 	if len(p.sampling) == 0 {
@@ -145,25 +143,19 @@ func (p *publisher) prepare(ctx context.Context) error {
 		p.models = distinct(f.runs, func(s *results.Summary) string { return strings.TrimSuffix(s.Name, "_"+s.SamplingTag()) })
 	}
 
-	wt, err := addWorktree(ctx, o.RepoDir, p.base)
-	if err != nil {
-		return err
-	}
-	defer wt.remove()
 	p.files = map[string][]byte{}
-	p.applyPatch(ctx, wt.dir)
-	p.verify(ctx, wt.dir)
+	p.usePatch(ctx)
 
 	resultsDir := path.Join(o.Config.Results.Profiles, f.name)
 	for _, name := range f.files {
-		b, err := os.ReadFile(filepath.Join(f.dir, name))
+		b, err := infile.ReadFile(filepath.Join(f.dir, name), gitpub.DefaultMaxFileSize)
 		if err != nil {
 			return fmt.Errorf("reading the results: %w", err)
 		}
 		p.files[path.Join(resultsDir, name)] = b
 	}
 	p.pagePath = path.Join(o.Config.Results.Reports, fmt.Sprintf("rocm-decode-profile-%s-%s.md", f.gfx, p.date))
-	page, err := p.renderPage(rules, rulesFile, resultsDir)
+	page, err := p.renderPage(rules, rulesBytes, resultsDir)
 	if err != nil {
 		return err
 	}
@@ -217,49 +209,116 @@ func (p *publisher) dates() {
 	p.sum.Date = p.date
 }
 
-// applyPatch applies the numeric tests' outcome to the scratch checkout and keeps the
-// two source files for the commit.
-func (p *publisher) applyPatch(ctx context.Context, dir string) {
-	if p.f.gemm == nil {
-		return
+// readRules reads the configuration's attribution rules from the base commit's git
+// objects (a regular file, bounded), never from a working tree; none configured means
+// perfbot's own. It returns the file's bytes for the page's digest.
+func (p *publisher) readRules(ctx context.Context) (*attrib.Rules, []byte, error) {
+	name := p.o.Config.Rules
+	if name == "" {
+		return attrib.Default(), nil, nil
 	}
-	r, err := patch.GemmGates(ctx, dir, *p.f.gemm, patch.Options{Python: p.o.Python})
-	ps := &Patch{Decision: string(p.f.gemm.Decide())}
-	p.sum.Patch = ps
+	b, err := readBlob(ctx, p.o.RepoDir, p.o.Remote, p.o.GitToken, p.base, name, maxRulesBytes)
 	if err != nil {
-		ps.Error = err.Error()
-		p.draftWhy = append(p.draftWhy, "the grouped_gemm gate patch was not applied: "+err.Error())
-		return
+		return nil, nil, fmt.Errorf("loading the attribution rules: %w", err)
 	}
-	p.gemmPatch = &r
-	p.gemmMD = r.Markdown()
-	ps.Decision = string(r.Decision)
-	if r.Checker != nil {
-		ps.Checker = r.Checker.Verdict
+	rules, err := attrib.Parse(b, name)
+	if err != nil {
+		return nil, nil, fmt.Errorf("loading the attribution rules: %w", err)
 	}
-	for _, fr := range r.Files {
-		if fr.Changed {
-			ps.Changed = append(ps.Changed, fr.Path)
-			b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(fr.Path)))
-			if err != nil {
-				ps.Error = err.Error()
-				p.draftWhy = append(p.draftWhy, "reading the patched "+fr.Path+": "+err.Error())
-				continue
-			}
-			p.files[fr.Path] = b
-		}
-	}
+	return rules, b, nil
 }
 
-func (p *publisher) verify(ctx context.Context, dir string) {
-	cmds := verifyCommands(p.o.Config, dir)
-	if len(cmds) == 0 {
+// usePatch takes the grouped_gemm gate patch and its verification as the runner
+// prepared them (gemm_patch.json, or Options.Prepared): the changed sources go into
+// the commit as data, the report and the verification into the pull request. Nothing
+// of the repository runs here. A patch that was not applied, or a verification that
+// failed, makes the pull request a draft that says why.
+func (p *publisher) usePatch(ctx context.Context) {
+	if p.f.gemm == nil {
+		p.verified = true
+		p.verifyMD = "### Verification of the patched tree\n\nNo patch: the results have no grouped_gemm numeric tests (" + gemmTests + "), so no source file changes and there is no patched tree to verify.\n"
+		p.sum.Verify = Verify{Passed: true}
+		return
+	}
+	ps := &Patch{Decision: string(p.f.gemm.Decide())}
+	p.sum.Patch = ps
+	prep := p.f.prepared
+	if prep == nil {
+		prep = p.o.Prepared
+	}
+	if prep == nil {
+		ps.Error = "the results have no " + patch.PreparedFile + ": the patch job did not run after gemm-tests"
+		p.draftWhy = append(p.draftWhy, "the grouped_gemm gate patch was not applied: "+ps.Error)
+		p.notVerified("no patched tree was prepared")
+		return
+	}
+	if err := prep.Matches(*p.f.gemm, p.base); err != nil {
+		ps.Error = err.Error()
+		p.draftWhy = append(p.draftWhy, "the grouped_gemm gate patch was not applied: "+ps.Error)
+		p.notVerified("the prepared patch does not belong to these results")
+		return
+	}
+	if err := p.checkPatch(ctx, prep); err != nil {
+		ps.Error = err.Error()
+		p.draftWhy = append(p.draftWhy, "the grouped_gemm gate patch was not applied: "+ps.Error)
+		p.notVerified("the prepared patch is not the patch of the pinned commit's files")
+		return
+	}
+	switch {
+	case prep.Report == nil:
+		ps.Error = prep.Error
+		p.draftWhy = append(p.draftWhy, "the grouped_gemm gate patch was not applied: "+prep.Error)
+	case prep.Error != "":
+		ps.Error = prep.Error
+		p.draftWhy = append(p.draftWhy, prep.Error)
+	}
+	if r := prep.Report; r != nil {
+		p.gemmPatch = r
+		p.gemmMD = r.Markdown()
+		ps.Decision = string(r.Decision)
+		if r.Checker != nil {
+			ps.Checker = r.Checker.Verdict
+		}
+		content := map[string]string{}
+		for _, f := range prep.Files {
+			content[f.Path] = f.Content
+		}
+		for _, fr := range r.Files {
+			if c, ok := content[fr.Path]; fr.Changed && ok {
+				ps.Changed = append(ps.Changed, fr.Path)
+				p.files[fr.Path] = []byte(c)
+			}
+		}
+	}
+	p.useVerify(prep.Verify)
+}
+
+// checkPatch recomputes the patch from the base commit's own two files, read from the
+// git objects, and checks the prepared one is exactly it (patch.Prepared.Check): the
+// job that ran the pinned code could have written any content into gemm_patch.json.
+func (p *publisher) checkPatch(ctx context.Context, prep *patch.Prepared) error {
+	if prep.Report == nil {
+		return nil
+	}
+	var src [2]string
+	for i, path := range []string{patch.RustPath, patch.CheckerPath} {
+		b, err := readBlob(ctx, p.o.RepoDir, p.o.Remote, p.o.GitToken, p.base, path, maxPatchedSource)
+		if err != nil {
+			return fmt.Errorf("checking the prepared patch against the pinned commit: %w", err)
+		}
+		src[i] = string(b)
+	}
+	return prep.Check(*p.f.gemm, src[0], src[1])
+}
+
+// useVerify takes the verification results of the patched tree.
+func (p *publisher) useVerify(rs []patch.VerifyResult) {
+	if len(rs) == 0 {
 		p.verified = true
 		p.verifyMD = "### Verification of the patched tree\n\nNo verification command is configured (`verify:` in the configuration).\n"
 		p.sum.Verify = Verify{Passed: true}
 		return
 	}
-	rs := patch.VerifyWith(ctx, dir, cmds, patch.VerifyOptions{Timeout: p.o.VerifyTimeout})
 	p.verifyMD = patch.VerifyMarkdown(rs)
 	p.verified = patch.VerifyPassed(rs)
 	p.sum.Verify.Passed = p.verified
@@ -275,6 +334,13 @@ func (p *publisher) verify(ctx context.Context, dir string) {
 			p.draftWhy = append(p.draftWhy, fmt.Sprintf("verification `%s` failed (%s)", c, why))
 		}
 	}
+}
+
+// notVerified records that no verification result is there to show.
+func (p *publisher) notVerified(why string) {
+	p.verified = false
+	p.verifyMD = "### Verification of the patched tree\n\nNot verified: " + why + ". This pull request stays a draft until it is.\n"
+	p.sum.Verify = Verify{Passed: false}
 }
 
 // envRows are the page's environment rows: the measured commit and the results
@@ -298,7 +364,7 @@ func envRows(f *folder, base string) []report.Row {
 	return env
 }
 
-func (p *publisher) renderPage(rules *attrib.Rules, rulesFile, resultsDir string) (string, error) {
+func (p *publisher) renderPage(rules *attrib.Rules, rulesFile []byte, resultsDir string) (string, error) {
 	f := p.f
 	rows, notes := guardRows(f.guard)
 	env := envRows(f, p.base)

@@ -35,7 +35,7 @@ func TestPublishLifecycle(t *testing.T) {
 	tg := newTarget(t)
 	h := newHub(t)
 	c := client(t, h.s, &sleeps{})
-	first := layResults(t, tg.base, profile{date: "2026-09-30", tests: allPassed, trace: true})
+	first := layPrepared(t, tg, profile{date: "2026-09-30", tests: allPassed, trace: true})
 
 	// 1. First publish.
 	h.addStatus(501)
@@ -137,7 +137,7 @@ func TestPublishLifecycle(t *testing.T) {
 
 	// 3. A newer profile of Llama alone: the MoE port is no longer reached, so the
 	// order changes; the pull request and the epic comment are edited in place.
-	newer := layResults(t, tg.base, profile{date: "2026-10-04", runs: fixtureRuns[:1], tests: allPassed})
+	newer := layPrepared(t, tg, profile{date: "2026-10-04", runs: fixtureRuns[:1], tests: allPassed})
 	h.addStatus(502)
 	h.s.Expect("GET", pullsPath, h.listPRs())
 	h.s.Expect("PATCH", pullsPath+"/57", h.editPR())
@@ -358,8 +358,9 @@ func TestPublishFailedVerificationMakesDraft(t *testing.T) {
 	h.s.Expect("GET", epicPath, h.listEpic()).Times(2)
 	h.s.Expect("POST", epicPath, h.createEpic())
 	h.expectFinish(501, true, "neutral", "rocket")
-	o := ghOptions(tg, layResults(t, tg.base, profile{date: "2026-09-30", tests: allPassed}), c, 501)
-	o.Config.Verify = [][]string{{"python3", patch.CheckerPath}, {"sh", "-c", "echo 'kernel dispatch table out of date' >&2; exit 4"}}
+	res := layResults(t, tg.base, profile{date: "2026-09-30", tests: allPassed})
+	prepare(t, tg, res, [][]string{{"python3", patch.CheckerPath}, {"sh", "-c", "echo 'kernel dispatch table out of date' >&2; exit 4"}}, "")
+	o := ghOptions(tg, res, c, 501)
 	sum, err := Publish(context.Background(), o)
 	if err != nil {
 		t.Fatalf("Publish: %v", err)
@@ -386,7 +387,7 @@ func TestPublishDraftOfAnOpenPullRequest(t *testing.T) {
 	tg := newTarget(t)
 	h := newHub(t)
 	c := client(t, h.s, &sleeps{})
-	res := layResults(t, tg.base, profile{date: "2026-09-30", tests: allPassed})
+	res := layPrepared(t, tg, profile{date: "2026-09-30", tests: allPassed})
 	h.addStatus(501)
 	h.s.Expect("GET", pullsPath, h.listPRs())
 	h.s.Expect("POST", pullsPath, h.createPR()).JSONBody(map[string]any{"draft": ghstub.Absent})
@@ -402,8 +403,8 @@ func TestPublishDraftOfAnOpenPullRequest(t *testing.T) {
 	h.s.Expect("PATCH", pullsPath+"/57", h.editPR())
 	h.s.Expect("GET", epicPath, h.listEpic()).Times(2)
 	h.expectFinish(502, true, "neutral", "rocket")
+	prepare(t, tg, res, [][]string{{"sh", "-c", "exit 4"}}, "")
 	o := ghOptions(tg, res, c, 502)
-	o.Config.Verify = [][]string{{"sh", "-c", "exit 4"}}
 	sum, err := Publish(context.Background(), o)
 	if err != nil {
 		t.Fatalf("second publish: %v", err)

@@ -79,7 +79,35 @@ const Schema = `CREATE TABLE IF NOT EXISTS requests (
 	run_ms            INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS requests_host_state ON requests (host, state, id);
-CREATE INDEX IF NOT EXISTS requests_repo_state ON requests (repo, state, id);`
+CREATE INDEX IF NOT EXISTS requests_repo_state ON requests (repo, state, id);
+` + dedupe + `
+CREATE UNIQUE INDEX IF NOT EXISTS requests_comment ON requests (repo, comment_id)
+	WHERE substr(delivery, 1, 10) <> 'duplicate:';`
+
+// DuplicatePrefix marks the delivery of a request that was a second request of a
+// comment already holding one, made before one request per comment was a rule of the
+// table (see dedupe). GitHub's delivery ids are hex digits and hyphens, so no real
+// delivery starts with it.
+const DuplicatePrefix = "duplicate:"
+
+// dedupe runs once, on a database made before the requests_comment index existed:
+// of the requests of one comment it keeps the oldest as it is and marks the others
+// (their delivery gets DuplicatePrefix), so the unique index can be built and the
+// database still opens. A marked request that had not been dispatched yet (accepting
+// or queued) is cancelled with the reason in its error; one that was dispatched, or
+// ended, keeps its state, so its run is still followed to its end.
+const dedupe = `UPDATE requests SET
+	delivery = 'duplicate:' || delivery,
+	state = CASE WHEN state IN ('accepting', 'queued') THEN 'cancelled' ELSE state END,
+	finished_at = CASE WHEN state IN ('accepting', 'queued') THEN CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER) ELSE finished_at END,
+	error = CASE WHEN state IN ('accepting', 'queued')
+		THEN 'dropped: a second request of comment ' || comment_id || ' (request ' ||
+			(SELECT min(o.id) FROM requests o WHERE o.repo = requests.repo AND o.comment_id = requests.comment_id) || ' is its request)'
+		ELSE error END
+	WHERE substr(delivery, 1, 10) <> 'duplicate:'
+	AND NOT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'requests_comment')
+	AND EXISTS (SELECT 1 FROM requests o WHERE o.repo = requests.repo AND o.comment_id = requests.comment_id
+		AND o.id < requests.id AND substr(o.delivery, 1, 10) <> 'duplicate:');`
 
 // Request is one accepted /profile or /bench command.
 type Request struct {
@@ -171,18 +199,25 @@ func unix(t time.Time) int64 {
 }
 
 // Add stores a request in state accepting, unless one already exists for its
-// delivery; either way it returns the stored request. created is false for an
-// existing one (a delivery processed again after a failure).
+// delivery or for its comment (repository and comment id); either way it returns the
+// stored request. created is false for an existing one: a delivery processed again
+// after a failure (same Delivery), or another delivery of the same comment (another
+// Delivery: GitHub's duplicate, or the comment's edit). One request per comment is a
+// rule of the table (a unique index), so two deliveries processed at once cannot both
+// create one.
 func (q *Queue) Add(ctx context.Context, r Request) (Request, bool, error) {
 	if r.Delivery == "" || r.Repo == "" || r.Host == "" {
 		return Request{}, false, errors.New("adding a request: the delivery, repository and host are required")
+	}
+	if strings.HasPrefix(r.Delivery, DuplicatePrefix) {
+		return Request{}, false, fmt.Errorf("adding a request: %q is not a delivery id", r.Delivery)
 	}
 	var created bool
 	var out Request
 	err := q.db.Write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.Exec(`INSERT INTO requests (delivery, repo, installation, issue, is_pr, comment_id, requester, kind, command,
 			sha, pinned_from, models, sampling, epic, host, workflow, ref, state, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'accepting', ?) ON CONFLICT (delivery) DO NOTHING`,
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'accepting', ?) ON CONFLICT DO NOTHING`,
 			r.Delivery, r.Repo, r.Installation, r.Issue, r.IsPR, r.CommentID, r.Requester, r.Kind, r.Command,
 			r.SHA, r.PinnedFrom, strings.Join(r.Models, ","), strings.Join(r.Sampling, ","), r.Epic, r.Host, r.Workflow, r.Ref,
 			q.now().UnixMilli())
@@ -192,6 +227,10 @@ func (q *Queue) Add(ctx context.Context, r Request) (Request, bool, error) {
 		n, _ := res.RowsAffected()
 		created = n == 1
 		out, err = scan(tx.QueryRow(`SELECT `+columns+` FROM requests WHERE delivery = ?`, r.Delivery))
+		if errors.Is(err, sql.ErrNoRows) {
+			out, err = scan(tx.QueryRow(`SELECT `+columns+` FROM requests
+				WHERE repo = ? AND comment_id = ? AND substr(delivery, 1, 10) <> 'duplicate:'`, r.Repo, r.CommentID))
+		}
 		return err
 	})
 	if err != nil {

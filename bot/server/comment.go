@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/lablup/perfbot/bot/command"
 	"github.com/lablup/perfbot/bot/gate"
@@ -84,20 +85,10 @@ func (s *Server) pickHost(ctx context.Context, backend string) (Host, bool, erro
 
 // accept stores the request, then makes its marks on GitHub (reaction, status comment,
 // check run) and queues it. Each step is recorded, so a delivery processed again after
-// a failure resumes without doubling anything.
+// a failure resumes without doubling anything. A comment has at most one request (the
+// queue's table holds it so): another delivery of the same comment, at the same time
+// or later, gets the stored request and leaves its marks to the delivery that made it.
 func (s *Server) accept(ctx context.Context, c *gh.Client, d inbox.Delivery, ev gate.Event, req gate.Request, log *slog.Logger) error {
-	prior, err := s.queue.List(ctx, queue.Filter{Repo: ev.Repo.String(), CommentID: ev.CommentID})
-	if err != nil {
-		return err
-	}
-	for _, p := range prior {
-		if p.Delivery != d.ID {
-			log.Info("server: an edit of a comment already accepted; nothing changes", logkey.Request, p.ID)
-			return gate.Reply(ctx, c, ev, fmt.Sprintf(
-				"Request %s was accepted from this comment as it was first written (commit %s); editing the comment does not change what runs. Post a new comment for another run, and `/perfbot cancel %d` to drop this one.",
-				mdtext.Code(strconv.FormatInt(p.ID, 10)), mdtext.Code(short(p.SHA)), p.ID))
-		}
-	}
 	host, ok, err := s.pickHost(ctx, req.Command.Backend)
 	if err != nil {
 		return err
@@ -115,6 +106,16 @@ func (s *Server) accept(ctx context.Context, c *gh.Client, d inbox.Delivery, ev 
 		return err
 	}
 	log = log.With(logkey.Request, r.ID, logkey.Host, r.Host)
+	if r.Delivery != d.ID {
+		if ev.Action != "edited" {
+			log.Info("server: another delivery of a comment that already has its request; nothing to do", "first", r.Delivery)
+			return nil
+		}
+		log.Info("server: an edit of a comment already accepted; nothing changes")
+		return gate.Reply(ctx, c, ev, fmt.Sprintf(
+			"Request %s was accepted from this comment as it was first written (commit %s); editing the comment does not change what runs. Post a new comment for another run, and `/perfbot cancel %d` to drop this one.",
+			mdtext.Code(strconv.FormatInt(r.ID, 10)), mdtext.Code(short(r.SHA)), r.ID))
+	}
 	if r.State != queue.Accepting {
 		log.Info("server: request already accepted", "state", r.State)
 		return nil
@@ -145,6 +146,11 @@ func (s *Server) accept(ctx context.Context, c *gh.Client, d inbox.Delivery, ev 
 		if err != nil {
 			return err
 		}
+		// The crash window: the check run exists on GitHub, its id is not recorded.
+		// Processed again, CreateCheckRun finds it by its external id.
+		if err := s.injected(StepCheckRunCreated); err != nil {
+			return err
+		}
 		if err := s.queue.SetCheckRun(ctx, r.ID, cr.ID); err != nil {
 			return err
 		}
@@ -163,6 +169,24 @@ func commandText(req gate.Request) string {
 		return clipText(t, 200)
 	}
 	return "/" + string(req.Kind) + " " + req.Command.Backend
+}
+
+// StepCheckRunCreated names the step between a check run's creation and its record
+// (for fault injection in tests).
+const StepCheckRunCreated = "check run created"
+
+// faults holds, for tests only, the fault function of a server (*Server -> func(step
+// string) error): asked at the named steps of a request whose crash windows matter, an
+// error it returns stops the delivery there, as a kill would, and the delivery is
+// processed again. Production servers have none.
+var faults sync.Map
+
+// injected returns the fault a test set for step, or nil.
+func (s *Server) injected(step string) error {
+	if f, ok := faults.Load(s); ok {
+		return f.(func(string) error)(step)
+	}
+	return nil
 }
 
 func externalID(id int64) string { return fmt.Sprintf("perfbot-request-%d", id) }

@@ -323,6 +323,7 @@ func expectAccepted(t testing.TB, s *ghstub.Stub, repo string, issue int, isPR b
 		Match(bodyHas("body", "queued.", fmt.Sprintf("Request %d on host %s", requestID, hostLabel), fmt.Sprintf("<!-- perfbot:request %d -->", requestID)))
 	if isPR {
 		a.checkRunID = 6000 + requestID
+		expectCheckRuns(t, s, repo, sha)
 		s.Expect("POST", fmt.Sprintf("/repos/%s/check-runs", repo),
 			ghstub.JSONFileWith(201, example(t, "check-run"), map[string]any{"id": a.checkRunID, "status": "queued", "head_sha": sha})).
 			JSONBody(map[string]any{"head_sha": sha, "status": "queued", "external_id": fmt.Sprintf("perfbot-request-%d", requestID)})
@@ -339,4 +340,26 @@ func expectAccepted(t testing.TB, s *ghstub.Stub, repo string, issue int, isPR b
 		s.Expect("POST", fmt.Sprintf("/repos/%s/actions/workflows/%s/dispatches", repo, workflow), ghstub.Status(204)).JSONBody(in)
 	}
 	return a
+}
+
+// expectCheckRuns declares the look for a request's check run on sha before it is
+// created, finding the given runs (id -> external id).
+func expectCheckRuns(t testing.TB, s *ghstub.Stub, repo, sha string, runs ...map[string]any) *ghstub.Expectation {
+	t.Helper()
+	list := []any{}
+	for _, r := range runs {
+		m, err := ghstub.Object(example(t, "check-run"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r["head_sha"] = sha
+		for k, v := range r {
+			if err := ghstub.Set(m, k, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		list = append(list, m)
+	}
+	return s.Expect("GET", fmt.Sprintf("/repos/%s/commits/%s/check-runs?filter=all", repo, sha),
+		ghstub.JSON(200, map[string]any{"total_count": len(list), "check_runs": list}))
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/google/go-github/v62/github"
@@ -16,10 +17,21 @@ import (
 
 // onWorkflowRun follows the runs perfbot dispatched: it learns a run's id when it is
 // requested, and when it completes it ends the request (finishing its marks if the run
-// did not publish) and dispatches the host's next request.
+// did not publish) and dispatches the host's next request. A run counts as a request's
+// only when it is of the workflow file that request dispatched: its title alone (which
+// any workflow of the repository can set) never ends a request.
 func (s *Server) onWorkflowRun(ctx context.Context, d inbox.Delivery) error {
 	var ev github.WorkflowRunEvent
 	if err := json.Unmarshal(d.Payload, &ev); err != nil {
+		return permanent{fmt.Errorf("reading the workflow_run event: %w", err)}
+	}
+	// go-github's WorkflowRun has no path: the workflow file of the run.
+	var file struct {
+		Run struct {
+			Path string `json:"path"`
+		} `json:"workflow_run"`
+	}
+	if err := json.Unmarshal(d.Payload, &file); err != nil {
 		return permanent{fmt.Errorf("reading the workflow_run event: %w", err)}
 	}
 	wr := ev.GetWorkflowRun()
@@ -34,6 +46,10 @@ func (s *Server) onWorkflowRun(ctx context.Context, d inbox.Delivery) error {
 	}
 	if !ok || r.Repo != ev.GetRepo().GetFullName() || wr.GetEvent() != "workflow_dispatch" {
 		log.Debug("server: a run that is not one of perfbot's requests")
+		return nil
+	}
+	if !sameWorkflow(file.Run.Path, r.Workflow) {
+		log.Info("server: a run titled after a request, of another workflow file; ignored", "path", clipText(file.Run.Path, 200), "workflow", r.Workflow)
 		return nil
 	}
 	if created := wr.GetCreatedAt().Time; !created.IsZero() && created.Before(r.CreatedAt.Add(-2*time.Minute)) {
@@ -120,6 +136,13 @@ func (s *Server) complete(ctx context.Context, r queue.Request, run gh.WorkflowR
 		why += " while it ran."
 	}
 	return s.finishMarks(ctx, r, why, run.URL)
+}
+
+// sameWorkflow reports whether a run's workflow path (".github/workflows/perfbot.yml",
+// possibly followed by "@" and a ref) is the workflow file dispatched.
+func sameWorkflow(path, file string) bool {
+	path, _, _ = strings.Cut(path, "@")
+	return file != "" && path == ".github/workflows/"+file
 }
 
 func conclusionText(c string) string {

@@ -3,13 +3,18 @@ package server_test
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/lablup/perfbot/bot/gate/gatetest"
+	"github.com/lablup/perfbot/bot/server"
 	"github.com/lablup/perfbot/internal/ghstub"
 )
 
@@ -40,6 +45,7 @@ func runEvent(t testing.TB, repo, action string, runID, requestID int64, status 
 	return edit(t, payload(t, "github", "webhooks", "workflow_run.completed.json"), map[string]any{
 		"action": action, "repository.full_name": repo,
 		"workflow_run.id": runID, "workflow_run.event": "workflow_dispatch",
+		"workflow_run.path":          ".github/workflows/" + workflow,
 		"workflow_run.display_title": fmt.Sprintf("perfbot request %d: profile", requestID),
 		"workflow_run.status":        status, "workflow_run.conclusion": conclusion,
 		"workflow_run.created_at":     time.Now().UTC().Format(time.RFC3339),
@@ -243,4 +249,183 @@ func TestUnqueuedRequestIsDropped(t *testing.T) {
 		`perfbot_runs_finished_total{host="gfx1151",state="failed"} 1`,
 		`perfbot_queue_depth{host="gfx1151",state="queued"} 0`,
 	)
+}
+
+// TestRunOfAnotherWorkflowIsIgnored: a workflow_run of another workflow file of the
+// repository (the real payload's .github/workflows/test.yml) whose title names a
+// dispatched request does not end it; the run of the dispatched workflow file does.
+func TestRunOfAnotherWorkflowIsIgnored(t *testing.T) {
+	t.Parallel()
+	stub := ghstub.New(t)
+	r := start(t, stub, nil)
+	expectToken(t, stub)
+	expectGate(t, stub, issueRepo, "Codertocat", "write", true)
+	a := expectAccepted(t, stub, issueRepo, issueNum, false, 9101, 1, gatetest.MasterSHA, map[string]any{"ref": "master"})
+	if err := r.deliver("issue_comment", "99999999-0000-4000-8000-000000000001", commentEvent(t, 9101, "Codertocat", "/profile rocm")); err != nil {
+		t.Fatal(err)
+	}
+	// The real payload as captured, but for its title (and times and repository):
+	// its path stays .github/workflows/test.yml.
+	other := edit(t, payload(t, "github", "webhooks", "workflow_run.completed.json"), map[string]any{
+		"repository.full_name": issueRepo, "workflow_run.id": 7101, "workflow_run.event": "workflow_dispatch",
+		"workflow_run.display_title": "perfbot request 1: profile",
+		"workflow_run.created_at":    time.Now().UTC().Format(time.RFC3339),
+		"workflow_run.html_url":      runURL(issueRepo, 7101),
+	})
+	if !strings.Contains(string(other), `".github/workflows/test.yml"`) {
+		t.Fatal("the payload lost its workflow path")
+	}
+	if err := r.deliver("workflow_run", "99999999-0000-4000-8000-000000000002", other); err != nil {
+		t.Fatal(err)
+	}
+	r.wantMetrics(`perfbot_queue_depth{host="gfx1151",state="active"} 1`)
+	if b, _ := os.ReadFile(r.logs); !strings.Contains(string(b), "of another workflow file; ignored") {
+		t.Error("the server did not log the run of another workflow as ignored")
+	}
+	// The run of perfbot.yml ends it (a failure without publishing: the server ends
+	// the marks).
+	expectStatusComment(t, stub, issueRepo, a.statusID, "<!-- perfbot:status -->\n**/profile rocm**: queued. Request 1 on host gfx1151.\n\n<!-- perfbot:request 1 -->\n", 2)
+	stub.Expect("PATCH", fmt.Sprintf("/repos/%s/issues/comments/%d", issueRepo, a.statusID),
+		ghstub.JSONFileWith(200, example(t, "issue-comment"), map[string]any{"id": a.statusID, "user.login": appSlug + "[bot]"})).
+		Match(bodyHas("body", "**/profile rocm**: failed.", runURL(issueRepo, 7102)))
+	stub.Expect("POST", fmt.Sprintf("/repos/%s/issues/comments/%d/reactions", issueRepo, 9101), ghstub.JSONFile(201, example(t, "reaction"))).
+		JSONBody(map[string]any{"content": "confused"})
+	if err := r.deliver("workflow_run", "99999999-0000-4000-8000-000000000003", runEvent(t, issueRepo, "completed", 7102, 1, "completed", "failure")); err != nil {
+		t.Fatal(err)
+	}
+	r.wantMetrics(`perfbot_queue_depth{host="gfx1151",state="active"} 0`, `perfbot_runs_finished_total{host="gfx1151",state="failed"} 1`)
+}
+
+// expectPull declares the gate's read of the pull request of prCommentEvent.
+func expectPull(t testing.TB, s *ghstub.Stub) {
+	t.Helper()
+	s.Expect("GET", fmt.Sprintf("/repos/%s/pulls/%d", prRepo, prNum), s.Example(200, "pull-request", map[string]any{
+		"number": prNum, "state": "open", "head.sha": gatetest.PRSHA, "head.ref": "topic",
+		"head.repo.id": 1296269, "head.repo.full_name": prRepo, "head.repo.owner.login": "kubernetes",
+		"base.repo.id": 1296269, "base.repo.full_name": prRepo,
+	}))
+}
+
+// TestCheckRunCreatedThenCrash: the fault strikes right after GitHub created the
+// request's check run and before its id is recorded. The delivery is processed again;
+// the check run is found by its external id, not created a second time, and the
+// dispatch carries its id.
+func TestCheckRunCreatedThenCrash(t *testing.T) {
+	t.Parallel()
+	stub := ghstub.New(t)
+	r := start(t, stub, nil)
+	var struck atomic.Int32
+	server.SetFault(r.srv, func(step string) error {
+		if step == server.StepCheckRunCreated && struck.Add(1) == 1 {
+			return errors.New("killed after the check run was created")
+		}
+		return nil
+	})
+	expectToken(t, stub)
+	expectGate(t, stub, prRepo, "spxtr", "write", false)
+	expectPull(t, stub)
+	a := expectAccepted(t, stub, prRepo, prNum, true, 2101, 1, gatetest.PRSHA, map[string]any{"ref": "master", "inputs.check_run_id": "6001"})
+	// The second attempt: the gate again, the eyes again (GitHub keeps one), the status
+	// comment recorded, and the check run found.
+	expectGate(t, stub, prRepo, "spxtr", "write", false)
+	expectPull(t, stub)
+	stub.Expect("POST", fmt.Sprintf("/repos/%s/issues/comments/%d/reactions", prRepo, 2101), ghstub.JSONFile(200, example(t, "reaction"))).
+		JSONBody(map[string]any{"content": "eyes"})
+	expectCheckRuns(t, stub, prRepo, gatetest.PRSHA,
+		map[string]any{"id": 6999, "external_id": "perfbot-request-10", "status": "completed"},
+		map[string]any{"id": a.checkRunID, "external_id": "perfbot-request-1", "status": "queued", "conclusion": nil})
+	const id = "22222222-0000-4000-8000-000000000101"
+	if code, msg := r.post("issue_comment", id, prCommentEvent(t, 2101, "spxtr", "/profile rocm")); code != http.StatusAccepted {
+		t.Fatalf("%d %s", code, msg)
+	}
+	if err := r.wait(id); err == nil || !strings.Contains(err.Error(), "killed after the check run was created") {
+		t.Fatalf("first attempt: %v, want the injected fault", err)
+	}
+	if err := r.wait(id); err != nil {
+		t.Fatalf("second attempt: %v", err)
+	}
+	n := 0
+	for _, req := range stub.Requests() {
+		if req.Method == "POST" && strings.HasSuffix(req.Path, "/check-runs") {
+			n++
+		}
+	}
+	if n != 1 || struck.Load() != 2 {
+		t.Errorf("%d check runs created, fault asked %d times; want 1 and 2", n, struck.Load())
+	}
+}
+
+// TestOneRequestPerComment: two deliveries of one comment processed at the same time
+// (two delivery ids of its creation; its creation and its edit 3 ms later) make one
+// request, one status comment and one dispatch, whichever delivery wins.
+func TestOneRequestPerComment(t *testing.T) {
+	t.Parallel()
+	const c = 9201
+	created := func(t *testing.T) []byte { return commentEvent(t, c, "Codertocat", "/profile rocm") }
+	edited := func(t *testing.T) []byte {
+		return edit(t, payload(t, "github", "webhooks", "issue_comment.edited.json"), map[string]any{
+			"comment.id": c, "comment.body": "/profile rocm models=qwen3", "changes.body.from": "/profile rocm",
+		})
+	}
+	for _, tc := range []struct {
+		name   string
+		second func(*testing.T) []byte
+		gap    time.Duration
+	}{
+		{"two deliveries of the creation at once", created, 0},
+		{"creation and edit 3 ms apart", edited, 3 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			stub := ghstub.New(t)
+			r := start(t, stub, nil)
+			expectToken(t, stub)
+			expectGate(t, stub, issueRepo, "Codertocat", "write", true)
+			expectGate(t, stub, issueRepo, "Codertocat", "write", true)
+			stub.Expect("POST", fmt.Sprintf("/repos/%s/issues/comments/%d/reactions", issueRepo, c), ghstub.JSONFile(201, example(t, "reaction"))).
+				JSONBody(map[string]any{"content": "eyes"})
+			stub.Expect("GET", fmt.Sprintf("/repos/%s/issues/%d/comments", issueRepo, issueNum), ghstub.JSON(200, []any{})).AnyTimes()
+			stub.Expect("POST", fmt.Sprintf("/repos/%s/issues/%d/comments", issueRepo, issueNum),
+				ghstub.JSONFileWith(201, example(t, "issue-comment"), map[string]any{"id": 5001, "user.login": appSlug + "[bot]"})).
+				Match(bodyHas("body", "queued.", "<!-- perfbot:request 1 -->"))
+			// When the creation wins, the edit is answered that it changes nothing.
+			stub.Expect("POST", fmt.Sprintf("/repos/%s/issues/%d/comments", issueRepo, issueNum),
+				ghstub.JSONFileWith(201, example(t, "issue-comment"), map[string]any{"id": 5002, "user.login": appSlug + "[bot]"})).
+				Match(bodyHas("body", "editing the comment does not change what runs", fmt.Sprintf("<!-- perfbot:reply %d -->", c))).AnyTimes()
+			stub.Expect("POST", fmt.Sprintf("/repos/%s/actions/workflows/%s/dispatches", issueRepo, workflow), ghstub.Status(204)).
+				JSONBody(map[string]any{"inputs.request_id": "1", "inputs.status_comment_id": "5001", "inputs.trigger_comment_id": fmt.Sprint(c)})
+
+			ids := []string{"92000000-0000-4000-8000-000000000001", "92000000-0000-4000-8000-000000000002"}
+			bodies := [][]byte{created(t), tc.second(t)}
+			var wg sync.WaitGroup
+			for i := range ids {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					time.Sleep(time.Duration(i) * tc.gap)
+					if code, msg := r.post("issue_comment", ids[i], bodies[i]); code != http.StatusAccepted {
+						t.Errorf("delivery %s: %d %s", ids[i], code, msg)
+					}
+				}()
+			}
+			wg.Wait()
+			seen := map[string]bool{}
+			for len(seen) < len(ids) {
+				select {
+				case s := <-r.settled:
+					if s.err != nil {
+						t.Errorf("delivery %s: %v", s.d.ID, s.err)
+					}
+					seen[s.d.ID] = true
+				case <-time.After(15 * time.Second):
+					t.Fatalf("deliveries not processed within 15 s: %v", seen)
+				}
+			}
+			r.wantMetrics(
+				`perfbot_dispatches_total{host="gfx1151",result="sent"} 1`,
+				`perfbot_queue_depth{host="gfx1151",state="active"} 1`,
+				`perfbot_queue_depth{host="gfx1151",state="queued"} 0`,
+			)
+		})
+	}
 }

@@ -5,13 +5,15 @@
 // deliveries GitHub failed to make, and /healthz, /readyz and /metrics
 // (docs/server.md).
 //
-// New is the one composition root and fails fast: an empty webhook secret, a key
-// GitHub refuses, or a database that cannot be written stop it with a message that
-// says which. The package must not parse commands or decide permissions itself (the
-// gate does), and must never log payloads, secrets or tokens.
+// New is the one composition root and fails fast: an empty or white-space webhook
+// secret, a key GitHub refuses, GitHub out of reach, or a database that cannot be
+// written stop it with a message that says which. The package must not parse
+// commands or decide permissions itself (the gate does), and must never log
+// payloads, secrets or tokens.
 package server
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -85,6 +87,9 @@ func New(ctx context.Context, set Settings, o Options) (*Server, error) {
 	if len(o.Secret) == 0 {
 		return nil, fmt.Errorf("the webhook secret is empty: set the environment variable %s to the secret on the App's settings page", set.SecretEnv)
 	}
+	if len(bytes.TrimSpace(o.Secret)) == 0 {
+		return nil, fmt.Errorf("the webhook secret is only white space (%d bytes): set the environment variable %s to the secret on the App's settings page", len(o.Secret), set.SecretEnv)
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -109,7 +114,7 @@ func New(ctx context.Context, set Settings, o Options) (*Server, error) {
 	}
 	info, err := app.App(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("GitHub refused the App's credentials (github.app_id %d, github.private_key_file %s): %w", set.AppID, set.KeyFile, err)
+		return nil, appCheckError(set, err)
 	}
 	db, err := store.Open(ctx, set.Database, inbox.Schema, queue.Schema)
 	if err != nil {

@@ -1,13 +1,17 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"net/http"
+	"net/url"
 	"os"
 	"regexp"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/lablup/perfbot/bot/command"
@@ -247,4 +251,30 @@ func readBounded(path string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s has more than %d bytes", path, limit)
 	}
 	return b, nil
+}
+
+// appCheckError says why checking the App with GitHub at start failed: GitHub refused
+// the credentials (401, 403), GitHub could not be reached (a refused connection, a
+// name that does not resolve, a timeout, a connection closed without an answer), or
+// GitHub answered something else.
+func appCheckError(set Settings, err error) error {
+	host := set.APIURL
+	if u, perr := url.Parse(set.APIURL); perr == nil && u.Host != "" {
+		host = u.Host
+	}
+	var ae *gh.APIError
+	var ne net.Error
+	var errno syscall.Errno
+	switch {
+	case errors.As(err, &ae) && (ae.Status == http.StatusUnauthorized || ae.Status == http.StatusForbidden):
+		return fmt.Errorf("GitHub refused the App's credentials (github.app_id %d, github.private_key_file %s): %w", set.AppID, set.KeyFile, err)
+	case errors.Is(err, context.Canceled):
+		return fmt.Errorf("checking the App with GitHub at %s: stopped: %w", host, err)
+	case errors.As(err, &ne) || errors.As(err, &errno) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		// net/http's own error for a connection the server closed; not exported.
+		strings.Contains(err.Error(), "server closed idle connection"):
+		return fmt.Errorf("network error: GitHub's API at %s could not be reached to check the App (github.api_url %s): %w; check the address, name resolution, proxy and firewall", host, set.APIURL, err)
+	}
+	return fmt.Errorf("checking the App with GitHub at %s (GET /app, github.api_url %s) failed: %w", host, set.APIURL, err)
 }

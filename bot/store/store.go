@@ -15,10 +15,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -64,7 +64,19 @@ func Open(ctx context.Context, path string, schema ...string) (*DB, error) {
 			return nil, fmt.Errorf("opening the database %s: the folder %s does not exist; create it first", path, dir)
 		}
 	}
-	lock, err := lockFile(path + ".lock")
+	// The lock and the file are taken at the path with every symlink resolved, so two
+	// servers given one database by two names (a symlink and its target) meet at one
+	// lock, and SQLite's -wal and -shm files sit beside the real file.
+	real, err := resolve(path)
+	if err != nil {
+		return nil, fmt.Errorf("opening the database %s: %w", path, err)
+	}
+	if real != path {
+		if st, err := os.Stat(filepath.Dir(real)); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("opening the database %s: it links to %s, whose folder does not exist", path, real)
+		}
+	}
+	lock, err := lockFile(real+".lock", path)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +89,7 @@ func Open(ctx context.Context, path string, schema ...string) (*DB, error) {
 			q.Add("_pragma", extra)
 		}
 		q.Set("_txlock", "immediate")
-		return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+		return "file:" + (&url.URL{Path: real}).EscapedPath() + "?" + q.Encode()
 	}
 	// The writer never checkpoints (its commits would wait for the copy and its
 	// fsyncs); a background connection does, without blocking it.
@@ -342,10 +354,11 @@ func (db *DB) Close() error {
 	return err
 }
 
-// lockFile takes an exclusive lock beside the database: two servers on one database
-// would both dispatch. The kernel drops the lock when the process dies, even by
-// SIGKILL, so a crash never leaves it behind.
-func lockFile(path string) (*os.File, error) {
+// lockFile takes an exclusive lock beside the database (path is the lock, db the
+// database as it was named): two servers on one database would both dispatch. The
+// kernel drops the lock when the process dies, even by SIGKILL, so a crash never
+// leaves it behind.
+func lockFile(path, db string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("opening the database lock %s: %w", path, err)
@@ -353,9 +366,48 @@ func lockFile(path string) (*os.File, error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("the database %s is in use by another perfbot serve (it holds %s); run one server per database", strings.TrimSuffix(path, ".lock"), path)
+			return nil, fmt.Errorf("the database %s is in use by another perfbot serve (it holds %s); run one server per database", db, path)
 		}
 		return nil, fmt.Errorf("locking %s: %w", path, err)
 	}
 	return f, nil
+}
+
+// maxLinks bounds the symlinks followed to the database file, as the kernel does.
+const maxLinks = 40
+
+// resolve returns path made absolute with every symlink resolved: those of its folders
+// and, the file not having to exist yet, those of the file itself, a dangling link
+// included (SQLite creates its target).
+func resolve(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	for range maxLinks {
+		dir, err := filepath.EvalSymlinks(filepath.Dir(abs))
+		if err != nil {
+			return "", fmt.Errorf("resolving its folder: %w", err)
+		}
+		abs = filepath.Join(dir, filepath.Base(abs))
+		st, err := os.Lstat(abs)
+		if errors.Is(err, fs.ErrNotExist) {
+			return abs, nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if st.Mode()&fs.ModeSymlink == 0 {
+			return abs, nil
+		}
+		to, err := os.Readlink(abs)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(dir, to)
+		}
+		abs = filepath.Clean(to)
+	}
+	return "", fmt.Errorf("more than %d symlinks to follow", maxLinks)
 }

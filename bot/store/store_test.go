@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -100,4 +101,58 @@ func TestOneServerPerDatabase(t *testing.T) {
 		t.Fatalf("Open after Close: %v", err)
 	}
 	db2.Close()
+}
+
+// TestOneServerPerDatabaseThroughSymlinks: one database named by its path, a symlink
+// to it, a symlink to its folder and a dangling symlink (the file not made yet) is
+// one lock; the data and the WAL sit at the real file.
+func TestOneServerPerDatabaseThroughSymlinks(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	real := filepath.Join(dir, "data", "t.db")
+	if err := os.Mkdir(filepath.Dir(real), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// The link is made before the file: the first server creates it through the link.
+	link := filepath.Join(dir, "link.db")
+	if err := os.Symlink("data/t.db", link); err != nil {
+		t.Fatal(err)
+	}
+	folder := filepath.Join(dir, "folder")
+	if err := os.Symlink("data", folder); err != nil {
+		t.Fatal(err)
+	}
+	chain := filepath.Join(dir, "chain.db")
+	if err := os.Symlink(link, chain); err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(ctx, link, "CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, other := range []string{real, filepath.Join(folder, "t.db"), chain} {
+		if _, err := store.Open(ctx, other); err == nil || !strings.Contains(err.Error(), "in use by another perfbot serve") {
+			t.Errorf("Open(%s) while %s is open: %v, want a refusal", other, link, err)
+		}
+	}
+	if err := db.Write(ctx, func(tx *sql.Tx) error { _, err := tx.Exec(`INSERT INTO kv VALUES ('a')`); return err }); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{real, real + "-wal", real + ".lock"} {
+		if st, err := os.Lstat(f); err != nil || !st.Mode().IsRegular() {
+			t.Errorf("%s: %v, want a regular file beside the real database", f, err)
+		}
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v", err)
+	}
+	db.Close()
+	loop := filepath.Join(dir, "loop.db")
+	if err := os.Symlink("loop.db", loop); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Open(ctx, loop); err == nil || !strings.Contains(err.Error(), "symlinks") {
+		t.Errorf("a symlink loop: %v, want a refusal naming it", err)
+	}
 }

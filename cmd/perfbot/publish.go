@@ -3,10 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -16,7 +19,9 @@ import (
 	"github.com/lablup/perfbot/bot/publish"
 	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/config"
+	"github.com/lablup/perfbot/internal/infile"
 	"github.com/lablup/perfbot/runner/job"
+	"github.com/lablup/perfbot/runner/patch"
 )
 
 func init() {
@@ -43,19 +48,19 @@ func runPublish(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	var o publishOptions
 	fs := newFlags("publish", publishUsage, stderr)
 	fs.StringVar(&o.results, "results", "", "`DIR` written by perfbot run profile: the <gfx>_<commit> results folder or its parent")
-	fs.StringVar(&o.repo, "repo", "", "clone of the target repository holding the profiled commit (its checkout is not touched)")
+	fs.StringVar(&o.repo, "repo", "", "clone of the target repository holding the profiled commit (its checkout is not touched); when the results have gemm_tests.json but no gemm_patch.json, the patch is prepared and verified here first, in a scratch worktree (it runs the clone's checker and verify commands)")
 	fs.StringVar(&o.dryRun, "dry-run", "", "write the pull request, comments and check run as files into this folder instead of GitHub; push only to a remote on this machine")
 	fs.StringVar(&o.configPath, "config", "", "perfbot.yml (default: <repo>/"+config.DefaultPath+" when present, else the defaults)")
 	fs.StringVar(&o.base, "base", "", "pinned base commit (default: the profiled commit from session.json)")
 	fs.StringVar(&o.branch, "branch", "", "bot branch (default: branches.profile of the configuration)")
 	targetFlags(fs, &o)
-	fs.StringVar(&o.python, "python", "python3", "Python that runs the repo's checker")
+	fs.StringVar(&o.python, "python", "python3", "Python that runs the repo's checker when the patch is prepared here (no gemm_patch.json)")
 	fs.Int64Var(&o.checkRun, "check-run-id", 0, "check run created at acceptance (App mode); completed at the end")
 	fs.Int64Var(&o.statusComment, "status-comment-id", 0, "status comment to finish in place")
 	fs.Int64Var(&o.triggerCmnt, "trigger-comment-id", 0, "comment that asked for the run; gets rocket or confused")
 	fs.IntVar(&o.issue, "issue", 0, "issue or pull request the command came from")
 	fs.IntVar(&o.epic, "epic", 0, "epic issue for the ranking comment (default: epic of the configuration)")
-	fs.DurationVar(&o.verifyTimeout, "verify-timeout", 10*time.Minute, "time limit per verification command")
+	fs.DurationVar(&o.verifyTimeout, "verify-timeout", 10*time.Minute, "time limit per verification command when the patch is prepared here")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -78,7 +83,10 @@ func runPublish(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		Author:     gitpub.Identity{Name: o.authorName, Email: o.authorEmail},
 		ServerURL:  os.Getenv("GITHUB_SERVER_URL"),
 		CheckRunID: o.checkRun, StatusCommentID: o.statusComment, TriggerCommentID: o.triggerCmnt,
-		Issue: o.issue, Epic: o.epic, Python: o.python, VerifyTimeout: o.verifyTimeout,
+		Issue: o.issue, Epic: o.epic,
+	}
+	if po.Prepared, err = prepareHere(ctx, o, cfg, stderr); err != nil {
+		return err
 	}
 	var c *gh.Client
 	if po.Repo, c, po.GitToken, err = publishTarget(ctx, o); err != nil {
@@ -89,6 +97,51 @@ func runPublish(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	sum, perr := publish.Publish(ctx, po)
 	return publishDone(o, "publish", sum.StepSummary, sum, sum.Results != "", func() { printPublishSummary(stdout, sum, o.dryRun) }, perr, stdout, stderr)
+}
+
+// prepareHere prepares the grouped_gemm gate patch on the maintainer's own clone when
+// the results have the numeric tests' outcome but no prepared patch (the GPU job's
+// patch step did not run, or the results come from `perfbot run`): the patch is applied
+// in a scratch worktree of the profiled commit and the configured verification runs
+// there, as the patch job does on the runner. It runs the clone's checker and verify
+// commands: the maintainer trusts their own checkout, which a publish job never does.
+// nil when there is nothing to prepare.
+func prepareHere(ctx context.Context, o publishOptions, cfg config.Config, stderr io.Writer) (*patch.Prepared, error) {
+	dir, err := publish.ResultsFolder(o.results)
+	if err != nil {
+		return nil, nil // Publish says what is wrong with the folder
+	}
+	if _, err := os.Lstat(filepath.Join(dir, patch.PreparedFile)); err == nil {
+		return nil, nil
+	}
+	b, err := infile.ReadFile(filepath.Join(dir, job.GemmTestsFile), 1<<20)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the numeric tests' outcome: %w", err)
+	}
+	outcome, err := patch.ParseOutcome(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, job.GemmTestsFile), err)
+	}
+	commit := o.base
+	if commit == "" {
+		if s, err := job.ReadSession(filepath.Join(dir, job.SessionFile)); err == nil {
+			commit = s.Commit
+		}
+	}
+	if commit == "" {
+		_, commit, _ = strings.Cut(filepath.Base(dir), "_")
+	}
+	fmt.Fprintf(stderr, "perfbot publish: %s has %s but no %s: preparing the grouped_gemm gate patch here, in a scratch worktree of %s at %s (this runs the clone's checker and verify commands)\n",
+		dir, job.GemmTestsFile, patch.PreparedFile, o.repo, commit)
+	p, err := patch.Prepare(ctx, patch.PrepareOptions{RepoDir: o.repo, Commit: commit, Outcome: outcome, Verify: cfg.Verify,
+		Python: o.python, VerifyTimeout: o.verifyTimeout})
+	if err != nil {
+		return nil, err
+	}
+	return &p, nil
 }
 
 // publishTarget is the repository on GitHub, a client of it (nil for a dry run) and the

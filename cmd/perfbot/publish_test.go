@@ -15,6 +15,7 @@ import (
 	"github.com/lablup/perfbot/internal/hosttest"
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/lablup/perfbot/runner/job"
+	"github.com/lablup/perfbot/runner/patch"
 	"github.com/lablup/perfbot/runner/results"
 )
 
@@ -98,14 +99,42 @@ func TestPublishDryRunOnAnalysedRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// The numeric tests' outcome without the patch job's gemm_patch.json: the command
+	// line prepares the patch on the maintainer's clone itself, and says so.
+	var tests []patch.TestResult
+	for _, n := range patch.TestNames {
+		tests = append(tests, patch.TestResult{Name: n, Outcome: patch.Passed, Detail: "ok"})
+	}
+	if err := job.WriteOutcome(filepath.Join(folder, job.GemmTestsFile), patch.Outcome{OverlayCommit: "75915908", Tests: tests}); err != nil {
+		t.Fatal(err)
+	}
+
 	out := filepath.Join(root, "dry")
-	stdout := publishCLI(t, 0, "publish", "--results", filepath.Dir(folder), "--repo", repo, "--dry-run", out, "--epic", "1814", "--json")
+	var stdoutb, stderrb bytes.Buffer
+	if code := run(context.Background(), []string{"publish", "--results", filepath.Dir(folder), "--repo", repo, "--dry-run", out, "--epic", "1814", "--json"}, &stdoutb, &stderrb); code != 0 {
+		t.Fatalf("publish: exit %d\n%s\n%s", code, stdoutb.String(), stderrb.String())
+	}
+	stdout := stdoutb.String()
+	if !strings.Contains(stderrb.String(), "has gemm_tests.json but no gemm_patch.json: preparing the grouped_gemm gate patch here") {
+		t.Errorf("publish does not say it prepared the patch:\n%s", stderrb.String())
+	}
+	if _, err := os.Stat(filepath.Join(folder, patch.PreparedFile)); !os.IsNotExist(err) {
+		t.Errorf("the patch prepared here was written into the results folder: %v", err)
+	}
+	if st := hosttest.Git(t, home, repo, "status", "--porcelain"); st != "" {
+		t.Errorf("preparing the patch changed the clone's checkout:\n%s", st)
+	}
 	var sum publish.Summary
 	if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
 		t.Fatalf("summary: %v\n%s", err, stdout)
 	}
-	if !sum.OK() || sum.Git.Action != "created" || !sum.Git.Pushed {
+	if !sum.OK() || sum.Git.Action != "created" || !sum.Git.Pushed || sum.Draft || sum.Patch == nil || len(sum.Patch.Changed) != 2 {
 		t.Fatalf("summary %+v", sum)
+	}
+	for _, p := range []string{patch.RustPath, patch.CheckerPath} {
+		if d := hosttest.Git(t, home, bare, "diff", "--stat", base, sum.Git.Commit, "--", p); d == "" {
+			t.Errorf("%s is not patched on the bot branch", p)
+		}
 	}
 	if got := hosttest.Git(t, home, repo, "rev-parse", "refs/heads/perfbot/rocm-profile"); got != sum.Git.Commit {
 		t.Errorf("local bot branch %s, want %s", got, sum.Git.Commit)

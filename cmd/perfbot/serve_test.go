@@ -314,6 +314,7 @@ dispatch: {confirm_secs: 0, check_secs: 3600}
 				body := edited(t, runRaw, map[string]any{
 					"action": "completed", "repository.full_name": "Codertocat/Hello-World",
 					"workflow_run.id": 7000 + atoi(id), "workflow_run.event": "workflow_dispatch",
+					"workflow_run.path":          ".github/workflows/perfbot.yml",
 					"workflow_run.display_title": "perfbot request " + id + ": profile",
 					"workflow_run.status":        "completed", "workflow_run.conclusion": "success",
 					"workflow_run.created_at":     time.Now().UTC().Format(time.RFC3339),
@@ -470,4 +471,273 @@ func runChecks(s *ghstub.Stub) int {
 		}
 	}
 	return n
+}
+
+// serveSetup writes an App key and a settings file for `perfbot serve` in dir.
+func serveSetup(t *testing.T, dir, name, listen, apiURL, db string) string {
+	t.Helper()
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyFile := filepath.Join(dir, name+".pem")
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, name+".yml")
+	settings := fmt.Sprintf(`version: 1
+listen: %s
+database: %s
+github: {api_url: %q, app_id: 1, private_key_file: %s}
+hosts:
+  - {label: gfx1151, backend: rocm, workflow: perfbot.yml}
+`, listen, db, apiURL, keyFile)
+	if err := os.WriteFile(cfg, []byte(settings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// freeAddr is a 127.0.0.1 address nothing listens on.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// serveRefused runs `perfbot serve` that must refuse to start: it returns what it
+// wrote, after checking that it exited non-zero within a minute.
+func serveRefused(t *testing.T, bin, cfg, secret string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "serve", "--config", cfg)
+	cmd.Env = append(os.Environ(), "PERFBOT_WEBHOOK_SECRET="+secret)
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("perfbot serve did not stop within a minute:\n%s", out)
+	}
+	if err == nil {
+		t.Fatalf("perfbot serve exited 0, want a refusal:\n%s", out)
+	}
+	return string(out)
+}
+
+// TestServeStartRefusals runs the real binary where it must refuse to start, and says
+// why: GitHub not reachable (a network error naming the host, not a refusal of the
+// credentials), the credentials refused, a webhook secret of white space only, and a
+// second server on one database reached through a symlink.
+func TestServeStartRefusals(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "perfbot")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("building perfbot: %v\n%s", err, out)
+	}
+	ex := func(name string) string { return testfix.Path(t, "github", "rest-openapi-examples", name+".json") }
+
+	t.Run("GitHub not reachable", func(t *testing.T) {
+		down := freeAddr(t)
+		cfg := serveSetup(t, t.TempDir(), "serve", freeAddr(t), "http://"+down+"/api/v3/", filepath.Join(t.TempDir(), "perfbot.db"))
+		out := serveRefused(t, bin, cfg, serveSecret)
+		if !strings.Contains(out, "network error: GitHub's API at "+down+" could not be reached") || !strings.Contains(out, "connection refused") {
+			t.Errorf("want a network error naming %s:\n%s", down, out)
+		}
+		if strings.Contains(out, "refused the App's credentials") {
+			t.Errorf("a network error reported as refused credentials:\n%s", out)
+		}
+	})
+
+	t.Run("credentials refused", func(t *testing.T) {
+		stub := ghstub.New(t)
+		stub.Expect("GET", "/app", ghstub.JSON(401, map[string]string{"message": "A JSON web token could not be decoded"}))
+		cfg := serveSetup(t, t.TempDir(), "serve", freeAddr(t), stub.URL(), filepath.Join(t.TempDir(), "perfbot.db"))
+		out := serveRefused(t, bin, cfg, serveSecret)
+		if !strings.Contains(out, "GitHub refused the App's credentials (github.app_id 1") || !strings.Contains(out, "401") {
+			t.Errorf("want the refusal of the credentials:\n%s", out)
+		}
+	})
+
+	t.Run("white-space secret", func(t *testing.T) {
+		stub := ghstub.New(t) // no call expected: the secret is checked first
+		cfg := serveSetup(t, t.TempDir(), "serve", freeAddr(t), stub.URL(), filepath.Join(t.TempDir(), "perfbot.db"))
+		for _, secret := range []string{" ", " \t  ", "\u00a0\u3000"} {
+			out := serveRefused(t, bin, cfg, secret)
+			if !strings.Contains(out, "the webhook secret is only white space") || !strings.Contains(out, "PERFBOT_WEBHOOK_SECRET") {
+				t.Errorf("secret %q: want a refusal of the white-space secret:\n%s", secret, out)
+			}
+		}
+	})
+
+	t.Run("one database through a symlink", func(t *testing.T) {
+		stub := ghstub.New(t)
+		stub.Expect("GET", "/app", ghstub.JSONFileWith(200, ex("integration"), map[string]any{"id": 1, "slug": "perfbot-runner"})).Times(2)
+		stub.Expect("GET", "/app/hook/deliveries", ghstub.JSON(200, []any{})).AnyTimes()
+		d := t.TempDir()
+		if err := os.Mkdir(filepath.Join(d, "data"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		real := filepath.Join(d, "data", "perfbot.db")
+		link := filepath.Join(d, "perfbot.db")
+		if err := os.Symlink(real, link); err != nil {
+			t.Fatal(err)
+		}
+		addr := freeAddr(t)
+		first := serveSetup(t, d, "first", addr, stub.URL(), real)
+		second := serveSetup(t, d, "second", freeAddr(t), stub.URL(), link)
+		var log bytes.Buffer
+		proc := startServe(t, bin, first, &log)
+		waitHealthy(t, "http://"+addr)
+		out := serveRefused(t, bin, second, serveSecret)
+		if !strings.Contains(out, "the database "+link+" is in use by another perfbot serve") {
+			t.Errorf("want the second server refused:\n%s", out)
+		}
+		proc.stop(t, syscall.SIGTERM)
+		if t.Failed() {
+			t.Logf("the first server's log:\n%s", log.String())
+		}
+	})
+}
+
+// TestServeKilledAfterCheckRunCreated kills the real binary with SIGKILL while GitHub
+// creates a request's check run: the run exists on GitHub, its id was never stored.
+// The restarted server processes the delivery again, finds the check run by its
+// external id instead of creating a second one, and dispatches once with its id.
+func TestServeKilledAfterCheckRunCreated(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "perfbot")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("building perfbot: %v\n%s", err, out)
+	}
+	ex := func(name string) string { return testfix.Path(t, "github", "rest-openapi-examples", name+".json") }
+	const (
+		repo    = "/repos/kubernetes/test-infra"
+		comment = 262693732
+	)
+	s := ghstub.New(t)
+	s.Expect("GET", "/app", ghstub.JSONFileWith(200, ex("integration"), map[string]any{"id": 1, "slug": "perfbot-runner"})).Times(2)
+	s.Expect("POST", "/app/installations/1/access_tokens", ghstub.JSONFileWith(201, ex("installation-token"),
+		map[string]any{"expires_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)})).AnyTimes()
+	s.Expect("GET", "/app/hook/deliveries", ghstub.JSON(200, []any{})).AnyTimes()
+	s.Expect("GET", repo+"/contents/.github/perfbot.yml", s.Example(200, "content-file-response-if-content-is-a-file", map[string]any{
+		"content": base64.StdEncoding.EncodeToString([]byte(gatetest.Config)), "encoding": "base64",
+		"size": len(gatetest.Config), "name": "perfbot.yml", "path": ".github/perfbot.yml", "type": "file",
+	})).Times(2)
+	s.Expect("GET", repo+"/collaborators/spxtr/permission",
+		s.Example(200, "repository-collaborator-permission-response-if-user-has-admin-permissions", map[string]any{"permission": "write", "role_name": "write"})).Times(2)
+	s.Expect("GET", repo+"/pulls/947", s.Example(200, "pull-request", map[string]any{
+		"number": 947, "state": "open", "head.sha": gatetest.PRSHA, "head.ref": "topic",
+		"head.repo.id": 1296269, "head.repo.full_name": "kubernetes/test-infra", "head.repo.owner.login": "kubernetes",
+		"base.repo.id": 1296269, "base.repo.full_name": "kubernetes/test-infra",
+	})).Times(2)
+	s.Expect("POST", fmt.Sprintf("%s/issues/comments/%d/reactions", repo, comment), ghstub.JSONFile(201, ex("reaction"))).Times(2)
+	s.Expect("GET", repo+"/issues/947/comments", ghstub.JSON(200, []any{}))
+	s.Expect("POST", repo+"/issues/947/comments", ghstub.JSONFileWith(201, ex("issue-comment"), map[string]any{"id": 5001, "user.login": "perfbot-runner[bot]"}))
+
+	var (
+		mu      sync.Mutex
+		proc    *serveProc
+		created []any
+	)
+	run, err := ghstub.Object(ex("check-run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Expect("GET", repo+"/commits/"+gatetest.PRSHA+"/check-runs", ghstub.Func(func(ghstub.Request) ghstub.Response {
+		mu.Lock()
+		defer mu.Unlock()
+		b, _ := json.Marshal(map[string]any{"total_count": len(created), "check_runs": append([]any{}, created...)})
+		return ghstub.Response{Status: 200, Body: b}
+	})).Times(2)
+	// GitHub creates the check run; the server dies before it can store its id.
+	s.Expect("POST", repo+"/check-runs", ghstub.Func(func(req ghstub.Request) ghstub.Response {
+		var in struct {
+			Name       string `json:"name"`
+			ExternalID string `json:"external_id"`
+		}
+		if err := json.Unmarshal(req.Body, &in); err != nil {
+			return ghstub.Response{Status: 422, Body: []byte(`{"message":"bad body"}`)}
+		}
+		r := map[string]any{}
+		for k, v := range run {
+			r[k] = v
+		}
+		r["id"], r["name"], r["external_id"], r["head_sha"], r["status"], r["conclusion"] = 6001, in.Name, in.ExternalID, gatetest.PRSHA, "queued", nil
+		mu.Lock()
+		created = append(created, r)
+		p := proc
+		mu.Unlock()
+		_ = p.cmd.Process.Signal(syscall.SIGKILL)
+		<-p.done
+		b, _ := json.Marshal(r)
+		return ghstub.Response{Status: 201, Body: b}
+	}))
+	dispatched := make(chan map[string]string, 2)
+	s.Expect("POST", repo+"/actions/workflows/perfbot.yml/dispatches", ghstub.Func(func(req ghstub.Request) ghstub.Response {
+		var body struct {
+			Inputs map[string]string `json:"inputs"`
+		}
+		_ = json.Unmarshal(req.Body, &body)
+		dispatched <- body.Inputs
+		return ghstub.Response{Status: 204}
+	}))
+
+	addr := freeAddr(t)
+	db := filepath.Join(dir, "perfbot.db")
+	cfg := serveSetup(t, dir, "serve", addr, s.URL(), db)
+	logFile, err := os.Create(filepath.Join(dir, "serve.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	defer func() {
+		if t.Failed() {
+			b, _ := os.ReadFile(logFile.Name())
+			t.Logf("serve log:\n%s", b)
+		}
+	}()
+	base := "http://" + addr
+	mu.Lock()
+	proc = startServe(t, bin, cfg, logFile)
+	first := proc
+	mu.Unlock()
+	waitHealthy(t, base)
+
+	raw, err := os.ReadFile(testfix.Path(t, "github", "webhooks-pr-comments", "prow.issue_comment.created.pr.lgtm.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := edited(t, raw, map[string]any{"comment.body": "/profile rocm"})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if code, err := postUntil2xx(ctx, base, "issue_comment", "66666666-0000-4000-8000-000000000001", body); err != nil || code != http.StatusAccepted {
+		t.Fatalf("delivery: %d %v", code, err)
+	}
+	select {
+	case <-first.done:
+	case <-ctx.Done():
+		t.Fatal("the server was not killed at the check run's creation")
+	}
+	mu.Lock()
+	proc = startServe(t, bin, cfg, logFile)
+	mu.Unlock()
+	select {
+	case in := <-dispatched:
+		if in["check_run_id"] != "6001" || in["request_id"] != "1" || in["sha"] != gatetest.PRSHA {
+			t.Errorf("dispatch inputs %v, want request 1 with check run 6001 on %s", in, gatetest.PRSHA)
+		}
+	case <-ctx.Done():
+		t.Fatal("the request was not dispatched after the restart")
+	}
+	proc.stop(t, syscall.SIGTERM)
+	mu.Lock()
+	n := len(created)
+	mu.Unlock()
+	if n != 1 {
+		t.Errorf("%d check runs created, want 1", n)
+	}
 }

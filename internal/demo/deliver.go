@@ -118,7 +118,17 @@ func runEvent(owner, name string, run fakegithub.Run, action string) ([]byte, er
 		Sender:       &github.User{Login: github.String("perfbot[bot]"), Type: github.String("Bot")},
 		Installation: &github.Installation{ID: github.Int64(fakegithub.InstallationID)},
 	}
-	return json.Marshal(ev)
+	b, err := json.Marshal(ev)
+	if err != nil {
+		return nil, err
+	}
+	// GitHub's payload names the run's workflow file; go-github's type has no field for it.
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	m["workflow_run"].(map[string]any)["path"] = ".github/workflows/" + run.Workflow
+	return json.Marshal(m)
 }
 
 func nilIfEmpty(s string) *string {

@@ -31,6 +31,9 @@ var gpuJob = []actionStep{
 	{"tests", func(in map[string]string, _ *demo) map[string]string {
 		return map[string]string{"job": "gemm-tests", "ref": in["sha"]}
 	}},
+	{"patch", func(in map[string]string, _ *demo) map[string]string {
+		return map[string]string{"job": "patch", "ref": in["sha"]}
+	}},
 	{"publish", func(in map[string]string, d *demo) map[string]string {
 		return map[string]string{"job": "publish", "ref": in["sha"], "request-id": in["request_id"], "epic": in["epic"],
 			"trigger-comment-id": in["trigger_comment_id"], "status-comment-id": in["status_comment_id"],

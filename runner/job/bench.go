@@ -17,6 +17,7 @@ import (
 	"github.com/lablup/perfbot/runner/guard"
 	"github.com/lablup/perfbot/runner/host"
 	"github.com/lablup/perfbot/runner/hostinfo"
+	"github.com/lablup/perfbot/runner/sandbox"
 )
 
 // The nightly's commands (docs/nightly.md): the build, the mlxcel sweep and the mlx-lm
@@ -57,8 +58,11 @@ type BenchOptions struct {
 	NoBaseline  bool
 	NoRemeasure bool
 	Rules       baseline.Rules
-	Progress    io.Writer
-	Now         func() time.Time // nil means time.Now
+	// Sandbox are the host's sandbox settings for the build and the harnesses; nil
+	// means the host's, read from perfbot's environment (sandbox.FromEnv).
+	Sandbox  *sandbox.Settings
+	Progress io.Writer
+	Now      func() time.Time // nil means time.Now
 }
 
 // BenchReport is what Bench did.
@@ -123,7 +127,8 @@ type bencher struct {
 	scrub    scrubber
 	last     Nightly // last night's manifest, for the ETA
 	hasLast  bool
-	models   []string // the model folders' names, in the harness's order
+	models   []string         // the model folders' names, in the harness's order
+	sb       *sandbox.Sandbox // nil: commands run unsandboxed
 }
 
 // Bench runs the nightly baseline: host facts, the build, the mlxcel sweep and the
@@ -199,6 +204,18 @@ func newBencher(o BenchOptions) (*bencher, error) {
 	if len(b.models) == 0 {
 		return nil, fmt.Errorf("the models folder %s of the checkout has no model folder: nothing to benchmark", o.ModelsDir)
 	}
+	// The build writes the cargo target dir, the harnesses their CSVs: nothing else.
+	sb, err := jobSandbox(o.Sandbox, b.prog, o.RepoDir, filepath.Join(o.RepoDir, "target"), b.harness)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range b.models {
+		if dir := filepath.Join(o.RepoDir, filepath.FromSlash(o.ModelsDir), m); !sb.Visible(dir) {
+			return nil, fmt.Errorf("the model folder %s/%s is outside the sandbox (the checkout and %s, symbolic links resolved): add its folder to %s on the runner",
+				o.ModelsDir, m, sandbox.EnvReadOnly, sandbox.EnvReadOnly)
+		}
+	}
+	b.sb = sb
 	return b, nil
 }
 
@@ -320,7 +337,7 @@ func (b *bencher) build(ctx context.Context) error {
 	bd.Log = "build.log"
 	b.prog.printf("building: %s", strings.Join(BenchBuildCommand, " "))
 	start := time.Now()
-	code, out, err := runLogged(ctx, b.o.Host, b.o.RepoDir, filepath.Join(b.logs, bd.Log), BenchBuildCommand)
+	code, out, err := runLogged(ctx, b.sb.Host(b.o.Host), b.o.RepoDir, filepath.Join(b.logs, bd.Log), BenchBuildCommand)
 	bd.Seconds = round1(time.Since(start).Seconds())
 	if err != nil || code != 0 {
 		bd.Status = "failed"
@@ -386,6 +403,7 @@ func (b *bencher) guarded(ctx context.Context, section, label string, argv []str
 		return guarded{}, nil, err
 	}
 	g := b.o.Guard
+	g.Host = b.sb.Host(g.Host)
 	g.LogPath = b.guardLog
 	g.Dir = b.o.RepoDir
 	g.BeforeAttempt = func(k int) error {

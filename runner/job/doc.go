@@ -5,7 +5,8 @@
 // guard, its outcome told apart for the patcher, docs/formats.md §7).
 //
 // It orchestrates: every process is found through runner/host and run through
-// runner/proc (nothing it starts outlives it), waits and evidence through
+// runner/proc (nothing it starts outlives it), the pinned commit's code inside the
+// host's sandbox when the host turns it on (runner/sandbox), waits and evidence through
 // runner/guard, host facts through runner/hostinfo, and traces, logs and numbers through
 // the rocprof, benchlog, analyze and results packages. It must not probe the GPU inside
 // a guarded wait, patch sources, commit, or talk to GitHub: the publisher reads what it

@@ -15,6 +15,7 @@ import (
 	"github.com/lablup/perfbot/runner/host"
 	"github.com/lablup/perfbot/runner/hostinfo"
 	"github.com/lablup/perfbot/runner/patch"
+	"github.com/lablup/perfbot/runner/sandbox"
 )
 
 // DefaultTestTimeout bounds one numeric test: a hung kernel must not hold the GPU (and
@@ -48,7 +49,10 @@ type GemmOptions struct {
 	Timeout time.Duration // per test; 0 means DefaultTestTimeout
 	// LogDir, when set, keeps the build's and each test's full output
 	// (gemm-build.log, <test>.log).
-	LogDir   string
+	LogDir string
+	// Sandbox are the host's sandbox settings for the build and the tests; nil means
+	// the host's, read from perfbot's environment (sandbox.FromEnv).
+	Sandbox  *sandbox.Settings
 	Progress io.Writer
 	Now      func() time.Time // nil means time.Now
 }
@@ -72,6 +76,10 @@ func GemmTests(ctx context.Context, o GemmOptions) (patch.Outcome, error) {
 	if err != nil {
 		return patch.Outcome{}, err
 	}
+	sb, err := jobSandbox(o.Sandbox, prog, o.RepoDir, filepath.Join(o.RepoDir, "target"))
+	if err != nil {
+		return patch.Outcome{}, err
+	}
 	out := patch.Outcome{OverlayCommit: overlay}
 	for _, n := range patch.TestNames {
 		out.Tests = append(out.Tests, patch.TestResult{Name: n, Outcome: patch.NotRun, Detail: "not run: the job stopped before it"})
@@ -90,7 +98,7 @@ func GemmTests(ctx context.Context, o GemmOptions) (patch.Outcome, error) {
 	}
 
 	prog.printf("building the tests: %s", strings.Join(TestBuildCommand, " "))
-	code, output, err := runLogged(ctx, o.Host, o.RepoDir, logPath("gemm-build.log"), TestBuildCommand)
+	code, output, err := runLogged(ctx, sb.Host(o.Host), o.RepoDir, logPath("gemm-build.log"), TestBuildCommand)
 	if ctx.Err() != nil {
 		return out, fmt.Errorf("building the numeric tests: %w", context.Cause(ctx))
 	}
@@ -116,6 +124,7 @@ func GemmTests(ctx context.Context, o GemmOptions) (patch.Outcome, error) {
 		}
 		argv := append([]string{"timeout", "--kill-after=" + secs(timeoutKillAfter), secs(o.Timeout)}, TestCommand(name)...)
 		g := o.Guard
+		g.Host = sb.Host(g.Host)
 		g.Dir = o.RepoDir
 		r := runGuarded(ctx, g, label, argv, nil, logPath(name+".log"), prog,
 			fmt.Sprintf("[%d/%d] %s", i+1, len(patch.TestNames), name))

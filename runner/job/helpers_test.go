@@ -18,6 +18,7 @@ import (
 	"github.com/lablup/perfbot/runner/guard"
 	"github.com/lablup/perfbot/runner/host"
 	"github.com/lablup/perfbot/runner/patch"
+	"github.com/lablup/perfbot/runner/sandbox"
 )
 
 // perfbotBin is the perfbot binary the fake bench runs (`perfbot synth`), built once.
@@ -28,6 +29,9 @@ var perfbotBin struct {
 }
 
 func TestMain(m *testing.M) {
+	// The tests that want the sandbox say so in their options: a host's setting in the
+	// environment must not turn it on for the others.
+	os.Unsetenv(sandbox.EnvMode)
 	code := m.Run()
 	if perfbotBin.dir != "" {
 		os.RemoveAll(perfbotBin.dir)

@@ -27,6 +27,7 @@ import (
 	"github.com/lablup/perfbot/runner/proc"
 	"github.com/lablup/perfbot/runner/results"
 	"github.com/lablup/perfbot/runner/rocprof"
+	"github.com/lablup/perfbot/runner/sandbox"
 )
 
 // DefaultBench is the bench binary the build leaves, relative to the checkout.
@@ -63,6 +64,9 @@ type ProfileOptions struct {
 	Bench string
 	// GFX overrides the GPU target rocminfo reports (it names the results folder).
 	GFX string
+	// Sandbox are the host's sandbox settings for the build and the runs; nil means
+	// the host's, read from perfbot's environment (sandbox.FromEnv).
+	Sandbox *sandbox.Settings
 	// Progress gets one line per step: which run, which attempt, waits and since when.
 	Progress io.Writer
 	Now      func() time.Time // nil means time.Now
@@ -103,6 +107,7 @@ type profiler struct {
 	rules    *attrib.Rules
 	models   []modelRun
 	sampling []results.Sampling
+	sb       *sandbox.Sandbox // nil: commands run unsandboxed
 }
 
 // Profile runs a profile session: it probes the host, builds the bench, runs every
@@ -177,6 +182,17 @@ func newProfiler(o ProfileOptions) (*profiler, error) {
 		return nil, err
 	}
 	p.rules = rules
+	// The build writes the cargo target dir, the profiler the traces: nothing else.
+	if p.sb, err = jobSandbox(o.Sandbox, p.prog, o.RepoDir, filepath.Join(o.RepoDir, "target"), o.TraceDir); err != nil {
+		return nil, err
+	}
+	for i := range p.models {
+		m := &p.models[i]
+		if m.err == nil && !p.sb.Visible(p.repoPath(m.arg)) {
+			m.err = fmt.Errorf("model directory %s of models.%s is outside the sandbox (the checkout and %s, symbolic links resolved): add its folder to %s on the runner",
+				m.cfg.Dir, m.cfg.Name, sandbox.EnvReadOnly, sandbox.EnvReadOnly)
+		}
+	}
 	return p, nil
 }
 
@@ -413,6 +429,9 @@ func (p *profiler) session(ctx context.Context) error {
 	if fi, err := os.Stat(bench); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
 		return fmt.Errorf("the bench %s is not an executable file: build it (cargo build --release --features rocm --bin mlxcel-bench-decode) or give its path", p.o.Bench)
 	}
+	if !p.sb.Visible(bench) {
+		return fmt.Errorf("the bench %s is outside the sandbox (the checkout and %s): give one in the checkout", p.o.Bench, sandbox.EnvReadOnly)
+	}
 	i := 0
 	for _, m := range p.models {
 		for _, s := range p.sampling {
@@ -442,7 +461,7 @@ func (p *profiler) build(ctx context.Context) error {
 	b.Log = "build.log"
 	p.prog.printf("building the bench: %s", strings.Join(BuildCommand, " "))
 	start := time.Now()
-	code, out, err := runLogged(ctx, p.o.Host, p.o.RepoDir, filepath.Join(p.o.TraceDir, b.Log), BuildCommand)
+	code, out, err := runLogged(ctx, p.sb.Host(p.o.Host), p.o.RepoDir, filepath.Join(p.o.TraceDir, b.Log), BuildCommand)
 	b.Seconds = round1(time.Since(start).Seconds())
 	if err != nil || code != 0 {
 		b.Status = "failed"
@@ -577,6 +596,7 @@ func (p *profiler) phase(ctx context.Context, idx, run, what string, argv, env [
 		return guarded{}, err
 	}
 	g := p.o.Guard
+	g.Host = p.sb.Host(g.Host)
 	g.LogPath = p.guardLog
 	g.Dir = p.o.RepoDir // cargo and the bench read config from their working folder
 	r := runGuarded(ctx, g, label, argv, env, rawPath, p.prog, idx+" "+label)

@@ -15,6 +15,7 @@ import (
 	"github.com/lablup/perfbot/runner/host"
 	"github.com/lablup/perfbot/runner/patch"
 	"github.com/lablup/perfbot/runner/results"
+	"github.com/lablup/perfbot/runner/sandbox"
 )
 
 // ErrBadRequest marks an error in what the caller asked for (a model the config does not
@@ -47,7 +48,8 @@ type ProfileRequest struct {
 	SkipBuild  bool
 	Bench      string
 	GFX        string
-	// Getenv reads the shell guard's environment overrides; nil means os.Getenv.
+	// Getenv reads the shell guard's environment overrides and the host's sandbox
+	// settings (PERFBOT_SANDBOX...); nil means os.Getenv.
 	Getenv   func(string) string
 	Progress io.Writer
 }
@@ -79,13 +81,17 @@ func (r ProfileRequest) Options() (ProfileOptions, error) {
 	if err != nil {
 		return ProfileOptions{}, err
 	}
+	sb, err := sandbox.FromEnv(r.Getenv)
+	if err != nil {
+		return ProfileOptions{}, err
+	}
 	traces := r.TraceDir
 	if traces == "" {
 		traces = filepath.Join(r.OutDir, "traces")
 	}
 	return ProfileOptions{
 		Host: r.Host, RepoDir: r.RepoDir, Config: cfg, Models: r.Models, Sampling: samp, OutDir: r.OutDir,
-		TraceDir: traces, Guard: g, SkipBuild: r.SkipBuild, Bench: r.Bench, GFX: r.GFX, Progress: r.Progress,
+		TraceDir: traces, Guard: g, SkipBuild: r.SkipBuild, Bench: r.Bench, GFX: r.GFX, Sandbox: &sb, Progress: r.Progress,
 	}, nil
 }
 
@@ -99,8 +105,10 @@ type GemmRequest struct {
 	GuardLog   string
 	LogDir     string
 	Timeout    time.Duration
-	Getenv     func(string) string // nil means os.Getenv
-	Progress   io.Writer
+	// Getenv reads the guard's overrides and the host's sandbox settings; nil means
+	// os.Getenv.
+	Getenv   func(string) string
+	Progress io.Writer
 }
 
 // Options loads the config's guard settings.
@@ -114,7 +122,11 @@ func (r GemmRequest) Options() (GemmOptions, error) {
 		return GemmOptions{}, err
 	}
 	g.LogPath = r.GuardLog
-	return GemmOptions{Host: r.Host, RepoDir: r.RepoDir, Guard: g, Timeout: r.Timeout, LogDir: r.LogDir, Progress: r.Progress}, nil
+	sb, err := sandbox.FromEnv(r.Getenv)
+	if err != nil {
+		return GemmOptions{}, err
+	}
+	return GemmOptions{Host: r.Host, RepoDir: r.RepoDir, Guard: g, Timeout: r.Timeout, LogDir: r.LogDir, Sandbox: &sb, Progress: r.Progress}, nil
 }
 
 // LoadConfig reads the target repo's config: path, else the checkout's

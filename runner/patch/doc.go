@@ -6,6 +6,9 @@
 // It edits those two files line by line and preserves everything it does not mean to
 // change (indentation, CRLF or LF, a missing final newline). It checks both files before
 // writing either and refuses a file that does not look as expected. It runs only the
-// repo's own checker and verification commands; it must not run the tests themselves,
-// commit, push or talk to GitHub (the publisher does that with the Report).
+// repo's own checker and verification commands, and git to make a scratch worktree of
+// the pinned commit (Prepare); it must not run the tests themselves, commit, push or
+// talk to GitHub. Prepare runs on the runner that ran the pinned commit; its Prepared
+// (gemm_patch.json) carries the report, the patched files and the verification as data
+// to a publisher that runs nothing of the repository, through the strict ParsePrepared.
 package patch

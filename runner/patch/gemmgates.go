@@ -118,20 +118,10 @@ func GemmGates(ctx context.Context, repoDir string, outcome Outcome, opts Option
 	rustFile, checkerFile := targets[0], targets[1]
 	rustMode, checkerMode := modes[0], modes[1]
 
-	rp, probs := planRust(rustSrc, r.Decision)
-	needEntry := rp.state != statePredicate || r.Decision == Record
-	cp, cprobs := planChecker(checkerSrc, r.Decision, outcome, needEntry)
-	if probs = append(probs, cprobs...); len(probs) > 0 {
-		return r, &RefusedError{Problems: probs}
+	r, out, err := plan(r, rustSrc, checkerSrc, outcome)
+	if err != nil {
+		return r, err
 	}
-	r.GatesBefore = string(rp.state)
-	r.GatesReplaced = rp.gatesReplaced
-	r.Entry, r.EntriesBefore, r.EntriesAfter = cp.entry, cp.entriesBefore, cp.entriesAfter
-	r.Files = []FileReport{
-		{Path: RustPath, Changed: rp.out != rustSrc, Changes: rp.changes()},
-		{Path: CheckerPath, Changed: cp.out != checkerSrc, Changes: cp.changes()},
-	}
-	r.Notes = notes(r)
 	if opts.DryRun {
 		return r, nil
 	}
@@ -139,11 +129,11 @@ func GemmGates(ctx context.Context, repoDir string, outcome Outcome, opts Option
 		return r, fmt.Errorf("patching the grouped_gemm gates: %w", err)
 	}
 	var writes []pendingWrite
-	if rp.out != rustSrc {
-		writes = append(writes, pendingWrite{rustFile, RustPath, rp.out, rustMode})
+	if out[0] != rustSrc {
+		writes = append(writes, pendingWrite{rustFile, RustPath, out[0], rustMode})
 	}
-	if cp.out != checkerSrc {
-		writes = append(writes, pendingWrite{checkerFile, CheckerPath, cp.out, checkerMode})
+	if out[1] != checkerSrc {
+		writes = append(writes, pendingWrite{checkerFile, CheckerPath, out[1], checkerMode})
 	}
 	if err := writeAll(writes); err != nil {
 		return r, err
@@ -153,6 +143,37 @@ func GemmGates(ctx context.Context, repoDir string, outcome Outcome, opts Option
 		r.Notes = append(r.Notes, fmt.Sprintf("the checker counts %d awaiting a predicate but %s has %d entries", r.Checker.Awaiting, setName, r.EntriesAfter))
 	}
 	return r, nil
+}
+
+// Plan computes what GemmGates does to the two files for outcome from their contents,
+// touching no disk and running nothing: the report (without the checker's verdict) and
+// the patched texts of RustPath and CheckerPath. A *RefusedError means a file is not
+// as expected. A publisher uses it to check a prepared patch against the pinned
+// commit's own files.
+func Plan(outcome Outcome, rustSrc, checkerSrc string) (Report, [2]string, error) {
+	if err := outcome.Validate(); err != nil {
+		return Report{}, [2]string{}, fmt.Errorf("checking the test outcome: %w", err)
+	}
+	r := Report{OverlayCommit: outcome.OverlayCommit, Tests: outcome.inFileOrder(), Decision: outcome.Decide()}
+	return plan(r, rustSrc, checkerSrc, outcome)
+}
+
+func plan(r Report, rustSrc, checkerSrc string, outcome Outcome) (Report, [2]string, error) {
+	rp, probs := planRust(rustSrc, r.Decision)
+	needEntry := rp.state != statePredicate || r.Decision == Record
+	cp, cprobs := planChecker(checkerSrc, r.Decision, outcome, needEntry)
+	if probs = append(probs, cprobs...); len(probs) > 0 {
+		return r, [2]string{}, &RefusedError{Problems: probs}
+	}
+	r.GatesBefore = string(rp.state)
+	r.GatesReplaced = rp.gatesReplaced
+	r.Entry, r.EntriesBefore, r.EntriesAfter = cp.entry, cp.entriesBefore, cp.entriesAfter
+	r.Files = []FileReport{
+		{Path: RustPath, Changed: rp.out != rustSrc, Changes: rp.changes()},
+		{Path: CheckerPath, Changed: cp.out != checkerSrc, Changes: cp.changes()},
+	}
+	r.Notes = notes(r)
+	return r, [2]string{rp.out, cp.out}, nil
 }
 
 // notes explains the outcomes that leave the files alone or partly alone.

@@ -96,6 +96,18 @@ func Cases() []Case {
 			Want:  Want{Outcome: gate.Ignored, Reason: gate.ReasonNoCommand},
 		},
 		{
+			Name: "command in a <pre> or <blockquote> element is ignored", Payload: issueCreated,
+			Edits: body("Output:\n<pre>\n/profile rocm\n</pre>\n<blockquote>\n\n/bench rocm\n\n</blockquote>\n"),
+			Want:  Want{Outcome: gate.Ignored, Reason: gate.ReasonNoCommand},
+		},
+		{
+			Name: "command inside <details> is read as written", Payload: issueCreated,
+			Edits: body("<details><summary>Run it</summary>\n\n/profile rocm models=qwen3\n\n</details>"),
+			World: World{Config: Config, Permission: "write", Branches: map[string]string{DefaultBranch: MasterSHA}},
+			Want: Want{Outcome: gate.Accepted, Kind: command.Profile, SHA: MasterSHA,
+				Models: []string{"qwen3"}, Sampling: defaultSampling, Epic: 7},
+		},
+		{
 			Name: "command in an indented code block is ignored", Payload: issueCreated,
 			Edits: body("Try:\n\n    /profile rocm\n"),
 			Want:  Want{Outcome: gate.Ignored, Reason: gate.ReasonNoCommand},

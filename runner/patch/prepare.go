@@ -1,0 +1,133 @@
+package patch
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/lablup/perfbot/internal/infile"
+)
+
+// ShippedVerify is the verification the shipped configuration names: the checker
+// alone. Prepare adds `make verify-kernel-port-dispatch` to it when the tree's
+// Makefile has that target.
+var ShippedVerify = [][]string{{"python3", CheckerPath}}
+
+// PrepareOptions say what Prepare patches and how it verifies.
+type PrepareOptions struct {
+	// RepoDir is a git repository holding Commit; its checkout and index are not
+	// touched (the patch is applied in a scratch worktree).
+	RepoDir string
+	// Commit is the pinned commit, a full or abbreviated SHA.
+	Commit  string
+	Outcome Outcome
+	// Verify are the configured verification commands (the configuration's verify:);
+	// ShippedVerify also gets the Makefile target, empty runs none.
+	Verify [][]string
+	// Python runs the repo's checker; default python3.
+	Python string
+	// VerifyTimeout bounds each verification command; default 10 minutes.
+	VerifyTimeout time.Duration
+	// ScratchDir holds the scratch worktree; "" means the system's temp folder.
+	ScratchDir string
+}
+
+// Prepare applies the grouped_gemm gate patch for o.Outcome to a scratch worktree of
+// o.Commit, runs the checker and the verification commands there, and returns the
+// outcome as data for the publisher. It runs the repository's own code (the checker
+// and the commands): it belongs on the runner that ran the pinned commit, never in a
+// job that holds a publishing secret. A patch that was refused is recorded in
+// Prepared.Error, not returned; the error is for a worktree that could not be made.
+func Prepare(ctx context.Context, o PrepareOptions) (Prepared, error) {
+	sha, err := gitOut(ctx, o.RepoDir, "rev-parse", "--verify", "--quiet", "--end-of-options", o.Commit+"^{commit}")
+	if err != nil || !fullCommit.MatchString(sha) {
+		return Prepared{}, fmt.Errorf("preparing the patch: commit %s is not in %s", o.Commit, o.RepoDir)
+	}
+	wt, err := addWorktree(ctx, o.RepoDir, o.ScratchDir, sha)
+	if err != nil {
+		return Prepared{}, err
+	}
+	defer wt.remove()
+
+	p := Prepared{Commit: sha, Decision: o.Outcome.Decide(), Verify: []VerifyResult{}}
+	r, err := GemmGates(ctx, wt.dir, o.Outcome, Options{Python: o.Python})
+	if err != nil {
+		p.Error = err.Error()
+	} else {
+		p.Report, p.Decision = &r, r.Decision
+		for _, fr := range r.Files {
+			if !fr.Changed {
+				continue
+			}
+			b, err := infile.ReadFile(filepath.Join(wt.dir, filepath.FromSlash(fr.Path)), maxSource)
+			if err != nil {
+				p.Error = "reading the patched " + fr.Path + ": " + err.Error()
+				continue
+			}
+			p.Files = append(p.Files, PatchedFile{Path: fr.Path, Content: string(b)})
+		}
+	}
+	cmds := o.Verify
+	if slices.EqualFunc(cmds, ShippedVerify, slices.Equal[[]string]) {
+		cmds = DefaultVerifyCommands(wt.dir)
+	}
+	if len(cmds) > 0 {
+		p.Verify = VerifyWith(ctx, wt.dir, cmds, VerifyOptions{Timeout: o.VerifyTimeout})
+	}
+	return p, nil
+}
+
+// worktree is a scratch checkout of the pinned commit where the patch is applied and
+// verified, so the caller's checkout is never touched and every run starts from the
+// same files.
+type worktree struct {
+	repo string
+	dir  string
+}
+
+func addWorktree(ctx context.Context, repo, scratch, commit string) (*worktree, error) {
+	tmp, err := os.MkdirTemp(scratch, "perfbot-patch-")
+	if err != nil {
+		return nil, fmt.Errorf("making a scratch worktree: %w", err)
+	}
+	dir := filepath.Join(tmp, "tree")
+	if _, err := gitOut(ctx, repo, "worktree", "add", "--quiet", "--detach", dir, commit); err != nil {
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("checking out commit %s in a scratch worktree: %w", commit, err)
+	}
+	return &worktree{repo: repo, dir: dir}, nil
+}
+
+// remove deletes the worktree; it runs even after ctx ended.
+func (w *worktree) remove() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, _ = gitOut(ctx, w.repo, "worktree", "remove", "--force", w.dir)
+	os.RemoveAll(filepath.Dir(w.dir))
+	_, _ = gitOut(ctx, w.repo, "worktree", "prune")
+}
+
+// gitOut runs git in dir with hooks off, untranslated output and no prompt, and returns
+// its trimmed stdout.
+func gitOut(ctx context.Context, dir string, args ...string) (string, error) {
+	argv := append([]string{"-C", dir, "-c", "core.hooksPath=/dev/null"}, args...)
+	cmd := exec.CommandContext(ctx, "git", argv...)
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(errb.String())
+		if len(msg) > 1000 {
+			msg = msg[:1000] + " ..."
+		}
+		return "", fmt.Errorf("git %s: %w: %s", args[0], err, msg)
+	}
+	return strings.TrimRight(out.String(), "\n"), nil
+}
