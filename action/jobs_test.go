@@ -455,3 +455,37 @@ func TestPatchWithoutTestsWritesNothing(t *testing.T) {
 		t.Errorf("a missing artifact: %v\n%s", err, plog.String())
 	}
 }
+
+// An artifact the strict copy refuses (a link out of it) stops the publish job before
+// anything is read or pushed, and the status comment and check run say why.
+func TestPublishResultsRefusesAHostileArtifact(t *testing.T) {
+	h := newHostJobs(t, jobsConfig)
+	artifact := filepath.Join(t.TempDir(), "artifact")
+	folder := filepath.Join(artifact, "gfx1151_"+h.base[:8])
+	if err := os.MkdirAll(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/etc/passwd", filepath.Join(folder, job.SessionFile)); err != nil {
+		t.Fatal(err)
+	}
+	e := newStepEnv(t, map[string]string{"job": "publish", "dry-run": "true", "ref": h.base, "results": artifact, "status-comment-id": "77"})
+	e.vars["GITHUB_REPOSITORY"], e.vars[EnvRepoURL], e.vars["HOME"] = "lablup/mlxcel", h.bare, h.vars["HOME"]
+	var log bytes.Buffer
+	if _, err := run(context.Background(), Options{Stdout: &log, Getenv: e.getenv}); !errors.Is(err, ErrJobFailed) ||
+		!hasAnnotation(annotations(t, log.String())["error"], "perfbot publish failed", "input results") {
+		t.Fatalf("a hostile artifact: %v\n%s", err, log.String())
+	}
+	if outs := readOutputs(t, e.output); outs["verdict"] != VerdictFailure {
+		t.Errorf("outputs %v", outs)
+	}
+	dry := filepath.Join(e.vars["RUNNER_TEMP"], "perfbot", publishFolder)
+	for name, want := range map[string]string{"status-comment.md": "failed", "check-run.md": "Conclusion: failure"} {
+		b, err := os.ReadFile(filepath.Join(dry, name))
+		if err != nil || !strings.Contains(string(b), want) || !strings.Contains(string(b), "session.json") {
+			t.Errorf("%s: %v\n%s", name, err, b)
+		}
+	}
+	if got := hosttest.Git(t, h.vars["HOME"], h.bare, "for-each-ref", "refs/heads/perfbot"); got != "" {
+		t.Errorf("something was pushed: %s", got)
+	}
+}

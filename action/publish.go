@@ -85,18 +85,38 @@ func (s *step) publishResults(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(s.root, 0o755); err != nil {
+	nightly := hasNightlyManifest(src)
+	cfg, folder, repoDir, cleanup, err := s.takeResults(ctx, src, ref, nightly, dest)
+	defer cleanup()
+	switch {
+	case err != nil && nightly:
 		return err
+	case err != nil:
+		return s.failProfile(ctx, dest, err)
+	case nightly:
+		return s.publishBaseline(ctx, cfg, folder, repoDir, ref, dest)
+	}
+	return s.publishProfile(ctx, cfg, folder, repoDir, ref, dest)
+}
+
+// takeResults makes what publishResults publishes from: a bare clone of the repository
+// without file contents (removed by cleanup) with the pinned commit fetched, the
+// configuration read from its git objects, and the artifact's checked copy, which stays
+// in RUNNER_TEMP/perfbot for the job's later steps (the results-dir output).
+func (s *step) takeResults(ctx context.Context, src, ref string, nightly bool, dest publishDest) (cfg config.Config, folder, repoDir string, cleanup func(), err error) {
+	cleanup = func() {}
+	if err = os.MkdirAll(s.root, 0o755); err != nil {
+		return
 	}
 	scratch, err := os.MkdirTemp(s.root, "clone-")
 	if err != nil {
-		return fmt.Errorf("making a scratch folder: %w", err)
+		err = fmt.Errorf("making a scratch folder: %w", err)
+		return
 	}
-	defer os.RemoveAll(scratch)
-
+	cleanup = func() { os.RemoveAll(scratch) }
 	url, err := s.repoURL()
 	if err != nil {
-		return err
+		return
 	}
 	token := dest.gitToken
 	if dest.dryRun != "" {
@@ -115,27 +135,38 @@ func (s *step) publishResults(ctx context.Context) error {
 		return nil
 	})
 	if err != nil {
-		return err
+		return
 	}
-	cfg, err := s.configAt(ctx, repo, ref)
-	if err != nil {
-		return err
+	if cfg, err = s.configAt(ctx, repo, ref); err != nil {
+		return
 	}
-	nightly := hasNightlyManifest(src)
-	// The checked copy stays for the job's later steps (the results-dir output); the
-	// clone goes.
 	keep, err := os.MkdirTemp(s.root, "results-")
 	if err != nil {
-		return fmt.Errorf("making a folder for the results: %w", err)
+		err = fmt.Errorf("making a folder for the results: %w", err)
+		return
 	}
-	folder, err := importResults(ctx, src, filepath.Join(keep, "checked"), nightly)
-	if err != nil {
-		return fmt.Errorf("input results: %w", err)
+	if folder, err = importResults(ctx, src, filepath.Join(keep, "checked"), nightly); err != nil {
+		err = fmt.Errorf("input results: %w", err)
+		return
 	}
-	if nightly {
-		return s.publishBaseline(ctx, cfg, folder, repo.Dir, ref, dest)
+	return cfg, folder, repo.Dir, cleanup, nil
+}
+
+// failProfile finishes a profile's publish that could not start: the status comment,
+// the check run and the reaction say why (bot/publish.Fail), the verdict is failure.
+func (s *step) failProfile(ctx context.Context, dest publishDest, cause error) error {
+	po := publish.Options{Config: config.Default(), Repo: s.repo, ServerURL: s.serverURL,
+		CheckRunID: s.in.CheckRunID, StatusCommentID: s.in.StatusCommentID, TriggerCommentID: s.in.TriggerCommentID,
+		Issue: s.eventIssue(), DryRunDir: dest.dryRun}
+	if dest.client != nil {
+		po.GH = dest.client
 	}
-	return s.publishProfile(ctx, cfg, folder, repo.Dir, ref, dest)
+	sum, err := publish.Fail(ctx, po, cause)
+	errs := []error{err, s.setOutputs("verdict", VerdictFailure)}
+	if sum.StepSummary != "" {
+		errs = append(errs, s.rt.Summary(sum.StepSummary))
+	}
+	return errors.Join(errs...)
 }
 
 // repoURL is where publishResults clones the repository from.

@@ -67,6 +67,33 @@ func Publish(ctx context.Context, o Options) (Summary, error) {
 	return p.sum, p.err()
 }
 
+// Fail reports a publish that could not start, cause saying why (the results artifact
+// was refused, the repository could not be fetched): the status comment, the check run,
+// the reaction and the step summary say so, as after any failure in Publish; nothing is
+// read or pushed. ResultsDir and RepoDir may be empty.
+func Fail(ctx context.Context, o Options, cause error) (Summary, error) {
+	if o.ResultsDir == "" {
+		o.ResultsDir = "-" // not read
+	}
+	if o.RepoDir == "" {
+		o.RepoDir = "-" // not read
+	}
+	o, err := o.normalize()
+	if err != nil {
+		return Summary{}, errors.Join(cause, err)
+	}
+	p := &publisher{o: o, sum: Summary{DryRun: o.GH == nil, Conclusion: "success"}}
+	p.sum.Git = Git{Branch: o.Branch, Remote: o.Remote}
+	if o.DryRunDir != "" && o.GH == nil {
+		if err := os.MkdirAll(o.DryRunDir, 0o755); err != nil {
+			return p.sum, errors.Join(cause, fmt.Errorf("making the dry-run folder: %w", err))
+		}
+	}
+	p.fail(cause)
+	p.finish(ctx)
+	return p.sum, p.err()
+}
+
 // publisher carries one Publish call.
 type publisher struct {
 	o    Options

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -25,6 +26,9 @@ type Options struct {
 	CheckerTimeout time.Duration
 	// OutputLimit is how many bytes of checker output the report keeps; default 16 KiB.
 	OutputLimit int
+	// Wrap, when set, turns the checker's command into the same command in a sandbox
+	// (runner/sandbox's Wrap) before it starts.
+	Wrap func(*exec.Cmd) error
 }
 
 // FileReport says what happened to one of the two files.
@@ -278,7 +282,7 @@ func runChecker(ctx context.Context, repoDir string, opts Options) *CheckerResul
 		limit = 16 << 10
 	}
 	res := &CheckerResult{
-		VerifyResult: runCommand(ctx, repoDir, []string{py, CheckerPath}, timeout, limit),
+		VerifyResult: runCommand(ctx, repoDir, []string{py, CheckerPath}, timeout, limit, opts.Wrap),
 		Verdict:      "failed",
 		Awaiting:     -1,
 	}

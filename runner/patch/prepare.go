@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lablup/perfbot/internal/infile"
+	"github.com/lablup/perfbot/runner/sandbox"
 )
 
 // ShippedVerify is the verification the shipped configuration names: the checker
@@ -36,6 +37,10 @@ type PrepareOptions struct {
 	VerifyTimeout time.Duration
 	// ScratchDir holds the scratch worktree; "" means the system's temp folder.
 	ScratchDir string
+	// Sandbox runs the checker and the verification commands (the repository's code)
+	// under runner/sandbox, the worktree their only writable folder, when the settings
+	// say on; nil means the host's, read from perfbot's environment (sandbox.FromEnv).
+	Sandbox *sandbox.Settings
 }
 
 // Prepare applies the grouped_gemm gate patch for o.Outcome to a scratch worktree of
@@ -49,14 +54,30 @@ func Prepare(ctx context.Context, o PrepareOptions) (Prepared, error) {
 	if err != nil || !fullCommit.MatchString(sha) {
 		return Prepared{}, fmt.Errorf("preparing the patch: commit %s is not in %s", o.Commit, o.RepoDir)
 	}
+	settings := o.Sandbox
+	if settings == nil {
+		s, err := sandbox.FromEnv(os.Getenv)
+		if err != nil {
+			return Prepared{}, fmt.Errorf("preparing the patch: %w", err)
+		}
+		settings = &s
+	}
 	wt, err := addWorktree(ctx, o.RepoDir, o.ScratchDir, sha)
 	if err != nil {
 		return Prepared{}, err
 	}
 	defer wt.remove()
+	var wrap func(*exec.Cmd) error
+	sb, err := sandbox.New(*settings, wt.dir, wt.dir)
+	if err != nil {
+		return Prepared{}, fmt.Errorf("preparing the sandbox of the patched tree: %w", err)
+	}
+	if sb != nil {
+		wrap = sb.Wrap
+	}
 
 	p := Prepared{Commit: sha, Decision: o.Outcome.Decide(), Verify: []VerifyResult{}}
-	r, err := GemmGates(ctx, wt.dir, o.Outcome, Options{Python: o.Python})
+	r, err := GemmGates(ctx, wt.dir, o.Outcome, Options{Python: o.Python, Wrap: wrap})
 	if err != nil {
 		p.Error = err.Error()
 	} else {
@@ -78,7 +99,7 @@ func Prepare(ctx context.Context, o PrepareOptions) (Prepared, error) {
 		cmds = DefaultVerifyCommands(wt.dir)
 	}
 	if len(cmds) > 0 {
-		p.Verify = VerifyWith(ctx, wt.dir, cmds, VerifyOptions{Timeout: o.VerifyTimeout})
+		p.Verify = VerifyWith(ctx, wt.dir, cmds, VerifyOptions{Timeout: o.VerifyTimeout, Wrap: wrap})
 	}
 	return p, nil
 }
@@ -93,6 +114,9 @@ type worktree struct {
 
 func addWorktree(ctx context.Context, repo, scratch, commit string) (*worktree, error) {
 	tmp, err := os.MkdirTemp(scratch, "perfbot-patch-")
+	if err == nil {
+		tmp, err = filepath.Abs(tmp)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("making a scratch worktree: %w", err)
 	}

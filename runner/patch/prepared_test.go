@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/lablup/perfbot/config"
+	"github.com/lablup/perfbot/runner/sandbox"
 )
 
 // gitRepo commits a variant's test copy into a fresh repository and returns it and
@@ -328,5 +329,42 @@ func TestPreparedCheckCatchesAHostileChecker(t *testing.T) {
 	}
 	if err := p.Check(passOutcome(t), show(RustPath), show(CheckerPath)); err == nil {
 		t.Error("a patch the checker rewrote passes the check")
+	}
+}
+
+// With the host's sandbox on, the checker and the verification commands run under
+// bwrap: the worktree is writable, the rest of the machine is not.
+func TestPrepareInTheSandbox(t *testing.T) {
+	t.Parallel()
+	settings, err := sandbox.FromEnv(func(k string) string {
+		if k == sandbox.EnvMode {
+			return string(sandbox.Bwrap)
+		}
+		return os.Getenv(k)
+	})
+	if err != nil {
+		t.Fatalf("the sandbox cannot start on this machine (bubblewrap is a test requirement): %v", err)
+	}
+	repo, commit := gitRepo(t, "upstream")
+	outside := filepath.Join(t.TempDir(), "outside.txt")
+	// The system's Python: the sandbox hides the home folder, where a user's Python
+	// (pyenv's shims) may live.
+	const python = "/usr/bin/python3"
+	p, err := Prepare(context.Background(), PrepareOptions{RepoDir: repo, Commit: commit, Outcome: passOutcome(t), Sandbox: &settings, Python: python,
+		Verify: [][]string{{"sh", "-c", "echo inside > inside.txt && cat inside.txt"}, {"sh", "-c", "echo planted > " + outside}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Report == nil || p.Report.Checker == nil || p.Report.Checker.Verdict != "passed" {
+		t.Fatalf("the checker in the sandbox: %+v", p.Report.Checker)
+	}
+	if len(p.Verify) != 2 || !p.Verify[0].Passed() || !strings.Contains(p.Verify[0].Output, "inside") {
+		t.Errorf("a write into the worktree: %+v", p.Verify)
+	}
+	if len(p.Verify) == 2 && p.Verify[1].Passed() {
+		t.Errorf("a write outside the worktree passed: %+v", p.Verify[1])
+	}
+	if _, err := os.Stat(outside); !os.IsNotExist(err) {
+		t.Errorf("the sandboxed command wrote outside the worktree: %v", err)
 	}
 }

@@ -44,7 +44,7 @@ const stopGrace = 2 * time.Second
 // output. It goes through runner/proc: whatever the command starts, a child that calls
 // setsid included, is stopped when the command exits, times out or is cancelled, so a
 // `make` that started a python3 does not outlive it.
-func runCommand(ctx context.Context, dir string, argv []string, timeout time.Duration, limit int) VerifyResult {
+func runCommand(ctx context.Context, dir string, argv []string, timeout time.Duration, limit int, wrap func(*exec.Cmd) error) VerifyResult {
 	res := VerifyResult{Command: append([]string(nil), argv...), ExitCode: -1}
 	if len(argv) == 0 {
 		res.Err = "empty command"
@@ -58,6 +58,12 @@ func runCommand(ctx context.Context, dir string, argv []string, timeout time.Dur
 	cmd.Stdout = out
 	cmd.Stderr = out
 	cmd.WaitDelay = 5 * time.Second
+	if wrap != nil {
+		if err := wrap(cmd); err != nil {
+			res.Err = "could not start: " + err.Error()
+			return res
+		}
+	}
 	start := time.Now()
 	run, err := proc.Run(cctx, cmd, stopGrace)
 	res.Duration = time.Since(start)

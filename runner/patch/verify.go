@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"os/exec"
 	"regexp"
 	"strings"
 	"time"
@@ -20,6 +21,9 @@ type VerifyOptions struct {
 	Timeout time.Duration
 	// OutputLimit is how many bytes of each command's output are kept; default 16 KiB.
 	OutputLimit int
+	// Wrap, when set, turns each command into the same command in a sandbox
+	// (runner/sandbox's Wrap) before it starts.
+	Wrap func(*exec.Cmd) error
 }
 
 // Verify runs the verification commands on the patched tree with the default
@@ -47,7 +51,7 @@ func VerifyWith(ctx context.Context, repoDir string, cmds [][]string, opts Verif
 			out = append(out, VerifyResult{Command: c, ExitCode: -1, Err: "not run: " + err.Error()})
 			continue
 		}
-		out = append(out, runCommand(ctx, repoDir, c, opts.Timeout, opts.OutputLimit))
+		out = append(out, runCommand(ctx, repoDir, c, opts.Timeout, opts.OutputLimit, opts.Wrap))
 	}
 	return out
 }
