@@ -3,9 +3,14 @@ package action
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,6 +36,11 @@ const (
 	actCommentID = 4242
 	actToken     = "ghs_actworkflowtoken0123456789"
 	actCommenter = "maintainer"
+	// The App of the dispatched run: its id, installation, installation token and slug.
+	actAppID        = 42
+	actInstallation = 7
+	actAppToken     = "ghs_actinstallationtoken0123456789"
+	actAppSlug      = "perfbot-act"
 )
 
 // actBinary finds act: on PATH or in GOPATH/bin, where .ci/run installs it.
@@ -93,19 +103,22 @@ func expectGate(t *testing.T, s *ghstub.Stub, base string) {
 	s.Expect("GET", repo+"/collaborators/"+actCommenter+"/permission", ghstub.JSONFileWith(200,
 		rest(t, "repository-collaborator-permission-response-if-user-has-admin-permissions"), map[string]any{"permission": "write", "role_name": "write"}))
 	s.Expect("GET", repo+"/git/ref/heads/main", ghstub.JSONFileWith(200, rest(t, "git-ref"), map[string]any{"ref": "refs/heads/main", "object.sha": base}))
-	expectReaction(t, s, "eyes")
+	expectReaction(t, s, "eyes", "Bearer "+actToken)
 }
 
-func expectReaction(t *testing.T, s *ghstub.Stub, content string) {
+// expectReaction declares the reaction on the command's comment, made with auth (the
+// Authorization header).
+func expectReaction(t *testing.T, s *ghstub.Stub, content, auth string) {
 	s.Expect("POST", fmt.Sprintf("/repos/%s/issues/comments/%d/reactions", actRepo, actCommentID), ghstub.JSONFileWith(201, rest(t, "reaction"), map[string]any{"content": content})).
-		JSONBody(map[string]any{"content": content}).Match(ghstub.Header("Authorization", "Bearer "+actToken))
+		JSONBody(map[string]any{"content": content}).Match(ghstub.Header("Authorization", auth))
 }
 
 // expectPublish declares publish's calls: it reads the default branch, opens the pull
-// request, writes the epic comment and reacts rocket on the command's comment.
-func expectPublish(t *testing.T, s *ghstub.Stub) {
+// request, writes the epic comment and reacts rocket on the command's comment (with
+// the Authorization header auth).
+func expectPublish(t *testing.T, s *ghstub.Stub, auth string) {
 	repo := "/repos/" + actRepo
-	expectReaction(t, s, "rocket")
+	expectReaction(t, s, "rocket", auth)
 	s.Expect("GET", repo, ghstub.JSONFileWith(200, rest(t, "full-repository"), map[string]any{"default_branch": "main", "full_name": actRepo}))
 	s.Expect("GET", repo+"/pulls?state=open&head=lablup:perfbot/rocm-profile", ghstub.JSON(200, []any{}))
 	s.Expect("POST", repo+"/pulls", ghstub.JSONFileWith(201, rest(t, "pull-request"), map[string]any{
@@ -117,11 +130,103 @@ func expectPublish(t *testing.T, s *ghstub.Stub) {
 	}))
 }
 
-// actRig runs the README's example workflow with act in host mode on the fake gfx1151
-// host, with the GitHub API on 127.0.0.1.
+// The example workflows the act tests run: the one the server dispatches, the one for a
+// comment without a server, and the nightly.
+const (
+	dispatchWorkflow = "perfbot-profile.yml"
+	commentWorkflow  = "perfbot-comment.yml"
+	nightlyWorkflow  = "perfbot-nightly.yml"
+)
+
+// actRig runs an example workflow with act in host mode on the fake gfx1151 host, with
+// the GitHub API on 127.0.0.1.
 type actRig struct {
 	act, repoRoot, dir, home string
-	env, standIns            []string
+	// artifacts is the stand-in artifact store: one folder per artifact name.
+	artifacts string
+	// dumps is where the fake cargo writes what the pinned commit's build could read.
+	dumps         string
+	env, standIns []string
+	// secrets are what must show neither in act's log nor to the code under test,
+	// besides the workflow's token.
+	secrets []string
+}
+
+// Stand-ins for the actions that need github.com, given to act with
+// --local-repository. The ones the workflows skip under act only serve their metadata
+// (act reads every action's metadata before a job starts). Checkout and the artifact
+// pair run: checkout clones the test's target clone (PERFBOT_ACT_CHECKOUT) at ref and,
+// as actions/checkout does unless persist-credentials is false, leaves the token in
+// .git/config; upload-artifact and download-artifact copy a folder to and from
+// PERFBOT_ACT_ARTIFACTS/<name>, so the workflow hands its results on by the same steps
+// as on GitHub, only the store is local.
+var standIns = map[string]string{
+	"actions/setup-go@v5": "name: stand-in for actions/setup-go@v5\ndescription: never runs under act\nruns:\n  using: node20\n  main: index.js\n",
+	"actions/checkout@v4": `name: stand-in for actions/checkout@v4
+description: clones PERFBOT_ACT_CHECKOUT at ref into the workspace
+inputs:
+  ref: {required: false, default: ""}
+  token: {required: false, default: "${{ github.token }}"}
+  persist-credentials: {required: false, default: "true"}
+runs:
+  using: composite
+  steps:
+    - shell: bash
+      env:
+        REF: ${{ inputs.ref }}
+        TOKEN: ${{ inputs.token }}
+        PERSIST: ${{ inputs.persist-credentials }}
+      run: |
+        set -euo pipefail
+        cd "$GITHUB_WORKSPACE"
+        git -c init.defaultBranch=main init -q .
+        git remote add origin "$(git -C "$PERFBOT_ACT_CHECKOUT" remote get-url origin)"
+        git fetch -q --no-tags "$PERFBOT_ACT_CHECKOUT" "+refs/heads/*:refs/remotes/origin/*"
+        git -c advice.detachedHead=false checkout -q --detach "${REF:-$(git -C "$PERFBOT_ACT_CHECKOUT" rev-parse HEAD)}"
+        if [ "$PERSIST" != false ]; then
+          git config --local http.https://github.com/.extraheader "AUTHORIZATION: basic $(printf 'x-access-token:%s' "$TOKEN" | base64 -w0)"
+        fi
+`,
+	"actions/upload-artifact@v4": `name: stand-in for actions/upload-artifact@v4
+description: copies path to PERFBOT_ACT_ARTIFACTS/name
+inputs:
+  name: {required: true}
+  path: {required: true}
+  if-no-files-found: {required: false, default: warn}
+  retention-days: {required: false, default: "0"}
+runs:
+  using: composite
+  steps:
+    - shell: bash
+      env:
+        NAME: ${{ inputs.name }}
+        SRC: ${{ inputs.path }}
+      run: |
+        set -euo pipefail
+        case "$NAME" in "" | */* | .*) echo "bad artifact name $NAME" >&2; exit 1 ;; esac
+        if [ ! -d "$SRC" ]; then echo "no folder $SRC to upload" >&2; exit 1; fi
+        if [ -e "$PERFBOT_ACT_ARTIFACTS/$NAME" ]; then echo "artifact $NAME exists" >&2; exit 1; fi
+        mkdir -p "$PERFBOT_ACT_ARTIFACTS/$NAME"
+        cp -R "$SRC/." "$PERFBOT_ACT_ARTIFACTS/$NAME/"
+`,
+	"actions/download-artifact@v4": `name: stand-in for actions/download-artifact@v4
+description: copies PERFBOT_ACT_ARTIFACTS/name to path
+inputs:
+  name: {required: true}
+  path: {required: true}
+runs:
+  using: composite
+  steps:
+    - shell: bash
+      env:
+        NAME: ${{ inputs.name }}
+        DST: ${{ inputs.path }}
+      run: |
+        set -euo pipefail
+        if [ ! -d "$PERFBOT_ACT_ARTIFACTS/$NAME" ]; then echo "no artifact $NAME" >&2; exit 1; fi
+        mkdir -p "$DST"
+        cp -R "$PERFBOT_ACT_ARTIFACTS/$NAME/." "$DST/"
+`,
 }
 
 func newActRig(t *testing.T) *actRig {
@@ -129,10 +234,14 @@ func newActRig(t *testing.T) *actRig {
 	r := &actRig{act: actBinary(t), repoRoot: testfix.RepoRoot(t), dir: t.TempDir()}
 	goBin := goBinary
 	r.home = filepath.Join(r.dir, "home")
+	r.artifacts = filepath.Join(r.dir, "artifacts")
+	r.dumps = filepath.Join(r.dir, "dumps")
 	bin := filepath.Join(r.dir, "bin")
 	root := hosttest.Root(t, r.dir)
-	if err := os.MkdirAll(r.home, 0o755); err != nil {
-		t.Fatal(err)
+	for _, d := range []string{r.home, r.artifacts, r.dumps} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	goVar := func(k string) string {
 		cmd := exec.Command(goBin, "env", k)
@@ -150,19 +259,16 @@ func newActRig(t *testing.T) *actRig {
 		"PATH=" + hosttest.Path(t, bin, filepath.Dir(goBin)),
 		// The action builds perfbot with the same module and build caches, offline.
 		"GOCACHE=" + goVar("GOCACHE"), "GOMODCACHE=" + goVar("GOMODCACHE"), "GOPATH=" + goVar("GOPATH"), "GOPROXY=off", "GOFLAGS=", "GOTOOLCHAIN=local",
-		"FAKEHOST_ROCMINFO=" + testfix.Path(t, "rocprofv3", "rocminfo-gfx1151.txt"),
+		"FAKEHOST_ROCMINFO=" + testfix.Path(t, "rocprofv3", "rocminfo-gfx1151.txt"), "FAKE_CARGO_DUMP=" + r.dumps,
+		"PERFBOT_ACT_ARTIFACTS=" + r.artifacts,
 		EnvRoot + "=" + root, "ROCM_GPU_GUARD_LOCK=" + filepath.Join(r.dir, "guard.lock"), "ROCM_GPU_GUARD_COMPILER_RE=" + noCompiler,
 		"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost",
 	}
-	// act reads the metadata of every action of a job before it runs the job, skipped
-	// steps too; the steps that need github.com (setup-go, upload-artifact) are skipped
-	// under act, so local stand-ins with their names serve their metadata.
-	for _, a := range []string{"actions/setup-go@v5", "actions/upload-artifact@v4"} {
+	for a, meta := range standIns {
 		d := filepath.Join(r.dir, "stand-ins", strings.NewReplacer("/", "-", "@", "-").Replace(a))
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		meta := "name: stand-in for " + a + "\ndescription: never runs under act\nruns:\n  using: node20\n  main: index.js\n"
 		if err := os.WriteFile(filepath.Join(d, "action.yml"), []byte(meta), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -171,20 +277,45 @@ func newActRig(t *testing.T) *actRig {
 	return r
 }
 
-// run runs act for one event in the clone repo and returns its log; act must succeed.
-func (r *actRig) run(t *testing.T, repo string, s *ghstub.Stub, ghRepo string, args ...string) string {
+// perfbotRef is the ref of lablup/perfbot every step of the example workflow uses: one
+// release tag or commit, never a branch.
+func perfbotRef(t *testing.T, workflow string) string {
+	t.Helper()
+	b, err := os.ReadFile(workflow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refs []string
+	for _, m := range regexp.MustCompile(`uses:\s*lablup/perfbot@(\S+)`).FindAllStringSubmatch(string(b), -1) {
+		if !slices.Contains(refs, m[1]) {
+			refs = append(refs, m[1])
+		}
+	}
+	if len(refs) != 1 {
+		t.Fatalf("%s uses lablup/perfbot at %q, want one ref", workflow, refs)
+	}
+	return refs[0]
+}
+
+// run runs act for one event of the example workflow in the clone repo (which the
+// checkout stand-in clones) and returns its log; act must succeed.
+func (r *actRig) run(t *testing.T, workflow, repo string, s *ghstub.Stub, ghRepo string, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
+	wf := filepath.Join(r.repoRoot, "examples", "workflows", workflow)
 	args = append(append(args,
-		"-W", filepath.Join(r.repoRoot, "examples", "workflows", "perfbot-profile.yml"),
+		"-W", wf,
 		"-P", "ubuntu-latest=-self-hosted", "-P", "self-hosted=-self-hosted", "-P", "gfx1151=-self-hosted",
-		"--local-repository", "lablup/perfbot@main="+r.repoRoot,
+		// The exact ref the workflow pins, served from this checkout.
+		"--local-repository", "lablup/perfbot@"+perfbotRef(t, wf)+"="+r.repoRoot,
 		"--env", "GITHUB_API_URL="+strings.TrimSuffix(s.URL(), "/"), "--env", "GITHUB_REPOSITORY="+ghRepo,
 		"-s", "GITHUB_TOKEN="+actToken), r.standIns...)
+	// The publish job clones the target's remote (a bare repository on disk).
+	args = append(args, "--env", EnvRepoURL+"="+hosttest.Git(t, r.home, repo, "remote", "get-url", "origin"))
 	cmd := exec.CommandContext(ctx, r.act, args...)
 	cmd.Dir = repo
-	cmd.Env = r.env
+	cmd.Env = append(r.env, "PERFBOT_ACT_CHECKOUT="+repo)
 	// act and everything it starts live in one process group, stopped with the test.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
@@ -194,11 +325,78 @@ func (r *actRig) run(t *testing.T, repo string, s *ghstub.Stub, ghRepo string, a
 	if err != nil {
 		t.Fatalf("act: %v\n%s", err, tail(log, 300))
 	}
-	// The token never shows in the log.
-	if strings.Contains(log, actToken) {
-		t.Errorf("the token appears in act's log")
+	// No token or key shows in the log.
+	for i, secret := range append([]string{actToken}, r.secrets...) {
+		if strings.Contains(log, secret) {
+			t.Errorf("secret %d appears in act's log", i)
+		}
 	}
 	return log
+}
+
+// jobLine matches a line act logs for a job of a workflow (act pads the job's name).
+func jobLine(workflowName, job, text string) *regexp.Regexp {
+	return regexp.MustCompile(`\[` + regexp.QuoteMeta(workflowName+"/"+job) + ` *\] ` + regexp.QuoteMeta(text))
+}
+
+// secretFile writes a secret for act's --secret-file (a dotenv file: a double-quoted
+// value with \n for its line breaks), readable by this user only, so the secret is
+// neither in act's argv nor in its environment (which act in host mode hands to every
+// step).
+func secretFile(t *testing.T, name, value string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "secrets.env")
+	if err := os.WriteFile(p, []byte(name+"=\""+strings.ReplaceAll(value, "\n", `\n`)+"\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// checkSplit checks the trust boundary of a run: the GPU job (gpu) checked out the
+// pinned commit and built it, and neither the build's environment nor the git configs
+// it could read held the token; the results went through the artifact store (which
+// holds one file matching artifactFile, "<artifact name>/<file>"); the publish job (publish) ran no
+// checkout and downloaded the artifact.
+func checkSplit(t *testing.T, r *actRig, log, workflowName, gpu, publish, artifactFile string) {
+	t.Helper()
+	if !jobLine(workflowName, gpu, "⭐ Run Main actions/checkout@v4").MatchString(log) {
+		t.Errorf("the %s job did not check out:\n%s", gpu, tail(log, 80))
+	}
+	if jobLine(workflowName, publish, "⭐ Run Main actions/checkout").MatchString(log) {
+		t.Errorf("the %s job checked out the repository", publish)
+	}
+	if !jobLine(workflowName, publish, "⭐ Run Main actions/download-artifact@v4").MatchString(log) {
+		t.Errorf("the %s job did not download the results artifact", publish)
+	}
+	dumps, _ := filepath.Glob(filepath.Join(r.dumps, "cargo-*.txt"))
+	// Each test's rig is new; the dumps are this run's.
+	if len(dumps) == 0 {
+		t.Fatalf("the fake cargo left no dump in %s: the %s job built nothing", r.dumps, gpu)
+	}
+	secret := regexp.MustCompile(`(?im)^INPUT_(GITHUB-TOKEN|APP-PRIVATE-KEY)=.|^GITHUB_TOKEN=|extraheader|authorization`)
+	sawConfig := false
+	for _, d := range dumps {
+		b, err := os.ReadFile(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(b)
+		sawConfig = sawConfig || strings.Contains(text, "## git config of ")
+		for i, leak := range append([]string{actToken, base64.StdEncoding.EncodeToString([]byte("x-access-token:" + actToken))}, r.secrets...) {
+			if strings.Contains(text, leak) {
+				t.Errorf("%s: the code under test could read secret %d", filepath.Base(d), i)
+			}
+		}
+		if m := secret.FindString(text); m != "" {
+			t.Errorf("%s: the code under test could read %q", filepath.Base(d), m)
+		}
+	}
+	if !sawConfig {
+		t.Errorf("no dump shows a git config: the build did not run in the checkout")
+	}
+	if found, _ := filepath.Glob(filepath.Join(r.artifacts, filepath.FromSlash(artifactFile))); len(found) != 1 {
+		t.Errorf("the artifact store holds %v for %s, want one file", found, artifactFile)
+	}
 }
 
 // reportLines are the lines the workflow's last step prints, by key.
@@ -215,43 +413,104 @@ func reportLines(t *testing.T, log string) map[string]string {
 	return report
 }
 
-// The README's example workflow, run by act in host mode on the fake gfx1151 host with
-// the GitHub API on 127.0.0.1: the issue comment goes through the gate job, the GPU job
-// profiles, runs the numeric tests and publishes. The run leaves the results folder,
-// the step summaries and the outputs, pushes the bot branch to the bare remote and
-// opens the pull request and the epic comment on the API.
+// The serverless example workflow, run by act in host mode on the fake gfx1151 host
+// with the GitHub API on 127.0.0.1: the issue comment goes through the gate job, the
+// GPU job profiles, runs the numeric tests and the patch without any token, and hands
+// its results folder to the publish job as an artifact; publish, without a checkout,
+// pushes the bot branch to the bare remote and opens the pull request and the epic
+// comment on the API. The run leaves the results folder, the step summaries and the
+// outputs.
 func TestActRunsTheProfileWorkflow(t *testing.T) {
 	r := newActRig(t)
 	tg := hosttest.NewTarget(t, r.home, targetFiles(t, jobsConfig))
 	s := ghstub.New(t)
 	expectGate(t, s, tg.Base)
-	expectPublish(t, s)
-	log := r.run(t, tg.Repo, s, actRepo, "issue_comment", "-e", actEvent(t, r.dir), "--actor", actCommenter)
+	expectPublish(t, s, "Bearer "+actToken)
+	log := r.run(t, commentWorkflow, tg.Repo, s, actRepo, "issue_comment", "-e", actEvent(t, r.dir), "--actor", actCommenter)
+	checkSplit(t, r, log, "perfbot comment", "profile", "publish", "perfbot-results-comment-4242/gfx1151_*/"+job.SessionFile)
 	checkPublished(t, r, tg, s, log, "comment-4242")
 }
 
-// The server's way in: a workflow_dispatch with the typed inputs skips the gate, and
-// publish finishes the server's status comment and check run.
+// The server's way in: the dispatch-only workflow with the typed inputs, the same
+// split, and publish, as the App with the key from the repository's secret, finishes
+// the server's status comment and check run. Neither the key nor a token reaches the
+// GPU job.
 func TestActRunsTheDispatchedProfile(t *testing.T) {
 	r := newActRig(t)
 	tg := hosttest.NewTarget(t, r.home, targetFiles(t, jobsConfig))
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyPEM := string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}))
+	// The key's second line stands for the key: it must show nowhere but in the secret.
+	r.secrets = append(r.secrets, actAppToken, strings.Split(keyPEM, "\n")[1])
 	s := ghstub.New(t)
-	expectPublish(t, s)
+	s.Expect("GET", "/repos/"+actRepo+"/installation", ghstub.JSONFileWith(200, rest(t, "installation"), map[string]any{"id": actInstallation}))
+	s.Expect("POST", fmt.Sprintf("/app/installations/%d/access_tokens", actInstallation), ghstub.JSONFileWith(201, rest(t, "installation-token"), map[string]any{
+		"token": actAppToken, "expires_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)}))
+	s.Expect("GET", "/app", ghstub.JSONFileWith(200, rest(t, "integration"), map[string]any{"id": actAppID, "slug": actAppSlug}))
+	// An installation token goes as "token", the workflow's as "Bearer".
+	expectPublish(t, s, "token "+actAppToken)
 	comments := "/repos/" + actRepo + "/issues/comments/501"
-	status := ghstub.JSONFileWith(200, rest(t, "issue-comment"), map[string]any{"id": 501, "user.login": DefaultTokenLogin,
+	status := ghstub.JSONFileWith(200, rest(t, "issue-comment"), map[string]any{"id": 501, "user.login": actAppSlug + "[bot]",
 		"body": "<!-- perfbot:status -->\n**/profile rocm**: running.", "html_url": "https://github.com/lablup/mlxcel/issues/12#issuecomment-501"})
 	s.Expect("GET", comments, status)
 	s.Expect("PATCH", comments, status)
 	s.Expect("PATCH", "/repos/"+actRepo+"/check-runs/777", ghstub.JSONFileWith(200, rest(t, "check-run"), map[string]any{"id": 777, "status": "completed", "conclusion": "success"})).
 		JSONBody(map[string]any{"status": "completed", "conclusion": "success"})
 	// The inputs as the server's dispatch sends them.
-	log := r.run(t, tg.Repo, s, actRepo, "workflow_dispatch",
+	log := r.run(t, dispatchWorkflow, tg.Repo, s, actRepo, "workflow_dispatch",
 		"--input", "job=profile", "--input", "request_id=77", "--input", "sha="+tg.Base, "--input", "models=llama", "--input", "sampling=greedy",
-		"--input", "epic=0", "--input", "issue=12", "--input", "status_comment_id=501", "--input", "trigger_comment_id=4242", "--input", "check_run_id=777")
-	if strings.Contains(log, "[perfbot/gate]") || strings.Contains(log, "[perfbot/bench]") {
-		t.Errorf("the gate or the bench job ran on a profile dispatch")
+		"--input", "epic=0", "--input", "issue=12", "--input", "status_comment_id=501", "--input", "trigger_comment_id=4242", "--input", "check_run_id=777",
+		"--secret-file", secretFile(t, "PERFBOT_APP_PRIVATE_KEY", keyPEM), "--var", fmt.Sprintf("PERFBOT_APP_ID=%d", actAppID))
+	if jobLine("perfbot", "bench", "").MatchString(log) || jobLine("perfbot", "publish-bench", "").MatchString(log) {
+		t.Errorf("the bench job ran on a profile dispatch")
 	}
+	checkSplit(t, r, log, "perfbot", "profile", "publish", "perfbot-results-77/gfx1151_*/"+job.SessionFile)
 	checkPublished(t, r, tg, s, log, "77")
+}
+
+// The nightly example, dispatched by hand: the bench job builds and runs the default
+// branch's head with the repository's harnesses on the fake host, without any token,
+// and hands its benchmarks folder on; the publish job, without a checkout, pushes the
+// baseline branch, opens its pull request and writes the tracking comment.
+func TestActRunsTheNightly(t *testing.T) {
+	r := newActRig(t)
+	date := time.Now().Format(time.DateOnly)
+	r.env = append(r.env, "FAKE_HARNESS_DATE="+date, "FAKE_HARNESS=")
+	files := targetFiles(t, jobsConfig)
+	maps.Copy(files, benchFiles(t))
+	tg := hosttest.NewTarget(t, r.home, files)
+	s := ghstub.New(t)
+	repo := "/repos/" + actRepo
+	s.Expect("GET", repo, ghstub.JSONFileWith(200, rest(t, "full-repository"), map[string]any{"default_branch": "main", "full_name": actRepo}))
+	s.Expect("GET", repo+"/issues?state=open&creator=github-actions[bot]", ghstub.JSON(200, []any{}))
+	s.Expect("GET", repo+"/pulls?state=open&head=lablup:perfbot/rocm-baseline", ghstub.JSON(200, []any{}))
+	s.Expect("POST", repo+"/pulls", ghstub.JSONFileWith(201, rest(t, "pull-request"), map[string]any{
+		"number": 58, "html_url": "https://github.com/lablup/mlxcel/pull/58", "head.ref": "perfbot/rocm-baseline", "base.ref": "main",
+	})).JSONBody(map[string]any{"head": "perfbot/rocm-baseline", "base": "main"})
+	s.Expect("GET", repo+"/issues/1814/comments", ghstub.JSON(200, []any{})).Times(2)
+	s.Expect("POST", repo+"/issues/1814/comments", ghstub.JSONFileWith(201, rest(t, "issue-comment"), map[string]any{
+		"id": 9002, "user.login": DefaultTokenLogin, "html_url": "https://github.com/lablup/mlxcel/issues/1814#issuecomment-9002",
+	}))
+	log := r.run(t, nightlyWorkflow, tg.Repo, s, actRepo, "workflow_dispatch")
+	stem := "rocm_strixhalo-gfx1151_" + date
+	checkSplit(t, r, log, "perfbot nightly", "bench", "publish", "perfbot-results-nightly-*/"+stem+job.NightlySuffix)
+	for _, want := range []string{"| results: ", "(complete)", "| page: docs/benchmark_results/rocm-baseline-gfx1151-" + date + ".md",
+		"| pull request: https://github.com/lablup/mlxcel/pull/58"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the report steps did not print %q:\n%s", want, tail(log, 120))
+		}
+	}
+	head := hosttest.Git(t, r.home, tg.Bare, "rev-parse", "refs/heads/perfbot/rocm-baseline")
+	if parent := hosttest.Git(t, r.home, tg.Bare, "rev-parse", head+"^"); parent != tg.Base {
+		t.Errorf("the baseline commit's parent is %s, want %s", parent, tg.Base)
+	}
+	committed := hosttest.Git(t, r.home, tg.Bare, "diff", "--name-only", tg.Base, head)
+	if !strings.Contains(committed, "docs/benchmark_results/rocm-baseline-gfx1151-"+date+".md") || !strings.Contains(committed, stem+".csv") {
+		t.Errorf("the baseline commit holds:\n%s", committed)
+	}
 }
 
 // The gate job in the workflow refuses a read-only commenter and a fork's head with the
@@ -280,12 +539,48 @@ func TestActGateRefusesLikeTheServer(t *testing.T) {
 					return nil
 				}))
 			dir := t.TempDir()
-			log := r.run(t, tg.Repo, s, c.Repo(t), "issue_comment", "-e", c.WriteEvent(t, dir), "--env", EnvBotLogin+"="+gatetest.BotLogin)
-			if strings.Contains(log, "[perfbot/profile] ⭐ Run Main") {
+			log := r.run(t, commentWorkflow, tg.Repo, s, c.Repo(t), "issue_comment", "-e", c.WriteEvent(t, dir), "--env", EnvBotLogin+"="+gatetest.BotLogin)
+			if jobLine("perfbot comment", "profile", "⭐ Run Main").MatchString(log) {
 				t.Errorf("the GPU job ran after a refusal:\n%s", tail(log, 80))
 			}
-			if !strings.Contains(log, "[perfbot/gate]   ✅  Success - Main Run perfbot") {
+			if !jobLine("perfbot comment", "gate", "  ✅  Success - Main Run perfbot").MatchString(log) {
 				t.Errorf("the gate step did not succeed:\n%s", tail(log, 80))
+			}
+		})
+	}
+}
+
+// The serverless workflow's gate job starts only for a comment that may hold a perfbot
+// command: a comment without one is skipped before any runner starts, so no job runs
+// and the API hears nothing (the stub fails on any call). The other act tests show a
+// comment with a command getting through: at the start of the body (the refusals) and
+// after a newline (the profile).
+func TestActGateSkipsCommentsWithoutACommand(t *testing.T) {
+	r := newActRig(t)
+	tg := hosttest.NewTarget(t, r.home, targetFiles(t, jobsConfig))
+	for _, body := range []string{"LGTM, thanks!", "/lgtm\n/retest", "We should profile this on rocm.\nbench numbers later"} {
+		t.Run(body, func(t *testing.T) {
+			s := ghstub.New(t)
+			m, err := ghstub.Object(testfix.Path(t, "github", "webhooks", "issue_comment.created.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, v := range map[string]any{"repository.full_name": actRepo, "comment.body": body} {
+				if err := ghstub.Set(m, k, v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			b, _ := json.Marshal(m)
+			event := filepath.Join(t.TempDir(), "event.json")
+			if err := os.WriteFile(event, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			log := r.run(t, commentWorkflow, tg.Repo, s, actRepo, "issue_comment", "-e", event)
+			if strings.Contains(log, "⭐ Run") {
+				t.Errorf("a job ran for a comment without a command:\n%s", tail(log, 80))
+			}
+			if n := len(s.Requests()); n != 0 {
+				t.Errorf("%d API calls for a comment without a command", n)
 			}
 		})
 	}
@@ -301,8 +596,8 @@ func checkPublished(t *testing.T, r *actRig, tg hosttest.Target, s *ghstub.Stub,
 		t.Errorf("request line %q, want %q", report["request"], want)
 	}
 	folder, verdicts, _ := strings.Cut(report["results"], " ")
-	if verdicts != "(complete; numeric tests: switch)" {
-		t.Errorf("verdicts %q, want the profile complete and the gates switched", verdicts)
+	if verdicts != "(complete; numeric tests: switch; patch: ready)" {
+		t.Errorf("verdicts %q, want the profile complete, the gates switched and the patch ready", verdicts)
 	}
 	if want := "https://github.com/lablup/mlxcel/pull/57 (created, success)"; report["pull request"] != want {
 		t.Errorf("pull request line %q, want %q", report["pull request"], want)

@@ -137,6 +137,9 @@ type demo struct {
 	send   *sender
 	runs   chan fakegithub.Dispatch
 	tenant *tenant
+	// resultsName is the results folder's name (<gfx>_<commit8>), which the artifact
+	// holds.
+	resultsName string
 }
 
 func (d *demo) run(ctx context.Context) error {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,36 +17,45 @@ import (
 	"github.com/lablup/perfbot/internal/fakegithub"
 )
 
-// actionStep is one `uses: lablup/perfbot@...` step of the profile workflow's GPU job,
-// with its `with:` inputs as the workflow computes them from a dispatch's inputs. A
-// test checks these against the workflow file the sample repository carries.
+// actionStep is one `uses: lablup/perfbot@...` step of the dispatched workflow's
+// profile job (on the GPU runner) or publish job, with its `with:` inputs as the
+// workflow computes them from a dispatch's inputs and, for publish, the folder the
+// results artifact was downloaded to. A test checks these against the workflow file the
+// sample repository carries.
 type actionStep struct {
 	id   string
-	with func(in map[string]string, d *demo) map[string]string
+	with func(in map[string]string, d *demo, results string) map[string]string
 }
 
+// gpuJob are the steps that build and run the pinned commit: no token, no key.
 var gpuJob = []actionStep{
-	{"profile", func(in map[string]string, _ *demo) map[string]string {
+	{"profile", func(in map[string]string, _ *demo, _ string) map[string]string {
 		return map[string]string{"job": "profile", "ref": in["sha"], "request-id": in["request_id"], "models": in["models"], "sampling": in["sampling"]}
 	}},
-	{"tests", func(in map[string]string, _ *demo) map[string]string {
+	{"tests", func(in map[string]string, _ *demo, _ string) map[string]string {
 		return map[string]string{"job": "gemm-tests", "ref": in["sha"]}
 	}},
-	{"patch", func(in map[string]string, _ *demo) map[string]string {
+	{"patch", func(in map[string]string, _ *demo, _ string) map[string]string {
 		return map[string]string{"job": "patch", "ref": in["sha"]}
 	}},
-	{"publish", func(in map[string]string, d *demo) map[string]string {
-		return map[string]string{"job": "publish", "ref": in["sha"], "request-id": in["request_id"], "epic": in["epic"],
+}
+
+// publishJob holds the App's key and runs none of the repository's code.
+var publishJob = []actionStep{
+	{"publish", func(in map[string]string, d *demo, results string) map[string]string {
+		return map[string]string{"job": "publish", "results": results, "ref": in["sha"], "request-id": in["request_id"], "epic": in["epic"],
 			"trigger-comment-id": in["trigger_comment_id"], "status-comment-id": in["status_comment_id"],
 			"check-run-id": in["check_run_id"], "app-id": strconv.Itoa(appID), "app-private-key": string(d.key)}
 	}},
 }
 
-// runWorkflow plays the self-hosted runner for a dispatched run of the profile
-// workflow: the checkout, then each perfbot step through the Action's own entry
-// (`perfbot action`) with the step's inputs and the runtime's files, as Actions runs
-// them. It moves the run along on the local GitHub and delivers its workflow_run
-// events to the server. It returns the publish step's outputs.
+// runWorkflow plays the runners for a dispatched run of the profile workflow: the GPU
+// job (the checkout without credentials, each perfbot step through the Action's own
+// entry with the step's inputs and the runtime's files, as Actions runs them, the
+// results handed on as an artifact, the workspace emptied), then the publish job in
+// fresh folders without a checkout. It moves the run along on the local GitHub and
+// delivers its workflow_run events to the server. It returns the publish step's
+// outputs.
 func (d *demo) runWorkflow(ctx context.Context, dsp fakegithub.Dispatch) (map[string]string, error) {
 	runs := d.fake.Runs()
 	var run fakegithub.Run
@@ -62,7 +72,11 @@ func (d *demo) runWorkflow(ctx context.Context, dsp fakegithub.Dispatch) (map[st
 	if err := d.moveRun(ctx, run.ID, "in_progress", ""); err != nil {
 		return nil, err
 	}
-	outputs, jobErr := d.gpuJob(ctx, dsp)
+	artifact, jobErr := d.gpuJob(ctx, dsp)
+	var outputs map[string]string
+	if jobErr == nil {
+		outputs, jobErr = d.publishJob(ctx, dsp, artifact)
+	}
 	conclusion := "success"
 	if jobErr != nil {
 		conclusion = "failure"
@@ -90,23 +104,90 @@ func (d *demo) moveRun(ctx context.Context, id int64, status, conclusion string)
 	return err
 }
 
-// gpuJob runs the GPU job's steps in a fresh workspace.
-func (d *demo) gpuJob(ctx context.Context, dsp fakegithub.Dispatch) (map[string]string, error) {
-	runner := filepath.Join(d.work, "runner")
-	ws := filepath.Join(runner, "_work", repoName)
-	tmp := filepath.Join(runner, "_temp")
-	for _, dir := range []string{filepath.Dir(ws), tmp} {
+// jobFolders makes a job's runner folders: its workspace and RUNNER_TEMP.
+func (d *demo) jobFolders(name string) (ws, tmp string, err error) {
+	runner := filepath.Join(d.work, "runner-"+name)
+	ws = filepath.Join(runner, "_work", repoName)
+	tmp = filepath.Join(runner, "_temp")
+	for _, dir := range []string{ws, tmp} {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, err
+			return "", "", err
 		}
 	}
-	// actions/checkout: the commit the run was dispatched on, with its history.
-	if _, err := runGit(ctx, d.home, filepath.Dir(ws), "clone", "--quiet", "--branch", strings.TrimPrefix(dsp.Ref, "refs/heads/"), d.tg.bare, ws); err != nil {
-		return nil, err
+	return ws, tmp, nil
+}
+
+// gpuJob runs the GPU job's steps in a fresh workspace with the pinned commit checked
+// out and no credentials kept, hands the results folder on as the artifact (a folder
+// the publish job copies from) and empties the job's folders. It returns the
+// artifact's folder.
+func (d *demo) gpuJob(ctx context.Context, dsp fakegithub.Dispatch) (string, error) {
+	ws, tmp, err := d.jobFolders("gpu")
+	if err != nil {
+		return "", err
+	}
+	// actions/checkout with ref: the pinned commit and persist-credentials: false; the
+	// clone is of a local remote, so no token ever was in it.
+	if _, err := runGit(ctx, d.home, filepath.Dir(ws), "clone", "--quiet", "--no-checkout", d.tg.bare, ws); err != nil {
+		return "", err
+	}
+	if _, err := runGit(ctx, d.home, ws, "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", dsp.Inputs["sha"]); err != nil {
+		return "", err
 	}
 	head, _ := runGit(ctx, d.home, ws, "rev-parse", "HEAD")
 	d.p.step("checkout: %s at %s", dsp.Ref, head[:8])
 
+	outputs, err := d.runSteps(ctx, dsp, gpuJob, 0, ws, tmp, head, "")
+	if err != nil {
+		return "", err
+	}
+	src := outputs["profile"]["results-dir"]
+	if src == "" {
+		return "", errors.New("the profile step gave no results-dir")
+	}
+	// The staging step and actions/upload-artifact: the artifact holds the
+	// <gfx>_<commit8> folder by name. Then the workflow's last step.
+	name := "perfbot-results-" + dsp.Inputs["request_id"]
+	artifact := filepath.Join(d.work, "artifacts", name)
+	d.resultsName = filepath.Base(src)
+	if err := os.CopyFS(filepath.Join(artifact, d.resultsName), os.DirFS(src)); err != nil {
+		return "", fmt.Errorf("uploading the results artifact: %w", err)
+	}
+	d.res.Files["results folder"] = filepath.Join(artifact, d.resultsName)
+	if err := os.RemoveAll(filepath.Dir(ws)); err != nil {
+		return "", err
+	}
+	if err := os.RemoveAll(tmp); err != nil {
+		return "", err
+	}
+	d.p.step("artifact %s: the results folder %s, handed to the publish job; the GPU job's workspace and RUNNER_TEMP emptied", name, d.resultsName)
+	return artifact, nil
+}
+
+// publishJob runs the publish job: fresh folders, no checkout, the artifact downloaded
+// under RUNNER_TEMP and published from there with the App's key.
+func (d *demo) publishJob(ctx context.Context, dsp fakegithub.Dispatch, artifact string) (map[string]string, error) {
+	ws, tmp, err := d.jobFolders("publish")
+	if err != nil {
+		return nil, err
+	}
+	results := filepath.Join(tmp, "perfbot-results")
+	if err := os.CopyFS(results, os.DirFS(artifact)); err != nil {
+		return nil, fmt.Errorf("downloading the results artifact: %w", err)
+	}
+	d.p.step("publish job (ubuntu-latest, no checkout): artifact %s downloaded to %s", filepath.Base(artifact), results)
+	outputs, err := d.runSteps(ctx, dsp, publishJob, len(gpuJob), ws, tmp, dsp.Inputs["sha"], results)
+	if err != nil {
+		return nil, err
+	}
+	return outputs["publish"], nil
+}
+
+// runSteps runs a job's perfbot steps in order through the Action's entry, as Actions
+// runs them; first numbers the step logs on from the steps of earlier jobs. It returns
+// each step's outputs by id.
+func (d *demo) runSteps(ctx context.Context, dsp fakegithub.Dispatch, steps []actionStep, first int, ws, tmp, head, results string) (map[string]map[string]string, error) {
+	runner := filepath.Dir(tmp)
 	event, err := json.Marshal(map[string]any{
 		"inputs": dsp.Inputs, "ref": "refs/heads/" + strings.TrimPrefix(dsp.Ref, "refs/heads/"), "workflow": ".github/workflows/" + dsp.Workflow,
 		"repository":   map[string]any{"full_name": owner + "/" + repoName, "name": repoName, "owner": map[string]any{"login": owner}, "default_branch": "main"},
@@ -124,11 +205,12 @@ func (d *demo) gpuJob(ctx context.Context, dsp fakegithub.Dispatch) (map[string]
 	if err := os.MkdirAll(logs, 0o755); err != nil {
 		return nil, err
 	}
-	var outputs map[string]string
-	for i, st := range gpuJob {
+	all := map[string]map[string]string{}
+	for i, st := range steps {
+		n := first + i + 1
 		files := map[string]string{}
 		for _, f := range []string{"output", "summary", "env", "path", "state"} {
-			files[f] = filepath.Join(runner, fmt.Sprintf("%d-%s", i, f))
+			files[f] = filepath.Join(runner, fmt.Sprintf("%d-%s", n, f))
 			if err := os.WriteFile(files[f], nil, 0o644); err != nil {
 				return nil, err
 			}
@@ -140,11 +222,13 @@ func (d *demo) gpuJob(ctx context.Context, dsp fakegithub.Dispatch) (map[string]
 			"GITHUB_RUN_ID": strconv.FormatInt(dsp.RunID, 10), "GITHUB_WORKFLOW_REF": owner + "/" + repoName + "/.github/workflows/" + dsp.Workflow + "@refs/heads/main",
 			"GITHUB_OUTPUT": files["output"], "GITHUB_STEP_SUMMARY": files["summary"], "GITHUB_ENV": files["env"],
 			"GITHUB_PATH": files["path"], "GITHUB_STATE": files["state"], action.EnvRoot: d.host.Root,
+			// The publish job clones the repository itself: here the local remote.
+			action.EnvRepoURL: d.tg.bare,
 		}
-		for k, v := range st.with(dsp.Inputs, d) {
+		for k, v := range st.with(dsp.Inputs, d, results) {
 			env["INPUT_"+strings.ToUpper(k)] = v
 		}
-		logPath := filepath.Join(logs, fmt.Sprintf("%d-%s.log", i+1, st.id))
+		logPath := filepath.Join(logs, fmt.Sprintf("%d-%s.log", n, st.id))
 		lf, err := os.Create(logPath)
 		if err != nil {
 			return nil, err
@@ -158,27 +242,25 @@ func (d *demo) gpuJob(ctx context.Context, dsp fakegithub.Dispatch) (map[string]
 			d.p.step("step %s failed: see %s", st.id, logPath)
 			return nil, fmt.Errorf("the workflow's %s step failed: %w (its log: %s)", st.id, runErr, logPath)
 		}
-		outputs, err = readOutputs(files["output"])
+		outputs, err := readOutputs(files["output"])
 		if err != nil {
 			return nil, err
 		}
+		all[st.id] = outputs
 		summary, _ := os.ReadFile(files["summary"])
 		if len(summary) > 0 {
-			p := filepath.Join(logs, fmt.Sprintf("%d-%s.summary.md", i+1, st.id))
+			p := filepath.Join(logs, fmt.Sprintf("%d-%s.summary.md", n, st.id))
 			if err := os.WriteFile(p, summary, 0o644); err != nil {
 				return nil, err
 			}
 			d.res.Files["step summary: "+st.id] = p
 		}
 		d.p.step("step %s: %s", st.id, describeOutputs(st.id, outputs))
-		if st.id == "profile" {
-			d.res.Files["results folder"] = outputs["results-dir"]
-		}
 		if st.id == "publish" {
 			d.res.Files["report page (on the bot branch)"] = outputs["report-path"]
 		}
 	}
-	return outputs, nil
+	return all, nil
 }
 
 // describeOutputs says in one line what a step's outputs tell.

@@ -2,6 +2,7 @@ package demo
 
 import (
 	"bytes"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,9 +28,9 @@ func TestSampleWorkflowIsTheExample(t *testing.T) {
 	}
 }
 
-// The demo's runner passes each perfbot step exactly the inputs the workflow's `with:`
-// names, so the demo runs what Actions would.
-func TestGPUJobStepsMatchTheWorkflow(t *testing.T) {
+// The demo's runners pass each perfbot step exactly the inputs the workflow's `with:`
+// names, in the job the workflow runs it in, so the demo runs what Actions would.
+func TestJobStepsMatchTheWorkflow(t *testing.T) {
 	t.Parallel()
 	b, err := sample.ReadFile("sample/mlxcel/.github/workflows/" + workflow)
 	if err != nil {
@@ -52,39 +53,34 @@ func TestGPUJobStepsMatchTheWorkflow(t *testing.T) {
 	if err := yaml.Unmarshal(b, &wf); err != nil {
 		t.Fatal(err)
 	}
-	var ids []string
-	for _, st := range wf.Jobs["profile"].Steps {
-		if st.With["job"] == "" {
-			continue
+	for job, steps := range map[string][]actionStep{"profile": gpuJob, "publish": publishJob} {
+		var ids []string
+		for _, st := range wf.Jobs[job].Steps {
+			if st.With["job"] == "" {
+				continue
+			}
+			ids = append(ids, st.ID)
+			i := slices.IndexFunc(steps, func(a actionStep) bool { return a.id == st.ID })
+			if i < 0 {
+				t.Errorf("the workflow's step %s of job %s is not run by the demo's %s job", st.ID, job, job)
+				continue
+			}
+			in := map[string]string{}
+			for name := range wf.On.Dispatch.Inputs {
+				in[name] = "x"
+			}
+			got := steps[i].with(in, &demo{key: []byte("k")}, "results")
+			gotKeys := slices.Sorted(maps.Keys(got))
+			wantKeys := slices.Sorted(maps.Keys(st.With))
+			if !slices.Equal(gotKeys, wantKeys) {
+				t.Errorf("job %s step %s: the demo passes %v, the workflow %v", job, st.ID, gotKeys, wantKeys)
+			}
+			if got["job"] != st.With["job"] {
+				t.Errorf("job %s step %s: job %q, the workflow's %q", job, st.ID, got["job"], st.With["job"])
+			}
 		}
-		ids = append(ids, st.ID)
-		i := slices.IndexFunc(gpuJob, func(a actionStep) bool { return a.id == st.ID })
-		if i < 0 {
-			t.Errorf("the workflow's step %s is not run by the demo", st.ID)
-			continue
+		if len(ids) != len(steps) {
+			t.Errorf("the workflow's job %s has perfbot steps %v, the demo runs %d", job, ids, len(steps))
 		}
-		in := map[string]string{}
-		for name := range wf.On.Dispatch.Inputs {
-			in[name] = "x"
-		}
-		got := gpuJob[i].with(in, &demo{key: []byte("k")})
-		var gotKeys, wantKeys []string
-		for k := range got {
-			gotKeys = append(gotKeys, k)
-		}
-		for k := range st.With {
-			wantKeys = append(wantKeys, k)
-		}
-		slices.Sort(gotKeys)
-		slices.Sort(wantKeys)
-		if !slices.Equal(gotKeys, wantKeys) {
-			t.Errorf("step %s: the demo passes %v, the workflow %v", st.ID, gotKeys, wantKeys)
-		}
-		if got["job"] != st.With["job"] {
-			t.Errorf("step %s: job %q, the workflow's %q", st.ID, got["job"], st.With["job"])
-		}
-	}
-	if len(ids) != len(gpuJob) {
-		t.Errorf("the workflow's perfbot steps %v, the demo runs %d", ids, len(gpuJob))
 	}
 }

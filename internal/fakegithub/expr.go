@@ -1,15 +1,25 @@
 package fakegithub
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 )
 
-// evalExpr evaluates the part of GitHub's expression language a run-name uses: string
-// literals, context references (looked up with ctx; unknown ones are empty), ==, !=,
-// &&, ||, ! and parentheses, and format(). Values are strings; "" and "false" are
-// falsy, as in GitHub's coercion of these results.
+// EvalExpr evaluates the part of GitHub's expression language that perfbot's workflows
+// use in run-name and a job's if: string literals, context references (looked up with
+// ctx; unknown ones are empty), ==, !=, &&, ||, ! and parentheses, format(), contains()
+// and startsWith() on strings (case-insensitive, as GitHub's), and fromJSON() of a JSON
+// scalar (a string literal with \n in it, say). Values are strings; "", "false" and "0"
+// are falsy, as in GitHub's coercion of these results.
+func EvalExpr(expr string, ctx func(string) string) (string, error) {
+	return evalExpr(expr, ctx)
+}
+
+// Truthy is how an if: takes EvalExpr's value.
+func Truthy(v string) bool { return truthy(v) }
+
 func evalExpr(expr string, ctx func(string) string) (string, error) {
 	p := &exprParser{s: expr, ctx: ctx}
 	v, err := p.or()
@@ -135,14 +145,7 @@ func (p *exprParser) unary() (string, error) {
 			}
 			args = append(args, a)
 		}
-		if name != "format" || len(args) == 0 {
-			return "", fmt.Errorf("function %s is not supported", name)
-		}
-		out := args[0]
-		for k, a := range args[1:] {
-			out = strings.ReplaceAll(out, "{"+strconv.Itoa(k)+"}", a)
-		}
-		return out, nil
+		return exprCall(name, args)
 	}
 	switch name {
 	case "true", "false":
@@ -153,4 +156,35 @@ func (p *exprParser) unary() (string, error) {
 
 func isIdent(c byte) bool {
 	return c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// exprCall runs one of the supported functions.
+func exprCall(name string, args []string) (string, error) {
+	switch {
+	case name == "format" && len(args) > 0:
+		out := args[0]
+		for k, a := range args[1:] {
+			out = strings.ReplaceAll(out, "{"+strconv.Itoa(k)+"}", a)
+		}
+		return out, nil
+	case name == "contains" && len(args) == 2:
+		return strconv.FormatBool(strings.Contains(strings.ToLower(args[0]), strings.ToLower(args[1]))), nil
+	case name == "startsWith" && len(args) == 2:
+		return strconv.FormatBool(strings.HasPrefix(strings.ToLower(args[0]), strings.ToLower(args[1]))), nil
+	case name == "fromJSON" && len(args) == 1:
+		var v any
+		if err := json.Unmarshal([]byte(args[0]), &v); err != nil {
+			return "", fmt.Errorf("fromJSON(%q): %w", args[0], err)
+		}
+		switch v := v.(type) {
+		case string:
+			return v, nil
+		case bool, float64:
+			return fmt.Sprint(v), nil
+		case nil:
+			return "", nil
+		}
+		return "", fmt.Errorf("fromJSON(%q): only a JSON string, number, boolean or null is supported", args[0])
+	}
+	return "", fmt.Errorf("function %s with %d arguments is not supported", name, len(args))
 }

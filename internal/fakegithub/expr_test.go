@@ -14,13 +14,18 @@ func TestEvalExpr(t *testing.T) {
 		`inputs.request_id || 'x'`:     "42",
 		`!(inputs.job == 'bench')`:     "true",
 		`'it''s'`:                      "it's",
+		`contains(inputs.job, 'OFI')`:  "true",
+		`contains(inputs.job, 'x')`:    "false",
+		`startsWith(inputs.job, 'Pro') && !startsWith(inputs.job, 'rof')`: "true",
+		`contains(format('a{0}b', fromJSON('"\n"')), fromJSON('"a\nb"'))`: "true",
+		`fromJSON('true') && fromJSON('3')`:                               "3",
 	} {
 		got, err := evalExpr(expr, ctx)
 		if err != nil || got != want {
 			t.Errorf("%s = %q, %v; want %q", expr, got, err, want)
 		}
 	}
-	for _, bad := range []string{`format(`, `'open`, `toJSON(inputs)`, `a b`} {
+	for _, bad := range []string{`format(`, `'open`, `toJSON(inputs)`, `a b`, `contains('a')`, `fromJSON('{}')`, `fromJSON('"open')`} {
 		if _, err := evalExpr(bad, ctx); err == nil {
 			t.Errorf("%s evaluated", bad)
 		}

@@ -32,3 +32,44 @@ func TestExtract(t *testing.T) {
 		t.Errorf("rocminfo: %v\n%s", err, out)
 	}
 }
+
+// With FAKE_CARGO_DUMP the fake cargo writes what the build could read, its environment
+// and its repository's git config, and still builds.
+func TestFakeCargoDump(t *testing.T) {
+	t.Parallel()
+	h, err := Extract(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, dumps := t.TempDir(), t.TempDir()
+	for _, args := range [][]string{{"init", "-q"}, {"config", "http.extraheader", "AUTHORIZATION: basic dGVzdA=="}} {
+		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(repo, "Cargo.toml"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(h.Bin, "cargo"), "build", "--release", "--bin", "mlxcel-bench-decode")
+	cmd.Dir = repo
+	cmd.Env = append(os.Environ(), "FAKE_CARGO_DUMP="+dumps, "DUMP_MARKER=seen")
+	if out, err := cmd.CombinedOutput(); err != nil || strings.Contains(string(out), "env") {
+		t.Fatalf("cargo build: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(repo, "target", "release", "mlxcel-bench-decode")); err != nil {
+		t.Errorf("the build made no bench: %v", err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dumps, "cargo-*.txt"))
+	if len(files) != 1 {
+		t.Fatalf("dumps %v, want one", files)
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"\nDUMP_MARKER=seen\n", "## git config of " + repo, "extraheader = AUTHORIZATION: basic dGVzdA=="} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the dump has no %q:\n%s", want, b)
+		}
+	}
+}
