@@ -13,7 +13,13 @@ import (
 	"github.com/lablup/perfbot/runner/baseline"
 )
 
-const baselinePublishUsage = "--results DIR --repo DIR [--dry-run DIR] [--config FILE] [--github-repo OWNER/NAME] [--issue N] [--branch B] [--max-spread PCT] [--json]"
+const baselinePublishUsage = `--results DIR --repo DIR [--dry-run DIR] [--config FILE] [--github-repo OWNER/NAME] [--issue N]
+           [--branch NAME] [--base-branch NAME] [--remote NAME] [--max-spread PCT] [--bot-login LOGIN]
+           [--author-name NAME] [--author-email EMAIL] [--app-id N --installation-id N --app-key-file FILE] [--json]
+
+examples:
+  perfbot baseline publish --results out/benchmarks --repo . --dry-run /tmp/nightly
+  perfbot baseline publish --results out/benchmarks --repo . --github-repo lablup/mlxcel`
 
 // runBaselinePublish is `perfbot baseline publish`: the nightly's PR, tracking comment
 // and regression issues, with the same authentication as `perfbot publish`.

@@ -23,7 +23,15 @@ func init() {
 	register(command{name: "publish", summary: "commit a profile's results and report, open the PR, update the epic ranking", run: runPublish})
 }
 
-const publishUsage = "--results DIR --repo DIR [--dry-run DIR] [--config FILE] [--github-repo OWNER/NAME] [--check-run-id N] [--status-comment-id N] [--trigger-comment-id N] [--issue N] [--epic N] [--json]"
+const publishUsage = `--results DIR --repo DIR [--dry-run DIR] [--config FILE] [--github-repo OWNER/NAME] [--base SHA]
+           [--branch NAME] [--base-branch NAME] [--remote NAME] [--check-run-id N] [--status-comment-id N]
+           [--trigger-comment-id N] [--issue N] [--epic N] [--bot-login LOGIN] [--author-name NAME]
+           [--author-email EMAIL] [--app-id N --installation-id N --app-key-file FILE] [--python FILE]
+           [--verify-timeout DURATION] [--json]
+
+examples:
+  perfbot publish --results out/benchmarks/rocm_profiles --repo mlxcel --dry-run /tmp/pr
+  perfbot publish --results out/benchmarks/rocm_profiles --repo mlxcel --github-repo lablup/mlxcel --issue 12`
 
 // publishOptions are the flags of `perfbot publish`.
 type publishOptions struct {
