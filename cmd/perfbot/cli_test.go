@@ -71,6 +71,10 @@ func TestBadFlagPrintsOneLineAndTheUsage(t *testing.T) {
 	if first, _, _ := strings.Cut(stderr, "\n"); code != 2 || !strings.HasPrefix(first, `perfbot trend: invalid value "many" for flag --window`) {
 		t.Errorf("exit %d, stderr:\n%s", code, stderr)
 	}
+	code, _, stderr = runCLI(t, "patch", "verify", "--json=maybe")
+	if first, _, _ := strings.Cut(stderr, "\n"); code != 2 || !strings.HasPrefix(first, `perfbot patch verify: invalid boolean value "maybe" for --json`) {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	}
 	code, _, stderr = runCLI(t, "trend", "--out")
 	if code != 2 || !strings.HasPrefix(stderr, "perfbot trend: flag needs an argument: --out\nusage: perfbot trend ") {
 		t.Errorf("exit %d, stderr:\n%s", code, stderr)

@@ -118,11 +118,12 @@ func flagErrorLine(fs *flag.FlagSet, err error) string {
 		}
 		return line
 	}
-	// "invalid value "x" for flag -window: ...", "flag needs an argument: -out"
+	// "invalid value \"x\" for flag -window: ...", "flag needs an argument: -out",
+	// "invalid boolean value \"x\" for -json: ..."
 	return flagNameRE.ReplaceAllString(msg, "$1--$2")
 }
 
-var flagNameRE = regexp.MustCompile(`(flag |argument: )-([a-z0-9])`)
+var flagNameRE = regexp.MustCompile(`(flag |argument: |for )-([a-z0-9])`)
 
 // nearest is the name closest to s by edit distance (a swap of two neighbours counts
 // as one edit), when it is close: one edit for a name of up to four letters, two for
