@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-github/v62/github"
+	"github.com/lablup/perfbot/bot/logkey"
 )
 
 // Action says what an idempotent write did.
@@ -125,7 +126,7 @@ func (c *Client) createMarked(ctx context.Context, r Repo, issue int, marker, bo
 		}
 		wait := backoff(attempt)
 		c.o.Logger.Warn("github: comment creation failed ambiguously; looking for it before retrying",
-			"repo", r.String(), "issue", issue, "wait", wait, "error", err)
+			logkey.Repo, r.String(), logkey.Issue, issue, logkey.WaitMS, wait.Milliseconds(), logkey.Error, err)
 		if err := c.o.Sleep(ctx, wait); err != nil {
 			return Comment{}, "", err
 		}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/lablup/perfbot/bot/logkey"
 )
 
 // Retry policy, in one place (docs/github.md explains it for users):
@@ -268,7 +270,7 @@ func (t *transport) waitLimiter(ctx context.Context, lim *limiter, req *http.Req
 	if wait > t.maxWait {
 		return &RateLimitError{Secondary: secondary, RetryAt: at, Message: msg}
 	}
-	t.log.Info("github: waiting for an earlier rate limit", "method", req.Method, "path", req.URL.Path, "wait", wait)
+	t.log.Info("github: waiting for an earlier rate limit", "method", req.Method, "path", req.URL.Path, logkey.WaitMS, wait.Milliseconds())
 	if err := t.sleep(ctx, wait); err != nil {
 		return err
 	}
@@ -278,7 +280,7 @@ func (t *transport) waitLimiter(ctx context.Context, lim *limiter, req *http.Req
 
 func (t *transport) pause(ctx context.Context, req *http.Request, status int, wait time.Duration, attempt int, why string) error {
 	t.log.Warn("github: retrying", "reason", why, "method", req.Method, "path", req.URL.Path,
-		"status", status, "wait", wait, "attempt", attempt+1)
+		"status", status, logkey.WaitMS, wait.Milliseconds(), "attempt", attempt+1)
 	return t.sleep(ctx, wait)
 }
 

@@ -3,6 +3,7 @@ package gh
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -78,8 +79,8 @@ func TestRetries(t *testing.T) {
 			if diff := cmp.Diff(c.sleeps, e.sleeps.got()); diff != "" {
 				t.Errorf("sleeps (-want +got):\n%s", diff)
 			}
-			if !strings.Contains(e.log.String(), "github: retrying") {
-				t.Errorf("no retry logged:\n%s", e.log.String())
+			if want := fmt.Sprintf(" wait_ms=%d ", c.sleeps[0].Milliseconds()); !strings.Contains(e.log.String(), "github: retrying") || !strings.Contains(e.log.String(), want) {
+				t.Errorf("no retry logged with%s:\n%s", want, e.log.String())
 			}
 		})
 	}

@@ -13,4 +13,8 @@ const (
 	Run      = "run"      // a workflow run id
 	Host     = "host"     // a GPU host's runner label
 	Error    = "error"
+
+	// Durations are written as whole milliseconds under a key ending in _ms (a
+	// time.Duration would go to JSON as nanoseconds, with no unit in sight).
+	WaitMS = "wait_ms" // how long the client waits before its next try
 )

@@ -21,7 +21,8 @@ type actionOptions struct {
 }
 
 func runAction(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("action", "(inputs come from the step's environment: INPUT_JOB, INPUT_GITHUB-TOKEN, ...; see docs/action.md)", stderr)
+	fs := newFlags("action", "(inputs come from the step's environment: INPUT_JOB, INPUT_GITHUB-TOKEN, ...; see docs/action.md)"+
+		"\n\nexamples:\n  perfbot action    # in a step of the workflow, with INPUT_JOB=gate and the event in GITHUB_EVENT_PATH", stderr)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

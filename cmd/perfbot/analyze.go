@@ -38,7 +38,12 @@ type analyzeOptions struct {
 
 func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o := analyzeOptions{stdout: stdout, stderr: stderr}
-	fs := newFlags("analyze", "--trace F --log F [--plain-log F] [--model-dir D] [--sampling TAG | --temperature T --top-p P] [--rules F] --name NAME --out-dir D\n       perfbot analyze --sample [--out-dir D]", stderr)
+	fs := newFlags("analyze", "--trace FILE --log FILE [--plain-log FILE] [--model-dir DIR] [--sampling TAG | --temperature T --top-p P] [--rules FILE] --name NAME --out-dir DIR\n"+
+		"       perfbot analyze --sample [--out-dir DIR]\n\n"+
+		"examples:\n"+
+		"  perfbot analyze --trace traces/Qwen3-30B-A3B-4bit_greedy --log bench.log --plain-log plain.log \\\n"+
+		"      --model-dir models/Qwen3-30B-A3B-4bit --sampling greedy --name Qwen3-30B-A3B-4bit_greedy --out-dir results\n"+
+		"  perfbot analyze --sample --out-dir /tmp/sample", stderr)
 	fs.StringVar(&o.trace, "trace", "", "rocprofv3 `kernel_trace.csv` of the profiled run, or the profiler's output folder (-d)")
 	fs.StringVar(&o.log, "log", "", "the profiled run's bench log (with phase marks)")
 	fs.StringVar(&o.plainLog, "plain-log", "", "the plain (unprofiled) run's bench log")

@@ -16,9 +16,13 @@ func init() {
 	register(command{name: "baseline", summary: "compare benchmark CSVs within their noise; publish a nightly baseline", run: runBaseline})
 }
 
-const baselineUsage = `compare --history DIR --new FILE [--window N] [--min-history M] [--json]
+const baselineUsage = `compare --history DIR --new FILE [--window N] [--min-history N] [--json]
        perfbot baseline compare A.csv B.csv [--history DIR] [--json]
-       perfbot baseline publish --results DIR --repo DIR [flags]`
+       perfbot baseline publish --results DIR --repo DIR [--dry-run DIR] [--json]
+
+examples:
+  perfbot baseline compare --history benchmarks --new out/benchmarks/rocm_strixhalo-gfx1151_2026-10-01.csv
+  perfbot baseline publish --results out/benchmarks --repo . --dry-run /tmp/nightly`
 
 func runBaseline(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return runGroup(ctx, "baseline", "subcommand", baselineUsage,
@@ -44,7 +48,12 @@ func rulesFlags(fs *flag.FlagSet, r *baseline.Rules) {
 
 func runBaselineCompare(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	o := compareOptions{rules: baseline.DefaultRules()}
-	fs := newFlags("baseline compare", "--history DIR --new FILE | A.csv B.csv [flags]", stderr)
+	fs := newFlags("baseline compare", `--history DIR --new FILE [--window N] [--min-history N] [--k K] [--min-change PCT] [--json]
+       perfbot baseline compare A.csv B.csv [--history DIR] [--window N] [--min-history N] [--k K] [--min-change PCT] [--json]
+
+examples:
+  perfbot baseline compare --history benchmarks --new out/benchmarks/rocm_strixhalo-gfx1151_2026-10-01.csv
+  perfbot baseline compare benchmarks/rocm_strixhalo-gfx1151_2026-09-30.csv out/rocm_strixhalo-gfx1151_2026-10-01.csv --json`, stderr)
 	fs.StringVar(&o.history, "history", "", "the benchmarks folder of the default branch (the nightly history)")
 	fs.StringVar(&o.newFile, "new", "", "the new nightly `FILE` to judge against the history")
 	rulesFlags(fs, &o.rules)

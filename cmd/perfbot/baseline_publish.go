@@ -13,7 +13,13 @@ import (
 	"github.com/lablup/perfbot/runner/baseline"
 )
 
-const baselinePublishUsage = "--results DIR --repo DIR [--dry-run DIR] [--config FILE] [--github-repo OWNER/NAME] [--issue N] [--branch B] [--max-spread PCT] [--json]"
+const baselinePublishUsage = `--results DIR --repo DIR [--dry-run DIR] [--config FILE] [--github-repo OWNER/NAME] [--issue N]
+           [--branch NAME] [--base-branch NAME] [--remote NAME] [--max-spread PCT] [--bot-login LOGIN]
+           [--author-name NAME] [--author-email EMAIL] [--app-id N --installation-id N --app-key-file FILE] [--json]
+
+examples:
+  perfbot baseline publish --results out/benchmarks --repo . --dry-run /tmp/nightly
+  perfbot baseline publish --results out/benchmarks --repo . --github-repo lablup/mlxcel`
 
 // runBaselinePublish is `perfbot baseline publish`: the nightly's PR, tracking comment
 // and regression issues, with the same authentication as `perfbot publish`.
@@ -60,16 +66,12 @@ func runBaselinePublish(ctx context.Context, args []string, stdout, stderr io.Wr
 		bo.GH = c
 	}
 	sum, perr := publish.PublishBaseline(ctx, bo)
-	return publishDone(o, "baseline publish", sum.StepSummary, sum, sum.Stem != "", func() { printBaselineSummary(stdout, sum, o.dryRun) }, perr, stdout, stderr)
+	return publishDone(o, "baseline publish", sum.StepSummary, sum, sum.Stem != "", func() { printBaselineSummary(stdout, sum, o.dryRun, perr != nil) }, perr, stdout, stderr)
 }
 
-func printBaselineSummary(w io.Writer, s publish.BaselineSummary, dryRun string) {
+func printBaselineSummary(w io.Writer, s publish.BaselineSummary, dryRun string, failed bool) {
 	var b strings.Builder
-	mode := ""
-	if s.DryRun {
-		mode = " (dry run into " + dryRun + ")"
-	}
-	fmt.Fprintf(&b, "published %s (%s)%s\n", s.Stem, s.Date, mode)
+	b.WriteString(summaryHead(failed, s.Stem, s.Date, s.DryRun, dryRun) + "\n")
 	if g := s.Git; g.Error != "" {
 		fmt.Fprintf(&b, "  commit     not pushed: %s\n", g.Error)
 	} else if g.Commit != "" {

@@ -14,7 +14,12 @@ import (
 )
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("run bench", "--repo DIR --out DIR [flags]", stderr)
+	fs := newFlags("run bench", `--repo DIR --out DIR [--config FILE] [--history DIR] [--models-dir DIR] [--no-build] [--no-baseline]
+           [--no-remeasure] [--window N] [--min-history N] [--k K] [--min-change PCT] [--root DIR]
+
+examples:
+  perfbot run bench --repo mlxcel --out out
+  perfbot run bench --repo mlxcel --out out --no-baseline --models-dir ../models`, stderr)
 	repo := fs.String("repo", "", "the mlxcel checkout: its harness runs, at its commit")
 	out := fs.String("out", "", "results root: the CSVs, guard evidence and manifest go to `DIR`/<results.benchmarks>/")
 	cfgPath := fs.String("config", "", "perfbot config (default: the checkout's "+config.DefaultPath+")")

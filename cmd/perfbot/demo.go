@@ -17,7 +17,7 @@ func init() {
 }
 
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("demo", "[--out DIR] [--keep]", stderr)
+	fs := newFlags("demo", "[--out DIR] [--keep]\n\nexamples:\n  perfbot demo\n  perfbot demo --out /tmp/perfbot-demo --keep", stderr)
 	out := fs.String("out", "", "write the outputs to `DIR` (new or empty; default: a new temporary folder)")
 	keep := fs.Bool("keep", false, "keep the working folders (bare remote, server database, runner workspace) under <out>/work")
 	if err := parseFlags(fs, args); err != nil {

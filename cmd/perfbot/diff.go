@@ -18,16 +18,15 @@ func init() {
 	register(command{name: "diff", summary: "compare two decode profiles per port unit and kernel: what went down or up, appeared or vanished", run: runDiff})
 }
 
-const diffUsage = "A B [--rules FILE] [--format md|json]"
+// diffUsage is the synopsis, then what follows the flags in --help.
+const diffUsage = `A B [--rules FILE] [--format md|json]
 
-// diffHelp follows the flags in --help.
-const diffHelp = `
 A and B are two <run>_summary.json files (each with its <run>_decode_kernels.csv
-beside it), or two results folders, whose runs are paired by name. Examples:
+beside it), or two results folders, whose runs are paired by name.
 
-    perfbot diff before/Qwen3-30B-A3B-4bit_greedy_summary.json after/Qwen3-30B-A3B-4bit_greedy_summary.json
-    perfbot diff benchmarks/rocm_profiles/gfx1151_929c80ab benchmarks/rocm_profiles/gfx1151_0c09b02a --format json
-`
+examples:
+  perfbot diff before/Qwen3-30B-A3B-4bit_greedy_summary.json after/Qwen3-30B-A3B-4bit_greedy_summary.json
+  perfbot diff benchmarks/rocm_profiles/gfx1151_929c80ab benchmarks/rocm_profiles/gfx1151_0c09b02a --format json`
 
 // diffOptions are the inputs of `perfbot diff`.
 type diffOptions struct {
@@ -39,11 +38,6 @@ type diffOptions struct {
 func runDiff(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	var opts diffOptions
 	fs := newFlags("diff", diffUsage, stderr)
-	usage := fs.Usage
-	fs.Usage = func() {
-		usage()
-		io.WriteString(stderr, diffHelp)
-	}
 	fs.StringVar(&opts.rules, "rules", "", "attribution rules file (default: the shipped rules)")
 	fs.StringVar(&opts.format, "format", "md", "output format: md or json")
 	// Flags may come before, between or after A and B.

@@ -102,7 +102,7 @@ func TestDiffCommand(t *testing.T) {
 	}
 
 	code, out, _ = runCLI(t, "help", "diff")
-	if code != 0 || !strings.Contains(out, "Examples:\n\n    perfbot diff before/") {
+	if code != 0 || !strings.Contains(out, "examples:\n  perfbot diff before/") {
 		t.Errorf("help diff: exit %d\n%s", code, out)
 	}
 

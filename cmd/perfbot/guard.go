@@ -15,15 +15,20 @@ func init() {
 	register(command{name: "guard", summary: "run a command on an idle GPU under the host-wide lock", run: runGuard})
 }
 
-const guardUsage = `[--idle-secs 90] [--max-attempts 5] [--max-wait SECS] [--log FILE] [--sample-hz N]
+const guardUsage = `[--idle-secs SECS] [--max-attempts N] [--max-wait SECS] [--log FILE] [--sample-hz N]
                     [--max-foreign-cpu PCT] [--label RUN] -- CMD [ARGS]
        perfbot guard --hold [--log FILE] -- CMD [ARGS]     (take the host lock only)
        perfbot guard --status                              (free / held and the holder record)
        perfbot guard --log FILE --section TITLE            (append "== TITLE" to the log)
+
 environment: ROCM_GPU_GUARD_KFD_DIR, ROCM_GPU_GUARD_COMPILER_RE, ROCM_GPU_GUARD_LOCK,
              ROCM_GPU_GUARD_LOCK_HELD (set for the command; a nested guard skips the lock)
 exit: the command's code on a clean attempt; 75 when every attempt was contended or the
-      wait budget ran out; 2 usage; 130/143 on SIGINT/SIGTERM`
+      wait budget ran out; 2 usage; 130/143 on SIGINT/SIGTERM
+
+examples:
+  perfbot guard --log session/guard.log --label "Qwen3-30B-A3B-4bit_greedy profiled" -- ./bench --model qwen3
+  perfbot guard --status`
 
 func runGuard(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("guard", guardUsage, stderr)

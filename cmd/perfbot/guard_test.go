@@ -57,7 +57,7 @@ func TestGuardCLIUsage(t *testing.T) {
 		{[]string{"--max-wait", "99999999999", "--", "true"}, "--max-wait 99999999999: want at most 2592000"},
 		{[]string{"--max-attempts", "0", "--", "true"}, "--max-attempts 0: want 1 to 1000"},
 		{[]string{"--idle-secs", "-1", "--", "true"}, "cannot be negative"},
-		{[]string{"--no-such-flag"}, "flag provided but not defined"},
+		{[]string{"--no-such-flag"}, "unknown flag --no-such-flag"},
 	}
 	for _, tc := range cases {
 		code, _, stderr := guardCLI(context.Background(), tc.args...)

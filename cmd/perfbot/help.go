@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -17,7 +18,7 @@ func init() {
 }
 
 func runHelp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("help", "[COMMAND [SUBCOMMAND]] | --markdown", stderr)
+	fs := newFlags("help", "[COMMAND [SUBCOMMAND]] | --markdown\n\nexamples:\n  perfbot help run profile\n  perfbot help --markdown", stderr)
 	markdown := fs.Bool("markdown", false, "print the command reference of README.md (every command's name, summary and usage) as Markdown")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -63,11 +64,16 @@ func printHelp(w io.Writer) {
 }
 
 // printFlags lists every flag of fs as flag.PrintDefaults does, but spelled with two
-// dashes like the usage lines above it.
-func printFlags(w io.Writer, fs *flag.FlagSet) {
+// dashes like the synopsis above it, and with the placeholder the synopsis gives the
+// flag (`--repo DIR`), so the two never show one value under two names.
+func printFlags(w io.Writer, fs *flag.FlagSet, synopsis string) {
+	placeholders := synopsisPlaceholders(synopsis)
 	var b strings.Builder
 	fs.VisitAll(func(f *flag.Flag) {
 		name, usage := flag.UnquoteUsage(f)
+		if p := placeholders[f.Name]; p != "" && name != "" {
+			name = p
+		}
 		b.WriteString("  --" + f.Name)
 		if name != "" {
 			b.WriteString(" " + name)
@@ -83,6 +89,25 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 		b.WriteString("\n")
 	})
 	io.WriteString(w, b.String())
+}
+
+// synopsisValueRE finds a flag and the word after it in a synopsis.
+var synopsisValueRE = regexp.MustCompile(`(?:^|[\s\[(|])--([a-z0-9][a-z0-9-]*)(?:[ =]([^\s\[\]()]+))?`)
+
+// placeholderRE is the one style of a flag's value in a synopsis: a name in capitals
+// (DIR, FILE, N, OWNER/NAME, TAG,...) or a choice of literal values (md|json).
+var placeholderRE = regexp.MustCompile(`^(?:[A-Z][A-Z0-9_]*(?:/[A-Z][A-Z0-9_]*)?(?:,\.\.\.)?|[a-z0-9][a-z0-9.-]*(?:\|[a-z0-9][a-z0-9.-]*)+)$`)
+
+// synopsisPlaceholders maps each flag a synopsis names to the word after it when that
+// word is a placeholder.
+func synopsisPlaceholders(synopsis string) map[string]string {
+	out := map[string]string{}
+	for _, m := range synopsisValueRE.FindAllStringSubmatch(synopsis, -1) {
+		if placeholderRE.MatchString(m[2]) && out[m[1]] == "" {
+			out[m[1]] = m[2]
+		}
+	}
+	return out
 }
 
 // isZeroFlag says whether a flag's default is its type's zero value, which the help
@@ -151,9 +176,10 @@ func helpMarkdown(ctx context.Context) string {
 			continue
 		}
 		fmt.Fprintf(&b, "| `perfbot %s` | %s |\n", p.path[0], strings.ReplaceAll(p.summary, "|", `\|`))
-		usages = append(usages, indent(fmt.Sprintf("usage: perfbot %s %s", p.name, p.usage)))
+		synopsis, _, _ := strings.Cut(p.usage, "\n\n")
+		usages = append(usages, indent(fmt.Sprintf("usage: perfbot %s %s", p.name, synopsis)))
 	}
-	b.WriteString("\nThe usage of each; `perfbot help CMD [SUB]` adds every flag with its default:\n\n")
+	b.WriteString("\nThe usage of each; `perfbot help CMD [SUB]` adds every flag with its default, and examples:\n\n")
 	b.WriteString(strings.Join(usages, "\n"))
 	return b.String()
 }

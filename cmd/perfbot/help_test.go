@@ -83,6 +83,9 @@ func checkHelpPage(p helpPage, pages []helpPage, list string) []string {
 		}
 	}
 
+	synopsis, _, _ := strings.Cut(p.usage, "\n\n")
+	examples := checkExamples(bad, p)
+
 	if len(p.subs) > 0 {
 		// A group: its synopsis has a line for each member, and names only their flags.
 		byName := map[string]helpPage{}
@@ -93,7 +96,7 @@ func checkHelpPage(p helpPage, pages []helpPage, list string) []string {
 		}
 		lines := map[string]string{}
 		current := ""
-		for l := range strings.SplitSeq("perfbot "+path+" "+p.usage, "\n") {
+		for l := range strings.SplitSeq("perfbot "+path+" "+synopsis, "\n") {
 			l = strings.TrimSpace(l)
 			if rest, ok := strings.CutPrefix(l, "perfbot "+path+" "); ok {
 				current, _, _ = strings.Cut(rest, " ")
@@ -113,6 +116,14 @@ func checkHelpPage(p helpPage, pages []helpPage, list string) []string {
 		if !strings.Contains(p.text, strings.Join(p.subs, "|")) {
 			bad("does not say how to get the members' flags")
 		}
+		for _, e := range examples {
+			member, _, _ := strings.Cut(strings.TrimPrefix(e, "perfbot "+path+" "), " ")
+			if !slices.Contains(p.subs, member) {
+				bad("the example %q runs no member of the group", e)
+				continue
+			}
+			checkSynopsisFlags(bad, "the example `"+e+"`", e, byName[member].flags)
+		}
 		return problems
 	}
 
@@ -120,9 +131,23 @@ func checkHelpPage(p helpPage, pages []helpPage, list string) []string {
 		bad("no flags recorded: build them with newFlags(name, usage, stderr), so --help is uniform and listed")
 		return problems
 	}
-	checkSynopsisFlags(bad, "the synopsis", p.usage, p.flags)
+	checkSynopsisFlags(bad, "the synopsis", synopsis, p.flags)
+	for _, e := range examples {
+		checkSynopsisFlags(bad, "the example `"+e+"`", e, p.flags)
+	}
+	named := map[string]string{}
+	for _, m := range synopsisValueRE.FindAllStringSubmatch(synopsis, -1) {
+		if named[m[1]] == "" || placeholderRE.MatchString(m[2]) {
+			named[m[1]] = "--" + m[1] + " " + m[2]
+		}
+	}
 	p.flags.VisitAll(func(f *flag.Flag) {
 		placeholder, usage := flag.UnquoteUsage(f)
+		if named[f.Name] == "" {
+			bad("the synopsis does not name --%s", f.Name)
+		} else if ph := synopsisPlaceholders(synopsis)[f.Name]; placeholder != "" && (ph == "" || ph == "F" || ph == "D") {
+			bad("the synopsis shows --%s's value as %q: write a placeholder in capitals (--repo DIR, --trace FILE, --window N) or the choices (--format md|json)", f.Name, named[f.Name])
+		}
 		if !regexp.MustCompile(`(?m)^  --` + regexp.QuoteMeta(f.Name) + `( |$)`).MatchString(p.text) {
 			bad("flag --%s is not listed", f.Name)
 		}
@@ -134,6 +159,37 @@ func checkHelpPage(p helpPage, pages []helpPage, list string) []string {
 		}
 	})
 	return problems
+}
+
+// checkExamples checks that the help ends with an "examples:" block of one or two
+// command lines of this command, and returns them (continuation lines joined).
+func checkExamples(bad func(string, ...any), p helpPage) []string {
+	path := strings.Join(p.path, " ")
+	text := strings.TrimRight(p.text, "\n")
+	i := strings.LastIndex(text, "\n\nexamples:\n")
+	if i < 0 {
+		bad("does not end with an \"examples:\" block of one or two command lines")
+		return nil
+	}
+	var examples []string
+	for l := range strings.SplitSeq(text[i+len("\n\nexamples:\n"):], "\n") {
+		switch {
+		case strings.HasPrefix(l, "  perfbot "+path+" ") || l == "  perfbot "+path:
+			examples = append(examples, strings.TrimSpace(l))
+		case strings.HasPrefix(l, "      ") && len(examples) > 0:
+			examples[len(examples)-1] += " " + strings.TrimSpace(l)
+		default:
+			bad("the examples block has %q, which is not `  perfbot %s ...` nor its continuation", l, path)
+		}
+	}
+	if len(examples) == 0 || len(examples) > 2 {
+		bad("has %d examples, want one or two", len(examples))
+	}
+	for i, e := range examples {
+		// What follows -- is the guarded command's, not perfbot's.
+		examples[i], _, _ = strings.Cut(e, " -- ")
+	}
+	return examples
 }
 
 // checkSynopsisFlags reports a flag a synopsis names but fs does not define: the
@@ -154,8 +210,8 @@ func TestHelpChecksCatchMistakes(t *testing.T) {
 	fs.String("repo", "", "the checkout")
 	fs.String("out", "", "written by `perfbot run profile` (a phrase)")
 	fs.Bool("quiet", false, "")
-	good := helpPage{path: []string{"run", "x"}, code: 0, name: "run x", usage: "--repo DIR",
-		text: "usage: perfbot run x --repo DIR\n  --repo string\n        the checkout\n", flags: fs}
+	good := helpPage{path: []string{"run", "x"}, code: 0, name: "run x", usage: "--repo DIR [--out F]\n\nexamples:\n  perfbot run x --repo . --nope",
+		text: "usage: perfbot run x --repo DIR\n  --repo string\n        the checkout\n\nexamples:\n  perfbot run x --repo . --nope\n", flags: fs}
 	group := helpPage{path: []string{"run"}, code: 0, name: "run", subs: []string{"x", "y"},
 		usage: "x --repo DIR --gone\n       perfbot run z --out DIR", text: "usage: perfbot run x ...\n"}
 	for _, c := range []struct {
@@ -164,7 +220,18 @@ func TestHelpChecksCatchMistakes(t *testing.T) {
 		want []string
 	}{
 		{"a leaf", good, []string{"--out is not listed", "--quiet is not listed", "--quiet has no description",
-			`--out shows "perfbot run profile" as its value`}},
+			`--out shows "perfbot run profile" as its value`, "the synopsis does not name --quiet",
+			`the synopsis shows --out's value as "--out F"`, "the example `perfbot run x --repo . --nope` names --nope"}},
+		{"no examples", func() helpPage {
+			p := good
+			p.text = "usage: perfbot run x --repo DIR\n  --repo string\n        the checkout\n"
+			return p
+		}(), []string{`does not end with an "examples:" block`}},
+		{"three examples and a stray line", func() helpPage {
+			p := good
+			p.text += "  perfbot run x\n  perfbot run x --repo a\nsee also\n"
+			return p
+		}(), []string{"has 3 examples", `the examples block has "see also"`}},
 		{"a wrong exit code and name", func() helpPage {
 			p := good
 			p.code, p.name, p.text = 2, "x", "usage: perfbot x --repo DIR\n"

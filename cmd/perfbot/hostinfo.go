@@ -17,7 +17,7 @@ func init() {
 }
 
 func runHostinfo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("hostinfo", "[--json] [--repo DIR] [--root DIR]", stderr)
+	fs := newFlags("hostinfo", "[--json] [--repo DIR] [--root DIR]\n\nexamples:\n  perfbot hostinfo --repo mlxcel\n  perfbot hostinfo --json --repo \"\"", stderr)
 	asJSON := fs.Bool("json", false, "print JSON: each fact as {\"value\": ...} or {\"unknown\": reason}")
 	repo := fs.String("repo", ".", "the mlxcel checkout (commit, dirty state, overlay UPSTREAM); empty for none")
 	root := fs.String("root", "/", "read host files under `DIR` instead of / (a fake host); tools still come from $PATH")

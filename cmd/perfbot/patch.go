@@ -16,8 +16,12 @@ func init() {
 	register(command{name: "patch", summary: "patch the grouped_gemm gates after the ROCm tests; verify the patched tree", run: runPatch})
 }
 
-const patchUsage = `gemm-gates --repo DIR --tests FILE [--dry-run] [--json]
-       perfbot patch verify --repo DIR [--cmd "make verify"]... [--timeout 10m] [--json]`
+const patchUsage = `gemm-gates --repo DIR --tests FILE [--python FILE] [--dry-run] [--json]
+       perfbot patch verify --repo DIR [--cmd CMD]... [--timeout DURATION] [--json]
+
+examples:
+  perfbot patch gemm-gates --repo mlxcel --tests out/gemm_tests.json --dry-run
+  perfbot patch verify --repo mlxcel --cmd "make verify"`
 
 func runPatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return runGroup(ctx, "patch", "patch", patchUsage,
@@ -32,7 +36,11 @@ type gemmGatesOptions struct {
 
 func runPatchGemmGates(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var o gemmGatesOptions
-	fs := newFlags("patch gemm-gates", "--repo DIR --tests FILE [--dry-run] [--json]", stderr)
+	fs := newFlags("patch gemm-gates", `--repo DIR --tests FILE [--python FILE] [--dry-run] [--json]
+
+examples:
+  perfbot patch gemm-gates --repo mlxcel --tests out/gemm_tests.json --dry-run
+  perfbot patch gemm-gates --repo mlxcel --tests out/gemm_tests.json --json`, stderr)
 	fs.StringVar(&o.repo, "repo", "", "root of the mlxcel checkout to patch")
 	fs.StringVar(&o.tests, "tests", "", "outcome JSON of the three grouped_gemm numeric tests (docs/formats.md §7)")
 	fs.StringVar(&o.python, "python", "python3", "Python that runs the repo's checker")
@@ -81,7 +89,11 @@ func runPatchVerify(ctx context.Context, args []string, stdout, stderr io.Writer
 		timeout time.Duration
 		asJSON  bool
 	)
-	fs := newFlags("patch verify", `--repo DIR [--cmd "make verify"]... [--timeout 10m] [--json]`, stderr)
+	fs := newFlags("patch verify", `--repo DIR [--cmd CMD]... [--timeout DURATION] [--json]
+
+examples:
+  perfbot patch verify --repo mlxcel
+  perfbot patch verify --repo mlxcel --cmd "make verify" --cmd "cargo test -p mlxcel-core" --timeout 20m`, stderr)
 	fs.StringVar(&repo, "repo", "", "root of the patched checkout")
 	fs.Var(&cmds, "cmd", "a verification command, split on spaces, no shell (repeatable; default: the checker, plus make "+patch.MakeTarget+" when the Makefile has it)")
 	fs.DurationVar(&timeout, "timeout", 10*time.Minute, "time limit per command")

@@ -38,7 +38,7 @@ func TestPatchUsageErrors(t *testing.T) {
 		{"no subcommand", func(*testing.T) []string { return []string{"patch"} }, "usage: perfbot patch gemm-gates"},
 		{"unknown subcommand", func(*testing.T) []string { return []string{"patch", "gates"} }, `unknown patch "gates"`},
 		{"missing flags", func(*testing.T) []string { return []string{"patch", "gemm-gates", "--repo", repo} }, "--repo and --tests are required"},
-		{"unknown flag", func(*testing.T) []string { return []string{"patch", "gemm-gates", "--force"} }, "flag provided but not defined: -force"},
+		{"unknown flag", func(*testing.T) []string { return []string{"patch", "gemm-gates", "--force"} }, "unknown flag --force\nusage: perfbot patch gemm-gates "},
 		{"extra argument", func(t *testing.T) []string {
 			return []string{"patch", "gemm-gates", "--repo", repo, "--tests", patchOutcomeFile(t, patchAllPassed), "now"}
 		}, `unexpected argument "now"`},

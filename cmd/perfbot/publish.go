@@ -28,7 +28,15 @@ func init() {
 	register(command{name: "publish", summary: "commit a profile's results and report, open the PR, update the epic ranking", run: runPublish})
 }
 
-const publishUsage = "--results DIR --repo DIR [--dry-run DIR] [--config FILE] [--github-repo OWNER/NAME] [--check-run-id N] [--status-comment-id N] [--trigger-comment-id N] [--issue N] [--epic N] [--json]"
+const publishUsage = `--results DIR --repo DIR [--dry-run DIR] [--config FILE] [--github-repo OWNER/NAME] [--base SHA]
+           [--branch NAME] [--base-branch NAME] [--remote NAME] [--check-run-id N] [--status-comment-id N]
+           [--trigger-comment-id N] [--issue N] [--epic N] [--bot-login LOGIN] [--author-name NAME]
+           [--author-email EMAIL] [--app-id N --installation-id N --app-key-file FILE] [--python FILE]
+           [--verify-timeout DURATION] [--json]
+
+examples:
+  perfbot publish --results out/benchmarks/rocm_profiles --repo mlxcel --dry-run /tmp/pr
+  perfbot publish --results out/benchmarks/rocm_profiles --repo mlxcel --github-repo lablup/mlxcel --issue 12`
 
 // publishOptions are the flags of `perfbot publish`.
 type publishOptions struct {
@@ -96,7 +104,7 @@ func runPublish(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		po.GH = c
 	}
 	sum, perr := publish.Publish(ctx, po)
-	return publishDone(o, "publish", sum.StepSummary, sum, sum.Results != "", func() { printPublishSummary(stdout, sum, o.dryRun) }, perr, stdout, stderr)
+	return publishDone(o, "publish", sum.StepSummary, sum, sum.Results != "", func() { printPublishSummary(stdout, sum, o.dryRun, perr != nil) }, perr, stdout, stderr)
 }
 
 // prepareHere prepares the grouped_gemm gate patch on the maintainer's own clone when
@@ -174,8 +182,12 @@ func publishTarget(ctx context.Context, o publishOptions) (gh.Repo, *gh.Client, 
 }
 
 // publishDone writes the step summary and prints the summary (JSON with --json, else
-// print when there is something to print), then returns the publishing error.
+// print when there is something to print). A publishing error is printed first, so the
+// reason leads and the summary below it reads as what was done before it stopped.
 func publishDone(o publishOptions, cmd, stepSummary string, sum any, printable bool, print func(), perr error, stdout, stderr io.Writer) error {
+	if perr != nil {
+		fmt.Fprintf(stderr, "perfbot %s: publishing: %v\n", cmd, perr)
+	}
 	if stepSummary != "" {
 		if err := appendStepSummary(stepSummary); err != nil {
 			fmt.Fprintf(stderr, "perfbot %s: %v\n", cmd, err)
@@ -191,7 +203,7 @@ func publishDone(o publishOptions, cmd, stepSummary string, sum any, printable b
 		print()
 	}
 	if perr != nil {
-		return fmt.Errorf("publishing: %w", perr)
+		return &exitError{code: 1} // explained above
 	}
 	return nil
 }
@@ -266,13 +278,14 @@ func appendStepSummary(md string) error {
 	return f.Close()
 }
 
-func printPublishSummary(w io.Writer, s publish.Summary, dryRun string) {
+func printPublishSummary(w io.Writer, s publish.Summary, dryRun string, failed bool) {
 	var b strings.Builder
-	mode := ""
-	if s.DryRun {
-		mode = " (dry run into " + dryRun + ")"
+	b.WriteString(summaryHead(failed, s.Results, s.Date, s.DryRun, dryRun))
+	fmt.Fprintf(&b, ": %d run(s)", len(s.Runs))
+	if len(s.Order) > 0 {
+		fmt.Fprintf(&b, ", ranked port order %s", strings.Join(s.Order, ", "))
 	}
-	fmt.Fprintf(&b, "published %s (%s)%s: %d run(s), ranked port order %s\n", s.Results, s.Date, mode, len(s.Runs), strings.Join(s.Order, ", "))
+	b.WriteString("\n")
 	g := s.Git
 	switch {
 	case g.Error != "":
@@ -286,16 +299,39 @@ func printPublishSummary(w io.Writer, s publish.Summary, dryRun string) {
 	if s.Patch != nil {
 		fmt.Fprintf(&b, "  patch     %s %s%s\n", s.Patch.Decision, strings.Join(s.Patch.Changed, ", "), errSuffix(s.Patch.Error))
 	}
-	verdict := "passed"
-	if !s.Verify.Passed {
-		verdict = "FAILED: " + strings.Join(s.Verify.Failed, "; ")
+	switch {
+	case s.Verify.Passed:
+		fmt.Fprintf(&b, "  verify    passed\n")
+	case len(s.Verify.Failed) > 0:
+		fmt.Fprintf(&b, "  verify    FAILED: %s\n", strings.Join(s.Verify.Failed, "; "))
+	case failed:
+		// Publishing stopped before the verification: there is no verdict to give.
+	default:
+		fmt.Fprintf(&b, "  verify    not run\n")
 	}
-	fmt.Fprintf(&b, "  verify    %s\n", verdict)
 	if s.Draft {
 		fmt.Fprintf(&b, "  draft     %s\n", strings.Join(s.Why, "; "))
 	}
 	printOutcomes(&b, 9, []outcomeRow{{"pr", s.PR}, {"epic", s.Epic}, {"status", s.Status}, {"check run", s.CheckRun}, {"reaction", s.Reaction}}, s.Notes)
 	io.WriteString(w, b.String())
+}
+
+// summaryHead is the first words of a publishing summary: "published NAME (DATE)", or
+// "NOT published NAME" when publishing failed (its error is printed above), with the
+// dry-run folder.
+func summaryHead(failed bool, name, date string, isDry bool, dryRun string) string {
+	head := "published "
+	if failed {
+		head = "NOT published: "
+	}
+	head += name
+	if date != "" {
+		head += " (" + date + ")"
+	}
+	if isDry {
+		head += " (dry run into " + dryRun + ")"
+	}
+	return head
 }
 
 // outcomeRow is one GitHub write of a publishing summary.

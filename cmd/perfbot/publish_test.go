@@ -210,3 +210,34 @@ func TestPublishUsage(t *testing.T) {
 		}
 	}
 }
+
+// `perfbot publish --dry-run` against a clone that lacks the profiled commit fails, and
+// says why first: the error leads, then the summary of what was written before it
+// stopped, headed "NOT published", without an empty date or an empty verify verdict.
+func TestPublishDryRunWithoutTheCommitSaysWhyFirst(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("GITHUB_STEP_SUMMARY", "")
+	t.Setenv("GITHUB_REPOSITORY", "")
+	tg := hosttest.NewTarget(t, home, nil)
+	results := filepath.Join(t.TempDir(), "gfx1151_929c80ab")
+	if err := hosttest.CopyTree(testfix.Path(t, "mlxcel-gfx1151", "rocm_profiles", "gfx1151_929c80ab"), results); err != nil {
+		t.Fatal(err)
+	}
+	var both bytes.Buffer // stdout and stderr in the order they were written
+	code := run(context.Background(), []string{"publish", "--results", results, "--repo", tg.Repo, "--dry-run", t.TempDir()}, &both, &both)
+	out := both.String()
+	lines := strings.Split(out, "\n")
+	if code != 1 || !strings.HasPrefix(lines[0], "perfbot publish: publishing: ") || !strings.Contains(lines[0], "929c80ab is not in") {
+		t.Fatalf("exit %d; want exit 1 and the missing commit as the first line:\n%s", code, out)
+	}
+	if len(lines) < 2 || !strings.HasPrefix(lines[1], "NOT published: gfx1151_929c80ab (dry run into ") {
+		t.Errorf("the summary does not say it was not published:\n%s", out)
+	}
+	for _, bad := range []string{"published gfx1151_929c80ab ()", "verify    FAILED: \n", "\nperfbot publish: publishing:"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("output has %q:\n%s", bad, out)
+		}
+	}
+}

@@ -21,7 +21,7 @@ type rankOptions struct {
 
 func runRank(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	var opts rankOptions
-	fs := newFlags("rank", "DIR [--rules FILE] [--format md|json]", stderr)
+	fs := newFlags("rank", "DIR [--rules FILE] [--format md|json]\n\nexamples:\n  perfbot rank benchmarks/rocm_profiles/gfx1151_929c80ab\n  perfbot rank benchmarks/rocm_profiles/gfx1151_929c80ab --format json", stderr)
 	fs.StringVar(&opts.rules, "rules", "", "attribution rules file (default: the shipped rules)")
 	fs.StringVar(&opts.format, "format", "md", "output format: md or json")
 	// Flags may come before or after DIR.

@@ -20,12 +20,16 @@ func init() {
 	register(command{name: "run", summary: "run the host jobs: a guarded profile session, the grouped_gemm numeric tests, the nightly baseline", run: runRun})
 }
 
-const runUsage = `profile --repo DIR --out DIR [--config FILE] [--models a,b] [--sampling greedy,t0.7-p0.95]
-                   [--traces DIR] [--no-build] [--bench PATH] [--gfx TARGET] [--root DIR]
+const runUsage = `profile --repo DIR --out DIR [--config FILE] [--models NAME,...] [--sampling TAG,...]
+                   [--traces DIR] [--no-build] [--bench FILE] [--gfx TARGET] [--root DIR]
        perfbot run gemm-tests --repo DIR --out FILE [--config FILE] [--guard-log FILE] [--logs DIR]
-                   [--timeout 30m] [--root DIR]
+                   [--timeout DURATION] [--root DIR]
        perfbot run bench --repo DIR --out DIR [--config FILE] [--history DIR] [--models-dir DIR]
-                   [--no-build] [--no-baseline] [--no-remeasure] [--window N] [--min-history M] [--root DIR]`
+                   [--no-build] [--no-baseline] [--no-remeasure] [--window N] [--min-history N] [--root DIR]
+
+examples:
+  perfbot run profile --repo mlxcel --out out --models qwen3-moe --sampling greedy,t0.7
+  perfbot run bench --repo mlxcel --out out`
 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return runGroup(ctx, "run", "job", runUsage,
@@ -98,7 +102,12 @@ func interruptCode(ctx context.Context) int {
 }
 
 func runProfile(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("run profile", "--repo DIR --out DIR [flags]", stderr)
+	fs := newFlags("run profile", `--repo DIR --out DIR [--config FILE] [--models NAME,...] [--sampling TAG,...]
+           [--traces DIR] [--no-build] [--bench FILE] [--gfx TARGET] [--root DIR]
+
+examples:
+  perfbot run profile --repo mlxcel --out out
+  perfbot run profile --repo mlxcel --out out --models qwen3-moe --sampling greedy,t0.7-p0.95 --no-build`, stderr)
 	repo := fs.String("repo", "", "the mlxcel checkout to build and profile")
 	cfgPath := fs.String("config", "", "perfbot config (default: the checkout's "+config.DefaultPath+")")
 	models := fs.String("models", "", "comma-separated config model names (default: the config's default_models)")
@@ -164,7 +173,10 @@ func runProfile(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 func runGemmTests(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("run gemm-tests", "--repo DIR --out FILE [flags]", stderr)
+	fs := newFlags("run gemm-tests", `--repo DIR --out FILE [--config FILE] [--guard-log FILE] [--logs DIR] [--timeout DURATION] [--root DIR]
+
+examples:
+  perfbot run gemm-tests --repo mlxcel --out out/gemm_tests.json --logs out/gemm-logs --timeout 45m`, stderr)
 	repo := fs.String("repo", "", "the mlxcel checkout to test")
 	out := fs.String("out", "", "write the outcome JSON (docs/formats.md §7) to `FILE`, e.g. <results folder>/"+job.GemmTestsFile)
 	cfgPath := fs.String("config", "", "perfbot config for the guard settings (default: the checkout's "+config.DefaultPath+" if any)")

@@ -17,8 +17,11 @@ func init() {
 }
 
 const synthUsage = "--model llama|qwen3-moe|granite-hybrid|nemotron-hybrid [--tokens N] [--warmup N] [--prompt N] " +
-	"[--sampling greedy|t0.7|t0.7-p0.95] [--seed S] [--layout 7|6.4|6.2|rocpd-csv] [--noise F] [--overlap F] " +
-	"[--straddlers K] [--clock-na boottime|monotonic|none] [--clock-offset NS] --out DIR"
+	"[--sampling greedy|t0.7|t0.7-p0.95] [--seed N] [--layout 7|6.4|6.2|rocpd-csv] [--noise FRACTION] [--overlap FRACTION] " +
+	"[--straddlers N] [--clock-na boottime|monotonic|none] [--clock-offset NS] --out DIR\n\n" +
+	"examples:\n" +
+	"  perfbot synth --model qwen3-moe --out /tmp/synth\n" +
+	"  perfbot synth --model llama --tokens 64 --sampling t0.7-p0.95 --layout rocpd-csv --seed 7 --out /tmp/synth-llama"
 
 func runSynth(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	d := synth.DefaultOptions()

@@ -12,7 +12,7 @@ func init() {
 }
 
 func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("version", "", stderr)
+	fs := newFlags("version", "\n\nexamples:\n  perfbot version", stderr)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
