@@ -1,36 +1,19 @@
 package publish
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/lablup/perfbot/bot/gitpub"
+	"github.com/lablup/perfbot/internal/gitrun"
 )
 
-// git runs a git command in dir with hooks off, untranslated output and no prompt, and
-// returns its trimmed stdout. It serves the base commit's lookup and the dry run's
-// local refs; commits, pushes and file reads belong to bot/gitpub.
+// git runs a local git command (internal/gitrun). It serves the base commit's lookup
+// and the dry run's local refs; commits, pushes and file reads belong to bot/gitpub.
 func git(ctx context.Context, dir string, args ...string) (string, error) {
-	argv := append([]string{"-C", dir, "-c", "core.hooksPath=/dev/null"}, args...)
-	cmd := exec.CommandContext(ctx, "git", argv...)
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	cmd.WaitDelay = 5 * time.Second
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(errb.String())
-		if len(msg) > 1000 {
-			msg = msg[:1000] + " ..."
-		}
-		return "", fmt.Errorf("git %s: %w: %s", args[0], err, msg)
-	}
-	return strings.TrimRight(out.String(), "\n"), nil
+	return gitrun.Out(ctx, dir, args...)
 }
 
 // maxRulesBytes bounds the attribution rules file read from the base commit, and

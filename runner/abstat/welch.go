@@ -4,7 +4,7 @@ import "math"
 
 // TTest is the outcome of Welch's two-sample t test of b against a.
 type TTest struct {
-	// Diff is mean(b) - mean(a); SE its standard error, DF the Welch-Satterthwaite
+	// Diff is Mean(b) - Mean(a); SE its standard error, DF the Welch-Satterthwaite
 	// degrees of freedom.
 	Diff float64 `json:"diff"`
 	SE   float64 `json:"se"`
@@ -18,8 +18,8 @@ type TTest struct {
 // p = 0 otherwise.
 func Welch(a, b []float64) TTest {
 	na, nb := float64(len(a)), float64(len(b))
-	qa, qb := sampleVar(a)/na, sampleVar(b)/nb
-	r := TTest{Diff: mean(b) - mean(a), SE: math.Sqrt(qa + qb)}
+	qa, qb := SampleVar(a)/na, SampleVar(b)/nb
+	r := TTest{Diff: Mean(b) - Mean(a), SE: math.Sqrt(qa + qb)}
 	if r.SE == 0 {
 		r.P, r.DF = 1, na+nb-2
 		if r.Diff != 0 {
@@ -147,7 +147,8 @@ func betaCF(a, b, x float64) float64 {
 	return h
 }
 
-func mean(v []float64) float64 {
+// Mean is the arithmetic mean of v (NaN for none).
+func Mean(v []float64) float64 {
 	t := 0.0
 	for _, x := range v {
 		t += x
@@ -155,12 +156,12 @@ func mean(v []float64) float64 {
 	return t / float64(len(v))
 }
 
-// sampleVar is the unbiased sample variance (0 for fewer than two values).
-func sampleVar(v []float64) float64 {
+// SampleVar is the unbiased sample variance (0 for fewer than two values).
+func SampleVar(v []float64) float64 {
 	if len(v) < 2 {
 		return 0
 	}
-	m := mean(v)
+	m := Mean(v)
 	t := 0.0
 	for _, x := range v {
 		t += (x - m) * (x - m)

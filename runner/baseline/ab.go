@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/lablup/perfbot/runner/abstat"
 	"github.com/lablup/perfbot/runner/benchcsv"
 )
 
@@ -90,14 +91,14 @@ func compareAB(a, b *benchcsv.File, h *History, model string, r Rules) ABResult 
 		res.Text = res.describe()
 		return res
 	}
-	ma, mb := mean(pa.Values), mean(pb.Values)
+	ma, mb := abstat.Mean(pa.Values), abstat.Mean(pb.Values)
 	res.DiffPct = pct(ma, mb)
 	na, nb := float64(len(pa.Values)), float64(len(pb.Values))
 	floor := r.MinSigmaPct / 100 * ma
 	var se, df float64
 	switch {
 	case na >= 2 && nb >= 2:
-		va, vb := max(sampleVar(pa.Values), floor*floor), max(sampleVar(pb.Values), floor*floor)
+		va, vb := max(abstat.SampleVar(pa.Values), floor*floor), max(abstat.SampleVar(pb.Values), floor*floor)
 		qa, qb := va/na, vb/nb
 		se = math.Sqrt(qa + qb)
 		df = (qa + qb) * (qa + qb) / (qa*qa/(na-1) + qb*qb/(nb-1))
@@ -108,7 +109,7 @@ func compareAB(a, b *benchcsv.File, h *History, model string, r Rules) ABResult 
 		if nb >= 2 {
 			rep = pb.Values
 		}
-		s := math.Max(math.Sqrt(sampleVar(rep)), floor)
+		s := math.Max(math.Sqrt(abstat.SampleVar(rep)), floor)
 		se = s * math.Sqrt(1/na+1/nb)
 		df = float64(len(rep) - 1)
 		res.Noise, res.NoiseRuns = NoiseRepeats, len(rep)
@@ -154,7 +155,7 @@ func (res ABResult) describe() string {
 	case NotCompared:
 		return "not compared: " + res.Why
 	}
-	s := fmt.Sprintf("B %s tok/s (%s) vs A %s tok/s (%s): %s", tokS(mean(res.B.Values)), readings(res.B), tokS(mean(res.A.Values)), readings(res.A), signed(res.DiffPct))
+	s := fmt.Sprintf("B %s tok/s (%s) vs A %s tok/s (%s): %s", tokS(abstat.Mean(res.B.Values)), readings(res.B), tokS(abstat.Mean(res.A.Values)), readings(res.A), signed(res.DiffPct))
 	switch res.Verdict {
 	case SingleRun:
 		return s + "; single runs and no history: no noise estimate, so no verdict beyond the difference"

@@ -134,27 +134,6 @@ func quantile(v []float64, q float64) float64 {
 	return s[i] + (pos-float64(i))*(s[i+1]-s[i])
 }
 
-func mean(v []float64) float64 {
-	t := 0.0
-	for _, x := range v {
-		t += x
-	}
-	return t / float64(len(v))
-}
-
-// sampleVar is the unbiased sample variance (0 for fewer than two values).
-func sampleVar(v []float64) float64 {
-	if len(v) < 2 {
-		return 0
-	}
-	m := mean(v)
-	t := 0.0
-	for _, x := range v {
-		t += (x - m) * (x - m)
-	}
-	return t / float64(len(v)-1)
-}
-
 // pct is the change from a to b in percent of a.
 func pct(a, b float64) float64 {
 	if a == 0 {

@@ -1,16 +1,15 @@
 package patch
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
+	"github.com/lablup/perfbot/internal/gitrun"
 	"github.com/lablup/perfbot/internal/infile"
 	"github.com/lablup/perfbot/runner/sandbox"
 )
@@ -50,7 +49,7 @@ type PrepareOptions struct {
 // job that holds a publishing secret. A patch that was refused is recorded in
 // Prepared.Error, not returned; the error is for a worktree that could not be made.
 func Prepare(ctx context.Context, o PrepareOptions) (Prepared, error) {
-	sha, err := gitOut(ctx, o.RepoDir, "rev-parse", "--verify", "--quiet", "--end-of-options", o.Commit+"^{commit}")
+	sha, err := gitrun.Out(ctx, o.RepoDir, "rev-parse", "--verify", "--quiet", "--end-of-options", o.Commit+"^{commit}")
 	if err != nil || !fullCommit.MatchString(sha) {
 		return Prepared{}, fmt.Errorf("preparing the patch: commit %s is not in %s", o.Commit, o.RepoDir)
 	}
@@ -121,7 +120,7 @@ func addWorktree(ctx context.Context, repo, scratch, commit string) (*worktree, 
 		return nil, fmt.Errorf("making a scratch worktree: %w", err)
 	}
 	dir := filepath.Join(tmp, "tree")
-	if _, err := gitOut(ctx, repo, "worktree", "add", "--quiet", "--detach", dir, commit); err != nil {
+	if _, err := gitrun.Out(ctx, repo, "worktree", "add", "--quiet", "--detach", dir, commit); err != nil {
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("checking out commit %s in a scratch worktree: %w", commit, err)
 	}
@@ -132,26 +131,7 @@ func addWorktree(ctx context.Context, repo, scratch, commit string) (*worktree, 
 func (w *worktree) remove() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	_, _ = gitOut(ctx, w.repo, "worktree", "remove", "--force", w.dir)
+	_, _ = gitrun.Out(ctx, w.repo, "worktree", "remove", "--force", w.dir)
 	os.RemoveAll(filepath.Dir(w.dir))
-	_, _ = gitOut(ctx, w.repo, "worktree", "prune")
-}
-
-// gitOut runs git in dir with hooks off, untranslated output and no prompt, and returns
-// its trimmed stdout.
-func gitOut(ctx context.Context, dir string, args ...string) (string, error) {
-	argv := append([]string{"-C", dir, "-c", "core.hooksPath=/dev/null"}, args...)
-	cmd := exec.CommandContext(ctx, "git", argv...)
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	cmd.WaitDelay = 5 * time.Second
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(errb.String())
-		if len(msg) > 1000 {
-			msg = msg[:1000] + " ..."
-		}
-		return "", fmt.Errorf("git %s: %w: %s", args[0], err, msg)
-	}
-	return strings.TrimRight(out.String(), "\n"), nil
+	_, _ = gitrun.Out(ctx, w.repo, "worktree", "prune")
 }
