@@ -195,7 +195,7 @@ type BarsOptions struct {
 	Unit  string   // the value axis's unit, e.g. "GPU ms/token"
 	Keys  []string // the segments' keys in legend (and colour) order
 	Rest  string   // the legend's name of the rest, e.g. "other kernels"
-	Width float64  // 0 takes 640
+	Width float64  // 0 takes 760
 }
 
 // WriteBars writes a self-contained SVG document of stacked horizontal bars, one per
@@ -205,7 +205,7 @@ func WriteBars(bars []Bar, o BarsOptions) ([]byte, error) {
 		return nil, fmt.Errorf("a bar chart needs at least one bar")
 	}
 	if o.Width <= 0 {
-		o.Width = 640
+		o.Width = 760
 	}
 	w := o.Width
 	color := map[string]string{}
@@ -221,11 +221,11 @@ func WriteBars(bars []Bar, o BarsOptions) ([]byte, error) {
 		hi = math.Max(hi, math.Max(br.Total, sum))
 	}
 	a := NiceAxis(0, hi, 4)
-	// Labels take at most 40 % of the width; the totals sit after the bars.
+	// Labels take at most 45 % of the width; the totals sit after the bars.
 	labels := make([]string, len(bars))
 	labelW := 0.0
 	for i, br := range bars {
-		labels[i] = fit(br.Label, 0.4*w, fontSize)
+		labels[i] = fit(br.Label, 0.45*w, fontSize)
 		labelW = math.Max(labelW, TextWidth(labels[i], fontSize))
 	}
 	totalW := 0.0
