@@ -18,6 +18,7 @@ import (
 	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/bot/gitpub"
 	"github.com/lablup/perfbot/bot/report"
+	"github.com/lablup/perfbot/bot/trend"
 	"github.com/lablup/perfbot/config"
 	"github.com/lablup/perfbot/internal/infile"
 	"github.com/lablup/perfbot/runner/baseline"
@@ -69,6 +70,9 @@ type BaselineOptions struct {
 	// MaxSpreadPct is the widest spread of a runtime's repeats that still gives a
 	// ratio on the page; 0 takes baseline.DefaultMaxSpreadPct.
 	MaxSpreadPct float64
+	// HistoryDir is the nightly history the page's chart draws (with tonight's files);
+	// "" takes the checkout's benchmarks folder, as `perfbot run bench` does.
+	HistoryDir string
 }
 
 // BaselineSummary says what PublishBaseline did; a dry run writes it as summary.json.
@@ -209,6 +213,7 @@ type baselinePublisher struct {
 	issues   map[string]report.Link // model -> its open regression issue
 	pairs    []baseline.RuntimePair
 	median   string
+	history  *baseline.History // the nightly history with tonight's files, for the chart
 }
 
 // PublishBaseline publishes a nightly run: the CSVs, the guard's evidence, the manifest
@@ -274,6 +279,12 @@ func (p *baselinePublisher) prepare(ctx context.Context) error {
 		p.files[path.Join(p.o.Config.Results.Benchmarks, name)] = b
 	}
 	p.pagePath = path.Join(p.o.Config.Results.Reports, fmt.Sprintf("rocm-baseline-%s-%s.md", m.GFX, m.Date))
+	p.history = p.loadHistory()
+	if svg, err := p.chart(); err != nil {
+		p.sum.Notes = append(p.sum.Notes, "no chart on the baseline page: "+err.Error())
+	} else {
+		p.files[chartPath(p.pagePath)] = svg
+	}
 	p.pairs, p.median = p.runtimes()
 	page, err := report.Render(report.BaselinePage, p.pageData())
 	if err != nil {
@@ -293,6 +304,44 @@ func (p *baselinePublisher) prepare(ctx context.Context) error {
 	}
 	sort.Strings(p.sum.Files)
 	return nil
+}
+
+// loadHistory is the nightly history the page charts: HistoryDir (the checkout's
+// benchmarks folder unless given) with tonight's files added. A folder that cannot be read leaves tonight's files alone.
+func (p *baselinePublisher) loadHistory() *baseline.History {
+	var files []*benchcsv.File
+	dir := p.o.HistoryDir
+	if dir == "" {
+		dir = filepath.Join(p.o.RepoDir, filepath.FromSlash(p.o.Config.Results.Benchmarks))
+	}
+	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+		if h, err := baseline.LoadDir(dir); err == nil {
+			files = h.Files
+		} else {
+			p.sum.Notes = append(p.sum.Notes, "the chart's history: "+err.Error())
+		}
+	}
+	for _, f := range []*benchcsv.File{p.n.mlxcel, p.n.mlxlm} {
+		if f != nil && !slices.ContainsFunc(files, func(g *benchcsv.File) bool { return g.Name.String() == f.Name.String() }) {
+			files = append(files, f)
+		}
+	}
+	return baseline.New(files...)
+}
+
+// chart draws the page's SVG: decode tok/s of tonight's models and the ones missing
+// tonight, over the nights of the history, with the noise band.
+func (p *baselinePublisher) chart() ([]byte, error) {
+	m := p.n.man
+	o := trend.Options{}
+	if m.Comparison != nil {
+		o.Rules = m.Comparison.Rules
+	}
+	host := m.Host
+	if p.n.mlxcel != nil {
+		host = p.n.mlxcel.Name.Host
+	}
+	return trend.SVG(p.history, host, nil, o)
 }
 
 func (p *baselinePublisher) runtimes() ([]baseline.RuntimePair, string) {
@@ -346,6 +395,8 @@ type baselinePage struct {
 	benchmarks          string // the repo folder of the CSVs, for the links' text
 	rowLink             func(file string, line int) string
 	issues              map[string]report.Link
+	history             *baseline.History // the nightly history, nil when unknown
+	chartURL            string            // the chart's link from the page, "" for none
 }
 
 func (p *baselinePublisher) pageData() report.BaselinePageData {
@@ -354,7 +405,36 @@ func (p *baselinePublisher) pageData() report.BaselinePageData {
 		man: &m, mlxcel: p.n.mlxcel, mlxlm: p.n.mlxlm, mlxcelCSV: sweepCSV(m, job.SweepMlxcel), mlxlmCSV: sweepCSV(m, job.SweepMlxLM),
 		guard: p.n.guard, guardLog: m.Stem + job.GuardLogSuffix, commit: p.base, maxSpreadPct: p.o.MaxSpreadPct,
 		benchmarks: p.o.Config.Results.Benchmarks, rowLink: p.rowLink, issues: p.issues,
+		history: p.history, chartURL: p.chartURL(),
 	})
+}
+
+// chartURL is the chart's link from the page, "" when there is no chart.
+func (p *baselinePublisher) chartURL() string {
+	if _, ok := p.files[chartPath(p.pagePath)]; !ok {
+		return ""
+	}
+	return path.Base(chartPath(p.pagePath))
+}
+
+// missingTonight are the models of the last accepted baseline that tonight's mlxcel
+// CSV has no row for, and that baseline's file name.
+func missingTonight(in baselinePage) (models []string, from string) {
+	if in.man == nil || in.man.Comparison == nil || in.man.Comparison.Baseline == "" || in.history == nil || in.mlxcel == nil {
+		return nil, ""
+	}
+	from = in.man.Comparison.Baseline
+	for _, f := range in.history.Files {
+		if f.Name.String() != from {
+			continue
+		}
+		for _, model := range f.Models() {
+			if len(in.mlxcel.RowsOf(model)) == 0 && !slices.Contains(models, model) {
+				models = append(models, model)
+			}
+		}
+	}
+	return models, from
 }
 
 // sweepCSV is the CSV the named sweep left, "" when it left none.
@@ -477,6 +557,10 @@ func baselinePageData(in baselinePage) report.BaselinePageData {
 		}
 	}
 	d.NoVerdict = noVerdict(in)
+	d.Missing, d.MissingFrom = missingTonight(in)
+	if in.chartURL != "" {
+		d.Chart = &report.Link{Text: "decode tok/s per model over the nightly history, with the noise band", URL: in.chartURL}
+	}
 	d.Guard, d.GuardNotes = guardRows(in.guard)
 	return d
 }
@@ -820,6 +904,9 @@ func (p *baselinePublisher) prData() report.BaselinePRData {
 	m := p.n.man
 	d := report.BaselinePRData{GFX: m.GFX, Date: m.Date, Commit: p.base, Page: p.link(path.Base(p.pagePath), p.pagePath),
 		Verdicts: p.verdictRows(), MedianRatio: p.median, Counts: p.counts(), Tenants: m.Tenants}
+	if _, ok := p.files[chartPath(p.pagePath)]; ok && p.linkRoot != "" {
+		d.Chart = &report.Link{Text: "decode tok/s per model over the nightly history", URL: rawURL(p.linkRoot) + chartPath(p.pagePath)}
+	}
 	for _, pr := range m.Problems {
 		if pr.Severity == benchcsv.Error {
 			d.Problems = append(d.Problems, pr.String())

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"path"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/internal/golden"
+	"github.com/lablup/perfbot/runner/benchcsv"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 )
@@ -56,5 +59,58 @@ func TestPublishCommitsTheReportChart(t *testing.T) {
 		for _, p := range report.MixedPrecision(md) {
 			t.Errorf("%s: %s", name, p)
 		}
+	}
+}
+
+// A night published over a checkout holding the nightly history: the baseline page
+// shows the SVG chart committed beside it (every night of the history and tonight),
+// names the model of the last accepted baseline that tonight's CSV lacks, and prints
+// each column of figures with one precision.
+func TestPublishBaselineChartAndMissingModel(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	const date, gone = "2026-10-20", "Gone-Model-4bit"
+	hist := historyFiles(t, date)
+	dir := t.TempDir()
+	for i, f := range hist.Files {
+		rows := slices.Clone(f.Rows)
+		if i == len(hist.Files)-1 {
+			r := rows[0]
+			r.Model = gone
+			rows = append(rows, r)
+		}
+		writeFile(t, filepath.Join(dir, f.Name.String()), string(benchcsv.Format(benchcsv.ROCmHeader, rows)))
+	}
+	out := t.TempDir()
+	sum, err := PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, tg.base, night{date: date, llama: "35.41"}), RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out, HistoryDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := tg.file(t, sum.Git.Commit, sum.Page)
+	want := "Missing tonight: " + gone + " was in the last accepted baseline (`rocm_strixhalo-gfx1151_2026-10-19.csv`) but tonight's mlxcel CSV has no row for it"
+	if !strings.Contains(page, want) {
+		t.Errorf("the page does not name the missing model; want %q in:\n%s", want, page)
+	}
+	var html bytes.Buffer
+	if err := goldmark.New(goldmark.WithExtensions(extension.GFM)).Convert([]byte(page), &html); err != nil {
+		t.Fatal(err)
+	}
+	imgs := regexp.MustCompile(`<img src="([^"]+)"`).FindAllStringSubmatch(html.String(), -1)
+	if len(imgs) != 1 || imgs[0][1] != "rocm-baseline-gfx1151-2026-10-20.svg" {
+		t.Fatalf("images of the page: %q, want the chart beside it", imgs)
+	}
+	svg := tg.file(t, sum.Git.Commit, path.Join(path.Dir(sum.Page), imgs[0][1]))
+	if !strings.Contains(svg, ">"+gone+"<") || !strings.Contains(svg, ">"+llama+"<") {
+		t.Errorf("the chart lacks a panel of %s or %s", gone, llama)
+	}
+	// Llama's 12 nights and tonight's, on one mlxcel line of 13 points.
+	if !regexp.MustCompile(`<path d="M[^"]*(L[^"]*){12}" fill="none" stroke="#0969da"`).MatchString(svg) {
+		t.Error("no mlxcel line of 13 nights in the chart")
+	}
+	if !strings.Contains(svg, `stroke="#cf222e"`) {
+		t.Error("Llama's reading below its band is not ringed")
+	}
+	for _, p := range report.MixedPrecision(page) {
+		t.Errorf("baseline page: %s", p)
 	}
 }
