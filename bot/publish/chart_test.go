@@ -113,4 +113,7 @@ func TestPublishBaselineChartAndMissingModel(t *testing.T) {
 	for _, p := range report.MixedPrecision(page) {
 		t.Errorf("baseline page: %s", p)
 	}
+	for _, p := range report.MixedPrecision(readFile(t, filepath.Join(out, DryBaselinePR))) {
+		t.Errorf("baseline pull request body: %s", p)
+	}
 }
