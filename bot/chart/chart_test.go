@@ -229,3 +229,16 @@ func TestNiceAxisIntervals(t *testing.T) {
 		}
 	}
 }
+
+// Bars of nothing still get an axis from zero, with no tick left of it.
+func TestWriteBarsOfZero(t *testing.T) {
+	t.Parallel()
+	svg, err := WriteBars([]Bar{{Label: "empty", Total: 0}}, BarsOptions{Title: "t", Unit: "GPU ms/token"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wellFormed(t, svg)
+	if strings.Contains(string(svg), ">-") || strings.Contains(string(svg), "NaN") || strings.Contains(string(svg), "Inf") {
+		t.Errorf("a bar chart of zeros drew a negative or undefined tick:\n%s", svg)
+	}
+}

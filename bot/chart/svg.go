@@ -220,6 +220,9 @@ func WriteBars(bars []Bar, o BarsOptions) ([]byte, error) {
 		}
 		hi = math.Max(hi, math.Max(br.Total, sum))
 	}
+	if !(hi > 0) {
+		hi = 1 // nothing to draw: an axis from zero all the same
+	}
 	a := NiceAxis(0, hi, 4)
 	// Labels take at most 45 % of the width; the totals sit after the bars.
 	labels := make([]string, len(bars))
