@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -114,4 +115,51 @@ func (p *Publisher) ReadBlob(ctx context.Context, commit, path string, max int64
 		return nil, errors.New("reading " + path + ": git gave " + strconv.Itoa(len(out)) + " bytes of a " + sizeText + "-byte blob")
 	}
 	return []byte(out), nil
+}
+
+// ListFiles names the regular files directly in folder dir of commit (not in its
+// sub-folders), sorted, at most max of them: a symbolic link, a submodule or a folder
+// is left out. A commit without the folder has no files. Each name can then be read with
+// ReadBlob.
+func (p *Publisher) ListFiles(ctx context.Context, commit, dir string, max int) ([]string, error) {
+	if !fullSHA.MatchString(commit) {
+		return nil, fmt.Errorf("listing %s: %q is not a full commit SHA", dir, commit)
+	}
+	if err := checkPath(dir); err != nil {
+		return nil, fmt.Errorf("listing a folder of commit %s: %w", commit, err)
+	}
+	s, err := p.open(ctx)
+	switch {
+	case err != nil:
+		s = &publication{g: &gitRunner{dir: p.Dir, trace: p.trace}}
+		if !s.hasCommit(ctx, commit) {
+			return nil, fmt.Errorf("listing %s: %w", dir, err)
+		}
+	default:
+		if err := s.ensureCommit(ctx, commit); err != nil {
+			return nil, fmt.Errorf("listing %s: %w", dir, err)
+		}
+	}
+	out, err := s.g.run(ctx, gitOpts{}, "ls-tree", "-z", "--full-tree", commit, "--", dir+"/")
+	if err != nil {
+		return nil, fmt.Errorf("listing %s at commit %s: %w", dir, commit, err)
+	}
+	var names []string
+	for _, entry := range strings.Split(out, "\x00") {
+		meta, name, ok := strings.Cut(entry, "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) != 3 || f[1] != "blob" || (f[0] != "100644" && f[0] != "100755") {
+			continue
+		}
+		base, found := strings.CutPrefix(name, dir+"/")
+		if !found || base == "" || strings.Contains(base, "/") {
+			continue
+		}
+		if len(names) == max {
+			return nil, fmt.Errorf("listing %s at commit %s: more than %d files", dir, commit, max)
+		}
+		names = append(names, base)
+	}
+	sort.Strings(names)
+	return names, nil
 }

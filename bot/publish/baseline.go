@@ -18,6 +18,7 @@ import (
 	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/bot/gitpub"
 	"github.com/lablup/perfbot/bot/report"
+	"github.com/lablup/perfbot/bot/trend"
 	"github.com/lablup/perfbot/config"
 	"github.com/lablup/perfbot/internal/infile"
 	"github.com/lablup/perfbot/runner/baseline"
@@ -73,6 +74,9 @@ type BaselineOptions struct {
 	// MaxSpreadPct is the widest spread of a runtime's repeats that still gives a
 	// ratio on the page; 0 takes baseline.DefaultMaxSpreadPct.
 	MaxSpreadPct float64
+	// HistoryDir is the nightly history the page's chart draws (with tonight's files);
+	// "" takes the checkout's benchmarks folder, as `perfbot run bench` does.
+	HistoryDir string
 }
 
 // BaselineSummary says what PublishBaseline did; a dry run writes it as summary.json.
@@ -213,6 +217,7 @@ type baselinePublisher struct {
 	issues   map[string]report.Link // model -> its open regression issue
 	pairs    []baseline.RuntimePair
 	median   string
+	history  *baseline.History // the nightly history with tonight's files, for the chart
 }
 
 // PublishBaseline publishes a nightly run: the CSVs, the guard's evidence, the manifest
@@ -281,6 +286,12 @@ func (p *baselinePublisher) prepare(ctx context.Context) error {
 		p.files[path.Join(p.o.Config.Results.Benchmarks, name)] = b
 	}
 	p.pagePath = path.Join(p.o.Config.Results.Reports, fmt.Sprintf("rocm-baseline-%s-%s.md", m.GFX, m.Date))
+	p.history = p.loadHistory(ctx)
+	if svg, err := p.chart(); err != nil {
+		p.sum.Notes = append(p.sum.Notes, "no chart on the baseline page: "+err.Error())
+	} else {
+		p.files[chartPath(p.pagePath)] = svg
+	}
 	p.pairs, p.median = p.runtimes()
 	page, err := report.Render(report.BaselinePage, p.pageData())
 	if err != nil {
@@ -300,6 +311,89 @@ func (p *baselinePublisher) prepare(ctx context.Context) error {
 	}
 	sort.Strings(p.sum.Files)
 	return nil
+}
+
+// loadHistory is the nightly history the page charts: HistoryDir when given, else the
+// benchmark CSVs of the measured commit, read from its git objects (regular files only,
+// bounded; never a working tree), with tonight's files added. A history that cannot be
+// read leaves tonight's files alone, with a note.
+func (p *baselinePublisher) loadHistory(ctx context.Context) *baseline.History {
+	var files []*benchcsv.File
+	dir := p.o.HistoryDir
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "perfbot-history-")
+		if err != nil {
+			p.sum.Notes = append(p.sum.Notes, "the chart's history: "+err.Error())
+		} else {
+			defer os.RemoveAll(tmp)
+			if err := p.exportHistory(ctx, tmp); err != nil {
+				p.sum.Notes = append(p.sum.Notes, "the chart's history: "+err.Error())
+			}
+			dir = tmp
+		}
+	}
+	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+		if h, err := baseline.LoadDir(dir); err == nil {
+			files = h.Files
+		} else {
+			p.sum.Notes = append(p.sum.Notes, "the chart's history: "+err.Error())
+		}
+	}
+	for _, f := range []*benchcsv.File{p.n.mlxcel, p.n.mlxlm} {
+		if f != nil && !slices.ContainsFunc(files, func(g *benchcsv.File) bool { return g.Name.String() == f.Name.String() }) {
+			files = append(files, f)
+		}
+	}
+	return baseline.New(files...)
+}
+
+// Bounds of the history read from the measured commit.
+const (
+	maxHistoryFiles = 5000
+	maxHistoryBytes = 256 << 20
+)
+
+// exportHistory writes the benchmark CSVs of the measured commit's results.benchmarks
+// folder into dir, read from the git objects through bot/gitpub.
+func (p *baselinePublisher) exportHistory(ctx context.Context, dir string) error {
+	pub := &gitpub.Publisher{Dir: p.o.RepoDir, Remote: p.o.Remote, Token: p.o.GitToken}
+	folder := strings.Trim(p.o.Config.Results.Benchmarks, "/")
+	names, err := pub.ListFiles(ctx, p.base, folder, maxHistoryFiles)
+	if err != nil {
+		return err
+	}
+	var total int64
+	for _, name := range names {
+		if !strings.HasSuffix(name, ".csv") {
+			continue
+		}
+		b, err := pub.ReadBlob(ctx, p.base, folder+"/"+name, gitpub.DefaultMaxFileSize)
+		if err != nil {
+			return err
+		}
+		if total += int64(len(b)); total > maxHistoryBytes {
+			return fmt.Errorf("the benchmark CSVs of %s hold more than %d bytes", folder, maxHistoryBytes)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// chart draws the page's SVG: decode tok/s of tonight's models and the ones missing
+// tonight, over the nights of the history, with the noise band.
+func (p *baselinePublisher) chart() ([]byte, error) {
+	m := p.n.man
+	o := trend.Options{}
+	if m.Comparison != nil {
+		o.Rules = m.Comparison.Rules
+	}
+	host := m.Host
+	if p.n.mlxcel != nil {
+		host = p.n.mlxcel.Name.Host
+	}
+	return trend.SVG(p.history, host, nil, o)
 }
 
 func (p *baselinePublisher) runtimes() ([]baseline.RuntimePair, string) {
@@ -353,6 +447,8 @@ type baselinePage struct {
 	benchmarks          string // the repo folder of the CSVs, for the links' text
 	rowLink             func(file string, line int) string
 	issues              map[string]report.Link
+	history             *baseline.History // the nightly history, nil when unknown
+	chartURL            string            // the chart's link from the page, "" for none
 }
 
 func (p *baselinePublisher) pageData() report.BaselinePageData {
@@ -361,7 +457,36 @@ func (p *baselinePublisher) pageData() report.BaselinePageData {
 		man: &m, mlxcel: p.n.mlxcel, mlxlm: p.n.mlxlm, mlxcelCSV: sweepCSV(m, job.SweepMlxcel), mlxlmCSV: sweepCSV(m, job.SweepMlxLM),
 		guard: p.n.guard, guardLog: m.Stem + job.GuardLogSuffix, commit: p.base, maxSpreadPct: p.o.MaxSpreadPct,
 		benchmarks: p.o.Config.Results.Benchmarks, rowLink: p.rowLink, issues: p.issues,
+		history: p.history, chartURL: p.chartURL(),
 	})
+}
+
+// chartURL is the chart's link from the page, "" when there is no chart.
+func (p *baselinePublisher) chartURL() string {
+	if _, ok := p.files[chartPath(p.pagePath)]; !ok {
+		return ""
+	}
+	return path.Base(chartPath(p.pagePath))
+}
+
+// missingTonight are the models of the last accepted baseline that tonight's mlxcel
+// CSV has no row for, and that baseline's file name.
+func missingTonight(in baselinePage) (models []string, from string) {
+	if in.man == nil || in.man.Comparison == nil || in.man.Comparison.Baseline == "" || in.history == nil || in.mlxcel == nil {
+		return nil, ""
+	}
+	from = in.man.Comparison.Baseline
+	for _, f := range in.history.Files {
+		if f.Name.String() != from {
+			continue
+		}
+		for _, model := range f.Models() {
+			if len(in.mlxcel.RowsOf(model)) == 0 && !slices.Contains(models, model) {
+				models = append(models, model)
+			}
+		}
+	}
+	return models, from
 }
 
 // sweepCSV is the CSV the named sweep left, "" when it left none.
@@ -484,6 +609,10 @@ func baselinePageData(in baselinePage) report.BaselinePageData {
 		}
 	}
 	d.NoVerdict = noVerdict(in)
+	d.Missing, d.MissingFrom = missingTonight(in)
+	if in.chartURL != "" {
+		d.Chart = &report.Link{Text: "decode tok/s per model over the nightly history, with the noise band", URL: in.chartURL}
+	}
 	d.Guard, d.GuardNotes = guardRows(in.guard)
 	return d
 }
@@ -827,6 +956,9 @@ func (p *baselinePublisher) prData() report.BaselinePRData {
 	m := p.n.man
 	d := report.BaselinePRData{GFX: m.GFX, Date: m.Date, Commit: p.base, Page: p.link(path.Base(p.pagePath), p.pagePath),
 		Verdicts: p.verdictRows(), MedianRatio: p.median, Counts: p.counts(), Tenants: m.Tenants}
+	if _, ok := p.files[chartPath(p.pagePath)]; ok && p.linkRoot != "" {
+		d.Chart = &report.Link{Text: "decode tok/s per model over the nightly history", URL: rawURL(p.linkRoot) + chartPath(p.pagePath)}
+	}
 	for _, pr := range m.Problems {
 		if pr.Severity == benchcsv.Error {
 			d.Problems = append(d.Problems, pr.String())

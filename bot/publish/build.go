@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lablup/perfbot/bot/chart"
 	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/internal/infile"
 	"github.com/lablup/perfbot/runner/attrib"
@@ -281,6 +282,7 @@ type pageInput struct {
 	patchProblem     string
 	profilesDir      string                   // results.profiles, for the reproduce lines
 	fileURL          func(name string) string // a results file's link from the page
+	chartURL         string                   // the unit chart's link from the page, "" for none
 }
 
 // pageData fills the report page; publish and `perfbot report` share it.
@@ -302,7 +304,68 @@ func pageData(in pageInput) report.PageData {
 	for _, name := range f.files {
 		d.Files = append(d.Files, report.Link{Text: name, URL: in.fileURL(name)})
 	}
+	if in.chartURL != "" {
+		d.Chart = &report.Link{Text: "GPU ms/token of each run split by port unit", URL: in.chartURL}
+	}
 	return d
+}
+
+// chartPath is where a page's SVG chart is committed: beside the page, same name.
+func chartPath(pagePath string) string {
+	return strings.TrimSuffix(pagePath, path.Ext(pagePath)) + ".svg"
+}
+
+// rawURL turns a blob link root (https://github.com/o/r/blob/<sha>/) into the raw one,
+// which a pull request body or a comment can show as an image; "" stays "".
+func rawURL(blobRoot string) string {
+	if i := strings.LastIndex(blobRoot, "/blob/"); i >= 0 {
+		return blobRoot[:i] + "/raw/" + blobRoot[i+len("/blob/"):]
+	}
+	return blobRoot
+}
+
+// prRanking gives the pull request body its short ranking table, the link to the full
+// one on the report page, and the report's chart as an image (GitHub shows a committed
+// SVG by its raw URL; without a link root there is no URL to show it by).
+func prRanking(d *report.PRData, rk *rank.Ranking, page report.Link, linkRoot, chart string, files map[string][]byte) {
+	d.Units, d.KernelTimeOnly = epicUnits(rk), rk.KernelTimeOnlyRuns
+	if strings.Contains(page.URL, "://") {
+		page.URL += "#ranked-port-order"
+	}
+	d.RankingLink = page
+	if _, ok := files[chart]; ok && linkRoot != "" {
+		d.Chart = &report.Link{Text: "GPU ms/token of each run split by port unit", URL: rawURL(linkRoot) + chart}
+	}
+}
+
+// unitChart draws the report page's chart: per run, its GPU ms/token as one bar split
+// by the port units' reached share of it (the ranking's per-run figures), the rest
+// grey.
+func unitChart(f *folder, rk *rank.Ranking) ([]byte, error) {
+	var bars []chart.Bar
+	var keys []string
+	for _, u := range rk.Units {
+		keys = append(keys, "#"+u.ID)
+	}
+	for _, s := range f.runs {
+		gpu := float64(s.GPUMsPerToken)
+		br := chart.Bar{Label: s.Name, Total: gpu}
+		for _, u := range rk.Units {
+			for _, fig := range u.Runs {
+				if fig.Run == s.Name && fig.ReachedSharePct > 0 {
+					br.Segments = append(br.Segments, chart.Segment{Key: "#" + u.ID, Value: gpu * fig.ReachedSharePct / 100})
+				}
+			}
+		}
+		bars = append(bars, br)
+	}
+	if len(bars) == 0 {
+		return nil, fmt.Errorf("no run to chart")
+	}
+	return chart.WriteBars(bars, chart.BarsOptions{
+		Title: "Decode GPU ms/token by port unit (reached share, default reach)", Unit: "GPU ms/token",
+		Keys: keys, Rest: "not reached by a port unit",
+	})
 }
 
 // renderChecked renders the page and parses it back: every link must name a file of

@@ -19,7 +19,7 @@ import (
 func windowRows(f *folder) []report.WindowRow {
 	var out []report.WindowRow
 	for _, s := range f.runs {
-		row := report.WindowRow{Run: s.Name, PerToken: results.PyFloat(float64(s.DispatchesPerToken)), Layers: "unknown", PerLayer: "—", Steps: "—", PerStep: "—"}
+		row := report.WindowRow{Run: s.Name, PerToken: fmt.Sprintf("%.1f", float64(s.DispatchesPerToken)), Layers: "unknown", PerLayer: "—", Steps: "—", PerStep: "—"}
 		if s.NumHiddenLayers > 0 {
 			row.Layers = fmt.Sprint(s.NumHiddenLayers)
 		}
@@ -29,7 +29,7 @@ func windowRows(f *folder) []report.WindowRow {
 		case st != nil:
 			perStep = float64(st.Median)
 			row.Steps = fmt.Sprint(st.Steps)
-			row.PerStep = fmt.Sprintf("%g (%d to %d)", perStep, st.Min, st.Max)
+			row.PerStep = fmt.Sprintf("%.1f (%d to %d)", perStep, st.Min, st.Max)
 			if float64(st.Edges) == perStep {
 				readings = append(readings, fmt.Sprintf("the window's edges hold %d dispatches, one whole step: it cuts no step", st.Edges))
 			} else {
@@ -46,7 +46,7 @@ func windowRows(f *folder) []report.WindowRow {
 			}
 			perStep = float64(s.DecodeDispatches) / float64(steps)
 			row.Steps = fmt.Sprint(steps)
-			row.PerStep = results.PyFloat(results.Round(perStep, 1))
+			row.PerStep = fmt.Sprintf("%.1f", perStep)
 			readings = append(readings, fmt.Sprintf("the steps are counted from the decode kernels: %d kernels run %d times", k.whole, steps))
 			if k.odd > 0 {
 				readings = append(readings, fmt.Sprintf("%d kernel(s) do not run a whole number of times per step (work done in some steps only, such as growing the KV cache, or a window that cuts a step)", k.odd))
@@ -55,7 +55,7 @@ func windowRows(f *folder) []report.WindowRow {
 			}
 		}
 		if perStep > 0 && s.NumHiddenLayers > 0 {
-			row.PerLayer = results.PyFloat(results.Round(perStep/float64(s.NumHiddenLayers), 2))
+			row.PerLayer = fmt.Sprintf("%.2f", perStep/float64(s.NumHiddenLayers))
 		}
 		if row.Steps != "—" && row.Steps != fmt.Sprint(s.GeneratedTokens) {
 			readings = append(readings, fmt.Sprintf("dispatches/token divides by the %d generated tokens, the window holds %s steps (the first token comes out of the prefill)", s.GeneratedTokens, row.Steps))
@@ -126,7 +126,7 @@ func bandwidthRows(f *folder) (rows []report.BandwidthRow, peakNote string) {
 			tok, of = float64(*s.PlainDecodeTokS), "plain"
 		}
 		if tok > 0 {
-			row.TokS = results.PyFloat(tok) + " (" + of + ")"
+			row.TokS = fmt.Sprintf("%.2f (%s)", tok, of)
 		}
 		switch {
 		case s.WeightBytesPerToken == nil:

@@ -87,33 +87,34 @@ func checkPageNumbers(t *testing.T, page, resultsRoot string) {
 			t.Fatal(err)
 		}
 		name := "`" + s.Name + "`"
-		opt := func(n *results.Num) string {
+		// Each column prints the summary's figure rounded to the column's one precision.
+		opt := func(d int, n *results.Num) string {
 			if n == nil {
 				return "—"
 			}
-			return results.PyFloat(float64(*n))
+			return strconv.FormatFloat(float64(*n), 'f', d, 64)
 		}
-		f := func(n results.Num) string { return results.PyFloat(float64(n)) }
-		wantRow := []string{name, report.Text(s.ModelType), "greedy", f(s.ProfiledDecodeTokS), opt(s.PlainDecodeTokS),
-			f(s.GPUMsPerToken), f(s.HostGapMsPerToken), f(s.HostGapPctOfWall), opt(s.PlainHostGapMsPerTokenEst),
-			f(s.DispatchesPerToken), "0", f(s.Checks.IdleGapBeforeFirstDecodeDispatchUs)}
+		f := func(d int, n results.Num) string { return strconv.FormatFloat(float64(n), 'f', d, 64) }
+		wantRow := []string{name, report.Text(s.ModelType), "greedy", f(2, s.ProfiledDecodeTokS), opt(2, s.PlainDecodeTokS),
+			f(3, s.GPUMsPerToken), f(3, s.HostGapMsPerToken), f(1, s.HostGapPctOfWall), opt(3, s.PlainHostGapMsPerTokenEst),
+			f(1, s.DispatchesPerToken), "0", f(1, s.Checks.IdleGapBeforeFirstDecodeDispatchUs)}
 		if diff := cmp.Diff(wantRow, resultRows[name]); diff != "" {
 			t.Errorf("results row of %s (-summary +page):\n%s", s.Name, diff)
 		}
-		if got := costRows[name]; len(got) < 4 || got[3] != opt(s.ProfilerDecodeSlowdownPct) {
-			t.Errorf("profiler cost row of %s = %q, want slowdown %s", s.Name, got, opt(s.ProfilerDecodeSlowdownPct))
+		if got := costRows[name]; len(got) < 4 || got[3] != opt(1, s.ProfilerDecodeSlowdownPct) {
+			t.Errorf("profiler cost row of %s = %q, want slowdown %s", s.Name, got, opt(1, s.ProfilerDecodeSlowdownPct))
 		}
 		top := tableRows(t, page, "### "+report.Text(s.Name))
 		for i, k := range s.TopKernels {
 			row := top[strconv.Itoa(i+1)]
-			want := []string{strconv.Itoa(i + 1), report.CellCode(k.Kernel), report.Text(k.Class), f(k.CallsPerToken), f(k.SharePct)}
+			want := []string{strconv.Itoa(i + 1), report.CellCode(k.Kernel), report.Text(k.Class), f(2, k.CallsPerToken), f(2, k.SharePct)}
 			if diff := cmp.Diff(want, row); diff != "" {
 				t.Errorf("top kernel %d of %s (-summary +page):\n%s", i+1, s.Name, diff)
 			}
 		}
 		shares := shareRows[name]
 		for i, kv := range s.PortUnits {
-			want := f(kv.Unit.ReachedDefaultSharePct) + " (" + f(kv.Unit.FallbackSharePct) + ")"
+			want := f(2, kv.Unit.ReachedDefaultSharePct) + " (" + f(2, kv.Unit.FallbackSharePct) + ")"
 			if i+1 >= len(shares) || shares[i+1] != want {
 				t.Errorf("share of #%s in %s = %q, want %q", kv.ID, s.Name, shares, want)
 			}

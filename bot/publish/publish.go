@@ -190,6 +190,9 @@ func (p *publisher) prepare(ctx context.Context) error {
 		p.files[path.Join(resultsDir, name)] = b
 	}
 	p.pagePath = path.Join(o.Config.Results.Reports, fmt.Sprintf("rocm-decode-profile-%s-%s.md", f.gfx, p.date))
+	if svg, err := unitChart(f, p.rk); err == nil {
+		p.files[chartPath(p.pagePath)] = svg
+	}
 	page, err := p.renderPage(rules, rulesBytes, resultsDir)
 	if err != nil {
 		return err
@@ -379,8 +382,12 @@ func (p *publisher) notVerified(why string) {
 }
 
 func (p *publisher) renderPage(rules *attrib.Rules, rulesFile []byte, resultsDir string) (string, error) {
+	chartURL := ""
+	if _, ok := p.files[chartPath(p.pagePath)]; ok {
+		chartURL = path.Base(chartPath(p.pagePath))
+	}
 	d := pageData(pageInput{
-		f: p.f, commit: p.base, date: p.date, models: p.models, sampling: p.sampling,
+		f: p.f, commit: p.base, date: p.date, models: p.models, sampling: p.sampling, chartURL: chartURL,
 		rules: rules, rulesFile: rulesFile, rk: p.rk, gemmPatch: p.gemmPatch, patchProblem: patchProblem(p.sum.Patch),
 		profilesDir: p.o.Config.Results.Profiles,
 		fileURL: func(name string) string {
@@ -565,6 +572,7 @@ func (p *publisher) pullRequest(ctx context.Context) {
 		Order: p.rk.OrderLine(), RankingMD: p.rk.Markdown(), GemmMD: p.gemmMD, VerifyMD: p.verifyMD,
 		Draft: len(p.draftWhy) > 0, DraftReasons: p.draftWhy, Notes: p.f.runNotes(),
 	}
+	prRanking(&d, p.rk, p.link("the full ranking table", p.pagePath), p.linkRoot, chartPath(p.pagePath), p.files)
 	if o.Issue > 0 {
 		d.Issue = o.Issue
 	}

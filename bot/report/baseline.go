@@ -85,7 +85,14 @@ type BaselinePageData struct {
 	Superseded []string
 	Remeasures []string
 	// NoVerdict says why there is no verdict against the history, "" when there is one.
-	NoVerdict  string
+	NoVerdict string
+	// Missing are the models of the last accepted baseline (MissingFrom, a CSV name)
+	// that tonight's CSV has no row for.
+	Missing     []string
+	MissingFrom string
+	// Chart is the SVG chart committed beside the page (decode tok/s over the nights);
+	// nil when there is none.
+	Chart      *Link
 	Guard      []GuardRow
 	GuardNotes []string
 	Tenants    []string
@@ -104,6 +111,8 @@ type BaselinePRData struct {
 	Counts      string // "1 regression, 4 no significant change"
 	Problems    []string
 	Tenants     []string
+	// Chart is the page's SVG chart as an image URL; nil when there is none.
+	Chart *Link
 }
 
 // NightEntry is one night in the tracking comment's compact history.

@@ -147,12 +147,15 @@ type PageData struct {
 	FailedRuns []RunState
 	// Window are the decode window's sanity checks, Bandwidth the roofline view, with
 	// PeakNote saying where the device's peak comes from.
-	Window      []WindowRow
-	Bandwidth   []BandwidthRow
-	PeakNote    string
-	Rules       Rules
-	UnitIDs     []string // the columns of the port unit share table
-	RankingMD   string   // runner/rank's Markdown, trusted
+	Window    []WindowRow
+	Bandwidth []BandwidthRow
+	PeakNote  string
+	Rules     Rules
+	UnitIDs   []string // the columns of the port unit share table
+	RankingMD string   // runner/rank's Markdown, trusted
+	// Chart is the SVG chart committed beside the page (GPU ms/token by port unit);
+	// nil when there is none.
+	Chart       *Link
 	Gemm        *Gemm
 	GemmNotRun  string // why there is no Gemm: the tests were not run, or left no outcome
 	Files       []Link
@@ -162,16 +165,25 @@ type PageData struct {
 
 // PRData fills the pull request body.
 type PRData struct {
-	GFX          string
-	Date         string
-	Commit       string
-	Models       []string
-	Sampling     []string
-	Issue        int // where the command was given; 0 when unknown
-	Report       Link
-	Runs         []*results.Summary
-	Order        string // "#2067, #2065, ..."
-	RankingMD    string // runner/rank's Markdown, trusted
+	GFX       string
+	Date      string
+	Commit    string
+	Models    []string
+	Sampling  []string
+	Issue     int // where the command was given; 0 when unknown
+	Report    Link
+	Runs      []*results.Summary
+	Order     string // "#2067, #2065, ..."
+	RankingMD string // runner/rank's Markdown, trusted
+	// Units are the ranked units for the short ranking table the body shows instead
+	// of RankingMD's full one (which stays on the report page, RankingLink); none
+	// shows RankingMD.
+	Units       []EpicUnit
+	RankingLink Link
+	// KernelTimeOnly are the runs ranked on kernel time alone (no per-role host gap).
+	KernelTimeOnly []string
+	// Chart is the report page's SVG chart as an image URL; nil when there is none.
+	Chart        *Link
 	GemmMD       string // runner/patch's report Markdown, trusted
 	VerifyMD     string // runner/patch's verification Markdown, trusted
 	Draft        bool
@@ -216,8 +228,20 @@ type EpicData struct {
 	// Changes says what changed since the previous ranking; empty on the first.
 	Changes  []string
 	Previous *HistoryEntry
-	// History holds the kept rankings, newest first, the current one included.
+	// History holds the kept rankings, newest first, the current one included: the
+	// hidden copy keeps all of them, the table shows Earlier.
 	History []HistoryEntry
+}
+
+// Earlier are the kept rankings other than the current one, newest first.
+func (d EpicData) Earlier() []HistoryEntry {
+	var out []HistoryEntry
+	for _, e := range d.History {
+		if e.Key != d.Current.Key {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // Step is one publishing step and how it went.

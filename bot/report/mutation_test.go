@@ -32,11 +32,17 @@ func TestRenderGolden(t *testing.T) {
 		kind Kind
 		data any
 	}{
-		{"page.md", Page, page},
+		{"page.md", Page, withChart(page)},
 		{"pr.md", PRBody, PRData{GFX: "gfx1151", Date: "2026-09-30", Commit: "abc", Models: []string{"a|b", "c"}, Sampling: []string{"greedy"}, Issue: 12,
 			Report: report, Runs: page.Runs, Order: "#2065", RankingMD: "**Ranked port order: #2065**\n", GemmMD: "### grouped_gemm\n\npassed\n",
 			VerifyMD: "### Verification\n\nok\n", Draft: true, DraftReasons: []string{"verification `make` failed | exit 2", "second"},
-			Files: []Link{{Text: "a.csv", URL: "benchmarks/a.csv"}}, Notes: []string{"a *note*"}}},
+			Files: []Link{{Text: "a.csv", URL: "benchmarks/a.csv"}}, Notes: []string{"a *note*"},
+			Units: []EpicUnit{
+				{Rank: 1, ID: "2065", Port: "fused | MoE", Evidence: true, BestRun: "q|x", RecoverableMsPerToken: 0.6261, RecoverablePctOfWall: 3.69},
+				{Rank: 2, ID: "2067", Port: "p", FallbackNotReachedPct: 0.83},
+			},
+			RankingLink: Link{Text: "the full ranking table", URL: "https://github.com/o/r/blob/abc/docs/benchmark_results/page.md#ranked-port-order"},
+			Chart:       &Link{Text: "GPU ms/token by port unit", URL: "https://github.com/o/r/raw/abc/docs/benchmark_results/page.svg"}}},
 		{"pr-ready.md", PRBody, PRData{GFX: "gfx1151", Date: "2026-09-30", Commit: "abc", Models: []string{"a"}, Sampling: []string{"greedy"},
 			Report: report, Runs: page.Runs[:1], Order: "#2065", RankingMD: "r\n", VerifyMD: "### Verification\n\nok\n"}},
 		{"epic.md", Epic, EpicData{Current: cur, Report: report, PR: pr, Previous: &prev, History: []HistoryEntry{cur, prev},
@@ -62,6 +68,11 @@ func TestRenderGolden(t *testing.T) {
 			golden.Check(t, "testdata/golden/"+c.file, md)
 		})
 	}
+}
+
+func withChart(d PageData) PageData {
+	d.Chart = &Link{Text: "GPU ms/token of each run split by port unit", URL: "page.svg"}
+	return d
 }
 
 // The reading of the profiler's slowdown flips exactly at zero.

@@ -150,6 +150,7 @@ func tidy(s string) string {
 var funcs = template.FuncMap{
 	"num":         num,
 	"fixed":       fixed,
+	"dec":         dec,
 	"text":        Text,
 	"code":        Code,
 	"cellcode":    CellCode,
@@ -188,6 +189,30 @@ func num(v any) string {
 		return results.PyFloat(n)
 	case int:
 		return fmt.Sprint(n)
+	}
+	return fmt.Sprint(v)
+}
+
+// dec prints a summary number with a fixed number of decimals, so that a table column
+// holds one precision; a missing number is "—".
+func dec(decimals int, v any) string {
+	switch n := v.(type) {
+	case results.Num:
+		return fixed(decimals, float64(n))
+	case *results.Num:
+		if n == nil {
+			return "—"
+		}
+		return fixed(decimals, float64(*n))
+	case float64:
+		return fixed(decimals, n)
+	case *float64:
+		if n == nil {
+			return "—"
+		}
+		return fixed(decimals, *n)
+	case int:
+		return fixed(decimals, float64(n))
 	}
 	return fmt.Sprint(v)
 }
@@ -232,7 +257,7 @@ func unitShare(s *results.Summary, id string) string {
 	if !ok {
 		return "—"
 	}
-	return results.PyFloat(float64(u.ReachedDefaultSharePct)) + " (" + results.PyFloat(float64(u.FallbackSharePct)) + ")"
+	return fixed(2, float64(u.ReachedDefaultSharePct)) + " (" + fixed(2, float64(u.FallbackSharePct)) + ")"
 }
 
 // slowdown says how to read the profiler's slowdown: a negative one is noise between a

@@ -96,7 +96,9 @@ func TestDemo(t *testing.T) {
 		t.Fatal(err)
 	}
 	pageName := strings.TrimPrefix(regexp.MustCompile(`report page \((\S+)\)`).FindString(log), "report page (")
-	want := []string{strings.TrimSuffix(pageName, ")"), "scripts/ci/check_kernel_port_dispatch.py", "src/lib/mlxcel-core/src/grouped_gemm_numeric_tests.rs"}
+	pageName = strings.TrimSuffix(pageName, ")")
+	// The page, its chart beside it, the patched gates and the results folder.
+	want := []string{pageName, strings.TrimSuffix(pageName, ".md") + ".svg", "scripts/ci/check_kernel_port_dispatch.py", "src/lib/mlxcel-core/src/grouped_gemm_numeric_tests.rs"}
 	for _, e := range entries {
 		// The prepared patch is committed as the sources it carries, not as a file.
 		if e.Name() == patch.PreparedFile {

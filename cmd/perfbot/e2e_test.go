@@ -218,7 +218,8 @@ func TestProfileFlowEndToEnd(t *testing.T) {
 	if sum.Report != pagePath || sum.Date != sess.Date || sum.Commit != tg.base {
 		t.Errorf("report %s of %s at %s; want %s of the session's date at %s", sum.Report, sum.Date, sum.Commit, pagePath, tg.base)
 	}
-	wantCommitted := []string{pagePath, patch.CheckerPath, patch.RustPath}
+	// The page, its chart beside it, the patched gates and the results folder.
+	wantCommitted := []string{pagePath, strings.TrimSuffix(pagePath, ".md") + ".svg", patch.CheckerPath, patch.RustPath}
 	for _, name := range listDir(t, folder) {
 		wantCommitted = append(wantCommitted, resultsPath+"/"+name)
 	}
@@ -449,6 +450,20 @@ func (s summaryJSON) lit(t *testing.T, keys ...string) string {
 	return ""
 }
 
+// fixed is a summary number as the page prints it: rounded to its column's decimals.
+func (s summaryJSON) fixed(t *testing.T, decimals int, keys ...string) string {
+	t.Helper()
+	v := s.lit(t, keys...)
+	if v == "—" {
+		return v
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		t.Fatalf("summary %v holds %q at %v: %v", s["name"], v, keys, err)
+	}
+	return strconv.FormatFloat(f, 'f', decimals, 64)
+}
+
 func (s summaryJSON) str(key string) string {
 	v, _ := s[key].(string)
 	return v
@@ -466,14 +481,14 @@ func checkE2EPage(t *testing.T, page, folder string, sess job.Session, o patch.O
 		s := readSummaryJSON(t, filepath.Join(folder, r.Name+"_summary.json"))
 		name := "`" + r.Name + "`"
 		want := []string{name, report.Text(s.str("model_type")), report.Text(r.Sampling),
-			s.lit(t, "profiled_decode_tok_s"), s.lit(t, "plain_decode_tok_s"),
-			s.lit(t, "gpu_ms_per_token"), s.lit(t, "host_gap_ms_per_token"), s.lit(t, "host_gap_pct_of_wall"),
-			s.lit(t, "plain_host_gap_ms_per_token_est"), s.lit(t, "dispatches_per_token"),
-			s.lit(t, "checks", "kernels_straddling_decode_start"), s.lit(t, "checks", "idle_gap_before_first_decode_dispatch_us")}
+			s.fixed(t, 2, "profiled_decode_tok_s"), s.fixed(t, 2, "plain_decode_tok_s"),
+			s.fixed(t, 3, "gpu_ms_per_token"), s.fixed(t, 3, "host_gap_ms_per_token"), s.fixed(t, 1, "host_gap_pct_of_wall"),
+			s.fixed(t, 3, "plain_host_gap_ms_per_token_est"), s.fixed(t, 1, "dispatches_per_token"),
+			s.lit(t, "checks", "kernels_straddling_decode_start"), s.fixed(t, 1, "checks", "idle_gap_before_first_decode_dispatch_us")}
 		if diff := cmp.Diff(want, results.row(name)); diff != "" {
 			t.Errorf("results row of %s (-summary +page):\n%s", r.Name, diff)
 		}
-		want = []string{name, s.lit(t, "plain_decode_tok_s"), s.lit(t, "profiled_decode_tok_s"), s.lit(t, "profiler_decode_slowdown_pct")}
+		want = []string{name, s.fixed(t, 2, "plain_decode_tok_s"), s.fixed(t, 2, "profiled_decode_tok_s"), s.fixed(t, 1, "profiler_decode_slowdown_pct")}
 		if got := cost.row(name); len(got) < 4 || !slices.Equal(want, got[:4]) {
 			t.Errorf("profiler cost row of %s = %q, want %q", r.Name, got, want)
 		}
@@ -485,7 +500,7 @@ func checkE2EPage(t *testing.T, page, folder string, sess job.Session, o patch.O
 		for i, k := range kernels {
 			km := summaryJSON(k.(map[string]any))
 			want := []string{strconv.Itoa(i + 1), report.CellCode(km.str("kernel")), report.Text(km.str("class")),
-				km.lit(t, "calls_per_token"), km.lit(t, "share_pct")}
+				km.fixed(t, 2, "calls_per_token"), km.fixed(t, 2, "share_pct")}
 			if diff := cmp.Diff(want, top.row(strconv.Itoa(i+1))); diff != "" {
 				t.Errorf("top kernel %d of %s (-summary +page):\n%s", i+1, r.Name, diff)
 			}
@@ -500,7 +515,7 @@ func checkE2EPage(t *testing.T, page, folder string, sess job.Session, o patch.O
 				continue
 			}
 			id := strings.TrimPrefix(h, "#")
-			want := s.lit(t, "port_units", id, "reached_default_share_pct") + " (" + s.lit(t, "port_units", id, "fallback_share_pct") + ")"
+			want := s.fixed(t, 2, "port_units", id, "reached_default_share_pct") + " (" + s.fixed(t, 2, "port_units", id, "fallback_share_pct") + ")"
 			if col >= len(row) || row[col] != want {
 				t.Errorf("share of %s in %s = %q, want %q", h, r.Name, row, want)
 			}
@@ -549,8 +564,8 @@ func checkE2EPR(t *testing.T, pr, folder, date string, o patch.Outcome) {
 	runs := e2eTable(t, pr, "## ROCm decode profile, gfx1151, "+date)
 	for _, run := range e2eRuns {
 		s := readSummaryJSON(t, filepath.Join(folder, run+"_summary.json"))
-		want := []string{"`" + run + "`", s.lit(t, "gpu_ms_per_token"), s.lit(t, "host_gap_ms_per_token"), s.lit(t, "dispatches_per_token"),
-			s.lit(t, "plain_decode_tok_s"), s.lit(t, "profiled_decode_tok_s")}
+		want := []string{"`" + run + "`", s.fixed(t, 3, "gpu_ms_per_token"), s.fixed(t, 3, "host_gap_ms_per_token"), s.fixed(t, 1, "dispatches_per_token"),
+			s.fixed(t, 2, "plain_decode_tok_s"), s.fixed(t, 2, "profiled_decode_tok_s")}
 		if diff := cmp.Diff(want, runs.row("`"+run+"`")); diff != "" {
 			t.Errorf("pull request row of %s (-summary +body):\n%s", run, diff)
 		}

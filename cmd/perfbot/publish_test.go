@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -152,21 +153,22 @@ func TestPublishDryRunOnAnalysedRuns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		opt := func(n *results.Num) string {
+		// Each column prints the summary's figure at the column's one precision.
+		opt := func(d int, n *results.Num) string {
 			if n == nil {
 				return "—"
 			}
-			return results.PyFloat(float64(*n))
+			return strconv.FormatFloat(float64(*n), 'f', d, 64)
 		}
-		f := func(n results.Num) string { return results.PyFloat(float64(n)) }
-		row := strings.Join([]string{"", report.CellCode(s.Name), report.Text(s.ModelType), s.Sampling, f(s.ProfiledDecodeTokS), opt(s.PlainDecodeTokS),
-			f(s.GPUMsPerToken), f(s.HostGapMsPerToken), f(s.HostGapPctOfWall), opt(s.PlainHostGapMsPerTokenEst),
-			f(s.DispatchesPerToken), "0", f(s.Checks.IdleGapBeforeFirstDecodeDispatchUs), ""}, " | ")
+		f := func(d int, n results.Num) string { return strconv.FormatFloat(float64(n), 'f', d, 64) }
+		row := strings.Join([]string{"", report.CellCode(s.Name), report.Text(s.ModelType), s.Sampling, f(2, s.ProfiledDecodeTokS), opt(2, s.PlainDecodeTokS),
+			f(3, s.GPUMsPerToken), f(3, s.HostGapMsPerToken), f(1, s.HostGapPctOfWall), opt(3, s.PlainHostGapMsPerTokenEst),
+			f(1, s.DispatchesPerToken), "0", f(1, s.Checks.IdleGapBeforeFirstDecodeDispatchUs), ""}, " | ")
 		if !strings.Contains(page, strings.TrimSpace(row)+"\n") {
 			t.Errorf("the page has no results row matching the summary of %s:\n%s", s.Name, row)
 		}
 		for i, k := range s.TopKernels {
-			kr := strings.Join([]string{"", itoa(i + 1), report.CellCode(k.Kernel), report.Text(k.Class), f(k.CallsPerToken), f(k.SharePct), ""}, " | ")
+			kr := strings.Join([]string{"", itoa(i + 1), report.CellCode(k.Kernel), report.Text(k.Class), f(2, k.CallsPerToken), f(2, k.SharePct), ""}, " | ")
 			if !strings.Contains(page, strings.TrimSpace(kr)+"\n") {
 				t.Errorf("the page has no top-kernel row matching %s #%d:\n%s", s.Name, i+1, kr)
 			}

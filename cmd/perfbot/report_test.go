@@ -46,7 +46,7 @@ func TestReportRealFolder(t *testing.T) {
 		// the two copy kernels that grow the KV cache once.
 		"| `Meta-Llama-3.1-8B-Instruct-4bit_greedy` | 491.6 | 127 | 495.5 | unknown | — | the steps are counted from the decode kernels: 10 kernels run 127 times; 2 kernel(s) do not run a whole number of times per step",
 		"dispatches/token divides by the 128 generated tokens, the window holds 127 steps",
-		"| `Meta-Llama-3.1-8B-Instruct-4bit_greedy` | 37.08 | 39.78 | -6.79 | negative: run-to-run noise between one plain and one profiled run, not a speed-up |",
+		"| `Meta-Llama-3.1-8B-Instruct-4bit_greedy` | 37.08 | 39.78 | -6.8 | negative: run-to-run noise between one plain and one profiled run, not a speed-up |",
 		// The roofline: the peak of gfx1151 with its source; the summaries predate the
 		// weight count, which is said.
 		"Peak of gfx1151: 256 GB/s, Strix Halo (Ryzen AI Max 300 series): LPDDR5X-8000 on a 256-bit bus",
