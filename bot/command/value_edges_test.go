@@ -158,7 +158,10 @@ func TestHelpNamesTheConfiguredValues(t *testing.T) {
 	if h := command.HelpText(cfgOf(t, threeModels+"epic: 7\n")); !strings.Contains(h, "ranking comment; default #7\n") {
 		t.Errorf("help with epic 7:\n%s", h)
 	}
-	if h := command.HelpText(config.Config{}); !strings.Contains(h, "at most 8, from none") {
+	if h := command.HelpText(cfgOf(t, threeModels+"trigger: {min_permission: maintain}\n")); !strings.Contains(h, "needs the `maintain` permission") {
+		t.Errorf("help with min_permission maintain:\n%s", h)
+	}
+	if h := command.HelpText(config.Config{}); !strings.Contains(h, "at most 8, from none") || !strings.Contains(h, "needs the `write` permission") {
 		t.Errorf("help of an empty config:\n%s", h)
 	}
 }
