@@ -25,6 +25,7 @@ func TestWhatHidesALineAfterIt(t *testing.T) {
 		{"see ```<q>``` here", false},      // a code span of three backticks
 		{"see `<q>` here", false},          // and of one
 		{"see <!----> here", false},        // an empty comment is closed on its line
+		{"see <!--<q>--> here", false},     // a tag that ends the comment's text
 		{"see <!-- <pre> --> here", false}, // a tag inside a comment
 		{"a <", false},                     // a < at the end of the line
 		{"see <prez> and <q z>", true},     // <q ...> is a tag; prez is not one of them

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/lablup/perfbot/bot/command"
 )
@@ -67,5 +68,14 @@ func TestErrorReplyParts(t *testing.T) {
 	}
 	if r := (&command.Error{Line: 1, Text: line + "y", Problem: "p"}).Reply(); !strings.Contains(r, "`"+line+"…`") {
 		t.Errorf("a line of 201 bytes is not cut at 200:\n%s", r)
+	}
+	// The cut never splits a character, and bytes that start no character are dropped
+	// rather than read before the text's start.
+	accented := line[:199] + "é" + "tail"
+	if r := (&command.Error{Line: 1, Text: accented, Problem: "p"}).Reply(); !utf8.ValidString(r) || !strings.Contains(r, "`"+line[:199]+"…`") {
+		t.Errorf("a 2-byte character across the 200th byte:\n%s", r)
+	}
+	if r := (&command.Error{Line: 1, Text: strings.Repeat("\x80", 300), Problem: "p"}).Reply(); !strings.Contains(r, "line 1: `…`") {
+		t.Errorf("a line of continuation bytes:\n%q", r)
 	}
 }
