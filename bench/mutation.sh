@@ -4,8 +4,13 @@
 # package's tests run against it; a mutant they do not notice survived. Prints each
 # survivor's file:line, a line per package and, last,
 # `mutation: K of N killed (P %), S survived` (bench/mutsum says how it counts).
-# Usage: bench/mutation.sh [PKG...]   (default: the ten core packages)
-# Environment: MUTATION_MIN=PCT exits 1 below PCT killed; MUTATION_SPLIT (1) runs each
+# Usage: bench/mutation.sh [PKG[@I/K]...]   (default: every package of
+# bench/mutation-groups, whole). PKG@I/K runs only part I of the package's files dealt
+# into K parts of about equal size (as MUTATION_SPLIT deals them).
+# Environment: MUTATION_GROUP=N (1 to the number of groups) runs group N of
+# bench/mutation-groups instead, MUTATION_GROUP=today the day's group: (day of the year
+# modulo the number of groups) + 1, the rotation CI uses.
+# MUTATION_MIN=PCT exits 1 below PCT killed; MUTATION_SPLIT (1) runs each
 # package as that many gremlins processes side by side, its files dealt between them;
 # MUTATION_WORKERS (1) and
 # MUTATION_TIMEOUT_COEF (10, gremlins' multiple of the package's plain test time before
@@ -21,8 +26,28 @@ if ! go version -m "$bin" 2>/dev/null | grep -q "github.com/go-gremlins/gremlins
   GOFLAGS= go install "github.com/go-gremlins/gremlins/cmd/gremlins@${GREMLINS_VERSION}"
 fi
 if [ $# -eq 0 ]; then
-  set -- runner/analyze runner/attrib runner/rank runner/patch runner/guard runner/rocprof \
-    runner/benchlog bot/report bot/publish config
+  mapfile -t groups < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' bench/mutation-groups)
+  if [ -n "${MUTATION_GROUP:-}" ]; then
+    g="$MUTATION_GROUP"
+    # 10#: the day of the year is zero-padded (008 is not octal).
+    [ "$g" = today ] && g=$((10#$(date -u +%j) % ${#groups[@]} + 1))
+    if ! [[ "$g" =~ ^[0-9]+$ ]] || [ "$g" -lt 1 ] || [ "$g" -gt "${#groups[@]}" ]; then
+      echo "MUTATION_GROUP=$MUTATION_GROUP: want today or a group from 1 to ${#groups[@]} (bench/mutation-groups)" >&2
+      exit 2
+    fi
+    read -r -a pkgs <<<"${groups[g - 1]}"
+    echo "mutation: group $g of ${#groups[@]}: ${pkgs[*]}"
+  else
+    # Every package named, whole, once.
+    pkgs=()
+    for line in "${groups[@]}"; do
+      for p in $line; do
+        p="${p%@*}"
+        [[ " ${pkgs[*]} " == *" $p "* ]] || pkgs+=("$p")
+      done
+    done
+  fi
+  set -- "${pkgs[@]}"
 fi
 # gremlins times a mutant's tests against its first, coverage run of the package:
 # a cached test result there would make every mutant time out. go vet is left out of
@@ -42,9 +67,19 @@ gpids=()
 trap 'rm -rf "$TMPDIR"' EXIT
 trap 'for g in "${gpids[@]}"; do kill -KILL -- "-$g" 2>/dev/null || true; done; exit 130' INT TERM
 reports=()
-for pkg in "$@"; do
+for spec in "$@"; do
+  pkg="${spec%@*}"
   pkg="${pkg#./}"
   pkg="${pkg%/}"
+  only=
+  if [ "$spec" != "${spec%@*}" ]; then
+    slice="${spec##*@}"
+    if ! [[ "$slice" =~ ^([0-9]+)/([0-9]+)$ ]] || [ "${BASH_REMATCH[1]}" -lt 1 ] || [ "${BASH_REMATCH[1]}" -gt "${BASH_REMATCH[2]}" ]; then
+      echo "$spec: want PKG@I/K with 1 <= I <= K" >&2
+      exit 2
+    fi
+    only=$((BASH_REMATCH[1] - 1))
+  fi
   name="${pkg//\//_}"
   rm -f "$out/$name.json"
   # gremlins' deadline for a mutant is its coefficient times the package's test time
@@ -59,10 +94,18 @@ for pkg in "$@"; do
   # MUTATION_SPLIT=K the package's files are dealt into K parts of about equal size,
   # each run by its own gremlins process at the same time (the others' files excluded),
   # and their reports add up to the package (bench/mutsum).
+  # With PKG@I/K the files are dealt into K parts the same way and part I alone runs.
   k="${MUTATION_SPLIT:-1}"
+  [ -n "$only" ] && k="${spec##*/}"
   # "lines file", largest first.
   mapfile -t sized < <(cd "$pkg" && go list -f '{{range .GoFiles}}{{.}}{{"\n"}}{{end}}' . | while read -r f; do echo "$(wc -l <"$f") $f"; done | sort -rn)
-  [ "$k" -gt "${#sized[@]}" ] && k=${#sized[@]}
+  if [ "$k" -gt "${#sized[@]}" ]; then
+    if [ -n "$only" ]; then
+      echo "$spec: $pkg has only ${#sized[@]} files, too few for $k parts" >&2
+      exit 2
+    fi
+    k=${#sized[@]}
+  fi
   declare -a files=() part_of=() size=()
   for ((i = 0; i < k; i++)); do size[i]=0; done
   for entry in "${sized[@]}"; do
@@ -75,6 +118,7 @@ for pkg in "$@"; do
   gpids=()
   parts=()
   for ((i = 0; i < k; i++)); do
+    [ -n "$only" ] && [ "$i" -ne "$only" ] && continue
     part="$name"
     [ "$k" -gt 1 ] && part="$name.part$((i + 1))of$k"
     rm -f "$out/$part.json"
