@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lablup/perfbot/internal/ghstub"
+	"github.com/lablup/perfbot/internal/logtest"
 	"github.com/lablup/perfbot/internal/testfix"
 )
 
@@ -80,7 +81,7 @@ func newEnv(t *testing.T, mods ...func(*Options)) *env {
 		Login:   botLogin,
 		Sleep:   e.sleeps.sleep,
 		Now:     func() time.Time { return testNow },
-		Logger:  slog.New(noDurations{slog.NewTextHandler(e.log, &slog.HandlerOptions{Level: slog.LevelDebug}), t}),
+		Logger:  slog.New(logtest.NoDurations(t, slog.NewTextHandler(e.log, &slog.HandlerOptions{Level: slog.LevelDebug}))),
 	}
 	for _, m := range mods {
 		m(&o)
@@ -122,35 +123,4 @@ func eq[T comparable](t *testing.T, what string, got, want T) {
 	if got != want {
 		t.Errorf("%s = %v, want %v", what, got, want)
 	}
-}
-
-// noDurations fails the test on a log attribute holding a time.Duration: the server's
-// JSON log would write it as nanoseconds. Durations go as milliseconds under a key
-// ending in _ms (bot/logkey).
-type noDurations struct {
-	slog.Handler
-	t testing.TB
-}
-
-func (h noDurations) Handle(ctx context.Context, r slog.Record) error {
-	r.Attrs(func(a slog.Attr) bool {
-		if a.Value.Kind() == slog.KindDuration {
-			h.t.Errorf("log line %q: %s is a time.Duration (nanoseconds in JSON): log milliseconds under a key ending in _ms", r.Message, a.Key)
-		}
-		return true
-	})
-	return h.Handler.Handle(ctx, r)
-}
-
-func (h noDurations) WithAttrs(as []slog.Attr) slog.Handler {
-	for _, a := range as {
-		if a.Value.Kind() == slog.KindDuration {
-			h.t.Errorf("log attribute %s is a time.Duration (nanoseconds in JSON): log milliseconds under a key ending in _ms", a.Key)
-		}
-	}
-	return noDurations{h.Handler.WithAttrs(as), h.t}
-}
-
-func (h noDurations) WithGroup(name string) slog.Handler {
-	return noDurations{h.Handler.WithGroup(name), h.t}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/lablup/perfbot/bot/webhook"
 	"github.com/lablup/perfbot/internal/ghstub"
 	"github.com/lablup/perfbot/internal/linestest"
+	"github.com/lablup/perfbot/internal/logtest"
 	"github.com/lablup/perfbot/internal/testfix"
 )
 
@@ -146,7 +147,7 @@ func start(t *testing.T, stub *ghstub.Stub, set *server.Settings) *rig {
 	t.Cleanup(func() { logf.Close() })
 	ctx, cancel := context.WithCancel(context.Background())
 	srv, err := server.New(ctx, *set, server.Options{
-		Secret: secret, Logger: slog.New(noDurations{slog.NewJSONHandler(io.MultiWriter(logf, r.lines), &slog.HandlerOptions{Level: slog.LevelDebug}), t}),
+		Secret: secret, Logger: slog.New(logtest.NoDurations(t, slog.NewJSONHandler(io.MultiWriter(logf, r.lines), &slog.HandlerOptions{Level: slog.LevelDebug}))),
 		RetryBase: 10 * time.Millisecond, RetryMax: 50 * time.Millisecond,
 		GitHub:    gh.Options{MaxRetries: -1, Sleep: noSleep},
 		OnSettled: func(d inbox.Delivery, err error) { r.settled <- settled{d, err} },

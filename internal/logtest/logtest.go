@@ -1,4 +1,8 @@
-package server_test
+// Package logtest checks, in tests, what the bot writes to its structured log: a
+// handler that fails the test on an attribute holding a time.Duration, which the
+// server's JSON log would write as raw nanoseconds (durations go as milliseconds under
+// a key ending in _ms, bot/logkey).
+package logtest
 
 import (
 	"context"
@@ -6,10 +10,10 @@ import (
 	"testing"
 )
 
-// noDurations fails the test on a log attribute holding a time.Duration, which the
-// server's JSON log writes as nanoseconds: durations go as milliseconds under a key
-// ending in _ms (bot/logkey). It wraps the log of every server the tests start, so any
-// log line a test reaches is checked, the GitHub client's included.
+// NoDurations wraps h so that every log line and attribute it sees is checked: a
+// time.Duration fails t.
+func NoDurations(t testing.TB, h slog.Handler) slog.Handler { return noDurations{h, t} }
+
 type noDurations struct {
 	slog.Handler
 	t testing.TB
