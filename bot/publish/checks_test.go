@@ -7,11 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lablup/perfbot/runner/analyze"
-	"github.com/lablup/perfbot/runner/benchlog"
-	"github.com/lablup/perfbot/runner/modelcfg"
+	"github.com/lablup/perfbot/internal/synthtest"
 	"github.com/lablup/perfbot/runner/results"
-	"github.com/lablup/perfbot/runner/rocprof"
 	"github.com/lablup/perfbot/runner/synth"
 )
 
@@ -23,30 +20,7 @@ func synthFolder(t *testing.T, gfx string, models ...string) string {
 	for _, model := range models {
 		o := synth.DefaultOptions()
 		o.Model, o.Tokens, o.Warmup = model, 8, 2
-		out, err := synth.Generate(o, t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr, err := rocprof.ReadKernelTrace(out.TraceFile)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lg, err := benchlog.ParseFile(out.BenchLog)
-		if err != nil {
-			t.Fatal(err)
-		}
-		plain, err := benchlog.ParseFile(out.PlainLog)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mc, err := modelcfg.Read(filepath.Join(out.ModelDir, "config.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := analyze.Analyze(analyze.Input{Name: out.Run, Trace: tr, Log: lg, Plain: plain, Model: mc, Sampling: o.Sampling})
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := synthtest.Analyze(t, o)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}

@@ -4,12 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lablup/perfbot/runner/analyze"
+	"github.com/lablup/perfbot/internal/synthtest"
 	"github.com/lablup/perfbot/runner/attrib"
-	"github.com/lablup/perfbot/runner/benchlog"
-	"github.com/lablup/perfbot/runner/modelcfg"
 	"github.com/lablup/perfbot/runner/results"
-	"github.com/lablup/perfbot/runner/rocprof"
 	"github.com/lablup/perfbot/runner/synth"
 )
 
@@ -120,25 +117,6 @@ func TestHeadlineRunsOfSyntheticRuns(t *testing.T) {
 // analyzeSynth writes a synthetic run and analyzes it as `perfbot analyze` would.
 func analyzeSynth(t *testing.T, o synth.Options) *results.Summary {
 	t.Helper()
-	out, err := synth.Generate(o, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := rocprof.ReadKernelTrace(out.TraceFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lg, err := benchlog.ParseFile(out.BenchLog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mc, err := modelcfg.Read(out.ModelDir + "/config.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := analyze.Analyze(analyze.Input{Name: out.Run, Trace: tr, Log: lg, Model: mc, Sampling: o.Sampling})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := synthtest.Analyze(t, o)
 	return res.Summary
 }
