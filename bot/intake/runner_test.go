@@ -3,14 +3,11 @@ package intake
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,39 +19,10 @@ import (
 	"github.com/lablup/perfbot/runner/job"
 )
 
-// perfbotBin is the perfbot binary the fake bench runs (`perfbot synth`), built once.
-var perfbotBin struct {
-	once sync.Once
-	dir  string
-	err  error
-}
-
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if perfbotBin.dir != "" {
-		os.RemoveAll(perfbotBin.dir)
-	}
+	hosttest.RemovePerfbot()
 	os.Exit(code)
-}
-
-func perfbotDir(t testing.TB) string {
-	t.Helper()
-	perfbotBin.once.Do(func() {
-		dir, err := os.MkdirTemp("", "perfbot-intake-bin-")
-		if err != nil {
-			perfbotBin.err = err
-			return
-		}
-		perfbotBin.dir = dir
-		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "perfbot"), "github.com/lablup/perfbot/cmd/perfbot")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			perfbotBin.err = fmt.Errorf("building perfbot: %v\n%s", err, out)
-		}
-	})
-	if perfbotBin.err != nil {
-		t.Fatal(perfbotBin.err)
-	}
-	return perfbotBin.dir
 }
 
 // TestProfileTakesWhatTheRunnerWrites runs a real profile session (`perfbot run
@@ -65,7 +33,7 @@ func TestProfileTakesWhatTheRunnerWrites(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
 	root := hosttest.Root(t, tmp)
-	h := host.New(root, hosttest.Path(t, perfbotDir(t)), []string{
+	h := host.New(root, hosttest.Path(t, hosttest.PerfbotDir(t)), []string{
 		"HOME=" + tmp, "LANG=C", "TMPDIR=" + tmp, "GIT_CONFIG_NOSYSTEM=1",
 		"FAKEHOST_ROCMINFO=" + testfix.Path(t, "rocprofv3", "rocminfo-gfx1151.txt"),
 		"FAKE_BENCH_CRASH=Qwen3-30B-A3B-4bit_greedy:profiled",

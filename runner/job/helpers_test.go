@@ -21,44 +21,13 @@ import (
 	"github.com/lablup/perfbot/runner/sandbox"
 )
 
-// perfbotBin is the perfbot binary the fake bench runs (`perfbot synth`), built once.
-var perfbotBin struct {
-	once sync.Once
-	dir  string
-	err  error
-}
-
 func TestMain(m *testing.M) {
 	// The tests that want the sandbox say so in their options: a host's setting in the
 	// environment must not turn it on for the others.
 	os.Unsetenv(sandbox.EnvMode)
 	code := m.Run()
-	if perfbotBin.dir != "" {
-		os.RemoveAll(perfbotBin.dir)
-	}
+	hosttest.RemovePerfbot()
 	os.Exit(code)
-}
-
-// perfbotDir builds cmd/perfbot into a folder for the fake PATH.
-func perfbotDir(t testing.TB) string {
-	t.Helper()
-	perfbotBin.once.Do(func() {
-		dir, err := os.MkdirTemp("", "perfbot-job-bin-")
-		if err != nil {
-			perfbotBin.err = err
-			return
-		}
-		perfbotBin.dir = dir
-		// `go test` puts its own toolchain first on the PATH of the test process.
-		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "perfbot"), "github.com/lablup/perfbot/cmd/perfbot")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			perfbotBin.err = fmt.Errorf("building perfbot: %v\n%s", err, out)
-		}
-	})
-	if perfbotBin.err != nil {
-		t.Fatal(perfbotBin.err)
-	}
-	return perfbotBin.dir
 }
 
 // fakeHost is a fake ROCm host: the repo's fakehost root (ROCm 10 version file, DRM
@@ -76,7 +45,7 @@ func newFakeHost(t testing.TB, env ...string) *fakeHost {
 	tmp := t.TempDir()
 	root := hosttest.Root(t, tmp)
 	kfd := hosttest.KFDDir(root)
-	path := hosttest.Path(t, perfbotDir(t))
+	path := hosttest.Path(t, hosttest.PerfbotDir(t))
 	e := []string{
 		"HOME=" + tmp, "LANG=C", "TMPDIR=" + tmp,
 		"FAKEHOST_ROCMINFO=" + testfix.Path(t, "rocprofv3", "rocminfo-gfx1151.txt"),
