@@ -285,7 +285,7 @@ func (c *copier) plan(d *folder, rel string, lvl int, what classify) ([]item, er
 			}
 			return nil, refuse(p, ErrNested, "")
 		case !t.IsRegular():
-			return nil, refuse(p, ErrNotRegular, "it is %s", typeName(t))
+			return nil, refuse(p, ErrNotRegular, "it is %s", infile.Kind(t))
 		}
 		k, drop, err := what(name)
 		switch {
@@ -385,7 +385,7 @@ func (c *copier) copyFile(d *folder, p, name, to string) ([]byte, error) {
 		return nil, fmt.Errorf("reading %s of the results artifact: %w", p, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, refuse(p, ErrNotRegular, "it is %s", typeName(fi.Mode().Type()))
+		return nil, refuse(p, ErrNotRegular, "it is %s", infile.Kind(fi.Mode().Type()))
 	}
 	if err := c.fits(p, fi.Size()); err != nil {
 		return nil, err
@@ -461,20 +461,4 @@ func checkName(name string) error {
 		}
 	}
 	return nil
-}
-
-func typeName(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a block device"
-	case m.IsDir():
-		return "a folder"
-	}
-	return "of mode " + m.String()
 }

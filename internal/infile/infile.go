@@ -20,7 +20,7 @@ type NotRegularError struct {
 }
 
 func (e *NotRegularError) Error() string {
-	return fmt.Sprintf("%s is %s, not a regular file: give the file itself", e.Path, kind(e.Mode))
+	return fmt.Sprintf("%s is %s, not a regular file: give the file itself", e.Path, Kind(e.Mode))
 }
 
 // TooLargeError says a file is larger than its reader accepts.
@@ -119,7 +119,9 @@ func trim(f float64) string {
 	return s
 }
 
-func kind(m fs.FileMode) string {
+// Kind names what a file of mode m is, for a message: "a named pipe (FIFO)", "a
+// directory", "of mode ...".
+func Kind(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "a directory"
