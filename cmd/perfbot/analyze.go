@@ -61,13 +61,9 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if fs.NArg() > 0 {
 		return usageError("unexpected argument %q", fs.Arg(0))
 	}
-	rules := attrib.Default()
-	if o.rules != "" {
-		r, err := attrib.Load(o.rules)
-		if err != nil {
-			return fmt.Errorf("loading rules: %w", err)
-		}
-		rules = r
+	rules, err := loadRules(o.rules)
+	if err != nil {
+		return fmt.Errorf("loading rules: %w", err)
 	}
 	if o.sample {
 		return analyzeSample(ctx, o, rules)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/lablup/perfbot/internal/mdtext"
 	"github.com/lablup/perfbot/internal/safetext"
-	"github.com/lablup/perfbot/runner/attrib"
 	"github.com/lablup/perfbot/runner/portdiff"
 )
 
@@ -68,13 +67,9 @@ func runDiff(_ context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 func diffOf(opts diffOptions) ([]byte, error) {
-	rules := attrib.Default()
-	if opts.rules != "" {
-		r, err := attrib.Load(opts.rules)
-		if err != nil {
-			return nil, err
-		}
-		rules = r
+	rules, err := loadRules(opts.rules)
+	if err != nil {
+		return nil, err
 	}
 	da, errA := isDir(opts.a)
 	db, errB := isDir(opts.b)

@@ -52,13 +52,9 @@ func runRank(_ context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 func rankDir(opts rankOptions) ([]byte, error) {
-	rules := attrib.Default()
-	if opts.rules != "" {
-		r, err := attrib.Load(opts.rules)
-		if err != nil {
-			return nil, err
-		}
-		rules = r
+	rules, err := loadRules(opts.rules)
+	if err != nil {
+		return nil, err
 	}
 	rk, err := rank.Dir(opts.dir, rules)
 	if err != nil {
@@ -68,4 +64,12 @@ func rankDir(opts rankOptions) ([]byte, error) {
 		return rk.JSON()
 	}
 	return []byte(rk.Markdown()), nil
+}
+
+// loadRules loads an attribution rules file; "" is perfbot's own rules.
+func loadRules(path string) (*attrib.Rules, error) {
+	if path == "" {
+		return attrib.Default(), nil
+	}
+	return attrib.Load(path)
 }
