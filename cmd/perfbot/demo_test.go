@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/lablup/perfbot/internal/golden"
 	"github.com/lablup/perfbot/runner/job"
 	"github.com/lablup/perfbot/runner/patch"
 )
@@ -39,6 +41,7 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("perfbot demo: %v\n%s\n%s", err, stdout, stderr)
 	}
 	log := string(stdout)
+	checkDemoGolden(t, out)
 	for _, want := range []string{
 		"answered 202", "accepted: eyes on the command", "refused reader with a reply",
 		"another GPU tenant", "the guard rejected the contended attempt", "step profile: verdict complete",
@@ -142,4 +145,55 @@ func TestDemo(t *testing.T) {
 	if len(printed) != 5 || !strings.Contains(string(epic), "Ranked port order: **"+strings.Join(printed, ", ")+"**") {
 		t.Errorf("the epic comment does not carry the printed order %v:\n%s", printed, epic)
 	}
+}
+
+// checkDemoGolden compares what the demo published (the report page, the GitHub side as
+// Markdown, the step summaries, the committed results' figures and the bot commit's
+// file list) with testdata/demo, after masking what changes from run to run: the bot
+// commit's id, today's date, the guard's sample counts and the patch's test durations.
+// A change of any figure, word or published file shows as a difference.
+func checkDemoGolden(t *testing.T, out string) {
+	t.Helper()
+	bare := filepath.Join(out, "work", "remote", "mlxcel.git")
+	refs, err := exec.Command("git", "--git-dir", bare, "for-each-ref", "--format=%(objectname)", "refs/heads/perfbot/").Output()
+	if err != nil {
+		t.Fatalf("listing the bot branches: %v", err)
+	}
+	botCommits := strings.Fields(string(refs))
+	if len(botCommits) == 0 {
+		t.Fatal("the demo left no bot branch")
+	}
+	today := regexp.MustCompile(`\d{4}-\d{2}-\d{2}`)
+	sampleCols := regexp.MustCompile(`(?m)^(\| ` + "`" + `[^` + "`" + `]+` + "`" + ` \| [^|]+ \| \d+ \| \d+ \| )\d+ \| \d+ \|`)
+	durations := regexp.MustCompile(`"duration_ns": \d+`)
+	mask := func(s string) string {
+		for _, c := range botCommits {
+			s = strings.ReplaceAll(s, c, "<bot-commit>")
+			s = strings.ReplaceAll(s, c[:8], "<bot-commit8>")
+		}
+		s = today.ReplaceAllString(s, "<date>")
+		s = sampleCols.ReplaceAllString(s, "${1}<n> | <n> |")
+		return durations.ReplaceAllString(s, `"duration_ns": <n>`)
+	}
+	var files []string
+	for _, pat := range []string{"report.md", "github/*.md", "actions/*.summary.md", "results/*/*_summary.json", "results/*/*_decode_kernels.csv", "results/*/gemm_*.json", "results/*/hostinfo.json"} {
+		m, _ := filepath.Glob(filepath.Join(out, pat))
+		files = append(files, m...)
+	}
+	slices.Sort(files)
+	var b strings.Builder
+	for _, f := range files {
+		body, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(out, f)
+		fmt.Fprintf(&b, "==== %s\n%s\n", mask(filepath.ToSlash(rel)), mask(string(body)))
+	}
+	names, err := exec.Command("git", "--git-dir", bare, "diff", "--name-only", "main..."+botCommits[0]).Output()
+	if err != nil {
+		t.Fatalf("the bot pull request's files: %v", err)
+	}
+	fmt.Fprintf(&b, "==== files of the bot pull request (main...bot branch)\n%s", mask(string(names)))
+	golden.Check(t, "testdata/demo.golden", b.String())
 }
