@@ -58,7 +58,7 @@ type op struct {
 }
 
 // Open opens (creating if needed) the database file at path and migrates it to the
-// schema version this binary knows (docs/server.md, "Database"). It refuses a file
+// schema version this binary knows (docs/server.md §10). It refuses a file
 // whose version is newer, and one without a version whose tables are not perfbot's;
 // a migration that fails leaves the file as it was.
 //
