@@ -98,8 +98,8 @@ func migrate(ctx context.Context, w *sql.DB, path string, migs []migration) (fou
 	if found, err = version(ctx, conn); err != nil {
 		return 0, fmt.Errorf("reading the schema version of %s: %w", path, err)
 	}
-	if found > latest {
-		return found, newer(path, found, latest)
+	if err := unknown(path, found, latest); err != nil {
+		return found, err
 	}
 	if found == latest {
 		return found, nil
@@ -124,8 +124,8 @@ func migrate(ctx context.Context, w *sql.DB, path string, migs []migration) (fou
 	if found, err = version(ctx, tx); err != nil {
 		return 0, fmt.Errorf("reading the schema version of %s: %w", path, err)
 	}
-	if found > latest {
-		return found, newer(path, found, latest)
+	if err := unknown(path, found, latest); err != nil {
+		return found, err
 	}
 	if found == latest {
 		return found, nil
@@ -155,7 +155,14 @@ func migrate(ctx context.Context, w *sql.DB, path string, migs []migration) (fou
 	return found, nil
 }
 
-func newer(path string, found, latest int) error {
+// unknown refuses a version this binary cannot migrate from.
+func unknown(path string, found, latest int) error {
+	if found < 0 {
+		return fmt.Errorf("the database %s has schema version %d, which no perfbot writes: it is another program's database; it was left as it was", path, found)
+	}
+	if found <= latest {
+		return nil
+	}
 	return fmt.Errorf("the database %s has schema version %d, but this perfbot knows versions up to %d: "+
 		"a newer perfbot has upgraded it. Run that newer perfbot (or a later one), or, to go back to this one, "+
 		"restore the copy of the database taken before the upgrade; perfbot never downgrades a database, and left this one as it was",

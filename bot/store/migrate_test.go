@@ -559,3 +559,21 @@ func TestSchemaStatementsMatchTheMigrations(t *testing.T) {
 		t.Errorf("inbox.Schema and queue.Schema make:\n%s\nthe migrations make:\n%s", got, want)
 	}
 }
+
+// TestNegativeVersionIsRefused: a version below 0 is no perfbot's.
+func TestNegativeVersionIsRefused(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "t.db")
+	db := raw(t, path)
+	if _, err := db.Exec("CREATE TABLE probe(id INTEGER PRIMARY KEY, at INTEGER); PRAGMA user_version = -3"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	before := fileBytes(t, path)
+	if _, err := store.Open(context.Background(), path); err == nil || !strings.Contains(err.Error(), "schema version -3, which no perfbot writes") {
+		t.Fatalf("version -3: %v, want a refusal", err)
+	}
+	if !bytes.Equal(fileBytes(t, path), before) {
+		t.Error("the refusal changed the file")
+	}
+}
