@@ -15,9 +15,10 @@ import (
 	"strings"
 )
 
-// embedded holds the schema of the database file, one numbered step per file.
+// embedded holds the schema of the database file, one numbered step per file. The
+// whole folder is embedded, not *.sql, so a misnamed file is refused, never skipped.
 //
-//go:embed migrations/*.sql
+//go:embed migrations
 var embedded embed.FS
 
 // Migrations is the migration set this binary applies: the files of migrations/.
