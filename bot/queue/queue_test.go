@@ -206,26 +206,32 @@ func TestDuplicatesInAnOldDatabase(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "old.db")
-	old, err := store.Open(ctx, path, oldSchema)
+	// Written with the driver itself: store.Open now makes the current schema, unique
+	// index included, before any row could be written.
+	old, err := sql.Open("sqlite", path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = old.Write(ctx, func(tx *sql.Tx) error {
-		for _, row := range []struct {
-			delivery string
-			comment  int64
-			state    string
-		}{{"d-1", 7, "done"}, {"d-2", 7, "running"}, {"d-3", 7, "queued"}, {"d-4", 8, "queued"}, {"d-5", 7, "failed"}} {
-			if _, err := tx.Exec(`INSERT INTO requests (delivery, repo, installation, issue, is_pr, comment_id, requester, kind, command,
+	if _, err := old.ExecContext(ctx, oldSchema); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := old.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range []struct {
+		delivery string
+		comment  int64
+		state    string
+	}{{"d-1", 7, "done"}, {"d-2", 7, "running"}, {"d-3", 7, "queued"}, {"d-4", 8, "queued"}, {"d-5", 7, "failed"}} {
+		if _, err := tx.Exec(`INSERT INTO requests (delivery, repo, installation, issue, is_pr, comment_id, requester, kind, command,
 				sha, pinned_from, models, sampling, epic, host, workflow, ref, state, created_at, error)
 				VALUES (?, 'o/r', 1, 1, 0, ?, 'alice', 'profile', '/profile rocm', ?, 'main', '', '', 0, 'gfx1151', 'perfbot.yml', 'main', ?, 1, 'earlier')`,
-				row.delivery, row.comment, "6113728f27ae82c7b1a177c8d03f9e96e0adf246", row.state); err != nil {
-				return err
-			}
+			row.delivery, row.comment, "6113728f27ae82c7b1a177c8d03f9e96e0adf246", row.state); err != nil {
+			t.Fatal(err)
 		}
-		return nil
-	})
-	if err != nil {
+	}
+	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
 	if err := old.Close(); err != nil {

@@ -1,13 +1,15 @@
 // Package store owns the bot's SQLite file: opening it in WAL mode with
-// synchronous=NORMAL through the pure-Go modernc.org/sqlite driver, creating the
-// tables its users declare, and one writer that commits many small writes together
-// (group commit), so that hundreds of webhook deliveries a second each get a durable
-// commit before they are answered.
+// synchronous=NORMAL through the pure-Go modernc.org/sqlite driver, bringing its schema
+// to the version this binary knows (numbered migrations in migrations/, applied in one
+// transaction at open, the version kept in PRAGMA user_version), and one writer that
+// commits many small writes together (group commit), so that hundreds of webhook
+// deliveries a second each get a durable commit before they are answered.
 //
 // A transaction committed here survives the process being killed: WAL with
 // synchronous=NORMAL loses committed work only when the operating system itself
-// crashes (docs/server.md §4). It must not know what the rows mean: the inbox and the
-// request queue own their tables and queries.
+// crashes (docs/server.md §4). The schema of every table lives in its migrations, the
+// one place a table or column changes; what the rows mean it must not know: the inbox
+// and the request queue own their queries.
 package store
 
 import (
@@ -46,6 +48,8 @@ type DB struct {
 	done                           chan struct{}
 	once                           sync.Once
 	ckDone                         chan struct{}
+	// The schema version the file had when opened, and the one it has now.
+	found, version int
 }
 
 type op struct {
@@ -53,11 +57,27 @@ type op struct {
 	res chan error
 }
 
-// Open opens (creating if needed) the database file at path and runs the schema
-// statements, each idempotent (CREATE ... IF NOT EXISTS).
+// Open opens (creating if needed) the database file at path and migrates it to the
+// schema version this binary knows (docs/server.md §10). It refuses a file
+// whose version is newer, and one without a version whose tables are not perfbot's;
+// a migration that fails leaves the file as it was.
+//
+// The schema statements, each idempotent (CREATE ... IF NOT EXISTS), run after the
+// migrations, outside their transaction: tables of a test, or statements a caller
+// still passes for tables the migrations already make (then they change nothing). A
+// table the server keeps belongs in a migration.
 func Open(ctx context.Context, path string, schema ...string) (*DB, error) {
+	return open(ctx, path, Migrations(), schema)
+}
+
+func open(ctx context.Context, path string, migrations fs.FS, schema []string) (*DB, error) {
 	if path == "" {
 		return nil, errors.New("no database path: set database: in the server settings")
+	}
+	// A broken migration set is the binary's fault: say so before touching the file.
+	migs, err := loadMigrations(migrations)
+	if err != nil {
+		return nil, fmt.Errorf("opening the database %s: %w", path, err)
 	}
 	if dir := filepath.Dir(path); dir != "" {
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
@@ -80,13 +100,10 @@ func Open(ctx context.Context, path string, schema ...string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	dsn := func(extra string) string {
+	dsn := func(extra ...string) string {
 		q := url.Values{}
-		for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(NORMAL)", "foreign_keys(1)"} {
+		for _, p := range append([]string{"busy_timeout(10000)", "synchronous(NORMAL)", "foreign_keys(1)"}, extra...) {
 			q.Add("_pragma", p)
-		}
-		if extra != "" {
-			q.Add("_pragma", extra)
 		}
 		q.Set("_txlock", "immediate")
 		return "file:" + (&url.URL{Path: real}).EscapedPath() + "?" + q.Encode()
@@ -107,8 +124,15 @@ func Open(ctx context.Context, path string, schema ...string) (*DB, error) {
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
+	// The version is checked before anything is written, the journal mode (kept in the
+	// file) included: a file refused is left exactly as it was.
+	found, err := migrate(ctx, w, path, migs)
+	if err != nil {
+		w.Close()
+		return nil, err
+	}
 	var mode string
-	if err := w.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+	if err := w.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("opening the database %s: %w", path, err)
 	}
@@ -116,20 +140,20 @@ func Open(ctx context.Context, path string, schema ...string) (*DB, error) {
 		w.Close()
 		return nil, fmt.Errorf("opening the database %s: journal mode is %q, not wal (is it on a network file system?)", path, mode)
 	}
-	for _, s := range append([]string{"CREATE TABLE IF NOT EXISTS probe(id INTEGER PRIMARY KEY, at INTEGER)"}, schema...) {
+	for _, s := range schema {
 		if _, err := w.ExecContext(ctx, s); err != nil {
 			w.Close()
 			return nil, fmt.Errorf("creating the tables of %s: %w", path, err)
 		}
 	}
-	r, err := sql.Open("sqlite", dsn("query_only(1)"))
+	r, err := sql.Open("sqlite", dsn("journal_mode(WAL)", "query_only(1)"))
 	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("opening the database %s for reading: %w", path, err)
 	}
 	r.SetMaxOpenConns(4)
 	r.SetMaxIdleConns(4)
-	ck, err := sql.Open("sqlite", dsn(""))
+	ck, err := sql.Open("sqlite", dsn("journal_mode(WAL)"))
 	if err != nil {
 		w.Close()
 		r.Close()
@@ -137,7 +161,8 @@ func Open(ctx context.Context, path string, schema ...string) (*DB, error) {
 	}
 	ck.SetMaxOpenConns(1)
 	ok = true
-	db := &DB{path: path, w: w, r: r, ck: ck, lock: lock, ops: make(chan *op, maxBatch), quit: make(chan struct{}), done: make(chan struct{})}
+	db := &DB{path: path, w: w, r: r, ck: ck, lock: lock, ops: make(chan *op, maxBatch), quit: make(chan struct{}), done: make(chan struct{}),
+		found: found, version: len(migs)}
 	db.ckDone = make(chan struct{})
 	for _, p := range []struct {
 		st **sql.Stmt
@@ -174,6 +199,10 @@ func (db *DB) checkpointer() {
 		}
 	}
 }
+
+// Migrated returns the schema version the file had when it was opened (0 for a new
+// file and for one made before there were versions) and the one it has now.
+func (db *DB) Migrated() (from, to int) { return db.found, db.version }
 
 // Path is the database file.
 func (db *DB) Path() string { return db.path }
