@@ -25,7 +25,9 @@ type BisectParams struct {
 	Start        int `json:"start"`
 	Step         int `json:"step"`
 	MaxPerCommit int `json:"max_per_commit"`
-	Budget       int `json:"budget"`
+	// ReserveRuns is what a midpoint leaves of the budget for each midpoint after it.
+	ReserveRuns int `json:"reserve_runs"`
+	Budget      int `json:"budget"`
 	// EndAlpha is the level at which Welch's test must find the ends different before
 	// any midpoint is measured.
 	EndAlpha float64 `json:"end_alpha"`
@@ -37,10 +39,10 @@ type BisectParams struct {
 	Bad  []float64 `json:"bad,omitempty"`
 }
 
-// DefaultBisectParams: 1 % error per midpoint, 3 then 2 at a time up to 16 per commit,
-// 4 per end, 60 runs in all.
+// DefaultBisectParams: 1 % error per midpoint, 3 then 2 at a time up to 16 per commit, 5
+// kept for each later midpoint, 6 per end, 60 runs in all.
 func DefaultBisectParams() BisectParams {
-	return BisectParams{ErrorRate: 0.01, EndRuns: 4, Start: 3, Step: 2, MaxPerCommit: 16, Budget: 60, EndAlpha: 0.05, MinSigmaPct: 0.5}
+	return BisectParams{ErrorRate: 0.01, EndRuns: 6, Start: 3, Step: 2, MaxPerCommit: 16, ReserveRuns: 5, Budget: 60, EndAlpha: 0.05, MinSigmaPct: 0.5}
 }
 
 // Validate says what is wrong with the parameters.
@@ -50,7 +52,7 @@ func (p BisectParams) Validate() error {
 		return fmt.Errorf("the error rate is %v: give 0 to 0.5", p.ErrorRate)
 	case p.Start < 2 || p.Step < 1 || p.EndRuns < abstat.MinRepeats || p.MaxPerCommit < max(p.Start, p.EndRuns):
 		return fmt.Errorf("the repeats (start %d, step %d, ends %d, cap %d) are out of range: start >= 2, ends >= %d, the cap at least both", p.Start, p.Step, p.EndRuns, p.MaxPerCommit, abstat.MinRepeats)
-	case p.Budget < 1 || p.Budget > 100000:
+	case p.Budget < 1 || p.Budget > 100000 || p.ReserveRuns < 0:
 		return fmt.Errorf("the budget is %d runs: give 1 to 100000", p.Budget)
 	case !(p.EndAlpha > 0 && p.EndAlpha < 0.5) || !(p.MinSigmaPct > 0 && p.MinSigmaPct < 50):
 		return fmt.Errorf("the ends' level (%v) or the noise floor (%v %%) is out of range", p.EndAlpha, p.MinSigmaPct)
@@ -184,10 +186,10 @@ func Bisect(commits []string, measure Measure, p BisectParams) (BisectResult, er
 		}
 		st := BisectStep{Index: mid, Commit: commits[mid]}
 		a := math.Log((1 - p.ErrorRate) / p.ErrorRate)
-		// The budget left is shared by the midpoints still to come (about log2 of the
-		// commits left), so that the last one still has its share.
+		// Each midpoint still to come after this one (about log2 of the commits left)
+		// keeps ReserveRuns of the budget.
 		left := int(math.Ceil(math.Log2(float64(hi - lo))))
-		allowance := b.runs - p.Start + (p.Budget-b.runs+p.Start)/max(left, 1)
+		allowance := p.Budget - p.Start - (left-1)*p.ReserveRuns
 		for {
 			st.LLR = b.llr(m)
 			if math.Abs(st.LLR) >= a {

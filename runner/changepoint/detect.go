@@ -54,8 +54,8 @@ type Params struct {
 	// within RangeZ2 of the best one's (a support interval of the profile likelihood,
 	// whose logarithm is z^2/2).
 	RangeZ2 float64 `json:"range_z2"`
-	MaxTail  int     `json:"max_tail"`
-	MinRef   int     `json:"min_ref"`
+	MaxTail int     `json:"max_tail"`
+	MinRef  int     `json:"min_ref"`
 	// SamePct: a later segment within SamePct of the level before a regression (or
 	// better) closes it.
 	SamePct float64 `json:"same_pct"`
