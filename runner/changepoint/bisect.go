@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 
-	"github.com/lablup/perfbot/internal/mathx"
 	"github.com/lablup/perfbot/runner/abstat"
 )
 
@@ -15,23 +14,23 @@ type Measure func(commit string, n int) ([]float64, error)
 
 // BisectParams are the knobs of Bisect.
 type BisectParams struct {
-	// ErrorRate is the chance of a wrong side Wald's test allows at each midpoint: a
-	// midpoint is decided when the log likelihood ratio passes log((1-e)/e).
+	// ErrorRate: the bisection stops when one commit is the first bad one with a
+	// posterior probability of at least 1 - ErrorRate.
 	ErrorRate float64 `json:"error_rate"`
-	// EndRuns are the first repeats of each end when Good or Bad is not given; Start the
-	// first repeats at a midpoint, Step the repeats added while undecided, MaxPerCommit
-	// the most at one commit, Budget the most in all (the ends included).
+	// EndRuns are the first repeats of each end when Good or Bad does not have them;
+	// Start the first repeats of a commit between, Step the repeats added to a commit
+	// measured before, MaxPerCommit the most at one commit, Budget the most in all (the
+	// ends included).
 	EndRuns      int `json:"end_runs"`
 	Start        int `json:"start"`
 	Step         int `json:"step"`
 	MaxPerCommit int `json:"max_per_commit"`
-	// ReserveRuns is what a midpoint leaves of the budget for each midpoint after it.
-	ReserveRuns int `json:"reserve_runs"`
-	Budget      int `json:"budget"`
+	Budget       int `json:"budget"`
 	// EndAlpha is the level at which Welch's test must find the ends different before
-	// any midpoint is measured.
+	// any commit between them is measured.
 	EndAlpha float64 `json:"end_alpha"`
-	// MinSigmaPct floors the noise of one run, in percent.
+	// MinSigmaPct is a floor on the noise of one run, in percent (a prior: a few
+	// identical readings do not make a certainty).
 	MinSigmaPct float64 `json:"min_sigma_pct"`
 	// Good and Bad are readings of the ends already taken (the A/B re-measure's); they
 	// count toward neither the budget nor Runs.
@@ -39,10 +38,10 @@ type BisectParams struct {
 	Bad  []float64 `json:"bad,omitempty"`
 }
 
-// DefaultBisectParams: 1 % error per midpoint, 3 then 2 at a time up to 16 per commit, 5
-// kept for each later midpoint, 6 per end, 60 runs in all.
+// DefaultBisectParams: stop at a 99 % posterior, 4 runs per end, 3 at a new commit and 2
+// more at a time, at most 16 per commit and 60 in all.
 func DefaultBisectParams() BisectParams {
-	return BisectParams{ErrorRate: 0.01, EndRuns: 6, Start: 3, Step: 2, MaxPerCommit: 16, ReserveRuns: 5, Budget: 60, EndAlpha: 0.05, MinSigmaPct: 0.5}
+	return BisectParams{ErrorRate: 0.01, EndRuns: 4, Start: 3, Step: 2, MaxPerCommit: 16, Budget: 60, EndAlpha: 0.05, MinSigmaPct: 0.5}
 }
 
 // Validate says what is wrong with the parameters.
@@ -50,14 +49,14 @@ func (p BisectParams) Validate() error {
 	switch {
 	case !(p.ErrorRate > 0 && p.ErrorRate < 0.5):
 		return fmt.Errorf("the error rate is %v: give 0 to 0.5", p.ErrorRate)
-	case p.Start < 2 || p.Step < 1 || p.EndRuns < abstat.MinRepeats || p.MaxPerCommit < max(p.Start, p.EndRuns):
-		return fmt.Errorf("the repeats (start %d, step %d, ends %d, cap %d) are out of range: start >= 2, ends >= %d, the cap at least both", p.Start, p.Step, p.EndRuns, p.MaxPerCommit, abstat.MinRepeats)
-	case p.Budget < 1 || p.Budget > 100000 || p.ReserveRuns < 0:
+	case p.Start < 1 || p.Step < 1 || p.EndRuns < abstat.MinRepeats || p.MaxPerCommit < max(p.Start, p.EndRuns):
+		return fmt.Errorf("the repeats (start %d, step %d, ends %d, cap %d) are out of range: ends >= %d, the cap at least the start and the ends", p.Start, p.Step, p.EndRuns, p.MaxPerCommit, abstat.MinRepeats)
+	case p.Budget < 1 || p.Budget > 100000:
 		return fmt.Errorf("the budget is %d runs: give 1 to 100000", p.Budget)
 	case !(p.EndAlpha > 0 && p.EndAlpha < 0.5) || !(p.MinSigmaPct > 0 && p.MinSigmaPct < 50):
 		return fmt.Errorf("the ends' level (%v) or the noise floor (%v %%) is out of range", p.EndAlpha, p.MinSigmaPct)
 	}
-	for _, v := range append(append([]float64(nil), p.Good...), p.Bad...) {
+	for _, v := range slices.Concat(p.Good, p.Bad) {
 		if math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
 			return fmt.Errorf("a given reading of an end is %v: give finite positive values", v)
 		}
@@ -69,8 +68,8 @@ func (p BisectParams) Validate() error {
 type Outcome string
 
 const (
-	Found         Outcome = "found"          // every midpoint decided by the test
-	Undecided     Outcome = "undecided"      // a midpoint was decided by the cap, or the budget ran out
+	Found         Outcome = "found"          // one commit reached the posterior of 1 - ErrorRate
+	Undecided     Outcome = "undecided"      // the budget or the caps ran out first: the most likely commit is named
 	NotReproduced Outcome = "not reproduced" // the ends do not differ
 )
 
@@ -79,21 +78,22 @@ type BisectStep struct {
 	Index  int       `json:"index"`
 	Commit string    `json:"commit"`
 	Runs   []float64 `json:"runs"`
-	// Side is "good" or "bad"; LLR the log likelihood ratio of good against bad when it
-	// was decided; Decided is false when the cap or the budget decided it by the sign.
-	Side    string  `json:"side"`
-	LLR     float64 `json:"llr"`
-	Decided bool    `json:"decided"`
-	// PGood and PBad are Welch's p values of its runs against each side's runs.
-	PGood float64 `json:"p_good"`
-	PBad  float64 `json:"p_bad"`
+	// PBad is the posterior probability that the commit is at the bad level (the first
+	// bad commit is at or before it); Side is "good" or "bad" by the most likely first
+	// bad commit.
+	PBad float64 `json:"p_bad"`
+	Side string  `json:"side"`
+	// WelchGood and WelchBad are Welch's p values of its runs against the runs of every
+	// other commit of each side (0 when a side has no other runs or it has fewer than 2).
+	WelchGood float64 `json:"welch_good"`
+	WelchBad  float64 `json:"welch_bad"`
 }
 
 // BisectResult is the outcome of Bisect.
 type BisectResult struct {
 	Outcome Outcome `json:"outcome"`
-	// Lo and Hi are the indexes of the last commit known good and the first known bad;
-	// FirstBad is commits[Hi] when Lo+1 == Hi (Found or Undecided), else "".
+	// Hi is the index of the most likely first bad commit and Lo = Hi - 1; FirstBad and
+	// LastGood their commits (empty when not reproduced).
 	Lo       int    `json:"lo"`
 	Hi       int    `json:"hi"`
 	FirstBad string `json:"first_bad,omitempty"`
@@ -103,8 +103,7 @@ type BisectResult struct {
 	// EndsP is Welch's p value of the ends; ChangePct the bad end against the good one.
 	EndsP     float64 `json:"ends_p"`
 	ChangePct float64 `json:"change_pct"`
-	// Confidence is the product over the midpoints of the chosen side's probability by
-	// its likelihood ratio (equal prior odds).
+	// Confidence is the posterior probability of FirstBad.
 	Confidence float64      `json:"confidence"`
 	Steps      []BisectStep `json:"steps"`
 	Why        string       `json:"why"`
@@ -123,210 +122,199 @@ func Bisect(commits []string, measure Measure, p BisectParams) (BisectResult, er
 	if measure == nil {
 		return BisectResult{}, fmt.Errorf("no measure function")
 	}
-	b := &bisector{p: p, measure: measure, commits: commits}
-	lo, hi := 0, len(commits)-1
-	r := BisectResult{Lo: lo, Hi: hi, Confidence: 1}
-	done := func(o Outcome, why string) (BisectResult, error) {
-		r.Outcome, r.Why, r.Runs, r.Lo, r.Hi = o, why, b.runs, lo, hi
-		if o != NotReproduced && hi == lo+1 {
-			r.FirstBad, r.LastGood = commits[hi], commits[lo]
+	n := len(commits)
+	b := &bisector{p: p, measure: measure, commits: commits, runs: map[int][]float64{}}
+	b.runs[0], b.runs[n-1] = logs(p.Good), logs(p.Bad)
+	r := BisectResult{}
+	finish := func(o Outcome, why string) BisectResult {
+		r.Outcome, r.Runs = o, b.used
+		if o != NotReproduced {
+			post := b.posterior()
+			c := 1
+			for k := range post {
+				if post[k] > post[c] {
+					c = k
+				}
+			}
+			r.Hi, r.Lo, r.Confidence = c, c-1, post[c]
+			r.FirstBad, r.LastGood = commits[c], commits[c-1]
+			cdf := 0.0
+			for k := range n {
+				if k > 0 {
+					cdf += post[k]
+				}
+				if len(b.runs[k]) == 0 {
+					continue
+				}
+				st := BisectStep{Index: k, Commit: commits[k], Runs: exps(b.runs[k]), PBad: min(1, cdf), Side: "good"}
+				if k >= c {
+					st.Side = "bad"
+				}
+				var good, bad []float64
+				for j, v := range b.runs {
+					switch {
+					case j == k:
+					case j < c:
+						good = append(good, v...)
+					default:
+						bad = append(bad, v...)
+					}
+				}
+				if len(b.runs[k]) > 1 && len(good) > 1 {
+					st.WelchGood = abstat.Welch(good, b.runs[k]).P
+				}
+				if len(b.runs[k]) > 1 && len(bad) > 1 {
+					st.WelchBad = abstat.Welch(bad, b.runs[k]).P
+				}
+				r.Steps = append(r.Steps, st)
+			}
+			why = fmt.Sprintf("%s is the first bad commit with a posterior of %.3f after %d runs: %s", commits[c], r.Confidence, b.used, why)
 		}
-		return r, nil
+		r.Why = why
+		return r
 	}
 	fail := func(err error) (BisectResult, error) {
-		r.Runs, r.Lo, r.Hi = b.runs, lo, hi
-		r.Outcome, r.Why = Undecided, err.Error()
-		return r, err
+		return finish(Undecided, err.Error()), err
 	}
 	// The ends.
-	b.good, b.bad = logs(p.Good), logs(p.Bad)
-	b.groups = [][]float64{b.good, b.bad}
-	for _, side := range []*[]float64{&b.good, &b.bad} {
-		if need := p.EndRuns - len(*side); need > 0 {
-			c := commits[lo]
-			if side == &b.bad {
-				c = commits[hi]
-			}
-			v, err := b.run(c, need)
-			if err != nil {
+	for _, k := range []int{0, n - 1} {
+		if need := p.EndRuns - len(b.runs[k]); need > 0 {
+			if err := b.run(k, need); err != nil {
 				return fail(err)
 			}
-			*side = append(*side, v...)
 		}
 	}
 	for {
-		t := abstat.Welch(b.good, b.bad)
+		t := abstat.Welch(b.runs[0], b.runs[n-1])
 		r.EndsP, r.ChangePct = t.P, pctOfLog(t.Diff)
 		if t.P <= p.EndAlpha {
 			break
 		}
-		if len(b.good) >= p.MaxPerCommit && len(b.bad) >= p.MaxPerCommit || b.runs+2*p.Step > p.Budget {
-			return done(NotReproduced, fmt.Sprintf("the ends differ by %+.2f %% with p = %.3g > %v after %d and %d runs: the change is not reproduced", r.ChangePct, t.P, p.EndAlpha, len(b.good), len(b.bad)))
+		if len(b.runs[0]) >= p.MaxPerCommit || len(b.runs[n-1]) >= p.MaxPerCommit || b.used+2*p.Step > p.Budget {
+			return finish(NotReproduced, fmt.Sprintf("the ends differ by %+.2f %% with p = %.3g > %v after %d and %d runs: the change is not reproduced", r.ChangePct, t.P, p.EndAlpha, len(b.runs[0]), len(b.runs[n-1]))), nil
 		}
-		g, err := b.run(commits[lo], p.Step)
-		if err != nil {
-			return fail(err)
-		}
-		bd, err := b.run(commits[hi], p.Step)
-		if err != nil {
-			return fail(err)
-		}
-		b.good, b.bad = append(b.good, g...), append(b.bad, bd...)
-	}
-	b.groups = [][]float64{b.good, b.bad}
-	undecided := 0
-	for hi-lo > 1 {
-		mid := lo + (hi-lo)/2
-		if b.runs+p.Start > p.Budget {
-			return done(Undecided, fmt.Sprintf("the budget of %d runs is spent with %d commits left between %s and %s", p.Budget, hi-lo-1, commits[lo], commits[hi]))
-		}
-		m, err := b.run(commits[mid], p.Start)
-		if err != nil {
-			return fail(err)
-		}
-		st := BisectStep{Index: mid, Commit: commits[mid]}
-		a := math.Log((1 - p.ErrorRate) / p.ErrorRate)
-		// Each midpoint still to come after this one (about log2 of the commits left)
-		// keeps ReserveRuns of the budget.
-		left := int(math.Ceil(math.Log2(float64(hi - lo))))
-		allowance := p.Budget - p.Start - (left-1)*p.ReserveRuns
-		for {
-			st.LLR = b.llr(m)
-			if math.Abs(st.LLR) >= a {
-				st.Decided = true
-				break
-			}
-			if b.runs+p.Step > min(p.Budget, allowance+p.Start) {
-				break
-			}
-			// The levels the midpoint is judged against are estimates too: while the
-			// midpoint has as many runs as the smaller side, that side gets them.
-			if small := min(len(b.good), len(b.bad)); len(m) >= small && small+p.Step <= 2*p.MaxPerCommit {
-				end, side := commits[lo], &b.good
-				if len(b.bad) < len(b.good) {
-					end, side = commits[hi], &b.bad
-				}
-				more, err := b.run(end, p.Step)
-				if err != nil {
-					return fail(err)
-				}
-				*side = append(*side, more...)
-				b.groups = append(b.groups, more)
-				continue
-			}
-			if len(m)+p.Step > p.MaxPerCommit {
-				break
-			}
-			more, err := b.run(commits[mid], p.Step)
-			if err != nil {
+		for _, k := range []int{0, n - 1} {
+			if err := b.run(k, p.Step); err != nil {
 				return fail(err)
 			}
-			m = append(m, more...)
 		}
-		st.PGood, st.PBad = abstat.Welch(b.good, m).P, abstat.Welch(b.bad, m).P
-		st.Runs = exps(m)
-		r.Confidence *= 1 / (1 + math.Exp(-math.Abs(st.LLR)))
-		if !st.Decided {
-			undecided++
-		}
-		b.groups = append(b.groups, m)
-		if st.LLR >= 0 {
-			st.Side, lo = "good", mid
-			b.good = append(b.good, m...)
-		} else {
-			st.Side, hi = "bad", mid
-			b.bad = append(b.bad, m...)
-		}
-		r.Steps = append(r.Steps, st)
 	}
-	if undecided > 0 {
-		return done(Undecided, fmt.Sprintf("%s is the first bad commit, but %d midpoint(s) were decided by the cap or the budget, not the test (confidence %.3f)", commits[hi], undecided, r.Confidence))
+	for {
+		post := b.posterior()
+		if slices.Max(post) >= 1-p.ErrorRate {
+			return finish(Found, "the posterior passed "+fmt.Sprint(1-p.ErrorRate)), nil
+		}
+		// Measure the commit whose chance of being bad is nearest one half (the median
+		// of the posterior: probabilistic bisection), among those below the cap.
+		next, gap := -1, 2.0
+		cdf := 0.0
+		for k := 1; k < n-1; k++ {
+			cdf += post[k]
+			if g := math.Abs(cdf - 0.5); g < gap && len(b.runs[k]) < p.MaxPerCommit {
+				next, gap = k, g
+			}
+		}
+		if next < 0 {
+			return finish(Undecided, "every commit between the ends has its cap of runs"), nil
+		}
+		add := p.Step
+		if len(b.runs[next]) == 0 {
+			add = p.Start
+		}
+		add = min(add, p.Budget-b.used, p.MaxPerCommit-len(b.runs[next]))
+		if add <= 0 {
+			return finish(Undecided, fmt.Sprintf("the budget of %d runs is spent", p.Budget)), nil
+		}
+		if err := b.run(next, add); err != nil {
+			return fail(err)
+		}
 	}
-	return done(Found, fmt.Sprintf("%s is the first bad commit (%d runs, confidence %.3f)", commits[hi], b.runs, r.Confidence))
 }
 
 type bisector struct {
-	p         BisectParams
-	measure   Measure
-	commits   []string
-	runs      int
-	good, bad []float64   // logarithms of the runs on each side
-	groups    [][]float64 // the runs of each measured commit, for the pooled noise
+	p       BisectParams
+	measure Measure
+	commits []string
+	used    int
+	runs    map[int][]float64 // logarithms of the runs of each measured commit
 }
 
-// run measures commit n times and checks the readings.
-func (b *bisector) run(commit string, n int) ([]float64, error) {
-	v, err := b.measure(commit, n)
-	b.runs += len(v)
+// run measures commit k n more times and checks the readings.
+func (b *bisector) run(k, n int) error {
+	c := b.commits[k]
+	v, err := b.measure(c, n)
+	b.used += len(v)
 	if err != nil {
-		return nil, fmt.Errorf("measuring %s: %w", commit, err)
+		return fmt.Errorf("measuring %s: %w", c, err)
 	}
 	if len(v) != n {
-		return nil, fmt.Errorf("measuring %s: %d readings for %d runs", commit, len(v), n)
+		return fmt.Errorf("measuring %s: %d readings for %d runs", c, len(v), n)
 	}
 	for _, x := range v {
 		if math.IsNaN(x) || math.IsInf(x, 0) || x <= 0 {
-			return nil, fmt.Errorf("measuring %s: the reading %v is not a finite positive value", commit, x)
+			return fmt.Errorf("measuring %s: the reading %v is not a finite positive value", c, x)
 		}
 	}
-	return logs(v), nil
+	b.runs[k] = append(b.runs[k], logs(v)...)
+	return nil
 }
 
-// llr is the log likelihood ratio of "m is at the good level" against "at the bad
-// level": the mean of m against each side's mean, with the standard error of both from
-// the noise pooled over every measured commit.
-func (b *bisector) llr(m []float64) float64 {
-	// Heavy tails: every run is clipped to its commit's median +- clipSigmas robust
-	// standard deviations (1.4826 x the median absolute deviation of every run from its
-	// commit's median) before the means and the variance are taken.
-	groups := append(slices.Clone(b.groups), m)
-	var dev []float64
-	for _, g := range groups {
-		md := mathx.Median(g)
-		for _, x := range g {
-			dev = append(dev, math.Abs(x-md))
+// posterior is, for every c from 1 to len(commits)-1, the probability that commits[c]
+// is the first bad one given every run so far: a uniform prior, every run normal around
+// the good level before c and the bad level from c on, with one unknown noise; the
+// levels and the noise integrated out (flat priors on the levels, 1/sigma on the
+// noise), which gives the marginal likelihood nG^-1/2 nB^-1/2 SS^-(n-2)/2, SS the sum of
+// squares around each side's mean. post[0] is 0.
+func (b *bisector) posterior() []float64 {
+	n := len(b.commits)
+	idx := make([]int, 0, len(b.runs))
+	for k, v := range b.runs {
+		if len(v) > 0 {
+			idx = append(idx, k)
 		}
 	}
-	lim := clipSigmas * 1.4826 * mathx.Median(dev)
-	clip := func(g []float64) []float64 {
-		md := mathx.Median(g)
-		out := make([]float64, len(g))
-		for i, x := range g {
-			out[i] = min(max(x, md-lim), md+lim)
+	slices.Sort(idx)
+	var all []float64
+	for _, k := range idx {
+		all = append(all, b.runs[k]...)
+	}
+	total := float64(len(all))
+	s0 := math.Log1p(b.p.MinSigmaPct / 100)
+	logL := make([]float64, n)
+	best := math.Inf(-1)
+	for c := 1; c < n; c++ {
+		var g, bd []float64
+		for _, k := range idx {
+			if k < c {
+				g = append(g, b.runs[k]...)
+			} else {
+				bd = append(bd, b.runs[k]...)
+			}
 		}
-		return out
-	}
-	if lim > 0 {
-		for i, g := range groups {
-			groups[i] = clip(g)
+		if len(g) == 0 || len(bd) == 0 {
+			logL[c] = math.Inf(-1)
+			continue
 		}
+		ss := sumSq(g) + sumSq(bd) + total*s0*s0
+		logL[c] = -0.5*math.Log(float64(len(g))) - 0.5*math.Log(float64(len(bd))) - (total-2)/2*math.Log(ss)
+		best = max(best, logL[c])
 	}
-	ss, df := 0.0, 0
-	for _, g := range groups {
-		if len(g) > 1 {
-			ss += abstat.SampleVar(g) * float64(len(g)-1)
-			df += len(g) - 1
-		}
+	post := make([]float64, n)
+	sum := 0.0
+	for c := 1; c < n; c++ {
+		post[c] = math.Exp(logL[c] - best)
+		sum += post[c]
 	}
-	good, bad := b.good, b.bad
-	if lim > 0 {
-		m, good, bad = groups[len(groups)-1], clip(good), clip(bad)
+	for c := range post {
+		post[c] /= sum
 	}
-	s2 := math.Pow(math.Log1p(b.p.MinSigmaPct/100), 2)
-	if df > 0 {
-		s2 = max(s2, ss/float64(df))
-	}
-	n := float64(len(m))
-	vg := s2 * (1/n + 1/float64(len(good)))
-	vb := s2 * (1/n + 1/float64(len(bad)))
-	mm := abstat.Mean(m)
-	dg, db := mm-abstat.Mean(good), mm-abstat.Mean(bad)
-	return (db*db/vb-dg*dg/vg)/2 + 0.5*math.Log(vb/vg)
+	return post
 }
 
-// clipSigmas is where a run is clipped, in robust standard deviations from its commit's
-// median.
-const clipSigmas = 3.0
+// sumSq is the sum of squares of v around its mean.
+func sumSq(v []float64) float64 {
+	return abstat.SampleVar(v) * float64(len(v)-1)
+}
 
 func logs(v []float64) []float64 {
 	out := make([]float64, len(v))

@@ -54,15 +54,20 @@
 //
 // # Bisection
 //
-// Bisect finds the first bad commit of a range whose ends differ: the ends are measured
-// (or the A/B's samples given), then every midpoint is measured a few times and more
-// repeats are added until Wald's sequential probability ratio between "the midpoint is
-// at the good level" and "at the bad level" passes log(1/ErrorRate) either way, the
-// levels and their standard errors taken from every run already classified on each side
-// (runner/abstat's Mean and SampleVar; the ends are checked with its Welch test). A
-// midpoint's runs join its side, so later midpoints are judged against better estimates.
-// A per-commit cap and a total budget bound the runs; a midpoint decided by the cap or
-// the budget is reported as undecided.
+// Bisect finds the first bad commit of a range whose ends differ (Welch's test of
+// runner/abstat on the ends' runs, or on the A/B's samples passed in). It is a
+// probabilistic bisection (Horstein; the noisy binary search of Karp and Kleinberg):
+// after every few runs it computes, for every commit of the range, the posterior
+// probability that it is the first bad one, from every run so far at once (each run
+// normal around the good level before the culprit and the bad level from it on; both
+// levels and the noise integrated out, so the uncertainty of the ends counts), then
+// measures the commit whose chance of being bad is nearest one half: a new commit gets
+// Start runs, one measured before Step more. It stops when one commit reaches
+// 1 - ErrorRate, or when the budget (or every commit's cap) is spent, naming the most
+// likely commit as undecided. Unlike a midpoint test decided once (Wald's sequential
+// ratio per midpoint, CSIT's "the side that describes the data best"), a commit
+// classified wrongly early is revisited when later runs contradict it, and no run is
+// spent on a side that is already plain. bench/changepoint.sh measures it.
 //
 // It works on plain numbers: it must not read files, run anything (the caller's measure
 // function does), format reports beyond its texts, or talk to GitHub.
