@@ -8,7 +8,8 @@
 # lines read
 #   changepoint: 5% step found in median N nights (90% within M), false alarms F per 100 nights
 #   bisect: culprit right in X% of K runs, mean R single-model runs
-# (both noise kinds together). Exits 1 when N > 3, M > 6, F > 1, X < 95 or R > 60.
+# (the first over both noise kinds, the second for the Gaussian noise; the heavy-tailed
+# bisection has its own line). Exits 1 when N > 3, M > 6, F > 1, X < 95 or R > 60.
 # Usage: bench/changepoint.sh [bench/changepoint flags: -histories N -null N -bisects K -seed S ...]
 set -euo pipefail
 cd "$(dirname "$0")/.."

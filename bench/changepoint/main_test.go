@@ -32,7 +32,7 @@ func TestReportLastLines(t *testing.T) {
 	if n, _ := strconv.Atoi(m[1]); n < 1 || n > 5 {
 		t.Errorf("median %d nights", n)
 	}
-	bi := regexp.MustCompile(`^bisect: culprit right in (\d+\.\d)% of 80 runs, mean (\d+\.\d) single-model runs$`)
+	bi := regexp.MustCompile(`^bisect: culprit right in (\d+\.\d)% of 40 runs, mean (\d+\.\d) single-model runs$`)
 	m = bi.FindStringSubmatch(lines[len(lines)-1])
 	if m == nil {
 		t.Fatalf("line %q", lines[len(lines)-1])

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/lablup/perfbot/internal/mathx"
 	"github.com/lablup/perfbot/runner/abstat"
 )
 
@@ -274,9 +275,10 @@ func (b *bisector) posterior() []float64 {
 		}
 	}
 	slices.Sort(idx)
+	runs := cleaned(b.runs, idx)
 	var all []float64
 	for _, k := range idx {
-		all = append(all, b.runs[k]...)
+		all = append(all, runs[k]...)
 	}
 	total := float64(len(all))
 	s0 := math.Log1p(b.p.MinSigmaPct / 100)
@@ -286,9 +288,9 @@ func (b *bisector) posterior() []float64 {
 		var g, bd []float64
 		for _, k := range idx {
 			if k < c {
-				g = append(g, b.runs[k]...)
+				g = append(g, runs[k]...)
 			} else {
-				bd = append(bd, b.runs[k]...)
+				bd = append(bd, runs[k]...)
 			}
 		}
 		if len(g) == 0 || len(bd) == 0 {
@@ -309,6 +311,40 @@ func (b *bisector) posterior() []float64 {
 		post[c] /= sum
 	}
 	return post
+}
+
+// clipSigmas is where cleaned clips a run, in robust standard deviations from its
+// commit's median.
+const clipSigmas = 4.0
+
+// cleaned clips every run at its commit's median +- clipSigmas robust standard
+// deviations (1.4826 x the median absolute deviation of every run from its commit's
+// median, over the commits with 3 runs or more): one odd run of heavy-tailed GPU noise
+// does not decide where the step is; normal noise is hardly ever clipped.
+func cleaned(runs map[int][]float64, idx []int) map[int][]float64 {
+	var dev []float64
+	med := map[int]float64{}
+	for _, k := range idx {
+		med[k] = mathx.Median(runs[k])
+		if len(runs[k]) >= 3 {
+			for _, x := range runs[k] {
+				dev = append(dev, math.Abs(x-med[k]))
+			}
+		}
+	}
+	lim := clipSigmas * 1.4826 * mathx.Median(dev)
+	if lim <= 0 {
+		return runs
+	}
+	out := make(map[int][]float64, len(idx))
+	for _, k := range idx {
+		v := make([]float64, len(runs[k]))
+		for i, x := range runs[k] {
+			v[i] = max(med[k]-lim, min(med[k]+lim, x))
+		}
+		out[k] = v
+	}
+	return out
 }
 
 // sumSq is the sum of squares of v around its mean.
