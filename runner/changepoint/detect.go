@@ -274,7 +274,7 @@ func Detect(points []Point, p Params) (Result, error) {
 	}
 	for i := 1; i < len(res.Segments); i++ {
 		a, b := res.Segments[i-1], res.Segments[i]
-		lo, hi := d.rangeAround(a.Start, b.End, b.Start)
+		lo, hi := d.rangeAround(a.Start, b.End, b.Start, 0)
 		c := Change{
 			Index: b.Start, Date: points[b.Start].Date, RangeFrom: lo, RangeTo: hi, LastGood: points[lo-1].Commit, FirstBad: points[hi].Commit,
 			From: a.Level, To: b.Level, ChangePct: (b.Level/a.Level - 1) * 100, Z: zs[b.Start],
@@ -432,12 +432,12 @@ func (d *detector) split(a, b int, bounds *[]int, zs map[int]float64) {
 	d.split(t2, b, bounds, zs)
 }
 
-// rangeAround is the first and last split of x[a:b] (each side at least one night)
-// whose z has the sign of the split at t and a square within RangeZ2 of its square.
-func (d *detector) rangeAround(a, b, t int) (lo, hi int) {
+// rangeAround is the first and last split s of x[a:b], from <= s < b, whose z has the
+// sign of the split at t and a square within RangeZ2 of its square.
+func (d *detector) rangeAround(a, b, t, from int) (lo, hi int) {
 	zt := d.z(a, t, b)
 	lo, hi = t, t
-	for s := a + 1; s < b; s++ {
+	for s := max(a+1, from); s < b; s++ {
 		z := d.z(a, s, b)
 		if z*zt > 0 && z*z >= zt*zt-d.p.RangeZ2 {
 			lo, hi = min(lo, s), max(hi, s)
@@ -478,7 +478,7 @@ func (d *detector) judge(res Result) Judgement {
 		j.Index, j.Tail, j.Z = i, bestK, bz
 		j.Reference = d.segment(cur.Start, i)
 		j.ChangePct = math.Expm1(d.mean(i, n)-d.mean(cur.Start, i)) * 100
-		j.RangeFrom, j.RangeTo = d.rangeAround(cur.Start+d.p.MinRef-1, n, i)
+		j.RangeFrom, j.RangeTo = d.rangeAround(cur.Start, n, i, cur.Start+d.p.MinRef)
 		j.LastGood, j.FirstBad = d.pts[j.RangeFrom-1].Commit, d.pts[j.RangeTo].Commit
 		j.Status = SuspectedImprove
 		if worse(j.ChangePct, d.p.Direction) {
