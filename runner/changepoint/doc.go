@@ -39,18 +39,21 @@
 // The newest nights are judged against the current segment alone (Result.Newest): for
 // the last k = 1 .. MaxTail nights, the mean of the tail against the mean of the rest of
 // the segment, in standard errors; the largest |z| of at least SuspectZ, and a change of
-// at least MinChangePct, is a suspected change whose first night is the first of the
-// tail. The threshold is deliberately loose (a large step shows on its first night): a
-// suspicion is only a reason to re-measure last good against first bad as an
-// interleaved A/B (runner/abstat's adaptive plan), and only a confirmed A/B makes it a
-// change (Params.Confirmed). bench/changepoint.sh measures the whole loop.
+// at least MinChangePct, is a suspected change whose most likely first night is the
+// first of the tail, and whose range is every split whose z^2 is within RangeZ2 of the
+// best (a support interval: a noisy night next to the step does not hide the commit that
+// did it). The threshold is deliberately loose (a large step shows on its first night): a
+// suspicion is only a reason to re-measure the commit before the range against the last
+// commit of the range as an interleaved A/B (runner/abstat's adaptive plan), and only a
+// confirmed A/B makes it a change (Params.Confirmed). bench/changepoint.sh measures the
+// whole loop.
 //
 // Why not the others: a band over the last N nights (runner/baseline) absorbs a lasting
 // step once the window holds both levels; E-Divisive with permutations needs several
 // nights after a step (Otava's README admits missing the first regressed runs) and is
 // random; FD.io's jumpavg (minimum description length) needs no parameters but has no
-// false-alarm rate to tune against the A/B that confirms. The segmentation here gives the
-// same segments as those on a clear history; the tail test gives the fast first alarm.
+// false-alarm rate to tune against the A/B that confirms. Here the segmentation gives the
+// history its segments and the tail test gives the fast first alarm.
 //
 // # Bisection
 //
