@@ -8,9 +8,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/lablup/perfbot/internal/testfix"
@@ -649,5 +651,129 @@ func BenchmarkGemmGatesDryRun(b *testing.B) {
 		if _, err := GemmGates(context.Background(), dir, o, Options{DryRun: true}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// The checker's verdict is its success line AND a clean exit in time: a checker that
+// prints "passed" and then exits non-zero, is killed, or runs past its timeout has
+// failed, and the report says so.
+func TestCheckerSuccessLineIsNotEnough(t *testing.T) {
+	t.Parallel()
+	const ok = "echo 'Kernel port dispatch check passed: 12 files, 3 awaiting a predicate'"
+	cases := []struct {
+		name, script string
+		verdict      string
+		awaiting     int
+		timeout      time.Duration // 0: 20 s, far past what a checker that ends takes on a loaded machine
+		report       string        // the checker line of the Markdown report
+	}{
+		{"passed", ok, "passed", 3, 0, "Checker `sh scripts/ci/check_kernel_port_dispatch.py`: **passed**, 3 awaiting a predicate."},
+		{"success line then exit 1", ok + "; exit 1", "failed", 3, 0, "Checker `sh scripts/ci/check_kernel_port_dispatch.py`: **failed** (exit 1)."},
+		{"success line then killed", ok + "; kill -9 $$", "failed", 3, 0, "Checker `sh scripts/ci/check_kernel_port_dispatch.py`: **failed** (killed by signal 9 (killed))."},
+		{"success line then hangs", ok + "; exec sleep 60", "failed", 3, 2 * time.Second, "Checker `sh scripts/ci/check_kernel_port_dispatch.py`: **failed** (timed out after 2s)."},
+		{"exit 0 without the success line", "echo 'all good'", "failed", -1, 0, "Checker `sh scripts/ci/check_kernel_port_dispatch.py`: **failed** (exit 0)."},
+		{"failure lines", "echo 'Kernel port dispatch check failed:'; echo '  src/a.rs:3: enumerates Metal'; echo '  not a failure line'; exit 1", "failed", -1, 0,
+			"Checker `sh scripts/ci/check_kernel_port_dispatch.py`: **failed** (exit 1)."},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			repo := t.TempDir()
+			p := filepath.Join(repo, filepath.FromSlash(CheckerPath))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(c.script+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+			defer cancel()
+			timeout := c.timeout
+			if timeout == 0 {
+				timeout = 20 * time.Second
+			}
+			start := time.Now()
+			res := runChecker(ctx, repo, Options{Python: "sh", CheckerTimeout: timeout})
+			if waited := time.Since(start); c.timeout != 0 && waited > 15*time.Second {
+				t.Fatalf("the checker run took %v: the timeout did not stop it", waited)
+			}
+			if res.Verdict != c.verdict || res.Awaiting != c.awaiting {
+				t.Errorf("verdict %q awaiting %d, want %q %d (result %+v)", res.Verdict, res.Awaiting, c.verdict, c.awaiting, res.VerifyResult)
+			}
+			md := (&Report{Decision: Switch, Checker: res}).Markdown()
+			var line string
+			for _, l := range strings.Split(md, "\n") {
+				if strings.HasPrefix(l, "Checker ") {
+					line = l
+				}
+			}
+			if line != c.report {
+				t.Errorf("report line %q, want %q\n%s", line, c.report, md)
+			}
+			if c.name == "failure lines" && (len(res.Failures) != 1 || res.Failures[0] != "src/a.rs:3: enumerates Metal") {
+				t.Errorf("failures %q, want the one path:line line", res.Failures)
+			}
+			// The report quotes the failure lines when there are some, the output
+			// otherwise.
+			switch c.name {
+			case "failure lines":
+				if !strings.Contains(md, "src/a.rs:3: enumerates Metal") || strings.Contains(md, "not a failure line") {
+					t.Errorf("the report does not quote just the failure lines:\n%s", md)
+				}
+			case "exit 0 without the success line":
+				if !strings.Contains(md, "\nall good\n") {
+					t.Errorf("the report does not quote the output:\n%s", md)
+				}
+			}
+		})
+	}
+}
+
+// When the checker passes but counts another number awaiting a predicate than the set
+// has entries, the report notes it, a count of 0 too; a failed checker's count is not
+// compared.
+func TestGemmGatesNotesTheCheckersCount(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, script string
+		note         bool
+	}{
+		{"passed, 0 awaiting", "echo 'Kernel port dispatch check passed: 12 files, 0 awaiting a predicate'", true},
+		{"passed, 3 awaiting", "echo 'Kernel port dispatch check passed: 12 files, 3 awaiting a predicate'", false},
+		{"failed, 0 awaiting", "echo 'Kernel port dispatch check passed: 12 files, 0 awaiting a predicate'; exit 1", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			repo := copyRepo(t, "upstream")
+			py := filepath.Join(t.TempDir(), "python3")
+			if err := os.WriteFile(py, []byte("#!/bin/sh\n"+c.script+"\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			o := passOutcome(t)
+			o.Tests[1] = TestResult{Name: TestNames[1], Outcome: BuildFailed, Detail: "error[E0425]"}
+			r, err := GemmGates(context.Background(), repo, o, Options{Python: py})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := "the checker counts 0 awaiting a predicate but BACKEND_ENUMERATION_TODO has 3 entries"
+			if got := slices.Contains(r.Notes, want); got != c.note {
+				t.Errorf("notes %q: the count noted %v, want %v", r.Notes, got, c.note)
+			}
+		})
+	}
+}
+
+// A repository reached through a symbolic link is patched like any other: its files are
+// inside it once the link is resolved.
+func TestGemmGatesThroughALinkedRepo(t *testing.T) {
+	t.Parallel()
+	repo := copyRepo(t, "upstream")
+	link := filepath.Join(t.TempDir(), "repo")
+	if err := os.Symlink(repo, link); err != nil {
+		t.Fatal(err)
+	}
+	r, err := GemmGates(context.Background(), link, passOutcome(t), Options{})
+	if err != nil || !r.Changed() {
+		t.Fatalf("through a link: %+v, %v", r, err)
 	}
 }
