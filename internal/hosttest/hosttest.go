@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lablup/perfbot/internal/sampletree"
 	"github.com/lablup/perfbot/internal/testfix"
 )
 
@@ -37,16 +38,13 @@ func CopyTree(src, dst string) error {
 	})
 }
 
-// PatcherRepo copies the patcher's "upstream" test copy of mlxcel (the grouped_gemm test
-// file, the checker, the dispatch sources) into a temp dir.
+// PatcherRepo writes the sources of the sample mlxcel checkout (internal/sampletree: the
+// grouped_gemm test file, the checker, the dispatch sources) into a temp dir.
 func PatcherRepo(t testing.TB) string {
 	t.Helper()
-	root := filepath.Join(testfix.RepoRoot(t), "runner", "patch", "testdata")
 	dir := t.TempDir()
-	for _, src := range []string{filepath.Join(root, "common"), filepath.Join(root, "variants", "upstream", "repo")} {
-		if err := CopyTree(src, dir); err != nil {
-			t.Fatal(err)
-		}
+	if err := sampletree.WriteSources(dir); err != nil {
+		t.Fatal(err)
 	}
 	return dir
 }
@@ -73,9 +71,9 @@ type Target struct {
 	Repo, Bare, Base string
 }
 
-// NewTarget commits the patcher's upstream copy plus files (repo path -> content; a file
-// starting with #! is executable) as the one commit of main, clones it bare into a temp
-// dir and clones that.
+// NewTarget commits the sample checkout's sources (PatcherRepo) plus files (repo path
+// -> content; a file starting with #! is executable) as the one commit of main, clones
+// it bare into a temp dir and clones that.
 func NewTarget(t testing.TB, home string, files map[string]string) Target {
 	t.Helper()
 	root := t.TempDir()
