@@ -6,14 +6,13 @@
 package hosttest
 
 import (
-	"bytes"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/lablup/perfbot/internal/gittest"
 	"github.com/lablup/perfbot/internal/sampletree"
 	"github.com/lablup/perfbot/internal/testfix"
 )
@@ -53,16 +52,13 @@ func PatcherRepo(t testing.TB) string {
 // config, and returns its trimmed output.
 func Git(t testing.TB, home, dir string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=Maintainer", "GIT_AUTHOR_EMAIL=maintainer@example.com",
-		"GIT_COMMITTER_NAME=Maintainer", "GIT_COMMITTER_EMAIL=maintainer@example.com")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("git %s: %v: %s", strings.Join(args, " "), err, errb.String())
+	cmd := gittest.Command(dir, args...)
+	cmd.Env = append(cmd.Env, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"))
+	out, err := gittest.Run(cmd)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return strings.TrimSpace(out.String())
+	return strings.TrimSpace(out)
 }
 
 // Target is a target repository: Bare stands in for GitHub, Repo is a clone of it, and
