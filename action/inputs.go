@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/lablup/perfbot/config"
+	"github.com/lablup/perfbot/internal/strs"
 	"github.com/lablup/perfbot/runner/results"
 )
 
@@ -211,17 +212,7 @@ func contains(list []string, s string) bool {
 }
 
 // clip shortens a value quoted in an error; the annotation escapes it.
-func clip(s string) string {
-	const n = 80
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "..."
-}
+func clip(s string) string { return strs.Clip(s, 80, "...") }
 
 // insideCheckout resolves a repo-relative path in the checkout, refusing one that leaves
 // it, also through a symlink. A path that does not exist resolves to "" with no error.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/lablup/perfbot/config"
 	"github.com/lablup/perfbot/internal/mdtext"
+	"github.com/lablup/perfbot/internal/strs"
 )
 
 // Error is a command perfbot found but cannot read: what is wrong, what is valid
@@ -58,17 +59,7 @@ func (e *Error) Reply() string {
 func noMention(s string) string { return strings.ReplaceAll(s, "@", "@\u200b") }
 
 // clip shortens s to at most n bytes on a rune boundary, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !runeStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
-func runeStart(b byte) bool { return b&0xC0 != 0x80 }
+func clip(s string, n int) string { return strs.Clip(s, n, "…") }
 
 func code(s string) string { return mdtext.Code(s) }
 

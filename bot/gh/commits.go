@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/google/go-github/v62/github"
+	"github.com/lablup/perfbot/internal/strs"
 )
 
 // PullHead is what pinning a run needs of a pull request: its head commit and where
@@ -72,7 +73,7 @@ func (c *Client) CommitSHA(ctx context.Context, r Repo, ref string) (string, err
 	}
 	sha = strings.TrimSpace(sha)
 	if !isFullSHA(sha) {
-		return "", fmt.Errorf("%s: GitHub answered an unexpected SHA %q", op, clipString(sha, 80))
+		return "", fmt.Errorf("%s: GitHub answered an unexpected SHA %q", op, strs.Clip(sha, 80, "..."))
 	}
 	return sha, nil
 }
@@ -166,11 +167,4 @@ func isFullSHA(s string) bool {
 		}
 	}
 	return true
-}
-
-func clipString(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
 }

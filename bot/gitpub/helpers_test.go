@@ -1,11 +1,8 @@
 package gitpub
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -31,38 +28,6 @@ const (
 
 var bot = Identity{Name: "perfbot[bot]", Email: "perfbot[bot]@users.noreply.github.com"}
 
-// gitT runs git for test setup with a fixed human identity and fails the test on error.
-func gitT(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	out, err := gitTry(dir, nil, args...)
-	if err != nil {
-		t.Fatalf("git %s: %v", strings.Join(args, " "), err)
-	}
-	return out
-}
-
-// gitCmd is a git command for test setup, with a fixed human identity.
-func gitCmd(dir string, args ...string) *exec.Cmd {
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(os.Environ(),
-		"GIT_AUTHOR_NAME=Maintainer", "GIT_AUTHOR_EMAIL=maintainer@example.com",
-		"GIT_COMMITTER_NAME=Maintainer", "GIT_COMMITTER_EMAIL=maintainer@example.com")
-	return cmd
-}
-
-func gitTry(dir string, stdin []byte, args ...string) (string, error) {
-	cmd := gitCmd(dir, args...)
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
-	}
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		return out.String(), fmt.Errorf("%w: %s", err, errb.String())
-	}
-	return strings.TrimRight(out.String(), "\n"), nil
-}
-
 // remote is a bare repository standing in for GitHub, with a default branch holding a
 // small source tree.
 type remote struct {
@@ -78,7 +43,7 @@ func newRemote(t testing.TB) *remote {
 	t.Helper()
 	root := t.TempDir()
 	seed := filepath.Join(root, "seed")
-	gitT(t, root, "init", "--quiet", "--initial-branch=main", seed)
+	gittest.Git(t, root, "init", "--quiet", "--initial-branch=main", seed)
 	files := map[string]string{
 		"README.md":             "# mlxcel\n",
 		"src/lib.rs":            "pub fn gate() -> bool { false }\n",
@@ -90,13 +55,13 @@ func newRemote(t testing.TB) *remote {
 	for p, body := range files {
 		writeFile(t, filepath.Join(seed, p), body)
 	}
-	gitT(t, seed, "add", "-A")
-	gitT(t, seed, "update-index", "--chmod=+x", "scripts/bench.sh")
-	gitT(t, seed, "commit", "--quiet", "-m", "base")
+	gittest.Git(t, seed, "add", "-A")
+	gittest.Git(t, seed, "update-index", "--chmod=+x", "scripts/bench.sh")
+	gittest.Git(t, seed, "commit", "--quiet", "-m", "base")
 	bare := filepath.Join(root, "remote.git")
-	gitT(t, root, "clone", "--quiet", "--bare", seed, bare)
-	gitT(t, seed, "remote", "add", "hub", bare)
-	r := &remote{dir: bare, url: "file://" + bare, base: gitT(t, seed, "rev-parse", "HEAD"), seed: seed}
+	gittest.Git(t, root, "clone", "--quiet", "--bare", seed, bare)
+	gittest.Git(t, seed, "remote", "add", "hub", bare)
+	r := &remote{dir: bare, url: "file://" + bare, base: gittest.Git(t, seed, "rev-parse", "HEAD"), seed: seed}
 	t.Cleanup(func() {
 		if got := r.ref(t, "refs/heads/main"); got != r.base {
 			t.Errorf("the remote's default branch moved: %s -> %s", r.base, got)
@@ -118,7 +83,7 @@ func writeFile(t testing.TB, p, body string) {
 // ref returns what the remote holds at ref, or "" when absent.
 func (r *remote) ref(t testing.TB, ref string) string {
 	t.Helper()
-	out, err := gitTry(r.dir, nil, "rev-parse", "--verify", "--quiet", ref)
+	out, err := gittest.Run(gittest.Command(r.dir, "rev-parse", "--verify", "--quiet", ref))
 	if err != nil {
 		return ""
 	}
@@ -128,13 +93,13 @@ func (r *remote) ref(t testing.TB, ref string) string {
 // objects lists every object in a repository, to prove nothing was written.
 func objects(t testing.TB, dir string) string {
 	t.Helper()
-	return gitT(t, dir, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)")
+	return gittest.Git(t, dir, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)")
 }
 
 // refs lists every ref in a repository with its value.
 func refs(t testing.TB, dir string) string {
 	t.Helper()
-	return gitT(t, dir, "for-each-ref", "--format=%(refname) %(objectname)")
+	return gittest.Git(t, dir, "for-each-ref", "--format=%(refname) %(objectname)")
 }
 
 // pusher is a second clone of the remote that pushes to the bot branch on its own, as
@@ -142,13 +107,13 @@ func refs(t testing.TB, dir string) string {
 func (r *remote) pusher(t testing.TB) func(note string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "other")
-	gitT(t, filepath.Dir(dir), "clone", "--quiet", r.url, dir)
+	gittest.Git(t, filepath.Dir(dir), "clone", "--quiet", r.url, dir)
 	return func(note string) string {
 		writeFile(t, filepath.Join(dir, "other.txt"), note)
-		gitT(t, dir, "add", "other.txt")
-		gitT(t, dir, "commit", "--quiet", "-m", "other: "+note)
-		gitT(t, dir, "push", "--quiet", "--force", "origin", "HEAD:refs/heads/"+botBranch)
-		return gitT(t, dir, "rev-parse", "HEAD")
+		gittest.Git(t, dir, "add", "other.txt")
+		gittest.Git(t, dir, "commit", "--quiet", "-m", "other: "+note)
+		gittest.Git(t, dir, "push", "--quiet", "--force", "origin", "HEAD:refs/heads/"+botBranch)
+		return gittest.Git(t, dir, "rev-parse", "HEAD")
 	}
 }
 
@@ -237,7 +202,7 @@ func resultsChange(t testing.TB, base string) Change {
 // treeFiles lists a commit's files as path -> mode.
 func treeFiles(t testing.TB, dir, commit string) map[string]string {
 	t.Helper()
-	out := gitT(t, dir, "ls-tree", "-r", "-z", commit)
+	out := gittest.Git(t, dir, "ls-tree", "-r", "-z", commit)
 	files := map[string]string{}
 	for _, rec := range strings.Split(out, "\x00") {
 		meta, p, ok := strings.Cut(rec, "\t")

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/lablup/perfbot/internal/gittest"
 )
 
 const (
@@ -101,7 +103,7 @@ func TestPublishOverHTTPSendsTokenOnlyAsHeader(t *testing.T) {
 	stale := "AUTHORIZATION: basic " + base64.StdEncoding.EncodeToString([]byte("x-access-token:"+staleToken))
 	host := srv.url[:strings.Index(srv.url, "/git/")+1]
 	for _, key := range []string{"http." + host + ".extraheader", "http." + srv.url + ".extraheader", "http.extraheader"} {
-		gitT(t, p.Dir, "config", "--add", key, stale)
+		gittest.Git(t, p.Dir, "config", "--add", key, stale)
 	}
 
 	res, err := p.Publish(context.Background(), resultsChange(t, r.base))
@@ -178,7 +180,7 @@ func TestTokenNeverInErrors(t *testing.T) {
 	t.Run("redaction of git's own output", func(t *testing.T) {
 		t.Parallel()
 		g := &gitRunner{dir: t.TempDir(), token: wrong}
-		gitT(t, g.dir, "init", "--quiet")
+		gittest.Git(t, g.dir, "init", "--quiet")
 		header := base64.StdEncoding.EncodeToString([]byte("x-access-token:" + wrong))
 		// git echoes what it was given in some errors; feed it the secret in all forms.
 		_, err := g.run(context.Background(), gitOpts{}, "rev-parse", wrong, header)

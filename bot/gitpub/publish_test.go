@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/lablup/perfbot/internal/gittest"
 	"github.com/lablup/perfbot/internal/testfix"
 )
 
@@ -30,12 +31,12 @@ func TestPublishCreatesBranchOnBase(t *testing.T) {
 	if got := r.ref(t, "refs/heads/"+botBranch); got != res.Commit {
 		t.Fatalf("remote branch = %q, want the published commit %s", got, res.Commit)
 	}
-	if got := gitT(t, r.dir, "rev-list", "--parents", "-n1", res.Commit); got != res.Commit+" "+r.base {
+	if got := gittest.Git(t, r.dir, "rev-list", "--parents", "-n1", res.Commit); got != res.Commit+" "+r.base {
 		t.Fatalf("commit and parents = %q, want exactly one parent, the base %s", got, r.base)
 	}
 
 	// Exactly the given files were added; the base's files are all still there.
-	added := strings.Fields(gitT(t, r.dir, "diff-tree", "-r", "--no-commit-id", "--name-status", r.base, res.Commit))
+	added := strings.Fields(gittest.Git(t, r.dir, "diff-tree", "-r", "--no-commit-id", "--name-status", r.base, res.Commit))
 	var want []string
 	for _, k := range sortedKeys(c.Files) {
 		want = append(want, "A", k)
@@ -53,15 +54,15 @@ func TestPublishCreatesBranchOnBase(t *testing.T) {
 		t.Fatal("fixture lost its CRLF line ends: the byte-for-byte check above proves nothing")
 	}
 
-	meta := gitT(t, r.dir, "show", "-s", "--format=%an <%ae>|%cn <%ce>|%ad|%cd|%B", "--date=raw", res.Commit)
+	meta := gittest.Git(t, r.dir, "show", "-s", "--format=%an <%ae>|%cn <%ce>|%ad|%cd|%B", "--date=raw", res.Commit)
 	wantMeta := "perfbot[bot] <perfbot[bot]@users.noreply.github.com>|perfbot[bot] <perfbot[bot]@users.noreply.github.com>|1790795045 +0200|1790795045 +0200|" + c.Message
 	if meta != wantMeta {
 		t.Fatalf("commit metadata:\n got %q\nwant %q", meta, wantMeta)
 	}
-	if res.Tree != gitT(t, r.dir, "rev-parse", res.Commit+"^{tree}") {
+	if res.Tree != gittest.Git(t, r.dir, "rev-parse", res.Commit+"^{tree}") {
 		t.Fatalf("Result.Tree %s is not the commit's tree", res.Tree)
 	}
-	if got := gitT(t, p.Dir, "rev-parse", res.LocalRef); got != res.Commit {
+	if got := gittest.Git(t, p.Dir, "rev-parse", res.LocalRef); got != res.Commit {
 		t.Fatalf("local ref %s = %s, want %s", res.LocalRef, got, res.Commit)
 	}
 }
@@ -69,7 +70,7 @@ func TestPublishCreatesBranchOnBase(t *testing.T) {
 func catBlob(t testing.TB, dir, spec string) []byte {
 	t.Helper()
 	var out bytes.Buffer
-	cmd := gitCmd(dir, "cat-file", "blob", spec)
+	cmd := gittest.Command(dir, "cat-file", "blob", spec)
 	cmd.Stdout = &out
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("cat-file %s: %v", spec, err)
@@ -106,7 +107,7 @@ func TestPublishSameChangeIsUnchanged(t *testing.T) {
 			if again.Action != ActionUnchanged || again.Pushed || again.Commit != first.Commit || again.Previous != first.Commit {
 				t.Fatalf("second result = %+v, want unchanged, not pushed, commit %s", again, first.Commit)
 			}
-			if got := gitT(t, p.Dir, "rev-parse", again.LocalRef); got != first.Commit {
+			if got := gittest.Git(t, p.Dir, "rev-parse", again.LocalRef); got != first.Commit {
 				t.Fatalf("local ref = %s, want the branch's commit %s", got, first.Commit)
 			}
 			if got := refs(t, r.dir); got != remoteRefs {
@@ -149,7 +150,7 @@ func TestPublishNewerChangeReplacesBranch(t *testing.T) {
 	if got := r.ref(t, "refs/heads/"+botBranch); got != res.Commit {
 		t.Fatalf("remote branch = %s, want %s", got, res.Commit)
 	}
-	if got := gitT(t, r.dir, "rev-list", "--count", r.base+".."+res.Commit); got != "1" {
+	if got := gittest.Git(t, r.dir, "rev-list", "--count", r.base+".."+res.Commit); got != "1" {
 		t.Fatalf("the branch has %s commits on the base, want 1 (force-updated, not stacked)", got)
 	}
 	files := treeFiles(t, r.dir, res.Commit)
@@ -182,7 +183,7 @@ func TestPublishRaceIsRetriedAndWins(t *testing.T) {
 	if got := r.ref(t, "refs/heads/"+botBranch); got != res.Commit {
 		t.Fatalf("remote branch = %s, want our commit %s", got, res.Commit)
 	}
-	if got := gitT(t, r.dir, "rev-parse", res.Commit+"^"); got != r.base {
+	if got := gittest.Git(t, r.dir, "rev-parse", res.Commit+"^"); got != r.base {
 		t.Fatalf("parent = %s, want the base", got)
 	}
 	var pushes int
@@ -227,7 +228,7 @@ func TestPublishRaceGivesUpAndKeepsCommit(t *testing.T) {
 	if got := r.ref(t, "refs/heads/"+botBranch); got != last {
 		t.Fatalf("remote branch = %s, want the other pusher's %s (never overwritten unseen)", got, last)
 	}
-	if got := gitT(t, p.Dir, "rev-parse", res.LocalRef); got != res.Commit {
+	if got := gittest.Git(t, p.Dir, "rev-parse", res.LocalRef); got != res.Commit {
 		t.Fatalf("local ref = %s, want the unpushed commit %s", got, res.Commit)
 	}
 

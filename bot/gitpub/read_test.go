@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lablup/perfbot/internal/gittest"
 )
 
 // A commit of the remote with every kind of tree entry: a regular file, an executable,
@@ -22,19 +24,19 @@ func blobCommit(t *testing.T, r *remote) string {
 	if err := os.Symlink("docs/old", filepath.Join(r.seed, "linkdir")); err != nil {
 		t.Fatal(err)
 	}
-	gitT(t, r.seed, "add", "-A")
-	gitT(t, r.seed, "update-index", "--add", "--cacheinfo", "160000,"+r.base+",vendor/sub")
-	gitT(t, r.seed, "commit", "--quiet", "-m", "blobs")
-	sha := gitT(t, r.seed, "rev-parse", "HEAD")
+	gittest.Git(t, r.seed, "add", "-A")
+	gittest.Git(t, r.seed, "update-index", "--add", "--cacheinfo", "160000,"+r.base+",vendor/sub")
+	gittest.Git(t, r.seed, "commit", "--quiet", "-m", "blobs")
+	sha := gittest.Git(t, r.seed, "rev-parse", "HEAD")
 	// On a branch of its own: the clone does not have it until Fetch.
-	gitT(t, r.seed, "push", "--quiet", "hub", "HEAD:refs/heads/pinned")
+	gittest.Git(t, r.seed, "push", "--quiet", "hub", "HEAD:refs/heads/pinned")
 	return sha
 }
 
 func TestReadBlob(t *testing.T) {
 	t.Parallel()
 	r := newRemote(t)
-	gitT(t, r.dir, "config", "uploadpack.allowFilter", "true")
+	gittest.Git(t, r.dir, "config", "uploadpack.allowFilter", "true")
 	p, err := Clone(context.Background(), r.url, filepath.Join(t.TempDir(), "pub.git"), CloneOptions{Filter: "blob:none"})
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +47,7 @@ func TestReadBlob(t *testing.T) {
 	if err := p.Fetch(ctx, sha); err != nil {
 		t.Fatalf("Fetch: %v", err)
 	}
-	if missing := gitT(t, p.Dir, "rev-list", "--objects", "--missing=print", sha); !strings.Contains(missing, "?") {
+	if missing := gittest.Git(t, p.Dir, "rev-list", "--objects", "--missing=print", sha); !strings.Contains(missing, "?") {
 		t.Fatalf("the partial clone has every blob: the test proves nothing:\n%s", missing)
 	}
 	got, err := p.ReadBlob(ctx, sha, ".github/perfbot.yml", 1<<20)
@@ -99,8 +101,8 @@ func TestReadBlobWithoutRemote(t *testing.T) {
 	t.Parallel()
 	r := newRemote(t)
 	dir := filepath.Join(t.TempDir(), "clone")
-	gitT(t, filepath.Dir(dir), "clone", "--quiet", r.dir, dir)
-	gitT(t, dir, "remote", "remove", "origin")
+	gittest.Git(t, filepath.Dir(dir), "clone", "--quiet", r.dir, dir)
+	gittest.Git(t, dir, "remote", "remove", "origin")
 	p := &Publisher{Dir: dir, Remote: "origin"}
 	if b, err := p.ReadBlob(context.Background(), r.base, "README.md", 100); err != nil || string(b) != "# mlxcel\n" {
 		t.Errorf("ReadBlob = %q, %v", b, err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/lablup/perfbot/internal/gittest"
 )
 
 func TestPublishFetchesMissingBase(t *testing.T) {
@@ -31,17 +32,17 @@ func TestPublishFetchesMissingBase(t *testing.T) {
 			t.Parallel()
 			r := newRemote(t)
 			p, log := newPublisher(t, r)
-			gitT(t, p.Dir, "config", "protocol.version", tc.protocol)
+			gittest.Git(t, p.Dir, "config", "protocol.version", tc.protocol)
 			// The base appears on the remote after the clone was made, on another branch.
-			gitT(t, r.seed, "checkout", "--quiet", "-b", "feature")
+			gittest.Git(t, r.seed, "checkout", "--quiet", "-b", "feature")
 			writeFile(t, filepath.Join(r.seed, "src/lib.rs"), "pub fn gate() -> bool { true }\n")
-			gitT(t, r.seed, "commit", "--quiet", "-am", "enable the gate")
-			base := gitT(t, r.seed, "rev-parse", "HEAD")
+			gittest.Git(t, r.seed, "commit", "--quiet", "-am", "enable the gate")
+			base := gittest.Git(t, r.seed, "rev-parse", "HEAD")
 			if !tc.tip {
-				gitT(t, r.seed, "commit", "--quiet", "--allow-empty", "-m", "later")
+				gittest.Git(t, r.seed, "commit", "--quiet", "--allow-empty", "-m", "later")
 			}
-			gitT(t, r.seed, "push", "--quiet", "hub", "feature")
-			if _, err := gitTry(p.Dir, nil, "cat-file", "-e", base); err == nil {
+			gittest.Git(t, r.seed, "push", "--quiet", "hub", "feature")
+			if _, err := gittest.Run(gittest.Command(p.Dir, "cat-file", "-e", base)); err == nil {
 				t.Fatal("the base is already in the clone: the test proves nothing")
 			}
 
@@ -50,7 +51,7 @@ func TestPublishFetchesMissingBase(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Publish: %v", err)
 			}
-			if got := gitT(t, r.dir, "rev-parse", res.Commit+"^"); got != base {
+			if got := gittest.Git(t, r.dir, "rev-parse", res.Commit+"^"); got != base {
 				t.Fatalf("parent = %s, want the fetched base %s", got, base)
 			}
 			var fetches int
@@ -95,9 +96,9 @@ func TestPublishRunsNoLocalHooks(t *testing.T) {
 			}
 		}
 	}
-	gitT(t, p.Dir, "config", "core.hooksPath", custom)
+	gittest.Git(t, p.Dir, "config", "core.hooksPath", custom)
 	// The hooks are live for git itself: without Publish's setting they would run.
-	if _, err := gitTry(p.Dir, nil, "update-ref", "refs/probe", r.base); err == nil {
+	if _, err := gittest.Run(gittest.Command(p.Dir, "update-ref", "refs/probe", r.base)); err == nil {
 		t.Fatal("the reference-transaction hook did not stop a plain update-ref: the test proves nothing")
 	}
 	os.Remove(marker)
@@ -138,7 +139,7 @@ func TestPublishRejectedByRemoteKeepsCommit(t *testing.T) {
 	if res.Retries != 0 || res.Pushed || r.ref(t, "refs/heads/"+botBranch) != "" {
 		t.Fatalf("result = %+v: a rejection that would repeat must not be retried or land", res)
 	}
-	if got := gitT(t, p.Dir, "rev-parse", res.LocalRef); got != res.Commit {
+	if got := gittest.Git(t, p.Dir, "rev-parse", res.LocalRef); got != res.Commit {
 		t.Fatalf("local ref = %s, want %s", got, res.Commit)
 	}
 
@@ -169,7 +170,7 @@ func TestPublishPatchesRemovesAndKeepsModes(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Publish: %v", err)
 	}
-	got := strings.Split(gitT(t, r.dir, "diff-tree", "-r", "--no-commit-id", "--name-status", r.base, res.Commit), "\n")
+	got := strings.Split(gittest.Git(t, r.dir, "diff-tree", "-r", "--no-commit-id", "--name-status", r.base, res.Commit), "\n")
 	want := []string{"D\tdocs/old/more/deep.md", "D\tdocs/old/notes.md", "M\tscripts/bench.sh", "M\tsrc/lib.rs"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("changes against the base (-want +got):\n%s", diff)
@@ -200,10 +201,10 @@ func TestPublishLeavesCheckoutAlone(t *testing.T) {
 	t.Parallel()
 	r := newRemote(t)
 	work := filepath.Join(t.TempDir(), "work")
-	gitT(t, filepath.Dir(work), "clone", "--quiet", r.url, work)
+	gittest.Git(t, filepath.Dir(work), "clone", "--quiet", r.url, work)
 	writeFile(t, filepath.Join(work, "README.md"), "# local edit\n")
 	writeFile(t, filepath.Join(work, "staged.txt"), "staged\n")
-	gitT(t, work, "add", "staged.txt")
+	gittest.Git(t, work, "add", "staged.txt")
 	snapshot := func() string {
 		index, err := os.ReadFile(filepath.Join(work, ".git", "index"))
 		if err != nil {
@@ -214,10 +215,10 @@ func TestPublishLeavesCheckoutAlone(t *testing.T) {
 			t.Fatal(err)
 		}
 		return strings.Join([]string{
-			gitT(t, work, "--no-optional-locks", "status", "--porcelain=v1"),
-			gitT(t, work, "rev-parse", "HEAD"),
+			gittest.Git(t, work, "--no-optional-locks", "status", "--porcelain=v1"),
+			gittest.Git(t, work, "rev-parse", "HEAD"),
 			// Remote-tracking refs may follow the push, as with any push; branches may not.
-			gitT(t, work, "for-each-ref", "refs/heads"),
+			gittest.Git(t, work, "for-each-ref", "refs/heads"),
 			fmt.Sprintf("index sha256 %x", sha256.Sum256(index)),
 			string(readme),
 		}, "\n")
@@ -250,8 +251,8 @@ func TestPublishLeavesCheckoutAlone(t *testing.T) {
 func TestPublishAsksRemoteForDefaultBranch(t *testing.T) {
 	t.Parallel()
 	r := newRemote(t)
-	gitT(t, r.dir, "branch", "trunk", "main")
-	gitT(t, r.dir, "symbolic-ref", "HEAD", "refs/heads/trunk")
+	gittest.Git(t, r.dir, "branch", "trunk", "main")
+	gittest.Git(t, r.dir, "symbolic-ref", "HEAD", "refs/heads/trunk")
 	p, _ := newPublisher(t, r)
 	if p.DefaultBranch != "trunk" {
 		t.Fatalf("Clone took default branch %q, want trunk", p.DefaultBranch)
@@ -272,13 +273,13 @@ func TestPublishAsksRemoteForDefaultBranch(t *testing.T) {
 func TestPublishFromPartialClone(t *testing.T) {
 	t.Parallel()
 	r := newRemote(t)
-	gitT(t, r.dir, "config", "uploadpack.allowFilter", "true")
+	gittest.Git(t, r.dir, "config", "uploadpack.allowFilter", "true")
 	p, err := Clone(context.Background(), r.url, filepath.Join(t.TempDir(), "pub.git"),
 		CloneOptions{Branches: []string{botBranch}, Filter: "blob:none"})
 	if err != nil {
 		t.Fatalf("Clone: %v", err)
 	}
-	if missing := gitT(t, p.Dir, "rev-list", "--objects", "--missing=print", r.base); !strings.Contains(missing, "?") {
+	if missing := gittest.Git(t, p.Dir, "rev-list", "--objects", "--missing=print", r.base); !strings.Contains(missing, "?") {
 		t.Fatalf("the partial clone has every blob: the test proves nothing:\n%s", missing)
 	}
 	c := resultsChange(t, r.base)
@@ -290,7 +291,7 @@ func TestPublishFromPartialClone(t *testing.T) {
 	if len(files) != len(treeFiles(t, r.dir, r.base))+len(c.Files) {
 		t.Fatalf("published tree has %d files, want the base's plus %d", len(files), len(c.Files))
 	}
-	if err := gitCmd(r.dir, "fsck", "--no-progress", "--strict").Run(); err != nil {
+	if err := gittest.Command(r.dir, "fsck", "--no-progress", "--strict").Run(); err != nil {
 		t.Fatalf("the remote is not consistent after the push: %v", err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/lablup/perfbot/bot/store"
+	"github.com/lablup/perfbot/internal/strs"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -456,12 +457,11 @@ func (q *Queue) RunTimes(ctx context.Context, host string, n int) ([]time.Durati
 	return out, rows.Err()
 }
 
-func clip(s string) string {
-	if len(s) > 4096 {
-		return s[:4096]
-	}
-	return s
-}
+// maxError is how many bytes of a request's error are stored.
+const maxError = 4096
+
+// clip cuts a stored error to maxError bytes without splitting a UTF-8 character.
+func clip(s string) string { return strs.Clip(s, maxError, "") }
 
 // Collector reports the depth of each host's queue (queued, and active) at scrape
 // time, read from the database, so the metric cannot drift from the table.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/lablup/perfbot/bot/queue"
 )
@@ -47,24 +48,35 @@ func TestRequestComesBackAsAdded(t *testing.T) {
 }
 
 // TestFinishKeepsAnErrorOfUpTo4096Bytes: the cause stored with a finished request is
-// cut to its first 4096 bytes; one of exactly 4096 is kept whole.
+// cut to its first 4096 bytes; one of exactly 4096 is kept whole. The cut never splits
+// a UTF-8 character: one that ends at byte 4096 stays whole, one that the cut would
+// split is left out whole, so the stored error is always valid UTF-8.
 func TestFinishKeepsAnErrorOfUpTo4096Bytes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	now := time.UnixMilli(1_700_000_000_000)
 	q := openQueue(t, &now)
-	ids := add(t, q, "gfx1151", 3)
 	whole := strings.Repeat("e", 4095) + "!"
-	for i, c := range []struct{ cause, want string }{
+	euroAtEnd := strings.Repeat("e", 4093) + "€"  // € is 3 bytes: bytes 4094 to 4096
+	euroAcross := strings.Repeat("e", 4094) + "€" // € is bytes 4095 to 4097
+	cases := []struct{ cause, want string }{
 		{whole, whole},
 		{whole + "x", whole},
 		{"", ""},
-	} {
+		{euroAtEnd + "x", euroAtEnd},
+		{euroAcross, strings.Repeat("e", 4094)},
+	}
+	ids := add(t, q, "gfx1151", len(cases))
+	for i, c := range cases {
 		if ok, err := q.Finish(ctx, ids[i], queue.Failed, "failure", c.cause, 0); err != nil || !ok {
 			t.Fatalf("Finish: %v %v", ok, err)
 		}
-		if got := get(t, q, ids[i]).Error; got != c.want {
-			t.Errorf("cause of %d bytes stored as %d bytes, want %d", len(c.cause), len(got), len(c.want))
+		got := get(t, q, ids[i]).Error
+		if got != c.want {
+			t.Errorf("cause of %d bytes stored as %d bytes (ending %q), want %d", len(c.cause), len(got), got[max(len(got)-4, 0):], len(c.want))
+		}
+		if !utf8.ValidString(got) {
+			t.Errorf("cause of %d bytes stored as invalid UTF-8 (ending %q)", len(c.cause), got[max(len(got)-4, 0):])
 		}
 	}
 }

@@ -77,7 +77,7 @@ func (tg e2eTarget) blob(t *testing.T, dir, rev, p string) string {
 }
 
 // newE2ETarget lays out the mlxcel checkout: the grouped_gemm test file and the checker
-// as the patcher knows them (runner/patch's upstream copies), the overlay's UPSTREAM
+// as the patcher knows them (the sample checkout's sources), the overlay's UPSTREAM
 // from the fixtures, the config, the two model folders and what the fake cargo needs.
 func newE2ETarget(t *testing.T, home string) e2eTarget {
 	t.Helper()

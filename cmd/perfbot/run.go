@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/lablup/perfbot/config"
+	"github.com/lablup/perfbot/internal/strs"
 	"github.com/lablup/perfbot/runner/guard"
 	"github.com/lablup/perfbot/runner/host"
 	"github.com/lablup/perfbot/runner/job"
@@ -83,16 +84,6 @@ func asUsage(err error) error {
 	return err
 }
 
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // interruptCode is the shell's code for the signal that stopped the job.
 func interruptCode(ctx context.Context) int {
 	if strings.Contains(fmt.Sprint(context.Cause(ctx)), syscall.SIGTERM.String()) {
@@ -133,7 +124,7 @@ examples:
 	}
 	// The same request the Action's profile job makes (job.ProfileRequest).
 	po, err := job.ProfileRequest{
-		Host: h, RepoDir: *repo, ConfigPath: *cfgPath, Models: splitList(*models), Sampling: splitList(*sampling),
+		Host: h, RepoDir: *repo, ConfigPath: *cfgPath, Models: strs.SplitList(*models, ","), Sampling: strs.SplitList(*sampling, ","),
 		OutDir: *out, TraceDir: *traces, SkipBuild: *noBuild, Bench: *bench, GFX: *gfx, Getenv: os.Getenv, Progress: stderr,
 	}.Options()
 	if err != nil {

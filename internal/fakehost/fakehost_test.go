@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lablup/perfbot/internal/gittest"
 )
 
 // The extracted host has its tools executable and its root readable, and the fake
@@ -42,11 +44,8 @@ func TestFakeCargoDump(t *testing.T) {
 		t.Fatal(err)
 	}
 	repo, dumps := t.TempDir(), t.TempDir()
-	for _, args := range [][]string{{"init", "-q"}, {"config", "http.extraheader", "AUTHORIZATION: basic dGVzdA=="}} {
-		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	gittest.Git(t, repo, "init", "-q")
+	gittest.Git(t, repo, "config", "http.extraheader", "AUTHORIZATION: basic dGVzdA==")
 	if err := os.WriteFile(filepath.Join(repo, "Cargo.toml"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}

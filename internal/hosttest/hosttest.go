@@ -6,14 +6,14 @@
 package hosttest
 
 import (
-	"bytes"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/lablup/perfbot/internal/gittest"
+	"github.com/lablup/perfbot/internal/sampletree"
 	"github.com/lablup/perfbot/internal/testfix"
 )
 
@@ -37,16 +37,13 @@ func CopyTree(src, dst string) error {
 	})
 }
 
-// PatcherRepo copies the patcher's "upstream" test copy of mlxcel (the grouped_gemm test
-// file, the checker, the dispatch sources) into a temp dir.
+// PatcherRepo writes the sources of the sample mlxcel checkout (internal/sampletree: the
+// grouped_gemm test file, the checker, the dispatch sources) into a temp dir.
 func PatcherRepo(t testing.TB) string {
 	t.Helper()
-	root := filepath.Join(testfix.RepoRoot(t), "runner", "patch", "testdata")
 	dir := t.TempDir()
-	for _, src := range []string{filepath.Join(root, "common"), filepath.Join(root, "variants", "upstream", "repo")} {
-		if err := CopyTree(src, dir); err != nil {
-			t.Fatal(err)
-		}
+	if err := sampletree.WriteSources(dir); err != nil {
+		t.Fatal(err)
 	}
 	return dir
 }
@@ -55,16 +52,13 @@ func PatcherRepo(t testing.TB) string {
 // config, and returns its trimmed output.
 func Git(t testing.TB, home, dir string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=Maintainer", "GIT_AUTHOR_EMAIL=maintainer@example.com",
-		"GIT_COMMITTER_NAME=Maintainer", "GIT_COMMITTER_EMAIL=maintainer@example.com")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("git %s: %v: %s", strings.Join(args, " "), err, errb.String())
+	cmd := gittest.Command(dir, args...)
+	cmd.Env = append(cmd.Env, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"))
+	out, err := gittest.Run(cmd)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return strings.TrimSpace(out.String())
+	return strings.TrimSpace(out)
 }
 
 // Target is a target repository: Bare stands in for GitHub, Repo is a clone of it, and
@@ -73,9 +67,9 @@ type Target struct {
 	Repo, Bare, Base string
 }
 
-// NewTarget commits the patcher's upstream copy plus files (repo path -> content; a file
-// starting with #! is executable) as the one commit of main, clones it bare into a temp
-// dir and clones that.
+// NewTarget commits the sample checkout's sources (PatcherRepo) plus files (repo path
+// -> content; a file starting with #! is executable) as the one commit of main, clones
+// it bare into a temp dir and clones that.
 func NewTarget(t testing.TB, home string, files map[string]string) Target {
 	t.Helper()
 	root := t.TempDir()

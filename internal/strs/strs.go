@@ -1,9 +1,13 @@
 // Package strs holds the small string helpers every layer needs: cutting text to a
-// byte budget without splitting a UTF-8 character, the short form of a commit id, and
-// splitting a separated list. It imports nothing of perfbot.
+// byte budget without splitting a UTF-8 character or to a number of characters, the
+// short form of a commit id, and splitting a separated list. It imports nothing of
+// perfbot.
 package strs
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // Clip returns s cut to at most n bytes plus mark when it is longer than n. The cut
 // never splits a UTF-8 character: it moves back to the start of the character that
@@ -19,6 +23,18 @@ func Clip(s string, n int, mark string) string {
 		n--
 	}
 	return s[:n] + mark
+}
+
+// ClipRunes returns s cut to at most n characters (runes), mark included, when it has
+// more than n: the first n minus the mark's characters, then mark. It is for text
+// measured in characters (a table cell, a line of a comment) rather than bytes. When
+// the mark alone is longer than n, the result is the mark.
+func ClipRunes(s string, n int, mark string) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	keep := max(n-utf8.RuneCountInString(mark), 0)
+	return string([]rune(s)[:keep]) + mark
 }
 
 // ShortSHA is the first eight characters of a commit id (the whole id when shorter),

@@ -30,6 +30,27 @@ func TestClipKeepsCharactersWhole(t *testing.T) {
 	}
 }
 
+func TestClipRunesCountsCharacters(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		n    int
+		mark string
+		want string
+	}{
+		{"short", 10, "…", "short"},
+		{"€€€€€", 5, "…", "€€€€€"}, // 15 bytes, 5 characters: fits
+		{"€€€€€€", 5, "…", "€€€€…"},
+		{"abcdefghij", 8, "...", "abcde..."},
+		{"abc", 2, "...", "..."},
+		{"abc", -1, "", ""},
+	} {
+		got := ClipRunes(c.s, c.n, c.mark)
+		if got != c.want {
+			t.Errorf("ClipRunes(%q, %d, %q) = %q, want %q", c.s, c.n, c.mark, got, c.want)
+		}
+	}
+}
+
 func TestShortSHA(t *testing.T) {
 	if got := ShortSHA("0123456789abcdef"); got != "01234567" {
 		t.Errorf("ShortSHA = %q", got)

@@ -4,7 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
+
+	"github.com/lablup/perfbot/internal/mathx"
 )
 
 // Direction says which way of a metric is better.
@@ -118,7 +119,7 @@ func Compare(a, b []float64, dir Direction, o Options) (Result, error) {
 		return Result{}, err
 	}
 	r := Result{Direction: dir.String(), NA: len(a), NB: len(b), Alpha: o.Alpha, Level: 1 - o.Alpha, Test: TestNone, P: 1}
-	r.MedianA, r.MedianB = median(a), median(b)
+	r.MedianA, r.MedianB = mathx.Median(a), mathx.Median(b)
 	r.ChangePct = (r.MedianB/r.MedianA - 1) * 100
 	n := min(len(a), len(b))
 	if n < MinRepeats {
@@ -211,12 +212,6 @@ func logs(v []float64) []float64 {
 }
 
 func pctOfLog(d float64) float64 { return math.Expm1(d) * 100 }
-
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	return medianSorted(s)
-}
 
 func medianSorted(s []float64) float64 {
 	n := len(s)

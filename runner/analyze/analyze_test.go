@@ -1,10 +1,14 @@
 package analyze
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/lablup/perfbot/internal/golden"
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/lablup/perfbot/runner/benchlog"
 	"github.com/lablup/perfbot/runner/modelcfg"
@@ -263,5 +267,160 @@ func TestReproducesTheMaintainersNumbersForTheFixtureRuns(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// tinyRun is a profiled run of twelve kernels with distinct total times (so the top-ten
+// cut and the order show), four generated tokens, and a plain run at plainTokS.
+func tinyRun(plainTokS, profiledTokS float64) Input {
+	tr := &rocprof.Trace{Layout: "7", HasGrid: false}
+	var start int64 = 1000
+	tr.Dispatches = append(tr.Dispatches, rocprof.Dispatch{Start: 500, End: 900, Name: 12})
+	for k := range 12 {
+		tr.Names = append(tr.Names, "kernel_"+string(rune('a'+k)))
+		// kernel k runs k+1 times for 10*(12-k) ns each.
+		for range k + 1 {
+			dur := int64(10 * (12 - k))
+			tr.Dispatches = append(tr.Dispatches, rocprof.Dispatch{Start: start, End: start + dur, Name: uint32(k)})
+			start += dur + 5
+		}
+	}
+	tr.Names = append(tr.Names, "before_decode")
+	tr.Rows = len(tr.Dispatches)
+	log := &benchlog.Log{Boottime: benchlog.Marks{WarmupStart: 400, MeasuredStart: 400, DecodeStart: 1000, MeasuredEnd: start + 100, OK: true},
+		PromptTokens: 16, GeneratedTokens: 4, DecodeTokS: profiledTokS, PrefillTokS: 100, HasResults: true}
+	plain := &benchlog.Log{GeneratedTokens: 4, DecodeTokS: plainTokS, PrefillTokS: 120, HasResults: true}
+	return Input{Name: "tiny_greedy", Trace: tr, Log: log, Plain: plain, Model: modelcfg.Model{ModelType: "llama"}, Sampling: results.Greedy}
+}
+
+// The whole summary and kernel table of a small run, against the files under testdata.
+func TestAnalyzeGolden(t *testing.T) {
+	t.Parallel()
+	res, err := Analyze(tinyRun(40, 38))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	w, err := res.WriteOutputs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for file, p := range map[string]string{"tiny_decode_kernels.csv": w.Kernels, "tiny_summary.json": w.Summary} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden.Check(t, "testdata/golden/"+file, string(b))
+	}
+}
+
+// The profiler's slowdown against the plain run, and its note, flip exactly at zero; a
+// plain or profiled rate of zero gives no plain figures at all.
+func TestAnalyzeSlowdownEdges(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name            string
+		plain, profiled float64
+		slowdown        *float64
+		note            bool
+	}{
+		{"profiled slower", 40, 38, ptr(5.26), false},
+		{"equal", 38, 38, ptr(0), false},
+		{"profiled faster", 38, 40, ptr(-5), true},
+		{"no plain rate", 0, 38, nil, false},
+	}
+	for _, c := range cases {
+		res, err := Analyze(tinyRun(c.plain, c.profiled))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		s := res.Summary
+		var got *float64
+		if s.ProfilerDecodeSlowdownPct != nil {
+			v := float64(*s.ProfilerDecodeSlowdownPct)
+			got = &v
+		}
+		if diff := cmp.Diff(c.slowdown, got); diff != "" {
+			t.Errorf("%s: slowdown (-want +got):\n%s", c.name, diff)
+		}
+		if (s.PlainDecodeTokS != nil) != (c.slowdown != nil) || (s.PlainWallMsPerToken != nil) != (c.slowdown != nil) {
+			t.Errorf("%s: plain figures %v %v, want them only with a plain rate", c.name, s.PlainDecodeTokS, s.PlainWallMsPerToken)
+		}
+		noted := false
+		for _, n := range s.Notes {
+			noted = noted || strings.HasPrefix(n, "profiler_decode_slowdown_pct is negative")
+		}
+		if noted != c.note {
+			t.Errorf("%s: negative-slowdown note %v, want %v (notes %q)", c.name, noted, c.note, s.Notes)
+		}
+	}
+	in := tinyRun(40, 0)
+	in.Log.DecodeTokS = 0
+	if res, err := Analyze(in); err != nil || res.Summary.ProfilerDecodeSlowdownPct != nil {
+		t.Errorf("a profiled rate of 0: %v, slowdown %v; want no plain figures", err, res.Summary.ProfilerDecodeSlowdownPct)
+	}
+}
+
+func ptr(v float64) *float64 { return &v }
+
+// A run needs generated tokens; zero-length dispatches give zero shares, not NaN.
+func TestAnalyzeDegenerateInputs(t *testing.T) {
+	t.Parallel()
+	in := tinyRun(40, 38)
+	in.Log.GeneratedTokens = 0
+	if _, err := Analyze(in); err == nil || !strings.Contains(err.Error(), "no results block with `Generated tokens:`") {
+		t.Errorf("zero generated tokens: %v", err)
+	}
+	in = tinyRun(40, 38)
+	for i := range in.Trace.Dispatches {
+		in.Trace.Dispatches[i].End = in.Trace.Dispatches[i].Start
+	}
+	res, err := Analyze(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Kernels {
+		if r.SharePct != 0 {
+			t.Errorf("%s: share %v of no GPU time, want 0", r.Kernel, r.SharePct)
+		}
+	}
+}
+
+// What the inputs lacked or repeated is carried into the result's warnings and the
+// summary's notes, each naming its input.
+func TestAnalyzeInputWarnings(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		edit func(*Input)
+		want []string
+	}{
+		{"none", func(*Input) {}, nil},
+		{"both logs", func(in *Input) {
+			in.Log.Warnings = []string{"no `Prefill:` line"}
+			in.Plain.Warnings = []string{"no `MLX peak memory:` line"}
+		}, []string{"bench log: no `Prefill:` line", "plain bench log: no `MLX peak memory:` line"}},
+		{"no plain run", func(in *Input) {
+			in.Log.Warnings = []string{"w"}
+			in.Plain = nil
+		}, []string{"bench log: w"}},
+		{"one repeated dispatch", func(in *Input) {
+			in.Trace.Duplicates, in.Trace.FirstDuplicate = 1, 77
+		}, []string{"kernel trace: 1 row(s) repeat the Dispatch_Id of an earlier row (the first: 77); each dispatch is counted once"}},
+	}
+	for _, c := range cases {
+		in := tinyRun(40, 38)
+		c.edit(&in)
+		res, err := Analyze(in)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if diff := cmp.Diff(c.want, res.Warnings); diff != "" {
+			t.Errorf("%s: warnings (-want +got):\n%s", c.name, diff)
+		}
+		notes := res.Summary.Notes[len(res.Summary.Notes)-len(c.want):]
+		if diff := cmp.Diff(c.want, notes, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s: the summary's last notes (-want +got):\n%s", c.name, diff)
+		}
 	}
 }

@@ -292,3 +292,44 @@ func TestAttributeRejectsBadInput(t *testing.T) {
 		t.Errorf("nil grid without HasGrid: %v", err)
 	}
 }
+
+// Shares are of the GPU time the input gives, or of the dispatches' sum when it gives
+// none; with no GPU time at all they are 0, not NaN.
+func TestAttributeGPUSum(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		sumNs  int64
+		durNs  int64
+		wantPc float64
+	}{
+		{"given sum", 4000, 1000, 25},
+		{"sum left out", 0, 1000, 100},
+		{"no GPU time", 0, 0, 0},
+	}
+	for _, c := range cases {
+		in := build(names("unknown_kernel"), false)
+		in.GPUSumNs, in.DurNs[0] = c.sumNs, c.durNs
+		res, err := Default().Attribute(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := float64(res.ClassSharePct[0].Value); got != c.wantPc {
+			t.Errorf("%s: class share %v, want %v", c.name, got, c.wantPc)
+		}
+	}
+}
+
+// A dispatch naming a kernel past the name table is refused, not read out of range.
+func TestAttributeNameIndexEdge(t *testing.T) {
+	t.Parallel()
+	in := build(names("a", "b"), false)
+	in.Name[1] = 2
+	if _, err := Default().Attribute(in); err == nil || err.Error() != "attribution input: name index 2 out of range (2 names)" {
+		t.Errorf("name index 2 of 2 names: %v", err)
+	}
+	in.Name[1] = 1
+	if _, err := Default().Attribute(in); err != nil {
+		t.Errorf("name index 1 of 2 names: %v", err)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/lablup/perfbot/internal/safetext"
+	"github.com/lablup/perfbot/internal/strs"
 )
 
 // MemoryBudget is the share of memory the harnesses allow a model's weights before they
@@ -260,7 +261,7 @@ func (c *checker) provenance(r Row) {
 	case r.OverlayCommit == "":
 		c.add(Error, "overlay", r.Model, r.Line, "mlx_rocm_overlay_commit is empty: a ROCm row must say which overlay it ran")
 	case e.Overlay != "" && !samePrefix(r.OverlayCommit, e.Overlay):
-		c.add(Error, "overlay", r.Model, r.Line, "mlx_rocm_overlay_commit %s is not the checkout's overlay %s", safetext.Quote(r.OverlayCommit), short(e.Overlay))
+		c.add(Error, "overlay", r.Model, r.Line, "mlx_rocm_overlay_commit %s is not the checkout's overlay %s", safetext.Quote(r.OverlayCommit), strs.ShortSHA(e.Overlay))
 	}
 	switch {
 	case r.HIPVersion == "":
@@ -269,20 +270,13 @@ func (c *checker) provenance(r Row) {
 		c.add(Error, "hip", r.Model, r.Line, "hip_version %s is not the host's HIP %s", safetext.Quote(r.HIPVersion), e.HIP)
 	}
 	if commit := strings.TrimSuffix(r.MlxcelCommit, "-dirty"); e.Commit != "" && commit != "" && !samePrefix(commit, e.Commit) {
-		c.add(Warning, "commit", r.Model, r.Line, "mlxcel_commit %s is not the checkout's commit %s", safetext.Quote(r.MlxcelCommit), short(e.Commit))
+		c.add(Warning, "commit", r.Model, r.Line, "mlxcel_commit %s is not the checkout's commit %s", safetext.Quote(r.MlxcelCommit), strs.ShortSHA(e.Commit))
 	}
 }
 
 func samePrefix(a, b string) bool {
 	n := min(len(a), len(b))
 	return n >= 7 && strings.EqualFold(a[:n], b[:n])
-}
-
-func short(s string) string {
-	if len(s) > 8 {
-		return s[:8]
-	}
-	return s
 }
 
 // result reports a row's own result: a skip or a failure per model, a measured row

@@ -180,3 +180,19 @@ func TestParseLogErrors(t *testing.T) {
 		t.Fatalf("events = %+v", evs)
 	}
 }
+
+// A section mark names a run and a phase; a line with nothing before the phase is a
+// note.
+func TestParseLogSectionNeedsARun(t *testing.T) {
+	t.Parallel()
+	evs, err := ParseLog(strings.NewReader("== qwen plain\n==  plain\n"))
+	if err != nil || len(evs) != 2 {
+		t.Fatalf("%v, %v", evs, err)
+	}
+	if evs[0].Kind != EvSection || evs[0].Run != "qwen" || evs[0].Phase != "plain" {
+		t.Errorf("first: %+v", evs[0])
+	}
+	if evs[1].Kind != EvNote || evs[1].Run != "" {
+		t.Errorf("second: %+v", evs[1])
+	}
+}

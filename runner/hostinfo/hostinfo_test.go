@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/lablup/perfbot/internal/gittest"
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/lablup/perfbot/runner/host"
 )
@@ -139,20 +140,10 @@ func checkout(t *testing.T) (dir, commit string) {
 	if err := os.WriteFile(p, up, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	git := func(args ...string) string {
-		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=perfbot test", "GIT_AUTHOR_EMAIL=test@example.com",
-			"GIT_COMMITTER_NAME=perfbot test", "GIT_COMMITTER_EMAIL=test@example.com", "HOME="+t.TempDir())
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	git("init", "-q")
-	git("add", ".")
-	git("commit", "-q", "-m", "overlay")
-	return dir, git("rev-parse", "HEAD")
+	gittest.Git(t, dir, "init", "-q")
+	gittest.Git(t, dir, "add", ".")
+	gittest.Git(t, dir, "commit", "-q", "-m", "overlay")
+	return dir, gittest.Git(t, dir, "rev-parse", "HEAD")
 }
 
 // On the fake host with a real checkout every fact is known, except rustc, which the

@@ -218,3 +218,17 @@ func BenchmarkPlanChecker(b *testing.B) {
 		}
 	}
 }
+
+// A count too large to be read is no count: it stays.
+func TestRecountNotANumber(t *testing.T) {
+	t.Parallel()
+	const huge = "99999999999999999999 files wait"
+	for _, before := range []int{0, 1, 2} {
+		if got, ok := recount(huge, before, max(before-1, 0)); ok || got != huge {
+			t.Errorf("recount(huge, %d) = %q, %v", before, got, ok)
+		}
+	}
+	if got, ok := recount("One file waits", 1, 0); !ok || got != "Zero files wait" {
+		t.Errorf("recount(One, 1, 0) = %q, %v", got, ok)
+	}
+}

@@ -10,8 +10,12 @@ import (
 func seed(f *testing.F, rel string) {
 	f.Helper()
 	for _, v := range variants {
+		b, err := variantFile(v, rel)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
 		for _, p := range []string{
-			filepath.Join("testdata", "variants", v, "repo", filepath.FromSlash(rel)),
 			filepath.Join("testdata", "variants", v, "want", "pass", filepath.Base(rel)),
 			filepath.Join("testdata", "variants", v, "want", "fail", filepath.Base(rel)),
 		} {

@@ -8,11 +8,15 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/lablup/perfbot/internal/hosttest"
+	"github.com/lablup/perfbot/internal/sampletree"
 	"github.com/lablup/perfbot/internal/testfix"
 )
 
@@ -56,31 +60,60 @@ func failOutcome(t *testing.T) Outcome {
 	}}
 }
 
-// copyRepo lays a variant's test copy over the common files in a temp dir.
-func copyRepo(t *testing.T, variant string) string {
+// copyRepo writes the sample mlxcel checkout's sources into a temp dir and lays the
+// variant's own copies over them.
+func copyRepo(t testing.TB, variant string) string {
 	t.Helper()
 	dir := t.TempDir()
-	for _, src := range []string{filepath.Join("testdata", "common"), filepath.Join("testdata", "variants", variant, "repo")} {
-		err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			rel, _ := filepath.Rel(src, p)
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			dst := filepath.Join(dir, rel)
-			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-				return err
-			}
-			return os.WriteFile(dst, data, 0o644)
-		})
-		if err != nil {
+	if err := sampletree.WriteSources(dir); err != nil {
+		t.Fatal(err)
+	}
+	if r := variantRepo(variant); r != "" {
+		if err := hosttest.CopyTree(r, dir); err != nil {
 			t.Fatal(err)
 		}
 	}
+	for _, rel := range leftOut[variant] {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+		// and the folders that leaves empty: Remove refuses one that is not
+		for p = filepath.Dir(p); p != dir; p = filepath.Dir(p) {
+			if os.Remove(p) != nil {
+				break
+			}
+		}
+	}
 	return dir
+}
+
+// leftOut are the sample's dispatch sources a variant's checkout does not have: its
+// checker's set has no entries for them, so with them the checker would fail on them
+// rather than on the gates.
+var leftOut = map[string][]string{
+	"crlf-tabs-last":  {"src/lib/mlxcel-core/src/attention/sdpa_dispatch.rs", "src/lib/mlxcel-models/src/moe/router.rs"},
+	"reversed-prefix": {"src/lib/mlxcel-core/src/attention/sdpa_dispatch.rs"},
+}
+
+// variantRepo is the folder of a variant's own copies of the sample's files; the
+// "upstream" variant is the sample itself.
+func variantRepo(variant string) string {
+	if variant == "upstream" {
+		return ""
+	}
+	return filepath.Join("testdata", "variants", variant, "repo")
+}
+
+// variantFile is the variant's copy of the repo file rel: its own, or the sample's.
+func variantFile(variant, rel string) ([]byte, error) {
+	if r := variantRepo(variant); r != "" {
+		b, err := os.ReadFile(filepath.Join(r, filepath.FromSlash(rel)))
+		if !errors.Is(err, fs.ErrNotExist) {
+			return b, err
+		}
+	}
+	return sampletree.ReadFile(rel)
 }
 
 func readFile(t *testing.T, path string) string {
@@ -620,27 +653,7 @@ func TestGemmGatesCanceled(t *testing.T) {
 // BenchmarkGemmGatesDryRun measures reading, checking and planning both files of the
 // upstream-like copy (no writes, no checker run).
 func BenchmarkGemmGatesDryRun(b *testing.B) {
-	dir := b.TempDir()
-	for _, src := range []string{filepath.Join("testdata", "common"), filepath.Join("testdata", "variants", "upstream", "repo")} {
-		err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			rel, _ := filepath.Rel(src, p)
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			dst := filepath.Join(dir, rel)
-			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-				return err
-			}
-			return os.WriteFile(dst, data, 0o644)
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
+	dir := copyRepo(b, "upstream")
 	o := Outcome{OverlayCommit: "75915908"}
 	for _, n := range TestNames {
 		o.Tests = append(o.Tests, TestResult{Name: n, Outcome: Passed})
@@ -649,5 +662,129 @@ func BenchmarkGemmGatesDryRun(b *testing.B) {
 		if _, err := GemmGates(context.Background(), dir, o, Options{DryRun: true}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// The checker's verdict is its success line AND a clean exit in time: a checker that
+// prints "passed" and then exits non-zero, is killed, or runs past its timeout has
+// failed, and the report says so.
+func TestCheckerSuccessLineIsNotEnough(t *testing.T) {
+	t.Parallel()
+	const ok = "echo 'Kernel port dispatch check passed: 12 files, 3 awaiting a predicate'"
+	cases := []struct {
+		name, script string
+		verdict      string
+		awaiting     int
+		timeout      time.Duration // 0: 20 s, far past what a checker that ends takes on a loaded machine
+		report       string        // the checker line of the Markdown report
+	}{
+		{"passed", ok, "passed", 3, 0, "Checker `sh scripts/ci/check_kernel_port_dispatch.py`: **passed**, 3 awaiting a predicate."},
+		{"success line then exit 1", ok + "; exit 1", "failed", 3, 0, "Checker `sh scripts/ci/check_kernel_port_dispatch.py`: **failed** (exit 1)."},
+		{"success line then killed", ok + "; kill -9 $$", "failed", 3, 0, "Checker `sh scripts/ci/check_kernel_port_dispatch.py`: **failed** (killed by signal 9 (killed))."},
+		{"success line then hangs", ok + "; exec sleep 60", "failed", 3, 2 * time.Second, "Checker `sh scripts/ci/check_kernel_port_dispatch.py`: **failed** (timed out after 2s)."},
+		{"exit 0 without the success line", "echo 'all good'", "failed", -1, 0, "Checker `sh scripts/ci/check_kernel_port_dispatch.py`: **failed** (exit 0)."},
+		{"failure lines", "echo 'Kernel port dispatch check failed:'; echo '  src/a.rs:3: enumerates Metal'; echo '  not a failure line'; exit 1", "failed", -1, 0,
+			"Checker `sh scripts/ci/check_kernel_port_dispatch.py`: **failed** (exit 1)."},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			repo := t.TempDir()
+			p := filepath.Join(repo, filepath.FromSlash(CheckerPath))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(c.script+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+			defer cancel()
+			timeout := c.timeout
+			if timeout == 0 {
+				timeout = 20 * time.Second
+			}
+			start := time.Now()
+			res := runChecker(ctx, repo, Options{Python: "sh", CheckerTimeout: timeout})
+			if waited := time.Since(start); c.timeout != 0 && waited > 15*time.Second {
+				t.Fatalf("the checker run took %v: the timeout did not stop it", waited)
+			}
+			if res.Verdict != c.verdict || res.Awaiting != c.awaiting {
+				t.Errorf("verdict %q awaiting %d, want %q %d (result %+v)", res.Verdict, res.Awaiting, c.verdict, c.awaiting, res.VerifyResult)
+			}
+			md := (&Report{Decision: Switch, Checker: res}).Markdown()
+			var line string
+			for _, l := range strings.Split(md, "\n") {
+				if strings.HasPrefix(l, "Checker ") {
+					line = l
+				}
+			}
+			if line != c.report {
+				t.Errorf("report line %q, want %q\n%s", line, c.report, md)
+			}
+			if c.name == "failure lines" && (len(res.Failures) != 1 || res.Failures[0] != "src/a.rs:3: enumerates Metal") {
+				t.Errorf("failures %q, want the one path:line line", res.Failures)
+			}
+			// The report quotes the failure lines when there are some, the output
+			// otherwise.
+			switch c.name {
+			case "failure lines":
+				if !strings.Contains(md, "src/a.rs:3: enumerates Metal") || strings.Contains(md, "not a failure line") {
+					t.Errorf("the report does not quote just the failure lines:\n%s", md)
+				}
+			case "exit 0 without the success line":
+				if !strings.Contains(md, "\nall good\n") {
+					t.Errorf("the report does not quote the output:\n%s", md)
+				}
+			}
+		})
+	}
+}
+
+// When the checker passes but counts another number awaiting a predicate than the set
+// has entries, the report notes it, a count of 0 too; a failed checker's count is not
+// compared.
+func TestGemmGatesNotesTheCheckersCount(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, script string
+		note         bool
+	}{
+		{"passed, 0 awaiting", "echo 'Kernel port dispatch check passed: 12 files, 0 awaiting a predicate'", true},
+		{"passed, 3 awaiting", "echo 'Kernel port dispatch check passed: 12 files, 3 awaiting a predicate'", false},
+		{"failed, 0 awaiting", "echo 'Kernel port dispatch check passed: 12 files, 0 awaiting a predicate'; exit 1", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			repo := copyRepo(t, "upstream")
+			py := filepath.Join(t.TempDir(), "python3")
+			if err := os.WriteFile(py, []byte("#!/bin/sh\n"+c.script+"\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			o := passOutcome(t)
+			o.Tests[1] = TestResult{Name: TestNames[1], Outcome: BuildFailed, Detail: "error[E0425]"}
+			r, err := GemmGates(context.Background(), repo, o, Options{Python: py})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := "the checker counts 0 awaiting a predicate but BACKEND_ENUMERATION_TODO has 3 entries"
+			if got := slices.Contains(r.Notes, want); got != c.note {
+				t.Errorf("notes %q: the count noted %v, want %v", r.Notes, got, c.note)
+			}
+		})
+	}
+}
+
+// A repository reached through a symbolic link is patched like any other: its files are
+// inside it once the link is resolved.
+func TestGemmGatesThroughALinkedRepo(t *testing.T) {
+	t.Parallel()
+	repo := copyRepo(t, "upstream")
+	link := filepath.Join(t.TempDir(), "repo")
+	if err := os.Symlink(repo, link); err != nil {
+		t.Fatal(err)
+	}
+	r, err := GemmGates(context.Background(), link, passOutcome(t), Options{})
+	if err != nil || !r.Changed() {
+		t.Fatalf("through a link: %+v, %v", r, err)
 	}
 }

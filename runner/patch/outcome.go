@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/lablup/perfbot/internal/strs"
 )
 
 // TestOutcome is what happened to one grouped_gemm numeric test on the ROCm host.
@@ -201,8 +204,8 @@ func oneLine(s string, max int) string {
 		b.WriteRune(r)
 	}
 	out := b.String()
-	if rs := []rune(out); len(rs) > max {
-		out = strings.TrimRight(string(rs[:max-3]), " ") + "..."
+	if utf8.RuneCountInString(out) > max {
+		out = strings.TrimRight(strs.ClipRunes(out, max-3, ""), " ") + "..."
 	}
 	return out
 }

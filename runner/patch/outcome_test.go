@@ -102,3 +102,17 @@ func TestOneLine(t *testing.T) {
 		}
 	}
 }
+
+// A detail is cut to max runes only when it is longer.
+func TestOneLineCut(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		s    string
+		max  int
+		want string
+	}{{"abcdef", 6, "abcdef"}, {"abcdefg", 6, "abc..."}, {"a\n b\tc", 10, "a b c"}} {
+		if got := oneLine(c.s, c.max); got != c.want {
+			t.Errorf("oneLine(%q, %d) = %q, want %q", c.s, c.max, got, c.want)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/lablup/perfbot/config"
+	"github.com/lablup/perfbot/internal/gittest"
 	"github.com/lablup/perfbot/runner/sandbox"
 )
 
@@ -20,28 +21,16 @@ import (
 func gitRepo(t *testing.T, variant string) (string, string) {
 	t.Helper()
 	dir := copyRepo(t, variant)
-	run := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=M", "-c", "user.email=m@example.com"}, args...)...)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v: %s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	run("init", "--quiet", "--initial-branch=main")
-	run("add", "-A")
-	run("commit", "--quiet", "-m", "base")
-	return dir, run("rev-parse", "HEAD")
+	return dir, gittest.Repo(t, dir)
 }
 
 func gitStatus(t *testing.T, dir string) string {
 	t.Helper()
-	out, err := exec.Command("git", "-C", dir, "status", "--porcelain", "--untracked-files=all").CombinedOutput()
+	out, err := gittest.Run(gittest.Command(dir, "status", "--porcelain", "--untracked-files=all"))
 	if err != nil {
-		t.Fatalf("git status: %v: %s", err, out)
+		t.Fatal(err)
 	}
-	return string(out)
+	return out
 }
 
 // The shipped verification is the checker alone, as the configuration's default says.
@@ -131,14 +120,8 @@ func TestPrepareAndParse(t *testing.T) {
 func TestPrepareRefusedAndNoVerify(t *testing.T) {
 	t.Parallel()
 	repo, commit := gitRepo(t, "upstream")
-	cmd := exec.Command("git", "-C", repo, "-c", "user.name=M", "-c", "user.email=m@example.com", "rm", "--quiet", CheckerPath)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
-	cmd = exec.Command("git", "-C", repo, "-c", "user.name=M", "-c", "user.email=m@example.com", "commit", "--quiet", "-m", "no checker")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
+	gittest.Git(t, repo, "rm", "--quiet", CheckerPath)
+	gittest.Git(t, repo, "commit", "--quiet", "-m", "no checker")
 	p, err := Prepare(context.Background(), PrepareOptions{RepoDir: repo, Commit: "HEAD", Outcome: passOutcome(t), Verify: [][]string{{"sh", "-c", "echo checked; exit 3"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -307,12 +290,8 @@ func TestPreparedCheckCatchesAHostileChecker(t *testing.T) {
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{{"add", "-A"}, {"commit", "--quiet", "-m", "hostile checker"}} {
-		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=M", "-c", "user.email=m@example.com"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%v: %s", err, out)
-		}
-	}
+	gittest.Git(t, repo, "add", "-A")
+	gittest.Git(t, repo, "commit", "--quiet", "-m", "hostile checker")
 	show := func(p string) string {
 		out, err := exec.Command("git", "-C", repo, "show", "HEAD:"+p).Output()
 		if err != nil {

@@ -1,6 +1,7 @@
 package patch
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -125,6 +126,80 @@ func BenchmarkPlanRust(b *testing.B) {
 	for b.Loop() {
 		if _, probs := planRust(src, Switch); len(probs) > 0 {
 			b.Fatal(probs)
+		}
+	}
+}
+
+// A line enumerates Metal and CUDA when any of its pairs names both, not only its first.
+func TestEnumeratesAnyPair(t *testing.T) {
+	t.Parallel()
+	for s, want := range map[string]bool{
+		"let a = metal_is_available() && metal_is_available(); let b = cuda_is_available() || metal_is_available();": true,
+		"let a = metal_is_available() && metal_is_available();":                                                      false,
+		"// if metal_is_available() && cuda_is_available() {":                                                        false,
+	} {
+		if got := enumerates(s); got != want {
+			t.Errorf("enumerates(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// The change list names what was done only: no "0 gates" line.
+func TestRustPlanChanges(t *testing.T) {
+	t.Parallel()
+	if got := (rustPlan{docRewritten: true}).changes(); len(got) != 1 || !strings.HasPrefix(got[0], "the module doc now says") {
+		t.Errorf("changes %q", got)
+	}
+	if got := (rustPlan{gatesReplaced: 1}).changes(); len(got) != 1 || got[0] != "1 gates now ask `crate::gpu_backend_available()` instead of Metal and CUDA" {
+		t.Errorf("changes %q", got)
+	}
+}
+
+// The Rust helpers at the first line of a file.
+func TestRustHelpersAtTheFirstLine(t *testing.T) {
+	t.Parallel()
+	ls := []line{{text: "#[test]"}, {text: "fn a() {"}, {text: "}"}, {text: "fn helper() {"}, {text: "}"}}
+	if !hasTestAttr(ls, 1) || hasTestAttr(ls, 3) {
+		t.Error("hasTestAttr: the attribute on line 0 is not seen, or a plain fn is a test")
+	}
+	fns := []string{"", "a", "", "helper", ""}
+	if got := testFns(ls, fns); !slices.Equal(got, []string{"a"}) {
+		t.Errorf("testFns = %q", got)
+	}
+	if got := testFns(ls[3:], fns[3:]); !slices.Equal(got, []string{"none"}) {
+		t.Errorf("testFns without tests = %q", got)
+	}
+	if got := enclosingFn([]string{"a", "", ""}, 2); got != "a" {
+		t.Errorf("enclosingFn = %q, want the fn on line 0", got)
+	}
+}
+
+// The module doc: a paragraph on the file's first line, paragraphs separated by blank
+// lines (the last one is rewritten), refusals on the last paragraph's line, and a doc
+// that ends the file without a newline.
+func TestRewriteModuleDocEdges(t *testing.T) {
+	t.Parallel()
+	const old = "//! GPU-only (Metal or CUDA); these skip on a CPU-only build."
+	rewrite := func(src string) (string, bool, []Problem) {
+		var ps problems
+		out, ok := rewriteModuleDoc(splitLines(src), &ps)
+		return joinLines(out), ok, ps.list
+	}
+	want := "//! Numeric tests.\n\n//! GPU-only: these run on every GPU backend (`gpu_backend_available()`), ROCm\n//! included, and skip on a CPU-only build.\n\nuse x;\n"
+	if got, ok, probs := rewrite("//! Numeric tests.\n\n" + old + "\n\nuse x;\n"); !ok || got != want || len(probs) != 0 {
+		t.Errorf("two paragraphs from line 0: %v %v\n%s", ok, probs, got)
+	}
+	want = "//! GPU-only: these run on every GPU backend (`gpu_backend_available()`), ROCm\n//! included, and skip on a CPU-only build."
+	if got, ok, probs := rewrite(old); !ok || got != want || len(probs) != 0 {
+		t.Errorf("a doc ending the file without a newline: %v %v\n%q", ok, probs, got)
+	}
+	for src, msg := range map[string]string{
+		"// licence\n\n//! Intro.\n\n//! Run them with care.\nuse x;\n":                               "5: the module doc does not end with a paragraph",
+		"// licence\n//! Intro.\n//!\n//! Metal and CUDA first. Then Metal and CUDA again.\nuse x;\n": "4: the last module doc paragraph has more than one sentence",
+	} {
+		_, ok, probs := rewrite(src)
+		if ok || len(probs) != 1 || !strings.HasPrefix(probs[0].String(), ":"+msg) {
+			t.Errorf("%q: %v %v, want a problem at line %s", src, ok, probs, msg)
 		}
 	}
 }

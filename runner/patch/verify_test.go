@@ -204,3 +204,23 @@ func checkTables(t *testing.T, md string, n int) {
 		t.Errorf("found %d tables, want %d:\n%s", tables, n, md)
 	}
 }
+
+// Verification passes only when there was something to run and all of it passed; a
+// command's output is kept whole up to the default limit (16 KiB).
+func TestVerifyEdges(t *testing.T) {
+	t.Parallel()
+	if VerifyPassed(nil) {
+		t.Error("no verification counted as passed")
+	}
+	rs := VerifyWith(context.Background(), t.TempDir(), [][]string{{"sh", "-c", "printf '%0100d' 0"}}, VerifyOptions{})
+	if len(rs) != 1 || !VerifyPassed(rs) || rs[0].Output != strings.Repeat("0", 100) || rs[0].Truncated {
+		t.Errorf("a command printing 100 bytes: %+v", rs)
+	}
+	// After a stop, the rest are not run and say so, with no exit code of their own.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rs = VerifyWith(ctx, t.TempDir(), [][]string{{"true"}}, VerifyOptions{})
+	if len(rs) != 1 || rs[0].ExitCode != -1 || !strings.HasPrefix(rs[0].Err, "not run: ") || VerifyPassed(rs) {
+		t.Errorf("after a stop: %+v", rs)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/lablup/perfbot/internal/mdtext"
+	"github.com/lablup/perfbot/internal/strs"
 )
 
 // MaxKernels is how many changed kernels the Markdown lists (the JSON has them all).
@@ -104,8 +105,5 @@ func Short(name string) string {
 			break
 		}
 	}
-	if rs := []rune(name); len(rs) > 120 {
-		return string(rs[:119]) + "…"
-	}
-	return name
+	return strs.ClipRunes(name, 120, "…")
 }

@@ -149,3 +149,21 @@ func TestOpenedResultFiles(t *testing.T) {
 		t.Errorf("got %q, want nil", got)
 	}
 }
+
+// OpenedResultFiles reads every line, blank ones first or between included.
+func TestOpenedResultFilesBlankLines(t *testing.T) {
+	t.Parallel()
+	got := OpenedResultFiles([]byte("\n\nW20261201 rocprofv3: Opened result file: /o/a_agent_info.csv\n\nOpened result file: /o/b.csv"))
+	if len(got) != 2 || got[0] != "/o/a_agent_info.csv" || got[1] != "/o/b.csv" {
+		t.Errorf("got %q", got)
+	}
+}
+
+func TestIsDigits(t *testing.T) {
+	t.Parallel()
+	for s, want := range map[string]bool{"": false, "0": true, "9": true, "4242": true, "42a": false, "a42": false, "4/2": false, "4:2": false, " 42": false} {
+		if got := isDigits(s); got != want {
+			t.Errorf("isDigits(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

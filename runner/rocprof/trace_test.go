@@ -350,3 +350,144 @@ func TestParseKernelTraceStopsOnError(t *testing.T) {
 		t.Errorf("%d reads of 256 bytes for an error in the first chunk: it did not stop (file %d bytes)", w.reads.Load(), len(text))
 	}
 }
+
+// A Dispatch holds its agent in 16 bits: 65,536 distinct Agent_Id texts are read, one
+// more is refused, whether one worker sees them all or the merge of several chunks
+// numbers them.
+func TestAgentLimitAtItsEdge(t *testing.T) {
+	t.Parallel()
+	trace := func(agents int) string {
+		var b strings.Builder
+		b.WriteString("Agent_Id,Kernel_Name,Start_Timestamp,End_Timestamp\n")
+		for i := range agents {
+			fmt.Fprintf(&b, "%x,k,%d,%d\n", i, i, i)
+		}
+		return b.String()
+	}
+	atLimit, past := trace(math16+1), trace(math16+2)
+	// One worker numbers them all; two workers each see some, and the merge numbers them.
+	for _, opt := range []parseOptions{{workers: 1, chunkSize: 1 << 16}, {workers: 2, chunkSize: 1 << 16}} {
+		tr, err := parseString(t, atLimit, opt)
+		if err != nil {
+			t.Fatalf("%+v: %d agents: %v", opt, math16+1, err)
+		}
+		if len(tr.Agents) != math16+1 || tr.Agents[math16] != fmt.Sprintf("%x", math16) || tr.Dispatches[math16].Agent != math16 {
+			t.Errorf("%+v: %d agents, the last %q", opt, len(tr.Agents), tr.Agents[len(tr.Agents)-1])
+		}
+		_, err = parseString(t, past, opt)
+		if err == nil || !strings.Contains(err.Error(), "Agent_Id: more than 65536 distinct agents") {
+			t.Errorf("%+v: %d agents: %v, want the limit named", opt, math16+2, err)
+		}
+	}
+}
+
+// An inversion is a row that starts before the row above it: the first row has none
+// above it, even when its timestamp is negative.
+func TestInversionsStartAtTheSecondRow(t *testing.T) {
+	t.Parallel()
+	ds := []flatDispatch{{Start: -5, End: 1, Grid: 1, Name: "a", Agent: "Agent 1"}, {Start: 10, End: 20, Grid: 1, Name: "b", Agent: "Agent 1"}, {Start: 7, End: 9, Grid: 1, Name: "c", Agent: "Agent 1"}}
+	tr, err := parseString(t, renderTrace(layoutSpec{header: header7}, ds, "\n"), parseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Inversions != 1 || tr.Rows != 3 || tr.Dispatches[0].Start != -5 {
+		t.Errorf("inversions %d rows %d first start %d, want 1, 3, -5", tr.Inversions, tr.Rows, tr.Dispatches[0].Start)
+	}
+}
+
+// A trace of a header alone has no agents, with or without an agent column.
+func TestEmptyTraceHasNoAgents(t *testing.T) {
+	t.Parallel()
+	noAgent := []string{"Kernel_Name", "Start_Timestamp", "End_Timestamp"}
+	for _, h := range [][]string{header7, headerLegacy, noAgent} {
+		tr, err := parseString(t, renderTrace(layoutSpec{header: h}, nil, "\n"), parseOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr.Rows != 0 || len(tr.Agents) != 0 || len(tr.Names) != 0 {
+			t.Errorf("%s: rows %d agents %q names %q", tr.Layout, tr.Rows, tr.Agents, tr.Names)
+		}
+	}
+	// Without the column, each dispatch's agent is the one empty text.
+	tr, err := parseString(t, renderTrace(layoutSpec{header: noAgent}, []flatDispatch{{Start: 1, End: 2, Name: "k"}}, "\n"), parseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Agents) != 1 || tr.Agents[0] != "" || tr.Dispatches[0].Agent != 0 {
+		t.Errorf("no agent column: agents %q", tr.Agents)
+	}
+}
+
+// The agent and Dispatch_Id columns count wherever the header puts them, first too.
+func TestAgentAndIDInTheFirstColumn(t *testing.T) {
+	t.Parallel()
+	tr, err := parseString(t, "Dispatch_Id,Agent_Id,Kernel_Name,Start_Timestamp,End_Timestamp\n1,\"Agent 2\",k,10,20\n1,\"Agent 2\",k,10,20\n2,\"Agent 3\",k,30,40\n", parseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Rows != 2 || tr.Duplicates != 1 || tr.FirstDuplicate != 1 {
+		t.Errorf("Dispatch_Id first: rows %d duplicates %d", tr.Rows, tr.Duplicates)
+	}
+	tr, err = parseString(t, "Agent_Id,Kernel_Name,Start_Timestamp,End_Timestamp\n\"Agent 2\",k,10,20\n\"Agent 3\",k,30,40\n", parseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Agents) != 2 || tr.Agents[1] != "Agent 3" || tr.Dispatches[1].Agent != 1 {
+		t.Errorf("Agent_Id first: agents %q", tr.Agents)
+	}
+}
+
+// Row shapes at the edges of the hand-written row reader: an empty quoted cell, an
+// empty last cell, one cell too many through a trailing comma, and a numeric cell of
+// letters that the eight-digits-at-a-time path must not take for digits.
+func TestRowEdges(t *testing.T) {
+	t.Parallel()
+	const hdr = "Kernel_Name,Start_Timestamp,End_Timestamp,Agent_Id\n"
+	tr, err := parseString(t, hdr+"\"\",10,20,\"\"\nk,30,40,\n", parseOptions{})
+	if err != nil {
+		t.Fatalf("empty quoted and empty last cells: %v", err)
+	}
+	if tr.Rows != 2 || tr.Names[tr.Dispatches[0].Name] != "" || tr.Names[tr.Dispatches[1].Name] != "k" || len(tr.Agents) != 1 || tr.Agents[0] != "" {
+		t.Errorf("names %q agents %q", tr.Names, tr.Agents)
+	}
+	for _, c := range []struct{ rows, want string }{
+		{"k,10,20,\"Agent 1\",\n", "trace.csv:2: row has 5 cells, the header has 4 (an unquoted comma or a stray quote in a cell?)"},
+		{"k,10\n", "trace.csv:2: row has 2 cells, the header has 4 (truncated row: was the profiler stopped before it finished writing?)"},
+		{"k,10,zzzzzzzzzzzzzzzz,a\n", `End_Timestamp "zzzzzzzzzzzzzzzz": not a number`},
+		{"k,GGGGGGGGHHHHHHHH,20,a\n", `Start_Timestamp "GGGGGGGGHHHHHHHH": not a number`},
+		{"k,10,20\n", "row has 3 cells, the header has 4"},
+	} {
+		_, err := parseString(t, hdr+c.rows, parseOptions{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.rows, err, c.want)
+		}
+	}
+	_, err = parseString(t, "Kernel_Name,Start_Timestamp,End_Timestamp\nk,10,\n", parseOptions{})
+	if err == nil || !strings.Contains(err.Error(), `End_Timestamp "": not a number`) {
+		t.Errorf("an empty last number: %v", err)
+	}
+}
+
+// Header edges: the first of two columns of one name counts, so does the first of two
+// single total grid columns (in the first place too), and a header with a trailing
+// comma has an empty last column that rows must fill.
+func TestHeaderEdges(t *testing.T) {
+	t.Parallel()
+	tr, err := parseString(t, "Kernel_Name,Start_Timestamp,End_Timestamp,Kernel_Name\nk1,1,2,k2\n", parseOptions{})
+	if err != nil || tr.Names[tr.Dispatches[0].Name] != "k1" {
+		t.Errorf("two Kernel_Name columns: %v, %v", tr, err)
+	}
+	tr, err = parseString(t, "Grid_Size,Kernel_Name,Start_Timestamp,End_Timestamp,Grd\n256,k,1,2,999\n", parseOptions{})
+	if err != nil || !tr.HasGrid || tr.Dispatches[0].Grid != 256 {
+		t.Errorf("Grid_Size first: %+v, %v", tr, err)
+	}
+	tb, err := parseTable([]byte("A,B,\n1,2,\n"), "s.csv")
+	if err != nil || len(tb.header) != 3 || tb.header[2] != "" || len(tb.rows) != 1 || tb.rows[0][2] != "" {
+		t.Errorf("a trailing comma: %+v, %v", tb, err)
+	}
+	// A row with more cells than the header, the extra one an unterminated quote.
+	_, err = parseString(t, "Kernel_Name,Start_Timestamp,End_Timestamp\nk,1,2,\"x\n", parseOptions{})
+	if err == nil || !strings.Contains(err.Error(), "row has 4 cells, the header has 3 (an unquoted comma") {
+		t.Errorf("an extra unterminated cell: %v", err)
+	}
+}
