@@ -7,7 +7,24 @@
 //
 // New is the one composition root and fails fast: an empty or white-space webhook
 // secret, a key GitHub refuses, GitHub out of reach, or a database that cannot be
-// written stop it with a message that says which. The package must not parse
+// written stop it with a message that says which. Server itself only wires and
+// serves; the work is done by parts that each ask GitHub and the database only what
+// they need, through small interfaces declared where they are used:
+//
+//   - pool hands stored deliveries to the handler of their event and records the
+//     outcome (done, retried later, failed);
+//   - commands answers issue_comment deliveries: the replies to help, status,
+//     cancel and denied commands, and the acceptance of /profile and /bench
+//     (request stored, reaction, status comment, check run, queued);
+//   - dispatcher moves each host's queue on a goroutine of its own (claim,
+//     dispatch, a lost dispatch found again), follows workflow_run deliveries and
+//     reconciles runs with GitHub on the periodic check;
+//   - marks renders a request's status comment and finishes its marks when a run
+//     did not;
+//   - sweeper asks GitHub to redeliver the deliveries it failed to make.
+//
+// An installation's *gh.Client serves every part through one adapter (ghClient); the
+// parts' tests give them GitHub in memory instead. The package must not parse
 // commands or decide permissions itself (the gate does), and must never log
 // payloads, secrets or tokens.
 package server
