@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -9,7 +11,10 @@ import (
 	"github.com/lablup/perfbot/bot/command"
 	"github.com/lablup/perfbot/bot/gate"
 	"github.com/lablup/perfbot/bot/gh"
+	"github.com/lablup/perfbot/bot/inbox"
 	"github.com/lablup/perfbot/bot/queue"
+	"github.com/lablup/perfbot/internal/ghstub"
+	"github.com/lablup/perfbot/internal/testfix"
 )
 
 // commandsRig is commands alone: GitHub in memory, the queue on SQLite, the host
@@ -239,5 +244,46 @@ func TestStatusWithNothingOpen(t *testing.T) {
 	}
 	if got := r.gh.lastReply(t); got != "No perfbot request is queued or running in octo/engine." {
 		t.Errorf("reply %q", got)
+	}
+}
+
+// commentDelivery is a real issue_comment delivery with edits (dotted keys).
+func commentDelivery(t *testing.T, edits map[string]any) inbox.Delivery {
+	t.Helper()
+	raw, err := os.ReadFile(testfix.Path(t, "github", "webhooks", "issue_comment.created.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := ghstub.Payload(raw, edits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return inbox.Delivery{ID: "d-1", Event: "issue_comment", Payload: body}
+}
+
+func TestHandleIgnoresTheAppsOwnAndDeletedComments(t *testing.T) {
+	r := newCommandsRig(t)
+	own := commentDelivery(t, map[string]any{"installation": map[string]any{"id": 1},
+		"comment.body": "/profile rocm", "comment.user.login": "perfbot[bot]", "comment.user.type": "Bot"})
+	deleted := commentDelivery(t, map[string]any{"installation": map[string]any{"id": 1}, "action": "deleted", "comment.body": "/profile rocm"})
+	for _, d := range []inbox.Delivery{own, deleted} {
+		if err := r.cm.handle(context.Background(), d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(r.gh.replies)+len(r.gh.reactions)+len(r.gh.comments) != 0 {
+		t.Errorf("ignored comments were answered: replies %q, reactions %q, %d comments", r.gh.replies, r.gh.reactions, len(r.gh.comments))
+	}
+	if got := counted(t, r.cm.decisions, map[string]string{"outcome": "ignored"}); got != 2 {
+		t.Errorf("perfbot_commands_total{outcome=ignored} = %v, want 2", got)
+	}
+}
+
+func TestHandleRefusesADeliveryWithoutAnInstallation(t *testing.T) {
+	r := newCommandsRig(t)
+	err := r.cm.handle(context.Background(), commentDelivery(t, map[string]any{"comment.body": "/profile rocm"}))
+	var perm permanent
+	if !errors.As(err, &perm) || !strings.Contains(err.Error(), "no installation") {
+		t.Errorf("handle: %v, want a permanent error naming the missing installation", err)
 	}
 }
