@@ -51,15 +51,13 @@ func Inputs(r queue.Request) map[string]any {
 	}
 }
 
-// dispatcher moves each host's queue along and follows the runs it dispatched. Each
-// host has one goroutine of its own (started by the first kick) that runs passes one at
-// a time: a pass settles the host's active request when it can (a dispatch whose
-// answer was lost, a run whose end was missed, a cancel waiting for its run) and, when
-// the host is free, claims and dispatches the next request. A worker that changed a
-// queue kicks its host and goes on with its next delivery, so a GitHub that is slow to
-// take a dispatch holds that host's goroutine (each call bounded by
-// github.timeout_secs), never the workers. Kicks that arrive during a pass become one
-// more pass.
+// dispatcher moves each host's queue along and follows the runs it dispatched. A
+// pass over a host's queue settles its active request when it can (a dispatch whose
+// answer was lost, a run whose end was missed, a cancel waiting for its run) and,
+// when the host is free, claims and dispatches the next request. Passes run on the
+// host's own goroutine (loops): a worker that changed a queue kicks its host and goes
+// on with its next delivery, so a GitHub that is slow to take a dispatch holds that
+// host's goroutine (each call bounded by github.timeout_secs), never the workers.
 type dispatcher struct {
 	log          *slog.Logger
 	now          func() time.Time
@@ -69,21 +67,14 @@ type dispatcher struct {
 	deliveries   deliveryGetter
 	api          func(installation int64) (runAPI, error)
 	marks        *marks
+	loops        *hostLoops // runs pass
 	// dispatches, latency and finished are perfbot_dispatches_total,
 	// perfbot_dispatch_latency_seconds and perfbot_runs_finished_total.
 	dispatches, finished *prometheus.CounterVec
 	latency              *prometheus.HistogramVec
 
 	mu     sync.Mutex
-	ctx    context.Context // the server's work context; nil before start
-	wg     sync.WaitGroup
 	hostMu map[string]*sync.Mutex
-	pumps  map[string]*hostPump
-}
-
-type hostPump struct {
-	wake      chan struct{}
-	reconcile bool // guarded by dispatcher.mu
 }
 
 // runQueue is what the dispatcher reads and writes of the requests (bot/queue
@@ -135,59 +126,9 @@ func (dp *dispatcher) lock(host string) (unlock func()) {
 	return mu.Unlock
 }
 
-// start lets kicks run passes until ctx ends.
-func (dp *dispatcher) start(ctx context.Context) {
-	dp.mu.Lock()
-	dp.ctx = ctx
-	dp.mu.Unlock()
-}
-
-// wait returns when every host's goroutine has stopped (after the context ended).
-func (dp *dispatcher) wait() {
-	dp.mu.Lock() // no kick is between its check of the context and wg.Add
-	dp.mu.Unlock()
-	dp.wg.Wait()
-}
-
 // kick asks for a pass of host's queue on the host's own goroutine and returns at
-// once; reconcile asks GitHub about the active run too. Before start, or after the
-// context ended, it does nothing: the periodic check at the next start passes over
-// every host.
-func (dp *dispatcher) kick(host string, reconcile bool) {
-	dp.mu.Lock()
-	defer dp.mu.Unlock()
-	if dp.ctx == nil || dp.ctx.Err() != nil {
-		return
-	}
-	h, ok := dp.pumps[host]
-	if !ok {
-		h = &hostPump{wake: make(chan struct{}, 1)}
-		dp.pumps[host] = h
-		dp.wg.Add(1)
-		go dp.loop(dp.ctx, host, h)
-	}
-	h.reconcile = h.reconcile || reconcile
-	select {
-	case h.wake <- struct{}{}:
-	default: // a pass is due already and will see this change
-	}
-}
-
-func (dp *dispatcher) loop(ctx context.Context, host string, h *hostPump) {
-	defer dp.wg.Done()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-h.wake:
-		}
-		dp.mu.Lock()
-		reconcile := h.reconcile
-		h.reconcile = false
-		dp.mu.Unlock()
-		dp.pass(ctx, host, reconcile)
-	}
-}
+// once; reconcile asks GitHub about the active run too.
+func (dp *dispatcher) kick(host string, reconcile bool) { dp.loops.kick(host, reconcile) }
 
 // pass moves a host's queue along: it settles the active request when it can (a
 // dispatch whose answer was lost, a run whose end was missed when reconcile is set,

@@ -44,8 +44,9 @@ func newDispatcherRig(t *testing.T) *dispatcherRig {
 		log: quiet(), now: clk.now, hosts: []string{testHost}, confirmAfter: confirmAfter,
 		queue: q, deliveries: r.deliveries, api: apiFor[runAPI](f), marks: &marks{queue: q, api: apiFor[markAPI](f), now: clk.now},
 		dispatches: m.dispatches, finished: m.runs, latency: m.dispatchLatency,
-		hostMu: map[string]*sync.Mutex{}, pumps: map[string]*hostPump{},
+		hostMu: map[string]*sync.Mutex{},
 	}
+	r.dp.loops = newHostLoops(r.dp.pass) // never started: the tests run passes themselves
 	return r
 }
 

@@ -16,9 +16,9 @@
 //   - commands answers issue_comment deliveries: the replies to help, status,
 //     cancel and denied commands, and the acceptance of /profile and /bench
 //     (request stored, reaction, status comment, check run, queued);
-//   - dispatcher moves each host's queue on a goroutine of its own (claim,
-//     dispatch, a lost dispatch found again), follows workflow_run deliveries and
-//     reconciles runs with GitHub on the periodic check;
+//   - dispatcher moves each host's queue (claim, dispatch, a lost dispatch found
+//     again), follows workflow_run deliveries and reconciles runs with GitHub on
+//     the periodic check; hostLoops runs its passes, one goroutine per host;
 //   - marks renders a request's status comment and finishes its marks when a run
 //     did not;
 //   - sweeper asks GitHub to redeliver the deliveries it failed to make.
@@ -168,8 +168,9 @@ func wire(set Settings, o Options, db *store.DB, app *gh.AppTransport, info gh.A
 		log: o.Logger, now: o.Now, hosts: labels, confirmAfter: set.ConfirmAfter,
 		queue: q, deliveries: ib, api: apiOf[runAPI](in), marks: mk,
 		dispatches: m.dispatches, finished: m.runs, latency: m.dispatchLatency,
-		hostMu: map[string]*sync.Mutex{}, pumps: map[string]*hostPump{},
+		hostMu: map[string]*sync.Mutex{},
 	}
+	runs.loops = newHostLoops(runs.pass)
 	cmds := &commands{
 		log: o.Logger, hosts: set.Hosts, botLogin: info.Slug + "[bot]",
 		queue: q, api: apiOf[commandAPI](in), marks: mk, queues: runs,
@@ -289,7 +290,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	work, stop := context.WithCancel(ctx)
 	defer stop()
-	s.runs.start(work)
+	s.runs.loops.start(work)
 	var wg sync.WaitGroup
 	for _, loop := range []func(context.Context){
 		s.pool.run,
@@ -316,7 +317,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	_ = srv.Shutdown(shut)
 	stop()
 	wg.Wait()
-	s.runs.wait()
+	s.runs.loops.wait()
 	s.log.Info("server: stopped")
 	return err
 }
