@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"regexp"
 	"strconv"
 	"strings"
@@ -11,8 +12,10 @@ import (
 	"time"
 
 	"github.com/lablup/perfbot/bot/gh"
+	"github.com/lablup/perfbot/bot/inbox"
 	"github.com/lablup/perfbot/bot/logkey"
 	"github.com/lablup/perfbot/bot/queue"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // RunName is the run-name the dispatched workflow must carry (docs/server.md §5): the
@@ -48,114 +51,100 @@ func Inputs(r queue.Request) map[string]any {
 	}
 }
 
-func (s *Server) hostLock(host string) *sync.Mutex {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	mu, ok := s.hostMu[host]
+// dispatcher moves each host's queue along and follows the runs it dispatched. A
+// pass over a host's queue settles its active request when it can (a dispatch whose
+// answer was lost, a run whose end was missed, a cancel waiting for its run) and,
+// when the host is free, claims and dispatches the next request. Passes run on the
+// host's own goroutine (loops): a worker that changed a queue kicks its host and goes
+// on with its next delivery, so a GitHub that is slow to take a dispatch holds that
+// host's goroutine (each call bounded by github.timeout_secs), never the workers.
+type dispatcher struct {
+	log          *slog.Logger
+	now          func() time.Time
+	hosts        []string      // the hosts the periodic check reconciles
+	confirmAfter time.Duration // how long to wait before looking for a run whose dispatch answer was lost
+	queue        runQueue
+	deliveries   deliveryGetter
+	api          func(installation int64) (runAPI, error)
+	marks        *marks
+	loops        *hostLoops // runs pass
+	// dispatches, latency and finished are perfbot_dispatches_total,
+	// perfbot_dispatch_latency_seconds and perfbot_runs_finished_total.
+	dispatches, finished *prometheus.CounterVec
+	latency              *prometheus.HistogramVec
+
+	mu     sync.Mutex
+	hostMu map[string]*sync.Mutex
+}
+
+// runQueue is what the dispatcher reads and writes of the requests (bot/queue
+// implements it).
+type runQueue interface {
+	Get(ctx context.Context, id int64) (queue.Request, bool, error)
+	List(ctx context.Context, f queue.Filter) ([]queue.Request, error)
+	Claim(ctx context.Context, host string) (queue.Request, bool, error)
+	MarkDispatched(ctx context.Context, id int64) error
+	Retry(ctx context.Context, id int64, cause error, next time.Time) error
+	Redispatch(ctx context.Context, id int64) error
+	SetRun(ctx context.Context, id, runID int64, url string, started time.Time) (bool, error)
+	Finish(ctx context.Context, id int64, state queue.State, conclusion, cause string, took time.Duration) (bool, error)
+}
+
+// deliveryGetter reads a stored delivery (bot/inbox implements it): the periodic check
+// ends requests whose delivery failed for good.
+type deliveryGetter interface {
+	Get(ctx context.Context, id string) (inbox.Delivery, bool, error)
+}
+
+// runCanceller cancels a workflow run.
+type runCanceller interface {
+	CancelWorkflowRun(ctx context.Context, r gh.Repo, id int64) error
+}
+
+// runAPI is what the dispatcher asks GitHub of an installation (*gh.Client implements
+// it).
+type runAPI interface {
+	DispatchWorkflow(ctx context.Context, r gh.Repo, workflow, ref string, inputs map[string]any) error
+	WorkflowRuns(ctx context.Context, r gh.Repo, workflow string, since time.Time) ([]gh.WorkflowRun, error)
+	WorkflowRunByID(ctx context.Context, r gh.Repo, id int64) (gh.WorkflowRun, error)
+	UpdateComment(ctx context.Context, r gh.Repo, id int64, body string) (gh.Comment, gh.Action, error)
+	runCanceller
+}
+
+// lock holds a host's queue still: no pass of it runs until unlock is called.
+func (dp *dispatcher) lock(host string) (unlock func()) {
+	dp.mu.Lock()
+	mu, ok := dp.hostMu[host]
 	if !ok {
-		// A request stored under a host the settings no longer list still needs a lock.
+		// A host the settings do not list (a request stored under a host since
+		// removed) still needs a lock.
 		mu = &sync.Mutex{}
-		s.hostMu[host] = mu
+		dp.hostMu[host] = mu
 	}
-	return mu
+	dp.mu.Unlock()
+	mu.Lock()
+	return mu.Unlock
 }
 
-// pumps move each host's queue along off the delivery workers: a worker that changed a
-// queue (accepted a request, ended a run) kicks its host's pump and goes on with the
-// next delivery, so a GitHub that is slow to take a dispatch holds that host's pump
-// (each call bounded by github.timeout_secs), never the workers. One goroutine per host
-// runs its pumps one at a time; kicks that arrive meanwhile become one more pass.
-type pumps struct {
-	s *Server
+// kick asks for a pass of host's queue on the host's own goroutine and returns at
+// once; reconcile asks GitHub about the active run too.
+func (dp *dispatcher) kick(host string, reconcile bool) { dp.loops.kick(host, reconcile) }
 
-	mu    sync.Mutex
-	ctx   context.Context // the server's work context; nil before Serve
-	wg    sync.WaitGroup
-	hosts map[string]*hostPump
-}
-
-type hostPump struct {
-	wake      chan struct{}
-	reconcile bool // guarded by pumps.mu
-}
-
-func newPumps(s *Server) *pumps { return &pumps{s: s, hosts: map[string]*hostPump{}} }
-
-// start lets kicks run pumps until ctx ends.
-func (p *pumps) start(ctx context.Context) {
-	p.mu.Lock()
-	p.ctx = ctx
-	p.mu.Unlock()
-}
-
-// wait returns when every host's pump goroutine has stopped (after the context ended).
-func (p *pumps) wait() {
-	p.mu.Lock() // no kick is between its check of the context and wg.Add
-	p.mu.Unlock()
-	p.wg.Wait()
-}
-
-// kick asks for a pass of host's pump. Outside Serve, or after it, it does nothing: the
-// periodic check at the next start pumps every host.
-func (p *pumps) kick(host string, reconcile bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.ctx == nil || p.ctx.Err() != nil {
-		return
-	}
-	h, ok := p.hosts[host]
-	if !ok {
-		h = &hostPump{wake: make(chan struct{}, 1)}
-		p.hosts[host] = h
-		p.wg.Add(1)
-		go p.loop(p.ctx, host, h)
-	}
-	h.reconcile = h.reconcile || reconcile
-	select {
-	case h.wake <- struct{}{}:
-	default: // a pass is due already and will see this change
-	}
-}
-
-func (p *pumps) loop(ctx context.Context, host string, h *hostPump) {
-	defer p.wg.Done()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-h.wake:
-		}
-		p.mu.Lock()
-		reconcile := h.reconcile
-		h.reconcile = false
-		p.mu.Unlock()
-		p.s.pumpNow(ctx, host, reconcile)
-	}
-}
-
-// pump asks for a pass of the host's pump (pumpNow) on the host's own goroutine and
-// returns at once; reconcile asks GitHub about the active run too.
-func (s *Server) pump(_ context.Context, host string, reconcile bool) {
-	s.pumps.kick(host, reconcile)
-}
-
-// pumpNow moves a host's queue along: it settles the active request when it can (a
+// pass moves a host's queue along: it settles the active request when it can (a
 // dispatch whose answer was lost, a run whose end was missed when reconcile is set,
 // a cancel waiting for its run) and, when the host is free, dispatches the next
-// request. Errors are logged: the next pump tries again.
-func (s *Server) pumpNow(ctx context.Context, host string, reconcile bool) {
-	mu := s.hostLock(host)
-	mu.Lock()
-	defer mu.Unlock()
-	log := s.log.With(logkey.Host, host)
+// request. Errors are logged: the next pass tries again.
+func (dp *dispatcher) pass(ctx context.Context, host string, reconcile bool) {
+	defer dp.lock(host)()
+	log := dp.log.With(logkey.Host, host)
 	for range 100 { // each turn ends a request or dispatches one
-		active, err := s.queue.List(ctx, queue.Filter{Host: host, States: []queue.State{queue.Dispatching, queue.Dispatched, queue.Running}})
+		active, err := dp.queue.List(ctx, queue.Filter{Host: host, States: activeStates})
 		if err != nil {
 			log.Error("server: reading the host's queue failed", logkey.Error, err)
 			return
 		}
 		if len(active) > 0 {
-			again, err := s.settle(ctx, active[0], reconcile)
+			again, err := dp.settle(ctx, active[0], reconcile)
 			if err != nil && ctx.Err() == nil {
 				log.Warn("server: settling the active request failed; trying again later", logkey.Request, active[0].ID, logkey.Error, err)
 			}
@@ -164,7 +153,7 @@ func (s *Server) pumpNow(ctx context.Context, host string, reconcile bool) {
 			}
 			continue
 		}
-		r, ok, err := s.queue.Claim(ctx, host)
+		r, ok, err := dp.queue.Claim(ctx, host)
 		if err != nil {
 			log.Error("server: claiming the next request failed", logkey.Error, err)
 			return
@@ -172,7 +161,7 @@ func (s *Server) pumpNow(ctx context.Context, host string, reconcile bool) {
 		if !ok {
 			return
 		}
-		if again := s.dispatch(ctx, r); !again {
+		if again := dp.dispatch(ctx, r); !again {
 			return
 		}
 	}
@@ -180,9 +169,9 @@ func (s *Server) pumpNow(ctx context.Context, host string, reconcile bool) {
 
 // dispatch sends the workflow_dispatch of a claimed request. It reports whether the
 // host is free again (the dispatch was refused and the request failed).
-func (s *Server) dispatch(ctx context.Context, r queue.Request) bool {
-	log := s.log.With(logkey.Request, r.ID, logkey.Host, r.Host, logkey.Repo, r.Repo)
-	c, err := s.client(r.Installation)
+func (dp *dispatcher) dispatch(ctx context.Context, r queue.Request) bool {
+	log := dp.log.With(logkey.Request, r.ID, logkey.Host, r.Host, logkey.Repo, r.Repo)
+	c, err := dp.api(r.Installation)
 	if err == nil {
 		var repo gh.Repo
 		if repo, err = gh.ParseRepo(r.Repo); err == nil {
@@ -193,33 +182,33 @@ func (s *Server) dispatch(ctx context.Context, r queue.Request) bool {
 	var rl *gh.RateLimitError
 	switch {
 	case err == nil:
-		if err := s.queue.MarkDispatched(bg, r.ID); err != nil {
+		if err := dp.queue.MarkDispatched(bg, r.ID); err != nil {
 			log.Error("server: recording the dispatch failed; it is confirmed later", logkey.Error, err)
 		}
-		s.m.dispatches.WithLabelValues(r.Host, "sent").Inc()
-		s.m.dispatchLatency.WithLabelValues(r.Host).Observe(s.o.Now().Sub(r.CreatedAt).Seconds())
+		dp.dispatches.WithLabelValues(r.Host, "sent").Inc()
+		dp.latency.WithLabelValues(r.Host).Observe(dp.now().Sub(r.CreatedAt).Seconds())
 		log.Info("server: workflow dispatched", "workflow", r.Workflow, "sha", r.SHA)
-		s.refreshQueue(ctx, r.Host)
+		dp.refreshQueue(ctx, r.Host)
 		return false
 	case ctx.Err() != nil:
 		return false // stays dispatching; confirmed after a restart
 	case errors.As(err, &rl):
 		next := rl.RetryAt
-		s.queueRetry(bg, r, err, next)
-		s.m.dispatches.WithLabelValues(r.Host, "retry").Inc()
+		dp.queueRetry(bg, r, err, next)
+		dp.dispatches.WithLabelValues(r.Host, "retry").Inc()
 		log.Warn("server: dispatch rate limited; trying again later", logkey.Error, err, "retry_at", next.UTC().Format(time.RFC3339))
 		return false
 	case gh.MayHaveHappened(err):
 		// The run may exist: look for it after GitHub had time to list it.
-		next := s.o.Now().Add(s.set.ConfirmAfter)
-		s.queueRetry(bg, r, err, next)
-		s.m.dispatches.WithLabelValues(r.Host, "retry").Inc()
+		next := dp.now().Add(dp.confirmAfter)
+		dp.queueRetry(bg, r, err, next)
+		dp.dispatches.WithLabelValues(r.Host, "retry").Inc()
 		log.Warn("server: dispatch answer lost; looking for the run before sending it again", logkey.Error, err)
 		return false
 	}
-	s.m.dispatches.WithLabelValues(r.Host, "refused").Inc()
+	dp.dispatches.WithLabelValues(r.Host, "refused").Inc()
 	log.Error("server: GitHub refused the dispatch; the request failed", logkey.Error, err)
-	if ferr := s.giveUp(bg, r, fmt.Sprintf("GitHub refused to start workflow %s for request %d: %v", r.Workflow, r.ID, err)); ferr != nil {
+	if ferr := dp.giveUp(bg, r, fmt.Sprintf("GitHub refused to start workflow %s for request %d: %v", r.Workflow, r.ID, err)); ferr != nil {
 		log.Warn("server: ending the request failed", logkey.Error, ferr)
 	}
 	return true
@@ -229,29 +218,29 @@ func (s *Server) dispatch(ctx context.Context, r queue.Request) bool {
 const runAppearTimeout = 30 * time.Minute
 
 // giveUp ends an active request as failed without a run, and says why on GitHub.
-func (s *Server) giveUp(ctx context.Context, r queue.Request, why string) error {
-	changed, err := s.queue.Finish(ctx, r.ID, queue.Failed, "", why, 0)
+func (dp *dispatcher) giveUp(ctx context.Context, r queue.Request, why string) error {
+	changed, err := dp.queue.Finish(ctx, r.ID, queue.Failed, "", why, 0)
 	if err != nil {
 		return err
 	}
 	if changed {
-		s.m.runs.WithLabelValues(r.Host, string(queue.Failed)).Inc()
+		dp.finished.WithLabelValues(r.Host, string(queue.Failed)).Inc()
 	}
 	r.State = queue.Failed
-	return s.finishMarks(ctx, r, why, "")
+	return dp.marks.finish(ctx, r, why, "")
 }
 
-func (s *Server) queueRetry(ctx context.Context, r queue.Request, cause error, next time.Time) {
-	if err := s.queue.Retry(ctx, r.ID, cause, next); err != nil {
-		s.log.Error("server: recording a dispatch retry failed", logkey.Request, r.ID, logkey.Error, err)
+func (dp *dispatcher) queueRetry(ctx context.Context, r queue.Request, cause error, next time.Time) {
+	if err := dp.queue.Retry(ctx, r.ID, cause, next); err != nil {
+		dp.log.Error("server: recording a dispatch retry failed", logkey.Request, r.ID, logkey.Error, err)
 	}
 }
 
 // settle moves the host's active request on when it can. It reports whether the host
 // became free.
-func (s *Server) settle(ctx context.Context, r queue.Request, reconcile bool) (bool, error) {
-	now := s.o.Now()
-	c, err := s.client(r.Installation)
+func (dp *dispatcher) settle(ctx context.Context, r queue.Request, reconcile bool) (bool, error) {
+	now := dp.now()
+	c, err := dp.api(r.Installation)
 	if err != nil {
 		return false, err
 	}
@@ -264,22 +253,22 @@ func (s *Server) settle(ctx context.Context, r queue.Request, reconcile bool) (b
 		// Claimed, and the dispatch failed or its answer was lost (maybe in a crash):
 		// the run may exist. Look for it once GitHub had time to list it, and send the
 		// dispatch again only when it is not there.
-		due := r.DispatchedAt.Add(s.set.ConfirmAfter)
+		due := r.DispatchedAt.Add(dp.confirmAfter)
 		if r.NextTryAt.After(due) {
 			due = r.NextTryAt
 		}
 		if now.Before(due) {
 			return false, nil
 		}
-		found, err := s.findRun(ctx, c, repo, r)
+		found, err := dp.findRun(ctx, c, repo, r)
 		if err != nil || found {
 			return false, err
 		}
-		if err := s.queue.Redispatch(ctx, r.ID); err != nil {
+		if err := dp.queue.Redispatch(ctx, r.ID); err != nil {
 			return false, err
 		}
 		r.DispatchedAt = now
-		return s.dispatch(ctx, r), nil
+		return dp.dispatch(ctx, r), nil
 	}
 	// The rest asks GitHub about a run that events should have told about; only the
 	// periodic check does it, so events do not cost API calls.
@@ -287,10 +276,10 @@ func (s *Server) settle(ctx context.Context, r queue.Request, reconcile bool) (b
 		return false, nil
 	}
 	if r.RunID == 0 {
-		if now.Sub(r.DispatchedAt) < s.set.ConfirmAfter {
+		if now.Sub(r.DispatchedAt) < dp.confirmAfter {
 			return false, nil
 		}
-		found, err := s.findRun(ctx, c, repo, r)
+		found, err := dp.findRun(ctx, c, repo, r)
 		if err != nil {
 			return false, err
 		}
@@ -300,15 +289,15 @@ func (s *Server) settle(ctx context.Context, r queue.Request, reconcile bool) (b
 			}
 			// GitHub took the dispatch but no run came of it (a workflow that fails to
 			// start, a run-name without the request id): free the host.
-			return true, s.giveUp(ctx, r, fmt.Sprintf("GitHub accepted the dispatch of workflow %s for request %d, but no run named %q appeared within %s; check the workflow's run-name and inputs (perfbot's docs/server.md §5).",
+			return true, dp.giveUp(ctx, r, fmt.Sprintf("GitHub accepted the dispatch of workflow %s for request %d, but no run named %q appeared within %s; check the workflow's run-name and inputs (perfbot's docs/server.md §5).",
 				r.Workflow, r.ID, RunName(r.ID), runAppearTimeout))
 		}
-		if r, _, err = s.queue.Get(ctx, r.ID); err != nil {
+		if r, _, err = dp.queue.Get(ctx, r.ID); err != nil {
 			return false, err
 		}
 	}
 	if r.CancelBy != "" {
-		if err := s.cancelRun(ctx, c, r); err != nil {
+		if err := cancelRun(ctx, c, r); err != nil {
 			return false, err
 		}
 	}
@@ -320,13 +309,13 @@ func (s *Server) settle(ctx context.Context, r queue.Request, reconcile bool) (b
 	if run.Status != "completed" {
 		return false, nil
 	}
-	return true, s.complete(ctx, r, run)
+	return true, dp.complete(ctx, r, run)
 }
 
 // findRun looks for the run of a request among the workflow's dispatched runs and
 // records it. The run must have been created after the first dispatch (less a margin
 // for clock skew), so an old run of a reused id never matches.
-func (s *Server) findRun(ctx context.Context, c *gh.Client, repo gh.Repo, r queue.Request) (bool, error) {
+func (dp *dispatcher) findRun(ctx context.Context, c runAPI, repo gh.Repo, r queue.Request) (bool, error) {
 	since := r.CreatedAt.Add(-2 * time.Minute)
 	runs, err := c.WorkflowRuns(ctx, repo, r.Workflow, since)
 	if err != nil {
@@ -334,15 +323,28 @@ func (s *Server) findRun(ctx context.Context, c *gh.Client, repo gh.Repo, r queu
 	}
 	for _, run := range runs {
 		if requestOf(run.DisplayTitle) == r.ID {
-			if _, err := s.queue.SetRun(ctx, r.ID, run.ID, run.URL, run.StartedAt); err != nil {
+			if _, err := dp.queue.SetRun(ctx, r.ID, run.ID, run.URL, run.StartedAt); err != nil {
 				return false, err
 			}
-			s.m.dispatches.WithLabelValues(r.Host, "found").Inc()
-			s.log.Info("server: found the run of a dispatch", logkey.Request, r.ID, logkey.Run, run.ID)
+			dp.dispatches.WithLabelValues(r.Host, "found").Inc()
+			dp.log.Info("server: found the run of a dispatch", logkey.Request, r.ID, logkey.Run, run.ID)
 			return true, nil
 		}
 	}
 	return false, nil
+}
+
+// cancelRun asks GitHub to cancel a request's run; a run that has already ended (409)
+// is not an error.
+func cancelRun(ctx context.Context, c runCanceller, r queue.Request) error {
+	repo, err := gh.ParseRepo(r.Repo)
+	if err != nil {
+		return permanent{err}
+	}
+	if err := c.CancelWorkflowRun(ctx, repo, r.RunID); err != nil && !gh.IsConflict(err) {
+		return err
+	}
+	return nil
 }
 
 // refreshMax bounds the status comments refreshed per dispatch: each costs two API
@@ -351,8 +353,8 @@ const refreshMax = 10
 
 // refreshQueue updates the status comments of a host's first queued requests after
 // the queue moved, so each shows its new position and estimate. Best effort.
-func (s *Server) refreshQueue(ctx context.Context, host string) {
-	queued, err := s.queue.List(ctx, queue.Filter{Host: host, States: []queue.State{queue.Queued}})
+func (dp *dispatcher) refreshQueue(ctx context.Context, host string) {
+	queued, err := dp.queue.List(ctx, queue.Filter{Host: host, States: []queue.State{queue.Queued}})
 	if err != nil {
 		return
 	}
@@ -361,7 +363,7 @@ func (s *Server) refreshQueue(ctx context.Context, host string) {
 		if r.StatusCommentID == 0 {
 			continue
 		}
-		c, err := s.client(r.Installation)
+		c, err := dp.api(r.Installation)
 		if err != nil {
 			continue
 		}
@@ -369,12 +371,12 @@ func (s *Server) refreshQueue(ctx context.Context, host string) {
 		if err != nil {
 			continue
 		}
-		body, err := s.statusBody(ctx, r, "queued", s.queuedDetail(ctx, r), nil)
+		body, err := dp.marks.queuedBody(ctx, r)
 		if err == nil {
 			_, _, err = c.UpdateComment(ctx, repo, r.StatusCommentID, body)
 		}
 		if err != nil {
-			s.log.Warn("server: refreshing a queued status comment failed", logkey.Request, r.ID, logkey.Error, err)
+			dp.log.Warn("server: refreshing a queued status comment failed", logkey.Request, r.ID, logkey.Error, err)
 		}
 	}
 }

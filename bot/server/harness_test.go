@@ -235,7 +235,8 @@ func (r *rig) wait(id string) error {
 }
 
 // waitDispatched waits until the server logged the dispatch of a request: dispatches
-// run on the host's pump, after the delivery that queued the request has settled.
+// run on the host's own goroutine, after the delivery that queued the request has
+// settled.
 func (r *rig) waitDispatched(request int64) {
 	r.t.Helper()
 	r.lines.WaitAny(r.t, fmt.Sprintf(`"msg":"server: workflow dispatched".*"request":%d[,}]`, request))

@@ -84,8 +84,8 @@ func (r *rig) waitReady(code int) string {
 // TestHungDispatchDoesNotStopWorkers: GitHub takes a workflow dispatch and does not
 // answer. With a single worker, a /perfbot help comment on another repository is
 // still answered meanwhile, and /readyz stays 200 (no worker is stuck: the dispatch
-// runs on the host's pump, not on a worker). When GitHub answers, the dispatch is
-// recorded.
+// runs on the host's own goroutine, not on a worker). When GitHub answers, the
+// dispatch is recorded.
 func TestHungDispatchDoesNotStopWorkers(t *testing.T) {
 	t.Parallel()
 	stub := ghstub.New(t)

@@ -4,21 +4,38 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
+	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/bot/inbox"
 	"github.com/lablup/perfbot/bot/logkey"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// pool drains the inbox with a fixed number of workers. A delivery just stored is
+// pool drains the inbox with a fixed number of workers, each delivery going to its
+// event's handler, and records what came of it: done, retried later, or failed. A delivery just stored is
 // handed over at once while there is room (its payload is in memory); everything else
 // (a backlog, retries, what a restart finds) is read from the database by one
 // goroutine. The database, not a channel, is the queue: a restart resumes where the
 // last process stopped.
 type pool struct {
-	s    *Server
+	workers     int
+	maxAttempts int // attempts of a delivery before it is failed
+	inbox       *inbox.Inbox
+	handlers    map[string]func(context.Context, inbox.Delivery) error // by event
+	log         *slog.Logger
+	now         func() time.Time
+	// retryBase is the first wait before a failed delivery is processed again; it
+	// doubles per attempt up to retryMax.
+	retryBase, retryMax time.Duration
+	onSettled           func(d inbox.Delivery, err error) // Options.OnSettled
+	// processed and seconds are perfbot_deliveries_processed_total and
+	// perfbot_delivery_processing_seconds.
+	processed *prometheus.CounterVec
+	seconds   *prometheus.HistogramVec
+
 	wake chan struct{}
 	jobs chan inbox.Delivery
 
@@ -26,11 +43,24 @@ type pool struct {
 	busy    map[string]bool      // handed over and not yet settled
 	missed  bool                 // a stored delivery found no room: read the database
 	working map[string]time.Time // being processed by a worker, since
+	pruned  time.Time            // the last prune of old deliveries
 }
 
-func newPool(s *Server) *pool {
-	return &pool{s: s, wake: make(chan struct{}, 1), jobs: make(chan inbox.Delivery, 2*s.set.Workers),
-		busy: map[string]bool{}, working: map[string]time.Time{}}
+// init makes the pool's channels and maps once its fields are set.
+func (p *pool) init() *pool {
+	p.wake = make(chan struct{}, 1)
+	p.jobs = make(chan inbox.Delivery, 2*p.workers)
+	p.busy, p.working = map[string]bool{}, map[string]time.Time{}
+	return p
+}
+
+// handled lists the events the pool has a handler for.
+func (p *pool) handled() []string {
+	events := make([]string, 0, len(p.handlers))
+	for e := range p.handlers {
+		events = append(events, e)
+	}
+	return events
 }
 
 // oldest returns how many deliveries workers are processing, the one they have been
@@ -54,7 +84,7 @@ func (p *pool) stuck(now time.Time, after time.Duration) string {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if len(p.working) < p.s.set.Workers {
+	if len(p.working) < p.workers {
 		return ""
 	}
 	var id string
@@ -84,7 +114,7 @@ func (p *pool) collectors() []prometheus.Collector {
 			if n == 0 {
 				return 0
 			}
-			return p.s.o.Now().Sub(since).Seconds()
+			return p.now().Sub(since).Seconds()
 		}),
 	}
 }
@@ -113,7 +143,7 @@ func (p *pool) wakeUp() {
 
 func (p *pool) run(ctx context.Context) {
 	var wg sync.WaitGroup
-	for range p.s.set.Workers {
+	for range p.workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -154,10 +184,10 @@ func (p *pool) fill(ctx context.Context) {
 	if room <= 0 {
 		return
 	}
-	ds, err := p.s.inbox.Due(ctx, room, busy)
+	ds, err := p.inbox.Due(ctx, room, busy)
 	if err != nil {
 		if ctx.Err() == nil {
-			p.s.log.Error("server: reading due deliveries failed", logkey.Error, err)
+			p.log.Error("server: reading due deliveries failed", logkey.Error, err)
 		}
 		return
 	}
@@ -177,11 +207,11 @@ func (p *pool) fill(ctx context.Context) {
 // nextWait is how long the reader may sleep: until the next retry is due, at most a
 // second (a wake-up comes sooner when a delivery arrives).
 func (p *pool) nextWait(ctx context.Context) time.Duration {
-	at, ok, err := p.s.inbox.NextDue(ctx)
+	at, ok, err := p.inbox.NextDue(ctx)
 	if err != nil || !ok {
 		return time.Second
 	}
-	return min(max(at.Sub(p.s.o.Now()), 5*time.Millisecond), time.Second)
+	return min(max(at.Sub(p.now()), 5*time.Millisecond), time.Second)
 }
 
 func (p *pool) work(ctx context.Context, d inbox.Delivery) {
@@ -197,55 +227,93 @@ func (p *pool) work(ctx context.Context, d inbox.Delivery) {
 	if ctx.Err() != nil {
 		return
 	}
-	s := p.s
-	log := s.log.With(logkey.Delivery, d.ID, logkey.Event, d.Event, logkey.Repo, d.Repo)
-	start := s.o.Now()
+	log := p.log.With(logkey.Delivery, d.ID, logkey.Event, d.Event, logkey.Repo, d.Repo)
+	start := p.now()
 	p.mu.Lock()
 	p.working[d.ID] = start
 	p.mu.Unlock()
-	err := s.process(ctx, d)
+	err := p.process(ctx, d)
 	p.mu.Lock()
 	delete(p.working, d.ID)
 	p.mu.Unlock()
-	s.m.processSeconds.WithLabelValues(d.Event).Observe(s.o.Now().Sub(start).Seconds())
+	p.seconds.WithLabelValues(d.Event).Observe(p.now().Sub(start).Seconds())
 	// A shutdown cuts work short: leave the delivery received, to be done after a
 	// restart, without counting an attempt.
 	if ctx.Err() != nil {
 		log.Info("server: processing interrupted by shutdown; the delivery stays received")
 		return
 	}
-	if s.o.OnSettled != nil {
-		defer s.o.OnSettled(d, err)
+	if p.onSettled != nil {
+		defer p.onSettled(d, err)
 	}
 	bg := context.WithoutCancel(ctx)
 	var perm permanent
 	switch {
 	case err == nil:
-		if serr := s.inbox.Done(bg, d.ID); serr != nil {
+		if serr := p.inbox.Done(bg, d.ID); serr != nil {
 			log.Error("server: recording a processed delivery failed", logkey.Error, serr)
 		}
-		s.m.processed.WithLabelValues(d.Event, "done").Inc()
-	case errors.As(err, &perm) || d.Attempts+1 >= s.set.MaxAttempts:
+		p.processed.WithLabelValues(d.Event, "done").Inc()
+	case errors.As(err, &perm) || d.Attempts+1 >= p.maxAttempts:
 		log.Error("server: processing failed for good; a redelivery will process it again", logkey.Error, err, "attempts", d.Attempts+1)
-		if serr := s.inbox.Fail(bg, d.ID, err); serr != nil {
+		if serr := p.inbox.Fail(bg, d.ID, err); serr != nil {
 			log.Error("server: recording a failed delivery failed", logkey.Error, serr)
 		}
-		s.m.processed.WithLabelValues(d.Event, "failed").Inc()
+		p.processed.WithLabelValues(d.Event, "failed").Inc()
 	default:
-		next := s.retryAt(err, d.Attempts)
+		next := p.retryAt(err, d.Attempts)
 		log.Warn("server: processing failed; retrying", logkey.Error, err, "attempts", d.Attempts+1, "retry_at", next.UTC().Format(time.RFC3339))
-		if serr := s.inbox.Retry(bg, d.ID, err, next); serr != nil {
+		if serr := p.inbox.Retry(bg, d.ID, err, next); serr != nil {
 			log.Error("server: recording a retry failed", logkey.Error, serr)
 		}
-		s.m.processed.WithLabelValues(d.Event, "retry").Inc()
+		p.processed.WithLabelValues(d.Event, "retry").Inc()
 	}
 }
 
 // process runs the handler of the delivery's event.
-func (s *Server) process(ctx context.Context, d inbox.Delivery) error {
-	h, ok := s.handlers[d.Event]
+func (p *pool) process(ctx context.Context, d inbox.Delivery) error {
+	h, ok := p.handlers[d.Event]
 	if !ok {
 		return nil // an event stored by an older version that handled it
 	}
 	return h(ctx, d)
+}
+
+// permanent marks a processing error that another attempt cannot fix.
+type permanent struct{ err error }
+
+func (p permanent) Error() string { return p.err.Error() }
+func (p permanent) Unwrap() error { return p.err }
+
+// retryAt says when a failed delivery may be tried again: after GitHub's rate-limit
+// time, or after an exponential backoff.
+func (p *pool) retryAt(err error, attempts int) time.Time {
+	wait := p.retryBase << min(attempts, 20)
+	if wait <= 0 || wait > p.retryMax {
+		wait = p.retryMax
+	}
+	at := p.now().Add(wait)
+	var rl *gh.RateLimitError
+	if errors.As(err, &rl) && rl.RetryAt.After(at) {
+		at = rl.RetryAt
+	}
+	return at
+}
+
+// prune deletes done deliveries older than retention, at most once a day.
+func (p *pool) prune(ctx context.Context, retention time.Duration) {
+	p.mu.Lock()
+	due := p.now().Sub(p.pruned) > 24*time.Hour
+	if due {
+		p.pruned = p.now()
+	}
+	p.mu.Unlock()
+	if !due {
+		return
+	}
+	if n, err := p.inbox.Prune(ctx, p.now().Add(-retention)); err != nil {
+		p.log.Warn("server: pruning old deliveries failed", logkey.Error, err)
+	} else if n > 0 {
+		p.log.Info("server: pruned old deliveries", "count", n)
+	}
 }

@@ -13,14 +13,15 @@ import (
 	"github.com/lablup/perfbot/bot/inbox"
 	"github.com/lablup/perfbot/bot/logkey"
 	"github.com/lablup/perfbot/bot/queue"
+	"github.com/lablup/perfbot/internal/strs"
 )
 
 // onWorkflowRun follows the runs perfbot dispatched: it learns a run's id when it is
 // requested, and when it completes it ends the request (finishing its marks if the run
-// did not publish) and dispatches the host's next request. A run counts as a request's
-// only when it is of the workflow file that request dispatched: its title alone (which
-// any workflow of the repository can set) never ends a request.
-func (s *Server) onWorkflowRun(ctx context.Context, d inbox.Delivery) error {
+// did not publish) and kicks the host for its next request. A run counts as a
+// request's only when it is of the workflow file that request dispatched: its title
+// alone (which any workflow of the repository can set) never ends a request.
+func (dp *dispatcher) onWorkflowRun(ctx context.Context, d inbox.Delivery) error {
 	var ev github.WorkflowRunEvent
 	if err := json.Unmarshal(d.Payload, &ev); err != nil {
 		return permanent{fmt.Errorf("reading the workflow_run event: %w", err)}
@@ -39,8 +40,8 @@ func (s *Server) onWorkflowRun(ctx context.Context, d inbox.Delivery) error {
 	if id == 0 {
 		return nil
 	}
-	log := s.log.With(logkey.Delivery, d.ID, logkey.Event, d.Event, logkey.Repo, ev.GetRepo().GetFullName(), logkey.Request, id, logkey.Run, wr.GetID())
-	r, ok, err := s.queue.Get(ctx, id)
+	log := dp.log.With(logkey.Delivery, d.ID, logkey.Event, d.Event, logkey.Repo, ev.GetRepo().GetFullName(), logkey.Request, id, logkey.Run, wr.GetID())
+	r, ok, err := dp.queue.Get(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -49,7 +50,7 @@ func (s *Server) onWorkflowRun(ctx context.Context, d inbox.Delivery) error {
 		return nil
 	}
 	if !sameWorkflow(file.Run.Path, r.Workflow) {
-		log.Info("server: a run titled after a request, of another workflow file; ignored", "path", clipText(file.Run.Path, 200), "workflow", r.Workflow)
+		log.Info("server: a run titled after a request, of another workflow file; ignored", "path", strs.Clip(file.Run.Path, 200, "…"), "workflow", r.Workflow)
 		return nil
 	}
 	if created := wr.GetCreatedAt().Time; !created.IsZero() && created.Before(r.CreatedAt.Add(-2*time.Minute)) {
@@ -60,20 +61,19 @@ func (s *Server) onWorkflowRun(ctx context.Context, d inbox.Delivery) error {
 		ID: wr.GetID(), DisplayTitle: wr.GetDisplayTitle(), Status: wr.GetStatus(), Conclusion: wr.GetConclusion(),
 		URL: wr.GetHTMLURL(), CreatedAt: wr.GetCreatedAt().Time, StartedAt: wr.GetRunStartedAt().Time, UpdatedAt: wr.GetUpdatedAt().Time,
 	}
-	mu := s.hostLock(r.Host)
-	mu.Lock()
-	err = s.followRun(ctx, r, run, ev.GetAction(), log)
-	mu.Unlock()
+	unlock := dp.lock(r.Host)
+	err = dp.followRun(ctx, r, run, ev.GetAction(), log)
+	unlock()
 	if err != nil {
 		return err
 	}
-	s.pump(ctx, r.Host, false)
+	dp.kick(r.Host, false)
 	return nil
 }
 
-func (s *Server) followRun(ctx context.Context, r queue.Request, run gh.WorkflowRun, action string, log *slog.Logger) error {
+func (dp *dispatcher) followRun(ctx context.Context, r queue.Request, run gh.WorkflowRun, action string, log *slog.Logger) error {
 	if !r.State.Final() {
-		changed, err := s.queue.SetRun(ctx, r.ID, run.ID, run.URL, run.StartedAt)
+		changed, err := dp.queue.SetRun(ctx, r.ID, run.ID, run.URL, run.StartedAt)
 		if err != nil {
 			return err
 		}
@@ -85,11 +85,11 @@ func (s *Server) followRun(ctx context.Context, r queue.Request, run gh.Workflow
 			}
 		}
 		if r.CancelBy != "" && run.Status != "completed" {
-			c, err := s.client(r.Installation)
+			c, err := dp.api(r.Installation)
 			if err != nil {
 				return err
 			}
-			if err := s.cancelRun(ctx, c, r); err != nil {
+			if err := cancelRun(ctx, c, r); err != nil {
 				return err
 			}
 		}
@@ -97,12 +97,12 @@ func (s *Server) followRun(ctx context.Context, r queue.Request, run gh.Workflow
 	if action != "completed" && run.Status != "completed" {
 		return nil
 	}
-	return s.complete(ctx, r, run)
+	return dp.complete(ctx, r, run)
 }
 
 // complete ends a request whose run completed. The request ends first, so the host is
 // free even when the marks below fail (they are retried with the delivery).
-func (s *Server) complete(ctx context.Context, r queue.Request, run gh.WorkflowRun) error {
+func (dp *dispatcher) complete(ctx context.Context, r queue.Request, run gh.WorkflowRun) error {
 	state := queue.Failed
 	switch run.Conclusion {
 	case "success":
@@ -115,15 +115,15 @@ func (s *Server) complete(ctx context.Context, r queue.Request, run gh.WorkflowR
 	if run.StartedAt.IsZero() || took <= 0 || took > 7*24*time.Hour {
 		took = 0
 	}
-	changed, err := s.queue.Finish(ctx, r.ID, state, run.Conclusion, "", took)
+	changed, err := dp.queue.Finish(ctx, r.ID, state, run.Conclusion, "", took)
 	if err != nil {
 		return err
 	}
 	if changed {
-		s.m.runs.WithLabelValues(r.Host, string(state)).Inc()
-		s.log.Info("server: run completed", logkey.Request, r.ID, logkey.Host, r.Host, logkey.Run, run.ID, "conclusion", run.Conclusion)
+		dp.finished.WithLabelValues(r.Host, string(state)).Inc()
+		dp.log.Info("server: run completed", logkey.Request, r.ID, logkey.Host, r.Host, logkey.Run, run.ID, "conclusion", run.Conclusion)
 	}
-	r, _, err = s.queue.Get(ctx, r.ID)
+	r, _, err = dp.queue.Get(ctx, r.ID)
 	if err != nil {
 		return err
 	}
@@ -135,7 +135,7 @@ func (s *Server) complete(ctx context.Context, r queue.Request, run gh.WorkflowR
 		}
 		why += " while it ran."
 	}
-	return s.finishMarks(ctx, r, why, run.URL)
+	return dp.marks.finish(ctx, r, why, run.URL)
 }
 
 // sameWorkflow reports whether a run's workflow path (".github/workflows/perfbot.yml",
@@ -150,4 +150,39 @@ func conclusionText(c string) string {
 		return "no conclusion"
 	}
 	return c
+}
+
+// check reconciles every host's queue with GitHub (dispatches to retry or confirm,
+// runs whose end was missed) and drops the requests that could not be queued.
+func (dp *dispatcher) check(ctx context.Context) {
+	dp.dropUnqueued(ctx)
+	for _, h := range dp.hosts {
+		dp.kick(h, true)
+	}
+}
+
+// dropUnqueued ends the requests whose acceptance failed for good (their delivery ran
+// out of attempts before the request joined its queue), so they do not count as
+// waiting forever, and says so on GitHub where it can.
+func (dp *dispatcher) dropUnqueued(ctx context.Context) {
+	stuck, err := dp.queue.List(ctx, queue.Filter{States: []queue.State{queue.Accepting}})
+	if err != nil {
+		return
+	}
+	for _, r := range stuck {
+		d, ok, err := dp.deliveries.Get(ctx, r.Delivery)
+		if err != nil || !ok || d.State != inbox.Failed {
+			continue
+		}
+		why := fmt.Sprintf("Request %d could not be queued: %s. Post the command again.", r.ID, d.Error)
+		if changed, err := dp.queue.Finish(ctx, r.ID, queue.Failed, "", why, 0); err != nil || !changed {
+			continue
+		}
+		dp.finished.WithLabelValues(r.Host, string(queue.Failed)).Inc()
+		dp.log.Warn("server: a request that could not be queued was dropped", logkey.Request, r.ID, logkey.Delivery, r.Delivery)
+		r.State = queue.Failed
+		if err := dp.marks.finish(ctx, r, why, ""); err != nil {
+			dp.log.Warn("server: finishing the marks of a dropped request failed", logkey.Request, r.ID, logkey.Error, err)
+		}
+	}
 }

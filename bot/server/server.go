@@ -7,7 +7,24 @@
 //
 // New is the one composition root and fails fast: an empty or white-space webhook
 // secret, a key GitHub refuses, GitHub out of reach, or a database that cannot be
-// written stop it with a message that says which. The package must not parse
+// written stop it with a message that says which. Server itself only wires and
+// serves; the work is done by parts that each ask GitHub and the database only what
+// they need, through small interfaces declared where they are used:
+//
+//   - pool hands stored deliveries to the handler of their event and records the
+//     outcome (done, retried later, failed);
+//   - commands answers issue_comment deliveries: the replies to help, status,
+//     cancel and denied commands, and the acceptance of /profile and /bench
+//     (request stored, reaction, status comment, check run, queued);
+//   - dispatcher moves each host's queue (claim, dispatch, a lost dispatch found
+//     again), follows workflow_run deliveries and reconciles runs with GitHub on
+//     the periodic check; hostLoops runs its passes, one goroutine per host;
+//   - marks renders a request's status comment and finishes its marks when a run
+//     did not;
+//   - sweeper asks GitHub to redeliver the deliveries it failed to make.
+//
+// An installation's *gh.Client serves every part through one adapter (ghClient); the
+// parts' tests give them GitHub in memory instead. The package must not parse
 // commands or decide permissions itself (the gate does), and must never log
 // payloads, secrets or tokens.
 package server
@@ -15,7 +32,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -51,29 +67,25 @@ type Options struct {
 	OnSettled func(d inbox.Delivery, err error)
 }
 
-// Server is a configured perfbot server.
+// Server is a configured perfbot server: the composition root. It wires the parts,
+// each of which asks GitHub and the database only what it needs, through small
+// interfaces of its own: the ingress stores deliveries in the inbox, the pool hands
+// them to the commands (issue_comment) and the dispatcher (workflow_run), the
+// dispatcher moves each host's queue on its own goroutine, and the sweeper recovers
+// deliveries GitHub failed to make.
 type Server struct {
 	set      Settings
-	o        Options
 	log      *slog.Logger
+	now      func() time.Time
 	db       *store.DB
-	inbox    *inbox.Inbox
-	queue    *queue.Queue
 	app      *gh.AppTransport
-	info     gh.AppInfo
 	reg      *prometheus.Registry
-	m        *metrics
 	ingress  *webhook.Handler
 	pool     *pool
-	pumps    *pumps
-	hosts    map[string]Host
-	handlers map[string]func(context.Context, inbox.Delivery) error
-
-	mu      sync.Mutex
-	clients map[int64]*gh.Client
-	hostMu  map[string]*sync.Mutex
-	pruned  time.Time // the last prune of old deliveries
-	ready   readyCache
+	commands *commands
+	runs     *dispatcher
+	sweeper  *sweeper
+	ready    readyCache
 }
 
 type readyCache struct {
@@ -124,11 +136,6 @@ func New(ctx context.Context, set Settings, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{
-		set: set, o: o, log: o.Logger, db: db, app: app, info: info,
-		reg: prometheus.NewRegistry(), hosts: map[string]Host{},
-		clients: map[int64]*gh.Client{}, hostMu: map[string]*sync.Mutex{},
-	}
 	fail := func(err error) (*Server, error) {
 		db.Close()
 		return nil, err
@@ -136,46 +143,76 @@ func New(ctx context.Context, set Settings, o Options) (*Server, error) {
 	if err := db.Writable(ctx); err != nil {
 		return fail(fmt.Errorf("the database %s cannot be written: %w", set.Database, err))
 	}
-	if s.inbox, err = inbox.New(ctx, db, o.Now); err != nil {
+	ib, err := inbox.New(ctx, db, o.Now)
+	if err != nil {
 		return fail(err)
 	}
-	s.queue = queue.New(db, o.Now)
+	s, err := wire(set, o, db, app, info, ib)
+	if err != nil {
+		return fail(err)
+	}
+	return s, nil
+}
+
+// wire builds the server's parts on an open inbox and registers their metrics.
+func wire(set Settings, o Options, db *store.DB, app *gh.AppTransport, info gh.AppInfo, ib *inbox.Inbox) (*Server, error) {
+	q := queue.New(db, o.Now)
 	var labels []string
 	for _, h := range set.Hosts {
-		s.hosts[h.Label] = h
-		s.hostMu[h.Label] = &sync.Mutex{}
 		labels = append(labels, h.Label)
 	}
-	s.m = newMetrics()
-	for _, c := range append(s.m.collectors(), s.queue.Collector(labels),
+	in := &installations{app: app, clients: map[int64]ghClient{}}
+	m := newMetrics()
+	mk := &marks{queue: q, api: apiOf[markAPI](in), now: o.Now}
+	runs := &dispatcher{
+		log: o.Logger, now: o.Now, hosts: labels, confirmAfter: set.ConfirmAfter,
+		queue: q, deliveries: ib, api: apiOf[runAPI](in), marks: mk,
+		dispatches: m.dispatches, finished: m.runs, latency: m.dispatchLatency,
+		hostMu: map[string]*sync.Mutex{},
+	}
+	runs.loops = newHostLoops(runs.pass)
+	cmds := &commands{
+		log: o.Logger, hosts: set.Hosts, botLogin: info.Slug + "[bot]",
+		queue: q, api: apiOf[commandAPI](in), marks: mk, queues: runs,
+		decisions: m.decisions, finished: m.runs,
+	}
+	s := &Server{
+		set: set, log: o.Logger, now: o.Now, db: db, app: app, reg: prometheus.NewRegistry(),
+		commands: cmds, runs: runs,
+		sweeper: &sweeper{
+			log: o.Logger, now: o.Now, window: set.SweepWindow, hooks: app, inbox: ib,
+			sweeps: m.sweeps, redeliveries: m.redeliveries,
+		},
+		pool: (&pool{
+			workers: set.Workers, maxAttempts: set.MaxAttempts, inbox: ib, log: o.Logger, now: o.Now,
+			retryBase: o.RetryBase, retryMax: o.RetryMax, onSettled: o.OnSettled,
+			processed: m.processed, seconds: m.processSeconds,
+			handlers: map[string]func(context.Context, inbox.Delivery) error{
+				"issue_comment": cmds.handle,
+				"workflow_run":  runs.onWorkflowRun,
+			},
+		}).init(),
+	}
+	for _, c := range append(m.collectors(), q.Collector(labels),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})) {
 		if err := s.reg.Register(c); err != nil {
-			return fail(fmt.Errorf("registering metrics: %w", err))
+			return nil, fmt.Errorf("registering metrics: %w", err)
 		}
 	}
 	s.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "perfbot_inbox_backlog", Help: "Received deliveries not yet processed.",
-	}, func() float64 { return float64(s.inbox.Pending()) }))
-	s.handlers = map[string]func(context.Context, inbox.Delivery) error{
-		"issue_comment": s.onComment,
-		"workflow_run":  s.onWorkflowRun,
-	}
-	s.pool = newPool(s)
-	s.pumps = newPumps(s)
+	}, func() float64 { return float64(ib.Pending()) }))
 	s.reg.MustRegister(s.pool.collectors()...)
-	handled := make([]string, 0, len(s.handlers))
-	for e := range s.handlers {
-		handled = append(handled, e)
-	}
+	var err error
 	s.ingress, err = webhook.New(webhook.Options{
-		Secret: o.Secret, Store: s.inbox, Handled: handled,
-		Admit:      func() bool { return s.inbox.Pending() < int64(set.Backlog) },
+		Secret: o.Secret, Store: ib, Handled: s.pool.handled(),
+		Admit:      func() bool { return ib.Pending() < int64(set.Backlog) },
 		Stored:     func(d inbox.Delivery, _ inbox.Outcome) { s.pool.offer(d) },
 		BodyBudget: set.BodyBudget,
 		Logger:     o.Logger, Registerer: s.reg,
 	})
 	if err != nil {
-		return fail(err)
+		return nil, err
 	}
 	s.log.Info("server: ready", "app", info.Slug, "app_id", info.ID, "database", set.Database, "hosts", labels)
 	return s, nil
@@ -201,16 +238,16 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 	defer cancel()
 	var problems []string
-	if stuck := s.pool.stuck(s.o.Now(), s.set.StuckAfter); stuck != "" {
+	if stuck := s.pool.stuck(s.now(), s.set.StuckAfter); stuck != "" {
 		problems = append(problems, "workers: "+stuck)
 	}
 	if err := s.db.Writable(ctx); err != nil {
 		problems = append(problems, "database: "+err.Error())
 	}
 	s.ready.mu.Lock()
-	if s.ready.at.IsZero() || s.o.Now().Sub(s.ready.at) > 30*time.Second {
+	if s.ready.at.IsZero() || s.now().Sub(s.ready.at) > 30*time.Second {
 		_, s.ready.err = s.app.App(ctx)
-		s.ready.at = s.o.Now()
+		s.ready.at = s.now()
 	}
 	apiErr := s.ready.err
 	s.ready.mu.Unlock()
@@ -253,9 +290,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	work, stop := context.WithCancel(ctx)
 	defer stop()
-	s.pumps.start(work)
+	s.runs.loops.start(work)
 	var wg sync.WaitGroup
-	for _, loop := range []func(context.Context){s.pool.run, s.sweepLoop, s.checkLoop} {
+	for _, loop := range []func(context.Context){
+		s.pool.run,
+		func(ctx context.Context) { every(ctx, s.set.SweepEvery, s.sweeper.run) },
+		func(ctx context.Context) { every(ctx, s.set.CheckEvery, s.Check) },
+	} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -276,7 +317,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	_ = srv.Shutdown(shut)
 	stop()
 	wg.Wait()
-	s.pumps.wait()
+	s.runs.loops.wait()
 	s.log.Info("server: stopped")
 	return err
 }
@@ -289,39 +330,27 @@ func (s *Server) Close() error {
 	return s.db.Close()
 }
 
-// client returns the API client of an installation, one per installation so its
-// token and rate-limit memory are reused.
-func (s *Server) client(installation int64) (*gh.Client, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if c, ok := s.clients[installation]; ok {
-		return c, nil
+// every runs f now and then every period until ctx ends.
+func every(ctx context.Context, period time.Duration, f func(context.Context)) {
+	for {
+		f(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(period):
+		}
 	}
-	c, err := s.app.Installation(installation)
-	if err != nil {
-		return nil, err
-	}
-	s.clients[installation] = c
-	return c, nil
 }
 
-// permanent marks a processing error that another attempt cannot fix.
-type permanent struct{ err error }
+// Sweep asks GitHub to redeliver the App's recent deliveries that no attempt delivered
+// and the inbox does not hold (docs/server.md §7). It returns how many redeliveries it
+// asked for.
+func (s *Server) Sweep(ctx context.Context) (int, error) { return s.sweeper.sweep(ctx) }
 
-func (p permanent) Error() string { return p.err.Error() }
-func (p permanent) Unwrap() error { return p.err }
-
-// retryAt says when a failed delivery may be tried again: after GitHub's rate-limit
-// time, or after an exponential backoff.
-func (s *Server) retryAt(err error, attempts int) time.Time {
-	wait := s.o.RetryBase << min(attempts, 20)
-	if wait <= 0 || wait > s.o.RetryMax {
-		wait = s.o.RetryMax
-	}
-	at := s.o.Now().Add(wait)
-	var rl *gh.RateLimitError
-	if errors.As(err, &rl) && rl.RetryAt.After(at) {
-		at = rl.RetryAt
-	}
-	return at
+// Check reconciles every host's queue with GitHub (dispatches to retry or confirm,
+// runs whose end was missed), drops requests that could not be queued, and prunes old
+// deliveries once a day.
+func (s *Server) Check(ctx context.Context) {
+	s.runs.check(ctx)
+	s.pool.prune(ctx, s.set.Retention)
 }

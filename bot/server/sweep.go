@@ -3,11 +3,12 @@ package server
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"time"
 
-	"github.com/lablup/perfbot/bot/inbox"
+	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/bot/logkey"
-	"github.com/lablup/perfbot/bot/queue"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Bounds of one sweep: GitHub lists at most 100 attempts a page.
@@ -19,24 +20,45 @@ const (
 	sweepMaxAttempts = 5
 )
 
-func (s *Server) sweepLoop(ctx context.Context) {
-	for {
-		if n, err := s.Sweep(ctx); err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			s.m.sweeps.WithLabelValues("error").Inc()
-			s.log.Warn("sweep: failed; trying again at the next sweep", logkey.Error, err)
-		} else {
-			s.m.sweeps.WithLabelValues("ok").Inc()
-			if n > 0 {
-				s.log.Info("sweep: asked GitHub to redeliver failed deliveries", "count", n)
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(s.set.SweepEvery):
+// sweeper asks GitHub to send again the deliveries it failed to make (GitHub does not
+// retry a failed delivery by itself): those sent while the server was down, or
+// answered 503 while its backlog was full.
+type sweeper struct {
+	log    *slog.Logger
+	now    func() time.Time
+	window time.Duration // how far back the App's deliveries are read
+	hooks  hookDeliveries
+	inbox  heldChecker
+	// sweeps and redeliveries are perfbot_sweeps_total and
+	// perfbot_redeliveries_requested_total.
+	sweeps       *prometheus.CounterVec
+	redeliveries prometheus.Counter
+}
+
+// hookDeliveries is what the sweep asks GitHub as the App (*gh.AppTransport
+// implements it).
+type hookDeliveries interface {
+	HookDeliveries(ctx context.Context, cursor string, perPage int) ([]gh.HookDelivery, string, error)
+	Redeliver(ctx context.Context, id int64) error
+}
+
+// heldChecker says which delivery ids the inbox holds (bot/inbox implements it).
+type heldChecker interface {
+	Held(ctx context.Context, ids []string) (map[string]bool, error)
+}
+
+// run sweeps once, counts the sweep and logs what it did.
+func (sw *sweeper) run(ctx context.Context) {
+	n, err := sw.sweep(ctx)
+	switch {
+	case err != nil && ctx.Err() != nil:
+	case err != nil:
+		sw.sweeps.WithLabelValues("error").Inc()
+		sw.log.Warn("sweep: failed; trying again at the next sweep", logkey.Error, err)
+	default:
+		sw.sweeps.WithLabelValues("ok").Inc()
+		if n > 0 {
+			sw.log.Info("sweep: asked GitHub to redeliver failed deliveries", "count", n)
 		}
 	}
 }
@@ -50,18 +72,18 @@ type guid struct {
 	event    string
 }
 
-// Sweep pages through the App's recent deliveries (newest first, stopping at the
+// sweep pages through the App's recent deliveries (newest first, stopping at the
 // sweep window), groups the attempts by GUID and asks GitHub to redeliver each GUID
 // that no attempt delivered and the inbox does not hold. GUIDs perfbot refused (4xx:
 // a bad signature, an unknown event, an unreadable payload) are left alone: sending
 // them again would fail the same way. It returns how many redeliveries it asked for.
-func (s *Server) Sweep(ctx context.Context) (int, error) {
-	cutoff := s.o.Now().Add(-s.set.SweepWindow)
+func (sw *sweeper) sweep(ctx context.Context) (int, error) {
+	cutoff := sw.now().Add(-sw.window)
 	groups := map[string]*guid{}
 	var order []string
 	cursor := ""
 	for page := 0; page < sweepMaxPages; page++ {
-		list, next, err := s.app.HookDeliveries(ctx, cursor, sweepPageSize)
+		list, next, err := sw.hooks.HookDeliveries(ctx, cursor, sweepPageSize)
 		if err != nil {
 			return 0, fmt.Errorf("sweeping failed deliveries: %w", err)
 		}
@@ -99,7 +121,7 @@ func (s *Server) Sweep(ctx context.Context) (int, error) {
 	if len(want) == 0 {
 		return 0, nil
 	}
-	held, err := s.inbox.Held(ctx, want)
+	held, err := sw.inbox.Held(ctx, want)
 	if err != nil {
 		return 0, err
 	}
@@ -109,74 +131,12 @@ func (s *Server) Sweep(ctx context.Context) (int, error) {
 			continue
 		}
 		g := groups[id]
-		if err := s.app.Redeliver(ctx, g.latest); err != nil {
+		if err := sw.hooks.Redeliver(ctx, g.latest); err != nil {
 			return n, err
 		}
 		n++
-		s.m.redeliveries.Inc()
-		s.log.Info("sweep: redelivery asked", logkey.Delivery, id, logkey.Event, g.event, "attempt", g.latest)
+		sw.redeliveries.Inc()
+		sw.log.Info("sweep: redelivery asked", logkey.Delivery, id, logkey.Event, g.event, "attempt", g.latest)
 	}
 	return n, nil
-}
-
-// checkLoop runs Check now and every dispatch.check_secs.
-func (s *Server) checkLoop(ctx context.Context) {
-	for {
-		s.Check(ctx)
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(s.set.CheckEvery):
-		}
-	}
-}
-
-// Check reconciles every host's queue with GitHub (dispatches to retry or confirm,
-// runs whose end was missed), drops requests that could not be queued, and prunes old
-// deliveries once a day.
-func (s *Server) Check(ctx context.Context) {
-	s.dropUnqueued(ctx)
-	for _, h := range s.set.Hosts {
-		s.pump(ctx, h.Label, true)
-	}
-	s.mu.Lock()
-	due := s.o.Now().Sub(s.pruned) > 24*time.Hour
-	if due {
-		s.pruned = s.o.Now()
-	}
-	s.mu.Unlock()
-	if !due {
-		return
-	}
-	if n, err := s.inbox.Prune(ctx, s.o.Now().Add(-s.set.Retention)); err != nil {
-		s.log.Warn("server: pruning old deliveries failed", logkey.Error, err)
-	} else if n > 0 {
-		s.log.Info("server: pruned old deliveries", "count", n)
-	}
-}
-
-// dropUnqueued ends the requests whose acceptance failed for good (their delivery ran
-// out of attempts before the request joined its queue), so they do not count as
-// waiting forever, and says so on GitHub where it can.
-func (s *Server) dropUnqueued(ctx context.Context) {
-	stuck, err := s.queue.List(ctx, queue.Filter{States: []queue.State{queue.Accepting}})
-	if err != nil {
-		return
-	}
-	for _, r := range stuck {
-		d, ok, err := s.inbox.Get(ctx, r.Delivery)
-		if err != nil || !ok || d.State != inbox.Failed {
-			continue
-		}
-		why := fmt.Sprintf("Request %d could not be queued: %s. Post the command again.", r.ID, d.Error)
-		if changed, err := s.queue.Finish(ctx, r.ID, queue.Failed, "", why, 0); err != nil || !changed {
-			continue
-		}
-		s.m.runs.WithLabelValues(r.Host, string(queue.Failed)).Inc()
-		s.log.Warn("server: a request that could not be queued was dropped", logkey.Request, r.ID, logkey.Delivery, r.Delivery)
-		r.State = queue.Failed
-		if err := s.finishMarks(ctx, r, why, ""); err != nil {
-			s.log.Warn("server: finishing the marks of a dropped request failed", logkey.Request, r.ID, logkey.Error, err)
-		}
-	}
 }

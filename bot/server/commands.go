@@ -7,7 +7,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
-	"sync"
+	"sync/atomic"
 
 	"github.com/lablup/perfbot/bot/command"
 	"github.com/lablup/perfbot/bot/gate"
@@ -16,13 +16,65 @@ import (
 	"github.com/lablup/perfbot/bot/logkey"
 	"github.com/lablup/perfbot/bot/queue"
 	"github.com/lablup/perfbot/internal/mdtext"
+	"github.com/lablup/perfbot/internal/strs"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
-// botLogin is the login the App's comments carry.
-func (s *Server) botLogin() string { return s.info.Slug + "[bot]" }
+// commands answers the comments of issue_comment deliveries: the gate decides, and
+// commands acts on the decision. It replies to help, status, cancel and denied
+// commands, and accepts /profile and /bench: the request is stored, marked on GitHub
+// (reaction, status comment, check run) and queued, and its host's queue is kicked.
+// It never dispatches: the dispatcher does, on the host's own goroutine.
+type commands struct {
+	log      *slog.Logger
+	hosts    []Host
+	botLogin string // the login of the App's own comments
+	queue    commandQueue
+	api      func(installation int64) (commandAPI, error)
+	marks    *marks
+	queues   hostQueues
+	// decisions counts the gate's decisions; finished the requests that ended here
+	// (a queued request cancelled).
+	decisions, finished *prometheus.CounterVec
+	// fault, for tests only, is asked at the named steps of a request whose crash
+	// windows matter; an error it returns stops the delivery there, as a kill would.
+	fault atomic.Pointer[func(step string) error]
+}
 
-// onComment handles one issue_comment delivery: the gate decides, the server acts.
-func (s *Server) onComment(ctx context.Context, d inbox.Delivery) error {
+// commandAPI is what commands asks GitHub of an installation. ghClient implements it.
+type commandAPI interface {
+	gate.GitHub
+	// Reply answers a command comment in its one marked reply (gate.Reply).
+	Reply(ctx context.Context, ev gate.Event, text string) error
+	React(ctx context.Context, r gh.Repo, commentID int64, content string) error
+	UpsertComment(ctx context.Context, r gh.Repo, issue int, marker, body string) (gh.Comment, gh.Action, error)
+	CreateCheckRun(ctx context.Context, r gh.Repo, s gh.CheckRunSpec) (gh.CheckRun, error)
+	runCanceller
+}
+
+// commandQueue is what commands reads and writes of the requests (bot/queue
+// implements it).
+type commandQueue interface {
+	Add(ctx context.Context, r queue.Request) (queue.Request, bool, error)
+	Get(ctx context.Context, id int64) (queue.Request, bool, error)
+	List(ctx context.Context, f queue.Filter) ([]queue.Request, error)
+	SetStatusComment(ctx context.Context, id, commentID int64) error
+	SetCheckRun(ctx context.Context, id, checkRunID int64) error
+	MarkQueued(ctx context.Context, id int64) error
+	CancelQueued(ctx context.Context, id int64, by string) (bool, error)
+	SetCancel(ctx context.Context, id int64, by string) error
+}
+
+// hostQueues moves the host queues along (the dispatcher implements it).
+type hostQueues interface {
+	// lock holds a host's queue still (no pass runs meanwhile) until unlock is called.
+	lock(host string) (unlock func())
+	// kick asks for a pass of the host's queue and returns at once.
+	kick(host string, reconcile bool)
+}
+
+// handle answers one issue_comment delivery.
+func (cm *commands) handle(ctx context.Context, d inbox.Delivery) error {
 	ev, err := gate.ParseEvent(d.Payload)
 	if err != nil {
 		return permanent{err}
@@ -30,49 +82,49 @@ func (s *Server) onComment(ctx context.Context, d inbox.Delivery) error {
 	if ev.InstallationID <= 0 {
 		return permanent{errors.New("the issue_comment event has no installation: not an App delivery")}
 	}
-	log := s.log.With(logkey.Delivery, d.ID, logkey.Event, d.Event, logkey.Repo, ev.Repo.String(), logkey.Issue, ev.Issue)
-	c, err := s.client(ev.InstallationID)
+	log := cm.log.With(logkey.Delivery, d.ID, logkey.Event, d.Event, logkey.Repo, ev.Repo.String(), logkey.Issue, ev.Issue)
+	c, err := cm.api(ev.InstallationID)
 	if err != nil {
 		return permanent{err}
 	}
-	dec, err := gate.Decide(ctx, ev, c, gate.Options{BotLogin: s.botLogin()})
+	dec, err := gate.Decide(ctx, ev, c, gate.Options{BotLogin: cm.botLogin})
 	if err != nil {
 		return fmt.Errorf("deciding on comment %d: %w", ev.CommentID, err)
 	}
-	s.m.decisions.WithLabelValues(string(dec.Outcome), string(dec.Reason)).Inc()
+	cm.decisions.WithLabelValues(string(dec.Outcome), string(dec.Reason)).Inc()
 	switch dec.Outcome {
 	case gate.Ignored:
 		log.Debug("server: comment ignored", "reason", dec.Reason, "detail", dec.Detail)
 		return nil
 	case gate.Denied:
 		log.Info("server: command denied", "reason", dec.Reason, "author", ev.Author)
-		return gate.Reply(ctx, c, ev, dec.Reply)
+		return c.Reply(ctx, ev, dec.Reply)
 	}
 	req := dec.Request
 	log.Info("server: command accepted", "kind", req.Kind, "author", ev.Author, "sha", req.SHA)
 	switch req.Kind {
 	case command.Help:
-		return gate.Reply(ctx, c, ev, dec.Reply)
+		return c.Reply(ctx, ev, dec.Reply)
 	case command.Status:
-		return s.status(ctx, c, ev, req)
+		return cm.status(ctx, c, ev, req)
 	case command.Cancel:
-		return s.cancel(ctx, c, ev, req, log)
+		return cm.cancel(ctx, c, ev, req, log)
 	case command.Profile, command.Bench:
-		return s.accept(ctx, c, d, ev, req, log)
+		return cm.accept(ctx, c, d.ID, ev, req, log)
 	}
 	return permanent{fmt.Errorf("the gate accepted a %q command, which the server does not know", req.Kind)}
 }
 
 // pickHost chooses the host of a backend with the fewest open requests (the first
 // listed on a tie).
-func (s *Server) pickHost(ctx context.Context, backend string) (Host, bool, error) {
+func (cm *commands) pickHost(ctx context.Context, backend string) (Host, bool, error) {
 	var best Host
 	bestN, found := 0, false
-	for _, h := range s.set.Hosts {
+	for _, h := range cm.hosts {
 		if h.Backend != backend {
 			continue
 		}
-		open, err := s.queue.List(ctx, queue.Filter{Host: h.Label, States: queue.Open})
+		open, err := cm.queue.List(ctx, queue.Filter{Host: h.Label, States: queue.Open})
 		if err != nil {
 			return Host{}, false, err
 		}
@@ -88,16 +140,16 @@ func (s *Server) pickHost(ctx context.Context, backend string) (Host, bool, erro
 // a failure resumes without doubling anything. A comment has at most one request (the
 // queue's table holds it so): another delivery of the same comment, at the same time
 // or later, gets the stored request and leaves its marks to the delivery that made it.
-func (s *Server) accept(ctx context.Context, c *gh.Client, d inbox.Delivery, ev gate.Event, req gate.Request, log *slog.Logger) error {
-	host, ok, err := s.pickHost(ctx, req.Command.Backend)
+func (cm *commands) accept(ctx context.Context, c commandAPI, delivery string, ev gate.Event, req gate.Request, log *slog.Logger) error {
+	host, ok, err := cm.pickHost(ctx, req.Command.Backend)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return gate.Reply(ctx, c, ev, fmt.Sprintf("This perfbot server has no GPU host for %s; ask its operator to add one to the server settings.", mdtext.Code(req.Command.Backend)))
+		return c.Reply(ctx, ev, fmt.Sprintf("This perfbot server has no GPU host for %s; ask its operator to add one to the server settings.", mdtext.Code(req.Command.Backend)))
 	}
-	r, _, err := s.queue.Add(ctx, queue.Request{
-		Delivery: d.ID, Repo: ev.Repo.String(), Installation: ev.InstallationID, Issue: ev.Issue, IsPR: ev.IsPR,
+	r, _, err := cm.queue.Add(ctx, queue.Request{
+		Delivery: delivery, Repo: ev.Repo.String(), Installation: ev.InstallationID, Issue: ev.Issue, IsPR: ev.IsPR,
 		CommentID: ev.CommentID, Requester: ev.Author, Kind: string(req.Kind), Command: commandText(req),
 		SHA: req.SHA, PinnedFrom: req.PinnedFrom, Models: req.Models, Sampling: req.Sampling, Epic: req.Epic,
 		Host: host.Label, Workflow: host.Workflow, Ref: ev.DefaultBranch,
@@ -106,15 +158,15 @@ func (s *Server) accept(ctx context.Context, c *gh.Client, d inbox.Delivery, ev 
 		return err
 	}
 	log = log.With(logkey.Request, r.ID, logkey.Host, r.Host)
-	if r.Delivery != d.ID {
+	if r.Delivery != delivery {
 		if ev.Action != "edited" {
 			log.Info("server: another delivery of a comment that already has its request; nothing to do", "first", r.Delivery)
 			return nil
 		}
 		log.Info("server: an edit of a comment already accepted; nothing changes")
-		return gate.Reply(ctx, c, ev, fmt.Sprintf(
+		return c.Reply(ctx, ev, fmt.Sprintf(
 			"Request %s was accepted from this comment as it was first written (commit %s); editing the comment does not change what runs. Post a new comment for another run, and `/perfbot cancel %d` to drop this one.",
-			mdtext.Code(strconv.FormatInt(r.ID, 10)), mdtext.Code(short(r.SHA)), r.ID))
+			mdtext.Code(strconv.FormatInt(r.ID, 10)), mdtext.Code(strs.ShortSHA(r.SHA)), r.ID))
 	}
 	if r.State != queue.Accepting {
 		log.Info("server: request already accepted", "state", r.State)
@@ -124,18 +176,18 @@ func (s *Server) accept(ctx context.Context, c *gh.Client, d inbox.Delivery, ev 
 		return err
 	}
 	if r.StatusCommentID == 0 {
-		body, err := s.statusBody(ctx, r, "queued", s.queuedDetail(ctx, r), nil)
+		body, err := cm.marks.queuedBody(ctx, r)
 		if err != nil {
 			return err
 		}
-		cm, _, err := c.UpsertComment(ctx, ev.Repo, ev.Issue, requestMarker(r.ID), body)
+		sc, _, err := c.UpsertComment(ctx, ev.Repo, ev.Issue, requestMarker(r.ID), body)
 		if err != nil {
 			return err
 		}
-		if err := s.queue.SetStatusComment(ctx, r.ID, cm.ID); err != nil {
+		if err := cm.queue.SetStatusComment(ctx, r.ID, sc.ID); err != nil {
 			return err
 		}
-		r.StatusCommentID = cm.ID
+		r.StatusCommentID = sc.ID
 	}
 	if r.IsPR && r.CheckRunID == 0 {
 		cr, err := c.CreateCheckRun(ctx, ev.Repo, gh.CheckRunSpec{
@@ -148,25 +200,25 @@ func (s *Server) accept(ctx context.Context, c *gh.Client, d inbox.Delivery, ev 
 		}
 		// The crash window: the check run exists on GitHub, its id is not recorded.
 		// Processed again, CreateCheckRun finds it by its external id.
-		if err := s.injected(StepCheckRunCreated); err != nil {
+		if err := cm.injected(StepCheckRunCreated); err != nil {
 			return err
 		}
-		if err := s.queue.SetCheckRun(ctx, r.ID, cr.ID); err != nil {
+		if err := cm.queue.SetCheckRun(ctx, r.ID, cr.ID); err != nil {
 			return err
 		}
 	}
-	if err := s.queue.MarkQueued(ctx, r.ID); err != nil {
+	if err := cm.queue.MarkQueued(ctx, r.ID); err != nil {
 		return err
 	}
 	log.Info("server: request queued", "sha", r.SHA)
-	s.pump(ctx, r.Host, false)
+	cm.queues.kick(r.Host, false)
 	return nil
 }
 
 // commandText is the command as the status comment names it.
 func commandText(req gate.Request) string {
 	if t := strings.TrimSpace(req.Command.Text); t != "" {
-		return clipText(t, 200)
+		return strs.Clip(t, 200, "…")
 	}
 	return "/" + string(req.Kind) + " " + req.Command.Backend
 }
@@ -175,47 +227,24 @@ func commandText(req gate.Request) string {
 // (for fault injection in tests).
 const StepCheckRunCreated = "check run created"
 
-// faults holds, for tests only, the fault function of a server (*Server -> func(step
-// string) error): asked at the named steps of a request whose crash windows matter, an
-// error it returns stops the delivery there, as a kill would, and the delivery is
-// processed again. Production servers have none.
-var faults sync.Map
-
 // injected returns the fault a test set for step, or nil.
-func (s *Server) injected(step string) error {
-	if f, ok := faults.Load(s); ok {
-		return f.(func(string) error)(step)
+func (cm *commands) injected(step string) error {
+	if f := cm.fault.Load(); f != nil {
+		return (*f)(step)
 	}
 	return nil
 }
 
 func externalID(id int64) string { return fmt.Sprintf("perfbot-request-%d", id) }
 
-func short(sha string) string {
-	if len(sha) > 8 {
-		return sha[:8]
-	}
-	return sha
-}
-
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
-}
-
 // target finds the request a status or cancel command names or, without an id, the
 // commenter's one open request on the issue. why is the reply when there is no single
 // one.
-func (s *Server) target(ctx context.Context, ev gate.Event, id string) (r queue.Request, why string, err error) {
+func (cm *commands) target(ctx context.Context, ev gate.Event, id string) (r queue.Request, why string, err error) {
 	if id != "" {
 		n, perr := strconv.ParseInt(id, 10, 64)
 		if perr == nil && n > 0 {
-			r, ok, err := s.queue.Get(ctx, n)
+			r, ok, err := cm.queue.Get(ctx, n)
 			if err != nil {
 				return queue.Request{}, "", err
 			}
@@ -225,7 +254,7 @@ func (s *Server) target(ctx context.Context, ev gate.Event, id string) (r queue.
 		}
 		return queue.Request{}, fmt.Sprintf("There is no perfbot request %s in %s. `/perfbot status` lists the open ones.", mdtext.Code(id), ev.Repo), nil
 	}
-	all, err := s.queue.List(ctx, queue.Filter{Repo: ev.Repo.String(), Issue: ev.Issue, States: queue.Open})
+	all, err := cm.queue.List(ctx, queue.Filter{Repo: ev.Repo.String(), Issue: ev.Issue, States: queue.Open})
 	if err != nil {
 		return queue.Request{}, "", err
 	}
@@ -250,87 +279,75 @@ func (s *Server) target(ctx context.Context, ev gate.Event, id string) (r queue.
 
 // cancel drops a queued request or cancels its run. The requester may, and so may
 // anyone with maintain or admin permission.
-func (s *Server) cancel(ctx context.Context, c *gh.Client, ev gate.Event, req gate.Request, log *slog.Logger) error {
-	r, why, err := s.target(ctx, ev, req.ID)
+func (cm *commands) cancel(ctx context.Context, c commandAPI, ev gate.Event, req gate.Request, log *slog.Logger) error {
+	r, why, err := cm.target(ctx, ev, req.ID)
 	if err != nil {
 		return err
 	}
 	if why != "" {
-		return gate.Reply(ctx, c, ev, why)
+		return c.Reply(ctx, ev, why)
 	}
 	log = log.With(logkey.Request, r.ID, logkey.Host, r.Host)
 	if r.State.Final() {
-		return gate.Reply(ctx, c, ev, fmt.Sprintf("Request %d has already ended (%s).", r.ID, r.State))
+		return c.Reply(ctx, ev, fmt.Sprintf("Request %d has already ended (%s).", r.ID, r.State))
 	}
 	if !strings.EqualFold(ev.Author, r.Requester) && !gh.AtLeast(req.Permission, gate.MaintainPermission) {
-		return gate.Reply(ctx, c, ev, fmt.Sprintf("Request %d was made by %s; only they, or someone with %s or %s permission, can cancel it (%s has %s).",
+		return c.Reply(ctx, ev, fmt.Sprintf("Request %d was made by %s; only they, or someone with %s or %s permission, can cancel it (%s has %s).",
 			r.ID, mdtext.Code(r.Requester), mdtext.Code("maintain"), mdtext.Code("admin"), mdtext.Code(ev.Author), mdtext.Code(req.Permission)))
 	}
-	mu := s.hostLock(r.Host)
-	mu.Lock()
-	dropped, err := s.queue.CancelQueued(ctx, r.ID, ev.Author)
-	mu.Unlock()
+	unlock := cm.queues.lock(r.Host)
+	dropped, err := cm.queue.CancelQueued(ctx, r.ID, ev.Author)
+	unlock()
 	if err != nil {
 		return err
 	}
 	if dropped {
 		log.Info("server: queued request cancelled", "by", ev.Author)
-		s.m.runs.WithLabelValues(r.Host, string(queue.Cancelled)).Inc()
-		r, _, err = s.queue.Get(ctx, r.ID)
+		cm.finished.WithLabelValues(r.Host, string(queue.Cancelled)).Inc()
+		r, _, err = cm.queue.Get(ctx, r.ID)
 		if err != nil {
 			return err
 		}
-		if err := s.finishMarks(ctx, r, fmt.Sprintf("Request %d was cancelled by %s before it started.", r.ID, ev.Author), ""); err != nil {
+		if err := cm.marks.finish(ctx, r, fmt.Sprintf("Request %d was cancelled by %s before it started.", r.ID, ev.Author), ""); err != nil {
 			return err
 		}
-		return gate.Reply(ctx, c, ev, fmt.Sprintf("Request %d is cancelled; it had not started.", r.ID))
+		return c.Reply(ctx, ev, fmt.Sprintf("Request %d is cancelled; it had not started.", r.ID))
 	}
-	if err := s.queue.SetCancel(ctx, r.ID, ev.Author); err != nil {
+	if err := cm.queue.SetCancel(ctx, r.ID, ev.Author); err != nil {
 		return err
 	}
 	r.CancelBy = ev.Author
 	if r.RunID == 0 {
 		log.Info("server: cancel asked before the run is known; it is cancelled when found", "by", ev.Author)
-		return gate.Reply(ctx, c, ev, fmt.Sprintf("Request %d was dispatched; its run is cancelled as soon as GitHub lists it.", r.ID))
+		return c.Reply(ctx, ev, fmt.Sprintf("Request %d was dispatched; its run is cancelled as soon as GitHub lists it.", r.ID))
 	}
-	if err := s.cancelRun(ctx, c, r); err != nil {
+	if err := cancelRun(ctx, c, r); err != nil {
 		return err
 	}
 	log.Info("server: run cancel asked", "by", ev.Author, logkey.Run, r.RunID)
-	return gate.Reply(ctx, c, ev, fmt.Sprintf("Asked GitHub to cancel the run of request %d: %s. Its status comment says when it has stopped.", r.ID, r.RunURL))
-}
-
-func (s *Server) cancelRun(ctx context.Context, c *gh.Client, r queue.Request) error {
-	repo, err := gh.ParseRepo(r.Repo)
-	if err != nil {
-		return permanent{err}
-	}
-	if err := c.CancelWorkflowRun(ctx, repo, r.RunID); err != nil && !gh.IsConflict(err) {
-		return err
-	}
-	return nil
+	return c.Reply(ctx, ev, fmt.Sprintf("Asked GitHub to cancel the run of request %d: %s. Its status comment says when it has stopped.", r.ID, r.RunURL))
 }
 
 // status replies with the open requests of the repository, or the one named.
-func (s *Server) status(ctx context.Context, c *gh.Client, ev gate.Event, req gate.Request) error {
+func (cm *commands) status(ctx context.Context, c commandAPI, ev gate.Event, req gate.Request) error {
 	var list []queue.Request
 	if req.ID != "" {
-		r, why, err := s.target(ctx, ev, req.ID)
+		r, why, err := cm.target(ctx, ev, req.ID)
 		if err != nil {
 			return err
 		}
 		if why != "" {
-			return gate.Reply(ctx, c, ev, why)
+			return c.Reply(ctx, ev, why)
 		}
 		list = []queue.Request{r}
 	} else {
 		var err error
-		if list, err = s.queue.List(ctx, queue.Filter{Repo: ev.Repo.String(), States: queue.Open}); err != nil {
+		if list, err = cm.queue.List(ctx, queue.Filter{Repo: ev.Repo.String(), States: queue.Open}); err != nil {
 			return err
 		}
 	}
 	if len(list) == 0 {
-		return gate.Reply(ctx, c, ev, fmt.Sprintf("No perfbot request is queued or running in %s.", ev.Repo))
+		return c.Reply(ctx, ev, fmt.Sprintf("No perfbot request is queued or running in %s.", ev.Repo))
 	}
 	var b strings.Builder
 	b.WriteString("| request | command | by | host | state | where |\n| --- | --- | --- | --- | --- | --- |\n")
@@ -340,10 +357,10 @@ func (s *Server) status(ctx context.Context, c *gh.Client, ev gate.Event, req ga
 		case r.RunURL != "":
 			where = "[workflow run](" + mdtext.LinkURL(r.RunURL) + ")"
 		case r.State == queue.Queued || r.State == queue.Accepting:
-			where = mdtext.Text(s.queuedDetail(ctx, r))
+			where = mdtext.Text(cm.marks.queuedDetail(ctx, r))
 		}
 		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s |\n", r.ID, mdtext.CellCode(r.Command), mdtext.CellCode(r.Requester),
 			mdtext.CellCode(r.Host), r.State, where)
 	}
-	return gate.Reply(ctx, c, ev, b.String())
+	return c.Reply(ctx, ev, b.String())
 }

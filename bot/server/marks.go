@@ -5,14 +5,42 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/bot/queue"
 	"github.com/lablup/perfbot/bot/report"
+	"github.com/lablup/perfbot/internal/mathx"
+	"github.com/lablup/perfbot/internal/strs"
 )
+
+// marks are what a request shows on GitHub besides the reply to its command: the status
+// comment (where it stands in its host's queue, or how it ended), the check run of a
+// pull request and the reaction on the trigger comment. Both the commands (a cancelled
+// queued request) and the dispatcher (a refused dispatch, a run that did not publish)
+// end them through finish.
+type marks struct {
+	queue markQueue
+	api   func(installation int64) (markAPI, error)
+	now   func() time.Time
+}
+
+// markQueue is what the estimate of a queued request reads (bot/queue implements it).
+type markQueue interface {
+	Position(ctx context.Context, r queue.Request) (int, error)
+	List(ctx context.Context, f queue.Filter) ([]queue.Request, error)
+	RunTimes(ctx context.Context, host string, n int) ([]time.Duration, error)
+}
+
+// markAPI is what finishing a request's marks asks GitHub (*gh.Client implements it).
+type markAPI interface {
+	CommentByID(ctx context.Context, r gh.Repo, id int64) (gh.Comment, error)
+	UpdateComment(ctx context.Context, r gh.Repo, id int64, body string) (gh.Comment, gh.Action, error)
+	CheckRunByID(ctx context.Context, r gh.Repo, id int64) (gh.CheckRun, error)
+	CompleteCheckRun(ctx context.Context, r gh.Repo, id int64, o gh.CheckOutput) error
+	React(ctx context.Context, r gh.Repo, commentID int64, content string) error
+}
 
 // requestMarker is the hidden line that finds a request's status comment again before
 // it is created a second time.
@@ -20,12 +48,17 @@ func requestMarker(id int64) string { return fmt.Sprintf("<!-- perfbot:request %
 
 // statusBody renders the status comment through the same template the publisher
 // uses, plus the request's marker.
-func (s *Server) statusBody(_ context.Context, r queue.Request, state, detail string, links []report.Link) (string, error) {
+func statusBody(r queue.Request, state, detail string, links []report.Link) (string, error) {
 	body, err := report.Render(report.Status, report.StatusData{State: state, Command: r.Command, Detail: detail, Links: links})
 	if err != nil {
 		return "", err
 	}
 	return strings.TrimRight(body, "\n") + "\n\n" + requestMarker(r.ID) + "\n", nil
+}
+
+// queuedBody is the status comment of a queued request: where it stands now.
+func (m *marks) queuedBody(ctx context.Context, r queue.Request) (string, error) {
+	return statusBody(r, "queued", m.queuedDetail(ctx, r), nil)
 }
 
 // finalRE matches the state line of a finished status comment (templates/status.md.tmpl).
@@ -40,15 +73,18 @@ func statusFinal(body string) bool {
 // runTimesN is how many past runs the estimate looks at.
 const runTimesN = 5
 
+// activeStates are the states of a host's one request that holds the host.
+var activeStates = []queue.State{queue.Dispatching, queue.Dispatched, queue.Running}
+
 // queuedDetail says where a queued request stands: its request id and host, its
 // position, and an estimate of its start from the host's past run times.
-func (s *Server) queuedDetail(ctx context.Context, r queue.Request) string {
-	head := fmt.Sprintf("Request %d on host %s, commit %s (%s).", r.ID, r.Host, short(r.SHA), r.PinnedFrom)
-	pos, err := s.queue.Position(ctx, r)
+func (m *marks) queuedDetail(ctx context.Context, r queue.Request) string {
+	head := fmt.Sprintf("Request %d on host %s, commit %s (%s).", r.ID, r.Host, strs.ShortSHA(r.SHA), r.PinnedFrom)
+	pos, err := m.queue.Position(ctx, r)
 	if err != nil {
 		return head
 	}
-	active, err := s.queue.List(ctx, queue.Filter{Host: r.Host, States: []queue.State{queue.Dispatching, queue.Dispatched, queue.Running}})
+	active, err := m.queue.List(ctx, queue.Filter{Host: r.Host, States: activeStates})
 	if err != nil {
 		return head
 	}
@@ -59,21 +95,21 @@ func (s *Server) queuedDetail(ctx context.Context, r queue.Request) string {
 	if len(active) > 0 {
 		where += ", behind a running request"
 	}
-	times, err := s.queue.RunTimes(ctx, r.Host, runTimesN)
+	times, err := m.queue.RunTimes(ctx, r.Host, runTimesN)
 	if err != nil || len(times) == 0 {
 		if pos == 0 && len(active) == 0 {
 			return head + " Starting now."
 		}
 		return head + " " + where + "; no estimate yet: no run has finished on this host."
 	}
-	med := median(times)
+	med := mathx.Median(times)
 	wait := time.Duration(pos) * med
 	if len(active) > 0 {
 		started := active[0].StartedAt
 		if started.IsZero() {
 			started = active[0].DispatchedAt
 		}
-		wait += max(med-s.o.Now().Sub(started), 0)
+		wait += max(med-m.now().Sub(started), 0)
 	}
 	if wait == 0 {
 		return head + " " + where + "; starting now."
@@ -83,15 +119,6 @@ func (s *Server) queuedDetail(ctx context.Context, r queue.Request) string {
 		last = fmt.Sprintf("median of the last %d runs on this host:", len(times))
 	}
 	return fmt.Sprintf("%s %s; estimated start in about %s (%s %s).", head, where, roundDuration(wait), last, roundDuration(med))
-}
-
-func median(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 func roundDuration(d time.Duration) string {
@@ -105,12 +132,12 @@ func roundDuration(d time.Duration) string {
 	return fmt.Sprintf("%d h %d min", int(h/time.Hour), int(h%time.Hour/time.Minute))
 }
 
-// finishMarks ends a request's marks on GitHub when nobody else did: the status comment
+// finish ends a request's marks on GitHub when nobody else did: the status comment
 // and the check run, with the run's link when there is one, and a confused reaction on
 // the trigger comment. It leaves alone what the publisher already finished, and a
 // status comment or check run deleted meanwhile. why says what happened.
-func (s *Server) finishMarks(ctx context.Context, r queue.Request, why, runURL string) error {
-	c, err := s.client(r.Installation)
+func (m *marks) finish(ctx context.Context, r queue.Request, why, runURL string) error {
+	c, err := m.api(r.Installation)
 	if err != nil {
 		return permanent{err}
 	}
@@ -134,7 +161,7 @@ func (s *Server) finishMarks(ctx context.Context, r queue.Request, why, runURL s
 		case err != nil:
 			return err
 		case !statusFinal(cm.Body):
-			body, err := s.statusBody(ctx, r, state, why, links)
+			body, err := statusBody(r, state, why, links)
 			if err != nil {
 				return err
 			}
