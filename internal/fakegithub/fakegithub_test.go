@@ -8,36 +8,31 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-github/v62/github"
 	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/internal/fakegithub"
-	"github.com/lablup/perfbot/internal/ghstub"
 	"github.com/lablup/perfbot/internal/gittest"
 )
 
 func TestMain(m *testing.M) { gittest.Main(m) }
 
 // env is a fake with one repository (a real bare git remote), an epic issue and an
-// open pull request, served through a recorder that checks every JSON answer against
-// GitHub's REST description.
+// open pull request. The fake checks every JSON answer against GitHub's REST
+// description and fails the test on one that does not match.
 type env struct {
 	fake   *fakegithub.Server
 	client *gh.Client
 	repo   gh.Repo
 	main   string // main's head
-	url    string // the API through the recorder, with /api/v3/
+	url    string // the API's base URL, with /api/v3/
 	bare   string
-	mu     sync.Mutex
-	errs   []string
 }
 
 func git(t *testing.T, dir string, args ...string) string {
@@ -85,7 +80,7 @@ func newEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fake := fakegithub.New(42, "perfbot", &key.PublicKey)
+	fake := fakegithub.New(t, fakegithub.App(42, "perfbot", &key.PublicKey))
 	fake.AddUser(fakegithub.User{Login: "maintainer"})
 	fake.AddUser(fakegithub.User{Login: "reader"})
 	fake.AddRepo(&fakegithub.Repo{Owner: "lablup", Name: "mlxcel", DefaultBranch: "main", GitDir: bare,
@@ -97,49 +92,15 @@ func newEnv(t *testing.T) *env {
 		PR: &fakegithub.Pull{Head: "feature", Base: "main"}}); err != nil {
 		t.Fatal(err)
 	}
-	e := &env{fake: fake, repo: gh.Repo{Owner: "lablup", Name: "mlxcel"}, main: head, bare: bare}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rec := httptest.NewRecorder()
-		fake.ServeHTTP(rec, r)
-		body := rec.Body.Bytes()
-		if rec.Code/100 == 2 && len(body) > 0 && strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") {
-			if err := ghstub.CheckAnswer(t, r.Method, strings.TrimPrefix(r.URL.Path, "/api/v3"), rec.Code, body); err != nil {
-				e.mu.Lock()
-				e.errs = append(e.errs, r.Method+" "+r.URL.Path+": "+err.Error())
-				e.mu.Unlock()
-			}
-		}
-		for k, v := range rec.Header() {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(rec.Code)
-		w.Write(body)
-	}))
-	t.Cleanup(srv.Close)
-	e.url = srv.URL + "/api/v3/"
-	// The fake builds its URLs from its own address; serve it through the recorder.
-	if err := fake.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fake.Close() })
-
+	e := &env{fake: fake, repo: gh.Repo{Owner: "lablup", Name: "mlxcel"}, main: head, bare: bare, url: fake.URL()}
 	pemKey := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
-	app, err := gh.NewAppTransport(gh.AppAuth{AppID: 42, PrivateKeyPEM: pemKey}, gh.Options{BaseURL: srv.URL + "/api/v3/"})
+	if _, err := gh.NewAppTransport(gh.AppAuth{AppID: 42, PrivateKeyPEM: pemKey}, gh.Options{BaseURL: e.url}); err != nil {
+		t.Fatal(err)
+	}
+	e.client, err = gh.Connect(context.Background(), gh.Credentials{AppID: 42, PrivateKeyPEM: pemKey, Repo: e.repo}, gh.Options{BaseURL: e.url})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.client, err = gh.Connect(context.Background(), gh.Credentials{AppID: 42, PrivateKeyPEM: pemKey, Repo: e.repo}, gh.Options{BaseURL: srv.URL + "/api/v3/"})
-	_ = app
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		for _, msg := range e.errs {
-			t.Errorf("answer not in GitHub's documented shape: %s", msg)
-		}
-	})
 	return e
 }
 
