@@ -7,6 +7,8 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/pem"
+	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -19,6 +21,7 @@ import (
 	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/internal/gittest"
+	"github.com/lablup/perfbot/internal/testfix"
 )
 
 func TestMain(m *testing.M) { gittest.Main(m) }
@@ -312,5 +315,73 @@ func TestMoreEndpoints(t *testing.T) {
 	}
 	if _, _, err := api.Issues.Get(c, "lablup", "mlxcel", 1814); err != nil {
 		t.Error(err)
+	}
+}
+
+// Expectations come before the App's world: a test puts a fault (here a 502, then the
+// real secondary rate-limit answer) in front of it, and the world answers the rest.
+// Every request is recorded, whoever answered it.
+func TestFaultsInFrontOfTheWorld(t *testing.T) {
+	e := newEnv(t)
+	c := ctx(t)
+	dir := testfix.Path(t, "github", "rate-limit")
+	e.fake.Expect("GET", "/repos/lablup/mlxcel/collaborators/maintainer/permission", fakegithub.Status(502))
+	e.fake.Expect("GET", "/repos/lablup/mlxcel/collaborators/maintainer/permission",
+		fakegithub.Recorded(dir+"/secondary-403.headers.txt", dir+"/secondary-403.body.json"))
+	e.fake.AddToken("ghs_test", "perfbot[bot]")
+	url := e.fake.AbsURL("/repos/lablup/mlxcel/collaborators/maintainer/permission")
+	before := len(e.fake.Requests()) // gh.Connect's calls
+	var codes []int
+	for range 3 {
+		r, _ := http.NewRequestWithContext(c, "GET", url, nil)
+		r.Header.Set("Authorization", "token ghs_test")
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		codes = append(codes, resp.StatusCode)
+	}
+	if fmt.Sprint(codes) != "[502 403 200]" {
+		t.Errorf("statuses %v, want the 502, the rate limit, then the world's answer", codes)
+	}
+	if reqs := e.fake.Requests()[before:]; len(reqs) != 3 || reqs[2].Path != "/repos/lablup/mlxcel/collaborators/maintainer/permission" {
+		t.Errorf("recorded %v, want the 3 calls", reqs)
+	}
+}
+
+// An endpoint the world does not serve answers GitHub's 404 naming it, without failing
+// the test, and one GET pattern serves both issues/{n}/comments and issues/comments/{id}.
+func TestWorldRoutes(t *testing.T) {
+	e := newEnv(t)
+	e.fake.AddToken("ghp_reader", "reader")
+	cm, err := e.fake.AddComment("lablup/mlxcel", 1814, "reader", "hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(method, path string) (int, string) {
+		r, _ := http.NewRequest(method, e.fake.AbsURL(path), nil)
+		r.Header.Set("Authorization", "token ghp_reader")
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get("DELETE", "/repos/lablup/mlxcel"); code != 404 || !strings.Contains(body, "does not serve DELETE /repos/lablup/mlxcel") {
+		t.Errorf("unserved endpoint: %d %s", code, body)
+	}
+	if code, body := get("GET", fmt.Sprintf("/repos/lablup/mlxcel/issues/comments/%d", cm.ID)); code != 200 || !strings.Contains(body, `"body":"hello"`) {
+		t.Errorf("a comment by id: %d %s", code, body)
+	}
+	if code, body := get("GET", "/repos/lablup/mlxcel/issues/1814/comments"); code != 200 || !strings.Contains(body, `"body":"hello"`) {
+		t.Errorf("an issue's comments: %d %s", code, body)
+	}
+	for _, path := range []string{"/repos/lablup/mlxcel/issues/1814/labels", "/repos/lablup/mlxcel/issues/comments/999999", "/repos/lablup/mlxcel/pulls/1814", "/repos/lablup/nope/issues/1814"} {
+		if code, _ := get("GET", path); code != 404 {
+			t.Errorf("GET %s: %d, want 404", path, code)
+		}
 	}
 }
