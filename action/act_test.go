@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"github.com/lablup/perfbot/bot/gate/gatetest"
-	"github.com/lablup/perfbot/internal/ghstub"
+	ghstub "github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/internal/hosttest"
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/lablup/perfbot/runner/attrib"

@@ -17,7 +17,7 @@ import (
 	"github.com/lablup/perfbot/bot/command"
 	"github.com/lablup/perfbot/bot/gate"
 	"github.com/lablup/perfbot/bot/gate/gatetest"
-	"github.com/lablup/perfbot/internal/ghstub"
+	ghstub "github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/internal/testfix"
 )
 

@@ -20,7 +20,7 @@ import (
 	"github.com/lablup/perfbot/bot/gate"
 	"github.com/lablup/perfbot/bot/gate/gatetest"
 	"github.com/lablup/perfbot/bot/gh"
-	"github.com/lablup/perfbot/internal/ghstub"
+	ghstub "github.com/lablup/perfbot/internal/fakegithub"
 )
 
 func client(t *testing.T, s *ghstub.Stub) *gh.Client {

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lablup/perfbot/internal/ghstub"
+	ghstub "github.com/lablup/perfbot/internal/fakegithub"
 )
 
 const (

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lablup/perfbot/internal/ghstub"
+	ghstub "github.com/lablup/perfbot/internal/fakegithub"
 )
 
 func TestPullHead(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lablup/perfbot/internal/ghstub"
+	ghstub "github.com/lablup/perfbot/internal/fakegithub"
 )
 
 // An App without an installation id finds its installation on the repository with its

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lablup/perfbot/internal/ghstub"
+	ghstub "github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/internal/logtest"
 	"github.com/lablup/perfbot/internal/testfix"
 )

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lablup/perfbot/internal/ghstub"
+	ghstub "github.com/lablup/perfbot/internal/fakegithub"
 )
 
 const (

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lablup/perfbot/internal/ghstub"
+	ghstub "github.com/lablup/perfbot/internal/fakegithub"
 )
 
 func TestParseRepo(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lablup/perfbot/internal/ghstub"
+	ghstub "github.com/lablup/perfbot/internal/fakegithub"
 )
 
 // Every failure path of a token Client, and its log, stays free of the token, while the

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/lablup/perfbot/bot/report"
-	"github.com/lablup/perfbot/internal/ghstub"
+	ghstub "github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/internal/golden"
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/lablup/perfbot/runner/baseline"

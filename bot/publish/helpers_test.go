@@ -17,7 +17,7 @@ import (
 
 	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/config"
-	"github.com/lablup/perfbot/internal/ghstub"
+	ghstub "github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/internal/gittest"
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/lablup/perfbot/runner/hostinfo"

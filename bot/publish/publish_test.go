@@ -15,7 +15,7 @@ import (
 	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/bot/gitpub"
 	"github.com/lablup/perfbot/bot/report"
-	"github.com/lablup/perfbot/internal/ghstub"
+	ghstub "github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/runner/patch"
 )
 

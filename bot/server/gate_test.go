@@ -9,7 +9,7 @@ import (
 	"github.com/lablup/perfbot/bot/command"
 	"github.com/lablup/perfbot/bot/gate"
 	"github.com/lablup/perfbot/bot/gate/gatetest"
-	"github.com/lablup/perfbot/internal/ghstub"
+	ghstub "github.com/lablup/perfbot/internal/fakegithub"
 )
 
 // TestGateCases runs the gate's shared table through the whole server: each case's

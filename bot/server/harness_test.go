@@ -23,7 +23,7 @@ import (
 	"github.com/lablup/perfbot/bot/inbox"
 	"github.com/lablup/perfbot/bot/server"
 	"github.com/lablup/perfbot/bot/webhook"
-	"github.com/lablup/perfbot/internal/ghstub"
+	ghstub "github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/internal/linestest"
 	"github.com/lablup/perfbot/internal/logtest"
 	"github.com/lablup/perfbot/internal/testfix"

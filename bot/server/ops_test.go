@@ -10,7 +10,7 @@ import (
 
 	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/bot/server"
-	"github.com/lablup/perfbot/internal/ghstub"
+	ghstub "github.com/lablup/perfbot/internal/fakegithub"
 )
 
 // TestSweep: the App's delivery list (two pages, newest first) holds a delivery that

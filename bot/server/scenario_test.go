@@ -15,7 +15,7 @@ import (
 
 	"github.com/lablup/perfbot/bot/gate/gatetest"
 	"github.com/lablup/perfbot/bot/server"
-	"github.com/lablup/perfbot/internal/ghstub"
+	ghstub "github.com/lablup/perfbot/internal/fakegithub"
 )
 
 const (

@@ -9,7 +9,7 @@ import (
 
 	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/bot/server"
-	"github.com/lablup/perfbot/internal/ghstub"
+	ghstub "github.com/lablup/perfbot/internal/fakegithub"
 )
 
 // TestStartNetworkErrors: GitHub's API host accepting the connection and then never

@@ -17,7 +17,7 @@ import (
 	"github.com/lablup/perfbot/bot/inbox"
 	"github.com/lablup/perfbot/bot/store"
 	"github.com/lablup/perfbot/bot/webhook"
-	"github.com/lablup/perfbot/internal/ghstub"
+	ghstub "github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/prometheus/client_golang/prometheus"
 )

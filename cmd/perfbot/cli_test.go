@@ -16,7 +16,7 @@ import (
 	"github.com/lablup/perfbot/bot/inbox"
 	"github.com/lablup/perfbot/bot/queue"
 	"github.com/lablup/perfbot/bot/store"
-	"github.com/lablup/perfbot/internal/ghstub"
+	ghstub "github.com/lablup/perfbot/internal/fakegithub"
 )
 
 // A mistyped command, member or flag is named with the nearest right one when one is

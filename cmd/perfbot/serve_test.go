@@ -29,7 +29,7 @@ import (
 	"github.com/lablup/perfbot/bot/queue"
 	"github.com/lablup/perfbot/bot/store"
 	"github.com/lablup/perfbot/bot/webhook"
-	"github.com/lablup/perfbot/internal/ghstub"
+	ghstub "github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/internal/testfix"
 )
 

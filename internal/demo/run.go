@@ -158,10 +158,13 @@ func (d *demo) run(ctx context.Context) error {
 	if err := d.layHost(); err != nil {
 		return err
 	}
-	if err := d.startGitHub(ctx); err != nil {
+	err := d.startGitHub(ctx)
+	if d.fake != nil {
+		defer d.fake.Close()
+	}
+	if err != nil {
 		return err
 	}
-	defer d.fake.Close()
 	stop, err := d.startServer(ctx)
 	if err != nil {
 		return err
@@ -260,7 +263,9 @@ func (d *demo) startGitHub(ctx context.Context) error {
 		return err
 	}
 	d.key = pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
-	d.fake = fakegithub.New(appID, appSlug, &key.PublicKey)
+	if d.fake, err = fakegithub.Start(fakegithub.App(appID, appSlug, &key.PublicKey)); err != nil {
+		return err
+	}
 	d.fake.AddUser(fakegithub.User{Login: maintainer})
 	d.fake.AddUser(fakegithub.User{Login: reader})
 	d.fake.AddRepo(&fakegithub.Repo{Owner: owner, Name: repoName, DefaultBranch: "main", GitDir: d.tg.bare,
@@ -276,9 +281,6 @@ func (d *demo) startGitHub(ctx context.Context) error {
 	}
 	d.runs = make(chan fakegithub.Dispatch, 4)
 	d.fake.OnDispatch(func(x fakegithub.Dispatch) { d.runs <- x })
-	if err := d.fake.Start(); err != nil {
-		return err
-	}
 	d.p.step("local GitHub at %s: %s (bare remote %s), epic #%d, open pull request #%d (%s at %s)",
 		d.fake.URL(), full, d.tg.bare, epic, pr, d.tg.prBranch, d.tg.prHead[:8])
 	return nil

@@ -28,17 +28,6 @@ type Run struct {
 	CancelAsked bool
 }
 
-func init() {
-	handle("GET", `/repos/`+seg+`/`+seg+`/actions/workflows/`+seg+`/runs`, listWorkflowRuns)
-	handle("GET", `/repos/`+seg+`/`+seg+`/actions/runs/(\d+)`, getRun)
-	handle("POST", `/repos/`+seg+`/`+seg+`/actions/runs/(\d+)/cancel`, cancelRun)
-	handle("GET", `/repos/`+seg+`/`+seg+`/commits/`+seg+`/check-runs`, listChecksForRef)
-	handle("GET", `/repos/`+seg+`/`+seg+`/commits/(.+)`, getCommit)
-	handle("GET", `/repos/`+seg+`/`+seg+`/compare/([^.]+)\.\.\.(.+)`, compare)
-	handle("GET", `/repos/`+seg+`/`+seg+`/contents/(.+)`, getContents)
-	handle("GET", `/repos/`+seg+`/`+seg+`/check-runs/(\d+)`, getCheck)
-}
-
 // SetRun moves a run to status (and conclusion, when completed).
 func (s *Server) SetRun(id int64, status, conclusion string) (Run, error) {
 	s.mu.Lock()
@@ -49,18 +38,6 @@ func (s *Server) SetRun(id int64, status, conclusion string) (Run, error) {
 	}
 	r.Status, r.Conclusion, r.Updated = status, conclusion, time.Now().UTC().Truncate(time.Second)
 	return *r, nil
-}
-
-// Runs returns the workflow runs, oldest first.
-func (s *Server) Runs() []Run {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []Run
-	for _, r := range s.runs {
-		out = append(out, *r)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
 }
 
 // newRun records the run a dispatch starts; the caller holds s.mu.
@@ -78,7 +55,7 @@ func (s *Server) newRun(r *Repo, d *Dispatch, title string) {
 }
 
 func (s *Server) runJSON(r *Repo, run *Run) map[string]any {
-	base := strings.TrimSuffix(s.url, "/") + "/repos/" + r.Owner + "/" + r.Name
+	base := s.api() + "/repos/" + r.Owner + "/" + r.Name
 	url := fmt.Sprintf("%s/actions/runs/%d", base, run.ID)
 	var conclusion any
 	if run.Conclusion != "" {
@@ -97,20 +74,18 @@ func (s *Server) runJSON(r *Repo, run *Run) map[string]any {
 }
 
 func listWorkflowRuns(s *Server, c *call) (int, any, error) {
-	r, err := s.repo(c)
-	if err != nil {
-		return 0, nil, err
-	}
+	r := c.repo
 	q := c.r.URL.Query()
 	var since time.Time
 	if created := strings.TrimPrefix(q.Get("created"), ">="); created != "" {
+		var err error
 		if since, err = time.Parse(time.RFC3339, created); err != nil {
 			return 0, nil, fail(http.StatusUnprocessableEntity, "Validation Failed: created %q", q.Get("created"))
 		}
 	}
 	var list []*Run
 	for _, run := range s.runs {
-		if run.Workflow == c.args[2] && strings.EqualFold(run.Repo, r.Owner+"/"+r.Name) && !run.Created.Before(since) &&
+		if run.Workflow == c.arg("workflow") && strings.EqualFold(run.Repo, r.Owner+"/"+r.Name) && !run.Created.Before(since) &&
 			(q.Get("event") == "" || q.Get("event") == "workflow_dispatch") && (q.Get("status") == "" || q.Get("status") == run.Status) {
 			list = append(list, run)
 		}
@@ -123,38 +98,12 @@ func listWorkflowRuns(s *Server, c *call) (int, any, error) {
 	return 200, map[string]any{"total_count": len(out), "workflow_runs": out}, nil
 }
 
-func (s *Server) run(c *call) (*Repo, *Run, error) {
-	r, err := s.repo(c)
-	if err != nil {
-		return nil, nil, err
-	}
-	id, err := intArg(c.args[2])
-	if err != nil {
-		return nil, nil, err
-	}
-	run := s.runs[id]
-	if run == nil || !strings.EqualFold(run.Repo, r.Owner+"/"+r.Name) {
-		return nil, nil, fail(http.StatusNotFound, "Not Found")
-	}
-	return r, run, nil
-}
-
 func getRun(s *Server, c *call) (int, any, error) {
-	r, run, err := s.run(c)
-	if err != nil {
-		return 0, nil, err
-	}
-	return 200, s.runJSON(r, run), nil
+	return http.StatusOK, s.runJSON(c.repo, c.run), nil
 }
 
 func cancelRun(s *Server, c *call) (int, any, error) {
-	if err := s.needToken(c); err != nil {
-		return 0, nil, err
-	}
-	_, run, err := s.run(c)
-	if err != nil {
-		return 0, nil, err
-	}
+	run := c.run
 	if run.Status == "completed" {
 		return 0, nil, fail(http.StatusConflict, "Cannot cancel a workflow run that is completed.")
 	}
@@ -178,13 +127,10 @@ func resolve(r *Repo, ref string) (string, bool) {
 }
 
 func getCommit(s *Server, c *call) (int, any, error) {
-	r, err := s.repo(c)
-	if err != nil {
-		return 0, nil, err
-	}
-	sha, ok := resolve(r, c.args[2])
+	r := c.repo
+	sha, ok := resolve(r, c.arg("ref"))
 	if !ok {
-		return 0, nil, fail(http.StatusUnprocessableEntity, "No commit found for SHA: %s", c.args[2])
+		return 0, nil, fail(http.StatusUnprocessableEntity, "No commit found for SHA: %s", c.arg("ref"))
 	}
 	if strings.HasSuffix(c.r.Header.Get("Accept"), ".sha") {
 		return 200, rawSHA(sha), nil
@@ -196,14 +142,12 @@ func getCommit(s *Server, c *call) (int, any, error) {
 type rawSHA string
 
 func compare(s *Server, c *call) (int, any, error) {
-	r, err := s.repo(c)
-	if err != nil {
-		return 0, nil, err
-	}
-	base, ok1 := resolve(r, c.args[2])
-	head, ok2 := resolve(r, c.args[3])
-	if !ok1 || !ok2 {
-		return 0, nil, fail(http.StatusNotFound, "Not Found")
+	r := c.repo
+	baseRef, headRef, ok := strings.Cut(c.arg("basehead"), "...")
+	base, ok1 := resolve(r, baseRef)
+	head, ok2 := resolve(r, headRef)
+	if !ok || !ok1 || !ok2 {
+		return 0, nil, errNotFound
 	}
 	count := func(a, b string) int {
 		out, _ := exec.Command("git", "--git-dir", r.GitDir, "rev-list", "--count", a+".."+b).Output()
@@ -229,25 +173,22 @@ func compare(s *Server, c *call) (int, any, error) {
 }
 
 func getContents(s *Server, c *call) (int, any, error) {
-	r, err := s.repo(c)
-	if err != nil {
-		return 0, nil, err
-	}
+	r := c.repo
 	ref := c.r.URL.Query().Get("ref")
 	if ref == "" {
 		ref = r.DefaultBranch
 	}
 	sha, ok := resolve(r, ref)
-	file := strings.Trim(c.args[2], "/")
+	file := strings.Trim(c.arg("path"), "/")
 	if !ok || strings.HasPrefix(file, "-") || strings.Contains(file, "..") {
-		return 0, nil, fail(http.StatusNotFound, "Not Found")
+		return 0, nil, errNotFound
 	}
 	data, err := exec.Command("git", "--git-dir", r.GitDir, "cat-file", "blob", sha+":"+file).Output()
 	if err != nil {
-		return 0, nil, fail(http.StatusNotFound, "Not Found")
+		return 0, nil, errNotFound
 	}
 	blob, _ := exec.Command("git", "--git-dir", r.GitDir, "rev-parse", sha+":"+file).Output()
-	url := fmt.Sprintf("%s/repos/%s/%s/contents/%s?ref=%s", strings.TrimSuffix(s.url, "/"), r.Owner, r.Name, file, ref)
+	url := fmt.Sprintf("%s/repos/%s/%s/contents/%s?ref=%s", s.api(), r.Owner, r.Name, file, ref)
 	return 200, map[string]any{
 		"type": "file", "encoding": "base64", "size": len(data), "name": path.Base(file), "path": file,
 		"content": base64.StdEncoding.EncodeToString(data), "sha": strings.TrimSpace(string(blob)),
@@ -257,11 +198,8 @@ func getContents(s *Server, c *call) (int, any, error) {
 }
 
 func listChecksForRef(s *Server, c *call) (int, any, error) {
-	r, err := s.repo(c)
-	if err != nil {
-		return 0, nil, err
-	}
-	sha, _ := resolve(r, c.args[2])
+	r := c.repo
+	sha, _ := resolve(r, c.arg("ref"))
 	var ids []int64
 	for id, cr := range s.checks {
 		if cr.HeadSHA == sha && (c.r.URL.Query().Get("check_name") == "" || c.r.URL.Query().Get("check_name") == cr.Name) {
@@ -277,24 +215,12 @@ func listChecksForRef(s *Server, c *call) (int, any, error) {
 }
 
 func getCheck(s *Server, c *call) (int, any, error) {
-	r, err := s.repo(c)
-	if err != nil {
-		return 0, nil, err
-	}
-	id, err := intArg(c.args[2])
-	if err != nil {
-		return 0, nil, err
-	}
-	cr := s.checks[id]
-	if cr == nil {
-		return 0, nil, fail(http.StatusNotFound, "Not Found")
-	}
-	return 200, s.checkJSON(r, cr), nil
+	return http.StatusOK, s.checkJSON(c.repo, c.check), nil
 }
 
 // commitJSON describes a commit of the repository's git directory.
 func (s *Server) commitJSON(r *Repo, sha string) map[string]any {
-	url := fmt.Sprintf("%s/repos/%s/%s/commits/%s", strings.TrimSuffix(s.url, "/"), r.Owner, r.Name, sha)
+	url := fmt.Sprintf("%s/repos/%s/%s/commits/%s", s.api(), r.Owner, r.Name, sha)
 	out, _ := exec.Command("git", "--git-dir", r.GitDir, "log", "-1", "--format=%T%x00%P%x00%an%x00%ae%x00%aI%x00%cn%x00%ce%x00%cI%x00%B", sha).Output()
 	f := strings.SplitN(string(out), "\x00", 9)
 	for len(f) < 9 {

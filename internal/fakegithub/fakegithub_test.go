@@ -7,37 +7,35 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/pem"
+	"fmt"
+	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-github/v62/github"
 	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/internal/fakegithub"
-	"github.com/lablup/perfbot/internal/ghstub"
 	"github.com/lablup/perfbot/internal/gittest"
+	"github.com/lablup/perfbot/internal/testfix"
 )
 
 func TestMain(m *testing.M) { gittest.Main(m) }
 
 // env is a fake with one repository (a real bare git remote), an epic issue and an
-// open pull request, served through a recorder that checks every JSON answer against
-// GitHub's REST description.
+// open pull request. The fake checks every JSON answer against GitHub's REST
+// description and fails the test on one that does not match.
 type env struct {
 	fake   *fakegithub.Server
 	client *gh.Client
 	repo   gh.Repo
 	main   string // main's head
-	url    string // the API through the recorder, with /api/v3/
+	url    string // the API's base URL, with /api/v3/
 	bare   string
-	mu     sync.Mutex
-	errs   []string
 }
 
 func git(t *testing.T, dir string, args ...string) string {
@@ -85,7 +83,7 @@ func newEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fake := fakegithub.New(42, "perfbot", &key.PublicKey)
+	fake := fakegithub.New(t, fakegithub.App(42, "perfbot", &key.PublicKey))
 	fake.AddUser(fakegithub.User{Login: "maintainer"})
 	fake.AddUser(fakegithub.User{Login: "reader"})
 	fake.AddRepo(&fakegithub.Repo{Owner: "lablup", Name: "mlxcel", DefaultBranch: "main", GitDir: bare,
@@ -97,49 +95,15 @@ func newEnv(t *testing.T) *env {
 		PR: &fakegithub.Pull{Head: "feature", Base: "main"}}); err != nil {
 		t.Fatal(err)
 	}
-	e := &env{fake: fake, repo: gh.Repo{Owner: "lablup", Name: "mlxcel"}, main: head, bare: bare}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rec := httptest.NewRecorder()
-		fake.ServeHTTP(rec, r)
-		body := rec.Body.Bytes()
-		if rec.Code/100 == 2 && len(body) > 0 && strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") {
-			if err := ghstub.CheckAnswer(t, r.Method, strings.TrimPrefix(r.URL.Path, "/api/v3"), rec.Code, body); err != nil {
-				e.mu.Lock()
-				e.errs = append(e.errs, r.Method+" "+r.URL.Path+": "+err.Error())
-				e.mu.Unlock()
-			}
-		}
-		for k, v := range rec.Header() {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(rec.Code)
-		w.Write(body)
-	}))
-	t.Cleanup(srv.Close)
-	e.url = srv.URL + "/api/v3/"
-	// The fake builds its URLs from its own address; serve it through the recorder.
-	if err := fake.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fake.Close() })
-
+	e := &env{fake: fake, repo: gh.Repo{Owner: "lablup", Name: "mlxcel"}, main: head, bare: bare, url: fake.URL()}
 	pemKey := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
-	app, err := gh.NewAppTransport(gh.AppAuth{AppID: 42, PrivateKeyPEM: pemKey}, gh.Options{BaseURL: srv.URL + "/api/v3/"})
+	if _, err := gh.NewAppTransport(gh.AppAuth{AppID: 42, PrivateKeyPEM: pemKey}, gh.Options{BaseURL: e.url}); err != nil {
+		t.Fatal(err)
+	}
+	e.client, err = gh.Connect(context.Background(), gh.Credentials{AppID: 42, PrivateKeyPEM: pemKey, Repo: e.repo}, gh.Options{BaseURL: e.url})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.client, err = gh.Connect(context.Background(), gh.Credentials{AppID: 42, PrivateKeyPEM: pemKey, Repo: e.repo}, gh.Options{BaseURL: srv.URL + "/api/v3/"})
-	_ = app
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		for _, msg := range e.errs {
-			t.Errorf("answer not in GitHub's documented shape: %s", msg)
-		}
-	})
 	return e
 }
 
@@ -351,5 +315,73 @@ func TestMoreEndpoints(t *testing.T) {
 	}
 	if _, _, err := api.Issues.Get(c, "lablup", "mlxcel", 1814); err != nil {
 		t.Error(err)
+	}
+}
+
+// Expectations come before the App's world: a test puts a fault (here a 502, then the
+// real secondary rate-limit answer) in front of it, and the world answers the rest.
+// Every request is recorded, whoever answered it.
+func TestFaultsInFrontOfTheWorld(t *testing.T) {
+	e := newEnv(t)
+	c := ctx(t)
+	dir := testfix.Path(t, "github", "rate-limit")
+	e.fake.Expect("GET", "/repos/lablup/mlxcel/collaborators/maintainer/permission", fakegithub.Status(502))
+	e.fake.Expect("GET", "/repos/lablup/mlxcel/collaborators/maintainer/permission",
+		fakegithub.Recorded(dir+"/secondary-403.headers.txt", dir+"/secondary-403.body.json"))
+	e.fake.AddToken("ghs_test", "perfbot[bot]")
+	url := e.fake.AbsURL("/repos/lablup/mlxcel/collaborators/maintainer/permission")
+	before := len(e.fake.Requests()) // gh.Connect's calls
+	var codes []int
+	for range 3 {
+		r, _ := http.NewRequestWithContext(c, "GET", url, nil)
+		r.Header.Set("Authorization", "token ghs_test")
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		codes = append(codes, resp.StatusCode)
+	}
+	if fmt.Sprint(codes) != "[502 403 200]" {
+		t.Errorf("statuses %v, want the 502, the rate limit, then the world's answer", codes)
+	}
+	if reqs := e.fake.Requests()[before:]; len(reqs) != 3 || reqs[2].Path != "/repos/lablup/mlxcel/collaborators/maintainer/permission" {
+		t.Errorf("recorded %v, want the 3 calls", reqs)
+	}
+}
+
+// An endpoint the world does not serve answers GitHub's 404 naming it, without failing
+// the test, and one GET pattern serves both issues/{n}/comments and issues/comments/{id}.
+func TestWorldRoutes(t *testing.T) {
+	e := newEnv(t)
+	e.fake.AddToken("ghp_reader", "reader")
+	cm, err := e.fake.AddComment("lablup/mlxcel", 1814, "reader", "hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(method, path string) (int, string) {
+		r, _ := http.NewRequest(method, e.fake.AbsURL(path), nil)
+		r.Header.Set("Authorization", "token ghp_reader")
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get("DELETE", "/repos/lablup/mlxcel"); code != 404 || !strings.Contains(body, "does not serve DELETE /repos/lablup/mlxcel") {
+		t.Errorf("unserved endpoint: %d %s", code, body)
+	}
+	if code, body := get("GET", fmt.Sprintf("/repos/lablup/mlxcel/issues/comments/%d", cm.ID)); code != 200 || !strings.Contains(body, `"body":"hello"`) {
+		t.Errorf("a comment by id: %d %s", code, body)
+	}
+	if code, body := get("GET", "/repos/lablup/mlxcel/issues/1814/comments"); code != 200 || !strings.Contains(body, `"body":"hello"`) {
+		t.Errorf("an issue's comments: %d %s", code, body)
+	}
+	for _, path := range []string{"/repos/lablup/mlxcel/issues/1814/labels", "/repos/lablup/mlxcel/issues/comments/999999", "/repos/lablup/mlxcel/pulls/1814", "/repos/lablup/nope/issues/1814"} {
+		if code, _ := get("GET", path); code != 404 {
+			t.Errorf("GET %s: %d, want 404", path, code)
+		}
 	}
 }

@@ -5,42 +5,86 @@ import (
 	"net/http"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 )
 
-// The endpoints perfbot calls. Each answer carries the fields GitHub documents as
-// required for it (the package tests check them against GitHub's REST description).
-func init() {
-	handle("GET", `/app`, getApp)
-	handle("POST", `/app/installations/`+seg+`/access_tokens`, mintToken)
-	handle("GET", `/app/hook/deliveries`, listDeliveries)
-	handle("GET", `/user`, getUser)
-	handle("GET", `/repos/`+seg+`/`+seg+`/installation`, getInstallation)
-	handle("GET", `/repos/`+seg+`/`+seg, getRepo)
-	handle("GET", `/repos/`+seg+`/`+seg+`/git/ref/heads/(.+)`, getRef)
-	handle("GET", `/repos/`+seg+`/`+seg+`/branches/(.+)`, getBranch)
-	handle("GET", `/repos/`+seg+`/`+seg+`/collaborators/`+seg+`/permission`, getPermission)
-	handle("GET", `/repos/`+seg+`/`+seg+`/issues/(\d+)`, getIssue)
-	handle("POST", `/repos/`+seg+`/`+seg+`/issues`, createIssue)
-	handle("PATCH", `/repos/`+seg+`/`+seg+`/issues/(\d+)`, editIssue)
-	handle("GET", `/repos/`+seg+`/`+seg+`/issues/(\d+)/comments`, listComments)
-	handle("POST", `/repos/`+seg+`/`+seg+`/issues/(\d+)/comments`, createComment)
-	handle("POST", `/repos/`+seg+`/`+seg+`/issues/(\d+)/labels`, addLabels)
-	handle("GET", `/repos/`+seg+`/`+seg+`/issues/comments/(\d+)`, getComment)
-	handle("PATCH", `/repos/`+seg+`/`+seg+`/issues/comments/(\d+)`, editComment)
-	handle("POST", `/repos/`+seg+`/`+seg+`/issues/comments/(\d+)/reactions`, react)
-	handle("GET", `/repos/`+seg+`/`+seg+`/pulls`, listPulls)
-	handle("GET", `/repos/`+seg+`/`+seg+`/pulls/(\d+)`, getPull)
-	handle("POST", `/repos/`+seg+`/`+seg+`/pulls`, createPull)
-	handle("PATCH", `/repos/`+seg+`/`+seg+`/pulls/(\d+)`, editPull)
-	handle("POST", `/repos/`+seg+`/`+seg+`/check-runs`, createCheck)
-	handle("PATCH", `/repos/`+seg+`/`+seg+`/check-runs/(\d+)`, editCheck)
-	handle("POST", `/repos/`+seg+`/`+seg+`/actions/workflows/`+seg+`/dispatches`, dispatch)
+// routes are the endpoints perfbot calls, as ServeMux patterns relative to the base
+// path. Each answer carries the fields GitHub documents as required for it (reply
+// checks them against GitHub's REST description in tests). A new endpoint is one line
+// here and its handler.
+func (s *Server) routes() *http.ServeMux {
+	mux := http.NewServeMux()
+	for _, rt := range []struct {
+		pattern string
+		who     access
+		fn      handler
+	}{
+		{"GET /app", appJWT, getApp},
+		{"POST /app/installations/{installation_id}/access_tokens", appJWT, mintToken},
+		{"GET /app/hook/deliveries", appJWT, listDeliveries},
+		{"GET /user", tokenNow, getUser},
+		{"GET /repos/{owner}/{repo}/installation", appJWT, getInstallation},
+		{"GET /repos/{owner}/{repo}", anyone, getRepo},
+		{"GET /repos/{owner}/{repo}/git/ref/heads/{branch...}", anyone, getRef},
+		{"GET /repos/{owner}/{repo}/branches/{branch...}", anyone, getBranch},
+		{"GET /repos/{owner}/{repo}/collaborators/{login}/permission", anyone, getPermission},
+		{"POST /repos/{owner}/{repo}/issues", tokenNow, createIssue},
+		{"GET /repos/{owner}/{repo}/issues/{issue_number}", anyone, getIssue},
+		{"PATCH /repos/{owner}/{repo}/issues/{issue_number}", tokenNow, editIssue},
+		{"GET /repos/{owner}/{repo}/issues/{a}/{b}", anyone, getIssuePart},
+		{"POST /repos/{owner}/{repo}/issues/{issue_number}/comments", tokenNow, createComment},
+		{"POST /repos/{owner}/{repo}/issues/{issue_number}/labels", tokenNow, addLabels},
+		{"PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", tokenNow, editComment},
+		{"POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions", tokenNow, react},
+		{"GET /repos/{owner}/{repo}/pulls", anyone, listPulls},
+		{"POST /repos/{owner}/{repo}/pulls", tokenNow, createPull},
+		{"GET /repos/{owner}/{repo}/pulls/{pull_number}", anyone, getPull},
+		{"PATCH /repos/{owner}/{repo}/pulls/{pull_number}", tokenNow, editPull},
+		{"POST /repos/{owner}/{repo}/check-runs", tokenNow, createCheck},
+		{"GET /repos/{owner}/{repo}/check-runs/{check_run_id}", anyone, getCheck},
+		{"PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}", tokenNow, editCheck},
+		{"GET /repos/{owner}/{repo}/commits/{ref}/check-runs", anyone, listChecksForRef},
+		{"GET /repos/{owner}/{repo}/commits/{ref...}", anyone, getCommit},
+		{"GET /repos/{owner}/{repo}/compare/{basehead...}", anyone, compare},
+		{"GET /repos/{owner}/{repo}/contents/{path...}", anyone, getContents},
+		{"POST /repos/{owner}/{repo}/actions/workflows/{workflow}/dispatches", tokenNow, dispatch},
+		{"GET /repos/{owner}/{repo}/actions/workflows/{workflow}/runs", anyone, listWorkflowRuns},
+		{"GET /repos/{owner}/{repo}/actions/runs/{run_id}", anyone, getRun},
+		{"POST /repos/{owner}/{repo}/actions/runs/{run_id}/cancel", tokenNow, cancelRun},
+	} {
+		mux.Handle(rt.pattern, s.route(rt.who, rt.fn))
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.reply(w, r.Method, r.URL.Path, answer(0, nil, fail(http.StatusNotFound, "Not Found: the fake GitHub does not serve %s %s", r.Method, r.URL.Path)), false)
+	})
+	return mux
+}
+
+// getIssuePart serves GET issues/{issue_number}/comments and GET issues/comments/{comment_id}: as
+// ServeMux patterns the two conflict (issues/comments/comments matches both, and
+// neither is more specific), so one pattern takes both.
+func getIssuePart(s *Server, c *call) (int, any, error) {
+	next := listComments
+	switch a, b := c.arg("a"), c.arg("b"); {
+	case a == "comments":
+		c.r.SetPathValue("comment_id", b)
+		next = getComment
+	case b == "comments":
+		c.r.SetPathValue("issue_number", a)
+	default:
+		return 0, nil, errNotFound
+	}
+	if err := s.find(c); err != nil {
+		return 0, nil, err
+	}
+	return next(s, c)
 }
 
 func ts(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// api is the API's URL without the trailing slash, as GitHub writes it in "url" fields.
+func (s *Server) api() string { return strings.TrimSuffix(s.URL(), "/") }
 
 func (s *Server) userJSON(login string) map[string]any {
 	u := s.users[strings.ToLower(login)]
@@ -53,7 +97,7 @@ func (s *Server) userJSON(login string) map[string]any {
 	if u.Bot {
 		typ = "Bot"
 	}
-	base := strings.TrimSuffix(s.url, "/")
+	base := s.api()
 	return map[string]any{
 		"login": u.Login, "id": u.ID, "node_id": fmt.Sprintf("U_%d", u.ID), "type": typ, "site_admin": false,
 		"avatar_url": "", "gravatar_id": "", "url": base + "/users/" + u.Login, "html_url": "http://github.invalid/" + u.Login,
@@ -63,9 +107,6 @@ func (s *Server) userJSON(login string) map[string]any {
 }
 
 func getApp(s *Server, c *call) (int, any, error) {
-	if !c.app {
-		return 0, nil, fail(http.StatusUnauthorized, "GET /app needs the App's JWT")
-	}
 	now := ts(time.Unix(1700000000, 0))
 	return 200, map[string]any{
 		"id": s.appID, "slug": s.appSlug, "node_id": "A_1", "name": s.appSlug, "description": "perfbot demo App",
@@ -76,9 +117,6 @@ func getApp(s *Server, c *call) (int, any, error) {
 }
 
 func mintToken(s *Server, c *call) (int, any, error) {
-	if !c.app {
-		return 0, nil, fail(http.StatusUnauthorized, "minting an installation token needs the App's JWT")
-	}
 	tok := randomToken()
 	s.tokens[tok] = s.appSlug + "[bot]"
 	return 201, map[string]any{
@@ -89,9 +127,6 @@ func mintToken(s *Server, c *call) (int, any, error) {
 }
 
 func listDeliveries(s *Server, c *call) (int, any, error) {
-	if !c.app {
-		return 0, nil, fail(http.StatusUnauthorized, "listing the App's deliveries needs the App's JWT")
-	}
 	return 200, []any{}, nil
 }
 
@@ -99,15 +134,9 @@ func listDeliveries(s *Server, c *call) (int, any, error) {
 const InstallationID = 7
 
 func getInstallation(s *Server, c *call) (int, any, error) {
-	if !c.app {
-		return 0, nil, fail(http.StatusUnauthorized, "finding the App's installation needs the App's JWT")
-	}
-	r, err := s.repo(c)
-	if err != nil {
-		return 0, nil, err
-	}
+	r := c.repo
 	now := ts(time.Unix(1700000000, 0))
-	base := strings.TrimSuffix(s.url, "/")
+	base := s.api()
 	return 200, map[string]any{
 		"id": InstallationID, "app_id": s.appID, "app_slug": s.appSlug, "target_id": 1, "target_type": "Organization",
 		"account": s.userJSON(r.Owner), "repository_selection": "all", "single_file_name": nil,
@@ -120,15 +149,12 @@ func getInstallation(s *Server, c *call) (int, any, error) {
 }
 
 func getUser(s *Server, c *call) (int, any, error) {
-	if err := s.needToken(c); err != nil {
-		return 0, nil, err
-	}
 	return 200, s.userJSON(c.login), nil
 }
 
 func (s *Server) repoJSON(r *Repo) map[string]any {
 	full := r.Owner + "/" + r.Name
-	base := strings.TrimSuffix(s.url, "/") + "/repos/" + full
+	base := s.api() + "/repos/" + full
 	m := map[string]any{
 		"id": r.ID, "node_id": fmt.Sprintf("R_%d", r.ID), "name": r.Name, "full_name": full, "private": false,
 		"owner": s.userJSON(r.Owner), "html_url": "http://github.invalid/" + full, "description": nil, "fork": false,
@@ -167,50 +193,38 @@ func fill(m map[string]any, v any, keys []string) {
 }
 
 func getRepo(s *Server, c *call) (int, any, error) {
-	r, err := s.repo(c)
-	if err != nil {
-		return 0, nil, err
-	}
+	r := c.repo
 	return 200, s.repoJSON(r), nil
 }
 
 func getRef(s *Server, c *call) (int, any, error) {
-	r, err := s.repo(c)
-	if err != nil {
-		return 0, nil, err
-	}
-	sha, ok := branchHead(r, c.args[2])
+	r := c.repo
+	sha, ok := branchHead(r, c.arg("branch"))
 	if !ok {
-		return 0, nil, fail(http.StatusNotFound, "Not Found")
+		return 0, nil, errNotFound
 	}
-	url := strings.TrimSuffix(s.url, "/") + "/repos/" + r.Owner + "/" + r.Name + "/git/refs/heads/" + c.args[2]
-	return 200, map[string]any{"ref": "refs/heads/" + c.args[2], "node_id": "REF_1", "url": url,
+	url := s.api() + "/repos/" + r.Owner + "/" + r.Name + "/git/refs/heads/" + c.arg("branch")
+	return 200, map[string]any{"ref": "refs/heads/" + c.arg("branch"), "node_id": "REF_1", "url": url,
 		"object": map[string]any{"type": "commit", "sha": sha, "url": url}}, nil
 }
 
 func getBranch(s *Server, c *call) (int, any, error) {
-	r, err := s.repo(c)
-	if err != nil {
-		return 0, nil, err
-	}
-	sha, ok := branchHead(r, c.args[2])
+	r := c.repo
+	sha, ok := branchHead(r, c.arg("branch"))
 	if !ok {
 		return 0, nil, fail(http.StatusNotFound, "Branch not found")
 	}
-	return 200, map[string]any{"name": c.args[2], "protected": false, "commit": s.commitJSON(r, sha),
+	return 200, map[string]any{"name": c.arg("branch"), "protected": false, "commit": s.commitJSON(r, sha),
 		"_links": map[string]any{"html": "", "self": ""}, "protection_url": "", "protection": map[string]any{}}, nil
 }
 
 func getPermission(s *Server, c *call) (int, any, error) {
-	r, err := s.repo(c)
-	if err != nil {
-		return 0, nil, err
-	}
-	login := c.args[2]
+	r := c.repo
+	login := c.arg("login")
 	perm, ok := r.Collaborators[strings.ToLower(login)]
 	if !ok {
 		if s.users[strings.ToLower(login)] == nil {
-			return 0, nil, fail(http.StatusNotFound, "Not Found")
+			return 0, nil, errNotFound
 		}
 		perm = PermRead // public repository: everyone reads
 	}
@@ -227,21 +241,8 @@ func getPermission(s *Server, c *call) (int, any, error) {
 	return 200, map[string]any{"permission": legacy, "role_name": perm, "user": u}, nil
 }
 
-func (s *Server) issue(c *call) (*Repo, *Issue, error) {
-	r, err := s.repo(c)
-	if err != nil {
-		return nil, nil, err
-	}
-	n, _ := strconv.Atoi(c.args[2])
-	i := r.issues[n]
-	if i == nil {
-		return nil, nil, fail(http.StatusNotFound, "Not Found")
-	}
-	return r, i, nil
-}
-
 func (s *Server) issueJSON(r *Repo, i *Issue) map[string]any {
-	base := strings.TrimSuffix(s.url, "/") + "/repos/" + r.Owner + "/" + r.Name
+	base := s.api() + "/repos/" + r.Owner + "/" + r.Name
 	labels := []any{}
 	for k, l := range i.Labels {
 		labels = append(labels, map[string]any{"id": k + 1, "node_id": "L", "url": "", "name": l, "color": "ededed", "default": false, "description": nil})
@@ -261,21 +262,11 @@ func (s *Server) issueJSON(r *Repo, i *Issue) map[string]any {
 }
 
 func getIssue(s *Server, c *call) (int, any, error) {
-	r, i, err := s.issue(c)
-	if err != nil {
-		return 0, nil, err
-	}
-	return 200, s.issueJSON(r, i), nil
+	return http.StatusOK, s.issueJSON(c.repo, c.issue), nil
 }
 
 func createIssue(s *Server, c *call) (int, any, error) {
-	if err := s.needToken(c); err != nil {
-		return 0, nil, err
-	}
-	r, err := s.repo(c)
-	if err != nil {
-		return 0, nil, err
-	}
+	r := c.repo
 	title := str(c.body, "title")
 	if strings.TrimSpace(title) == "" {
 		return 0, nil, fail(http.StatusUnprocessableEntity, "Validation Failed: title is missing")
@@ -287,22 +278,8 @@ func createIssue(s *Server, c *call) (int, any, error) {
 }
 
 func editIssue(s *Server, c *call) (int, any, error) {
-	if err := s.needToken(c); err != nil {
-		return 0, nil, err
-	}
-	r, i, err := s.issue(c)
-	if err != nil {
-		return 0, nil, err
-	}
-	if v, ok := c.body["title"].(string); ok {
-		i.Title = v
-	}
-	if v, ok := c.body["body"].(string); ok {
-		i.Body = v
-	}
-	if v, ok := c.body["state"].(string); ok {
-		i.State = v
-	}
+	r, i := c.repo, c.issue
+	setStrings(c.body, map[string]*string{"title": &i.Title, "body": &i.Body, "state": &i.State})
 	return 200, s.issueJSON(r, i), nil
 }
 
@@ -318,8 +295,17 @@ func stringList(v any) []string {
 
 func asList(v any) []any { l, _ := v.([]any); return l }
 
+// setStrings copies the string fields of a request body that are present.
+func setStrings(body map[string]any, fields map[string]*string) {
+	for k, p := range fields {
+		if v, ok := body[k].(string); ok {
+			*p = v
+		}
+	}
+}
+
 func (s *Server) commentJSON(r *Repo, cm *Comment) map[string]any {
-	base := strings.TrimSuffix(s.url, "/") + "/repos/" + r.Owner + "/" + r.Name
+	base := s.api() + "/repos/" + r.Owner + "/" + r.Name
 	return map[string]any{
 		"id": cm.ID, "node_id": fmt.Sprintf("IC_%d", cm.ID), "body": cm.Body, "user": s.userJSON(cm.User),
 		"created_at": ts(cm.Created), "updated_at": ts(cm.Updated), "author_association": "MEMBER",
@@ -330,10 +316,7 @@ func (s *Server) commentJSON(r *Repo, cm *Comment) map[string]any {
 }
 
 func listComments(s *Server, c *call) (int, any, error) {
-	r, i, err := s.issue(c)
-	if err != nil {
-		return 0, nil, err
-	}
+	r, i := c.repo, c.issue
 	out := []any{}
 	var ids []int64
 	for id, cm := range s.comments {
@@ -349,13 +332,7 @@ func listComments(s *Server, c *call) (int, any, error) {
 }
 
 func createComment(s *Server, c *call) (int, any, error) {
-	if err := s.needToken(c); err != nil {
-		return 0, nil, err
-	}
-	r, i, err := s.issue(c)
-	if err != nil {
-		return 0, nil, err
-	}
+	r, i := c.repo, c.issue
 	body := str(c.body, "body")
 	if body == "" {
 		return 0, nil, fail(http.StatusUnprocessableEntity, "Validation Failed: body is missing")
@@ -367,13 +344,7 @@ func createComment(s *Server, c *call) (int, any, error) {
 }
 
 func addLabels(s *Server, c *call) (int, any, error) {
-	if err := s.needToken(c); err != nil {
-		return 0, nil, err
-	}
-	r, i, err := s.issue(c)
-	if err != nil {
-		return 0, nil, err
-	}
+	r, i := c.repo, c.issue
 	labels := stringList(c.list)
 	if c.list == nil {
 		labels = stringList(c.body["labels"])
@@ -386,38 +357,12 @@ func addLabels(s *Server, c *call) (int, any, error) {
 	return 200, s.issueJSON(r, i)["labels"], nil
 }
 
-func (s *Server) comment(c *call) (*Repo, *Comment, error) {
-	r, err := s.repo(c)
-	if err != nil {
-		return nil, nil, err
-	}
-	id, err := intArg(c.args[2])
-	if err != nil {
-		return nil, nil, err
-	}
-	cm := s.comments[id]
-	if cm == nil || r.issues[cm.Issue] == nil {
-		return nil, nil, fail(http.StatusNotFound, "Not Found")
-	}
-	return r, cm, nil
-}
-
 func getComment(s *Server, c *call) (int, any, error) {
-	r, cm, err := s.comment(c)
-	if err != nil {
-		return 0, nil, err
-	}
-	return 200, s.commentJSON(r, cm), nil
+	return http.StatusOK, s.commentJSON(c.repo, c.comment), nil
 }
 
 func editComment(s *Server, c *call) (int, any, error) {
-	if err := s.needToken(c); err != nil {
-		return 0, nil, err
-	}
-	r, cm, err := s.comment(c)
-	if err != nil {
-		return 0, nil, err
-	}
+	r, cm := c.repo, c.comment
 	if !strings.EqualFold(cm.User, c.login) {
 		return 0, nil, fail(http.StatusForbidden, "Resource not accessible by integration: %s cannot edit a comment of %s", c.login, cm.User)
 	}
@@ -429,13 +374,7 @@ func editComment(s *Server, c *call) (int, any, error) {
 var reactions = map[string]bool{"+1": true, "-1": true, "laugh": true, "confused": true, "heart": true, "hooray": true, "rocket": true, "eyes": true}
 
 func react(s *Server, c *call) (int, any, error) {
-	if err := s.needToken(c); err != nil {
-		return 0, nil, err
-	}
-	_, cm, err := s.comment(c)
-	if err != nil {
-		return 0, nil, err
-	}
+	cm := c.comment
 	content := str(c.body, "content")
 	if !reactions[content] {
 		return 0, nil, fail(http.StatusUnprocessableEntity, "Validation Failed: content %q is not a reaction", content)
@@ -452,7 +391,7 @@ func react(s *Server, c *call) (int, any, error) {
 
 func (s *Server) pullJSON(r *Repo, i *Issue) map[string]any {
 	m := s.issueJSON(r, i)
-	base := strings.TrimSuffix(s.url, "/") + "/repos/" + r.Owner + "/" + r.Name
+	base := s.api() + "/repos/" + r.Owner + "/" + r.Name
 	sha := i.PR.HeadSHA
 	if sha == "" {
 		sha, _ = branchHead(r, i.PR.Head)
@@ -498,10 +437,7 @@ func (s *Server) pullJSON(r *Repo, i *Issue) map[string]any {
 }
 
 func listPulls(s *Server, c *call) (int, any, error) {
-	r, err := s.repo(c)
-	if err != nil {
-		return 0, nil, err
-	}
+	r := c.repo
 	q := c.r.URL.Query()
 	state := q.Get("state")
 	if state == "" {
@@ -540,24 +476,11 @@ func sortedNumbers(r *Repo) []int {
 }
 
 func getPull(s *Server, c *call) (int, any, error) {
-	r, i, err := s.issue(c)
-	if err != nil {
-		return 0, nil, err
-	}
-	if i.PR == nil {
-		return 0, nil, fail(http.StatusNotFound, "Not Found")
-	}
-	return 200, s.pullJSON(r, i), nil
+	return http.StatusOK, s.pullJSON(c.repo, c.issue), nil
 }
 
 func createPull(s *Server, c *call) (int, any, error) {
-	if err := s.needToken(c); err != nil {
-		return 0, nil, err
-	}
-	r, err := s.repo(c)
-	if err != nil {
-		return 0, nil, err
-	}
+	r := c.repo
 	head, base := str(c.body, "head"), str(c.body, "base")
 	if _, branch, ok := strings.Cut(head, ":"); ok {
 		head = branch
@@ -582,28 +505,8 @@ func createPull(s *Server, c *call) (int, any, error) {
 }
 
 func editPull(s *Server, c *call) (int, any, error) {
-	if err := s.needToken(c); err != nil {
-		return 0, nil, err
-	}
-	r, i, err := s.issue(c)
-	if err != nil {
-		return 0, nil, err
-	}
-	if i.PR == nil {
-		return 0, nil, fail(http.StatusNotFound, "Not Found")
-	}
-	if v, ok := c.body["title"].(string); ok {
-		i.Title = v
-	}
-	if v, ok := c.body["body"].(string); ok {
-		i.Body = v
-	}
-	if v, ok := c.body["state"].(string); ok {
-		i.State = v
-	}
-	if v, ok := c.body["base"].(string); ok {
-		i.PR.Base = v
-	}
+	r, i := c.repo, c.issue
+	setStrings(c.body, map[string]*string{"title": &i.Title, "body": &i.Body, "state": &i.State, "base": &i.PR.Base})
 	return 200, s.pullJSON(r, i), nil
 }
 
@@ -612,7 +515,7 @@ func (s *Server) checkJSON(r *Repo, cr *CheckRun) map[string]any {
 	if cr.Conclusion != "" {
 		conclusion = cr.Conclusion
 	}
-	url := fmt.Sprintf("%s/repos/%s/%s/check-runs/%d", strings.TrimSuffix(s.url, "/"), r.Owner, r.Name, cr.ID)
+	url := fmt.Sprintf("%s/repos/%s/%s/check-runs/%d", s.api(), r.Owner, r.Name, cr.ID)
 	return map[string]any{
 		"id": cr.ID, "node_id": fmt.Sprintf("CR_%d", cr.ID), "name": cr.Name, "head_sha": cr.HeadSHA, "status": cr.Status,
 		"conclusion": conclusion, "external_id": "", "url": url, "html_url": url, "details_url": cr.DetailsURL,
@@ -649,13 +552,7 @@ func (s *Server) applyCheck(cr *CheckRun, body map[string]any) error {
 }
 
 func createCheck(s *Server, c *call) (int, any, error) {
-	if err := s.needToken(c); err != nil {
-		return 0, nil, err
-	}
-	r, err := s.repo(c)
-	if err != nil {
-		return 0, nil, err
-	}
+	r := c.repo
 	s.nextID++
 	cr := &CheckRun{ID: s.nextID, HeadSHA: str(c.body, "head_sha"), Status: "queued"}
 	if len(cr.HeadSHA) != 40 {
@@ -669,41 +566,20 @@ func createCheck(s *Server, c *call) (int, any, error) {
 }
 
 func editCheck(s *Server, c *call) (int, any, error) {
-	if err := s.needToken(c); err != nil {
+	if err := s.applyCheck(c.check, c.body); err != nil {
 		return 0, nil, err
 	}
-	r, err := s.repo(c)
-	if err != nil {
-		return 0, nil, err
-	}
-	id, err := intArg(c.args[2])
-	if err != nil {
-		return 0, nil, err
-	}
-	cr := s.checks[id]
-	if cr == nil {
-		return 0, nil, fail(http.StatusNotFound, "Not Found")
-	}
-	if err := s.applyCheck(cr, c.body); err != nil {
-		return 0, nil, err
-	}
-	return 200, s.checkJSON(r, cr), nil
+	return http.StatusOK, s.checkJSON(c.repo, c.check), nil
 }
 
 func dispatch(s *Server, c *call) (int, any, error) {
-	if err := s.needToken(c); err != nil {
-		return 0, nil, err
-	}
-	r, err := s.repo(c)
-	if err != nil {
-		return 0, nil, err
-	}
+	r := c.repo
 	ref := str(c.body, "ref")
 	sha, ok := branchHead(r, strings.TrimPrefix(ref, "refs/heads/"))
 	if !ok {
 		return 0, nil, fail(http.StatusUnprocessableEntity, "No ref found for: %s", ref)
 	}
-	wf, err := readWorkflow(r, sha, c.args[2])
+	wf, err := readWorkflow(r, sha, c.arg("workflow"))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -721,8 +597,8 @@ func dispatch(s *Server, c *call) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	d := Dispatch{Repo: r.Owner + "/" + r.Name, Workflow: c.args[2], Ref: ref, Inputs: inputs, At: time.Now()}
-	s.newRun(r, &d, wf.runName(c.args[2], inputs))
+	d := Dispatch{Repo: r.Owner + "/" + r.Name, Workflow: c.arg("workflow"), Ref: ref, Inputs: inputs, At: time.Now()}
+	s.newRun(r, &d, wf.runName(c.arg("workflow"), inputs))
 	s.dispatch = append(s.dispatch, d)
 	if fn := s.onDispatch; fn != nil {
 		go fn(d)

@@ -8,11 +8,19 @@ package testfix
 import (
 	"os"
 	"path/filepath"
-	"testing"
 )
 
+// TB is the part of testing.TB the helpers use; *testing.T, *testing.B and testing.TB
+// satisfy it. Not importing testing keeps the package usable from code the perfbot
+// binary links (the demo's GitHub fake, whose tests find the REST description here).
+type TB interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+}
+
 // RepoRoot returns the directory holding go.mod, searching up from the working directory.
-func RepoRoot(t testing.TB) string {
+func RepoRoot(t TB) string {
 	t.Helper()
 	dir, err := os.Getwd()
 	if err != nil {
@@ -31,7 +39,7 @@ func RepoRoot(t testing.TB) string {
 }
 
 // Dir returns the repository's real-data directory, testdata/real.
-func Dir(t testing.TB) string {
+func Dir(t TB) string {
 	t.Helper()
 	d := filepath.Join(RepoRoot(t), "testdata", "real")
 	if _, err := os.Stat(filepath.Join(d, "SOURCES.md")); err != nil {
@@ -41,7 +49,7 @@ func Dir(t testing.TB) string {
 }
 
 // Path returns a path inside testdata/real.
-func Path(t testing.TB, elem ...string) string {
+func Path(t TB, elem ...string) string {
 	t.Helper()
 	return filepath.Join(append([]string{Dir(t)}, elem...)...)
 }

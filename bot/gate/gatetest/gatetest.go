@@ -1,7 +1,7 @@
 // Package gatetest holds the gate's table of cases, exported so that every path that
 // decides on a comment (gate.Decide itself, the bot server, the Action's gate job) runs
 // the same ones: a real webhook payload with edits, the GitHub the gate will find (as
-// expectations on the API stub of internal/ghstub), and the decision wanted.
+// expectations on the fake GitHub of internal/fakegithub), and the decision wanted.
 //
 // It is for tests only. It must not hold rules of its own: what a case wants is written
 // out, never computed.
@@ -20,7 +20,7 @@ import (
 
 	"github.com/lablup/perfbot/bot/command"
 	"github.com/lablup/perfbot/bot/gate"
-	"github.com/lablup/perfbot/internal/ghstub"
+	ghstub "github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/internal/testfix"
 )
 

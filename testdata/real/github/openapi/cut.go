@@ -1,14 +1,15 @@
 //go:build ignore
 
-// cut writes the slice of GitHub's 2022-06 OpenAPI description that perfbot's API stub
-// checks answers against: the operations of the path templates matched below, and every
-// component they reference, transitively. Run from the repository root:
+// cut writes the slice of GitHub's 2022-06 OpenAPI description that perfbot's fake
+// GitHub (internal/fakegithub) checks answers against: the operations of the path
+// templates matched below, and every component they reference, transitively. Run from
+// the repository root:
 //
 //	go run testdata/real/github/openapi/cut.go FULL.json > testdata/real/github/openapi/api.github.com.2022-06.slice.json
 //
 // FULL.json is octokit/openapi cache/api.github.com.json (see ../../SOURCES.md). Values
 // are kept as they are; only the set of paths and components is cut. Add a pattern when
-// the stub must answer a new endpoint, and run it again.
+// the fake must answer an endpoint outside them, and run it again.
 package main
 
 import (

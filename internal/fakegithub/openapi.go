@@ -1,4 +1,4 @@
-package ghstub
+package fakegithub
 
 import (
 	"encoding/json"
@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 
 	"github.com/lablup/perfbot/internal/testfix"
@@ -36,7 +35,7 @@ var (
 // loadSpec reads the description once per test binary. A plain mutex rather than
 // sync.Once: a missing fixture ends the test inside the load, and the next caller must
 // try again rather than find a half-done Once.
-func loadSpec(t testing.TB) (*spec, error) {
+func loadSpec(t TB) (*spec, error) {
 	specMu.Lock()
 	defer specMu.Unlock()
 	if specVal != nil {
@@ -157,7 +156,7 @@ func jsonContent(resp map[string]any) map[string]any {
 }
 
 // checkAnswer validates a served 2xx JSON answer against the documented schema.
-func checkAnswer(t testing.TB, method, path string, status int, body []byte) error {
+func checkAnswer(t TB, method, path string, status int, body []byte) error {
 	sp, err := loadSpec(t)
 	if err != nil {
 		return err
@@ -168,7 +167,7 @@ func checkAnswer(t testing.TB, method, path string, status int, body []byte) err
 	}
 	content := jsonContent(resp)
 	if content == nil {
-		return fmt.Errorf("%s documents status %d without a JSON body, but the stub sends one", op, status)
+		return fmt.Errorf("%s documents status %d without a JSON body, but the fake sends one", op, status)
 	}
 	var v any
 	if err := json.Unmarshal(body, &v); err != nil {
@@ -324,7 +323,7 @@ func kind(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-func exampleValue(t testing.TB, name string) (any, error) {
+func exampleValue(t TB, name string) (any, error) {
 	sp, err := loadSpec(t)
 	if err != nil {
 		return nil, err
@@ -348,7 +347,7 @@ func exampleValue(t testing.TB, name string) (any, error) {
 // REST description documents for the operation's answer with that status, and matches
 // the answer's schema. path is a concrete or template API path, e.g.
 // "/repos/{owner}/{repo}/issues/comments/{comment_id}".
-func CheckDocumented(t testing.TB, method, path string, status int, file string) {
+func CheckDocumented(t TB, method, path string, status int, file string) {
 	t.Helper()
 	sp, err := loadSpec(t)
 	if err != nil {
@@ -387,12 +386,4 @@ func CheckDocumented(t testing.TB, method, path string, status int, file string)
 	if err := sp.check(content["schema"], got, "$", 0); err != nil {
 		t.Errorf("%s does not match the schema of %s status %d: %v", file, op, status, err)
 	}
-}
-
-// CheckAnswer validates a 2xx JSON answer served for method and a concrete path against
-// the schema GitHub's REST description documents for it. Other servers of the GitHub API
-// (such as the demo's) use it in their tests.
-func CheckAnswer(t testing.TB, method, path string, status int, body []byte) error {
-	t.Helper()
-	return checkAnswer(t, method, path, status, body)
 }

@@ -1,4 +1,4 @@
-package ghstub_test
+package fakegithub_test
 
 import (
 	"encoding/json"
@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/lablup/perfbot/internal/ghstub"
+	"github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/internal/testfix"
 )
 
@@ -83,6 +83,17 @@ func do(t testing.TB, method, url, body string) (int, http.Header, string) {
 
 func joined(errs []string) string { return strings.Join(errs, "\n") }
 
+// wantReported runs fn against a fake T, fails unless the fake reported want, and
+// returns the reports.
+func wantReported(t *testing.T, want string, fn func(ft *fakeT)) []string {
+	t.Helper()
+	errs := inFake(t, fn)
+	if !strings.Contains(joined(errs), want) {
+		t.Errorf("reported %q, want it to mention %q", errs, want)
+	}
+	return errs
+}
+
 // The examples the stubs serve in perfbot's tests are GitHub's documented answers of
 // the operations they stand for.
 func TestExamplesAreDocumented(t *testing.T) {
@@ -110,26 +121,23 @@ func TestExamplesAreDocumented(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.method+" "+c.path, func(t *testing.T) {
 			t.Parallel()
-			ghstub.CheckDocumented(t, c.method, c.path, c.status, example(t, c.file))
+			fakegithub.CheckDocumented(t, c.method, c.path, c.status, example(t, c.file))
 		})
 	}
 }
 
 func TestCheckDocumentedRejectsWrongExample(t *testing.T) {
 	t.Parallel()
-	errs := inFake(t, func(ft *fakeT) {
-		ghstub.CheckDocumented(ft, "GET", "/repos/{owner}/{repo}/git/ref/{ref}", 200, example(t, "issue-comment"))
+	wantReported(t, "is not an example documented for git/get-ref", func(ft *fakeT) {
+		fakegithub.CheckDocumented(ft, "GET", "/repos/{owner}/{repo}/git/ref/{ref}", 200, example(t, "issue-comment"))
 	})
-	if !strings.Contains(joined(errs), "is not an example documented for git/get-ref") {
-		t.Errorf("want a complaint about the wrong example, got %q", errs)
-	}
 }
 
 func TestServesExpectedCallsInOrderAndRecordsThem(t *testing.T) {
 	t.Parallel()
-	s := ghstub.New(t)
-	s.Expect("GET", "/repos/o/r/issues/comments/1", ghstub.Status(502)).Times(2)
-	s.Expect("GET", "/repos/o/r/issues/comments/1", ghstub.JSONFile(200, example(t, "issue-comment")))
+	s := fakegithub.New(t)
+	s.Expect("GET", "/repos/o/r/issues/comments/1", fakegithub.Status(502)).Times(2)
+	s.Expect("GET", "/repos/o/r/issues/comments/1", fakegithub.JSONFile(200, example(t, "issue-comment")))
 
 	for i, want := range []int{502, 502, 200} {
 		code, _, _ := do(t, "GET", s.AbsURL("/repos/o/r/issues/comments/1"), "")
@@ -146,51 +154,42 @@ func TestServesExpectedCallsInOrderAndRecordsThem(t *testing.T) {
 func TestUnexpectedCallFailsTheTest(t *testing.T) {
 	t.Parallel()
 	var code int
-	errs := inFake(t, func(ft *fakeT) {
-		s := ghstub.New(ft)
+	wantReported(t, "unexpected call DELETE /repos/o/r", func(ft *fakeT) {
+		s := fakegithub.New(ft)
 		code, _, _ = do(t, "DELETE", s.AbsURL("/repos/o/r"), "")
 	})
 	if code != http.StatusNotImplemented {
 		t.Errorf("status %d, want 501", code)
 	}
-	if !strings.Contains(joined(errs), "unexpected call DELETE /repos/o/r") {
-		t.Errorf("reported %q", errs)
-	}
 }
 
 func TestUnusedExpectationFailsAtCleanup(t *testing.T) {
 	t.Parallel()
-	errs := inFake(t, func(ft *fakeT) {
-		s := ghstub.New(ft)
-		s.Expect("GET", "/repos/o/r", ghstub.JSONFile(200, example(t, "full-repository"))).Times(2)
+	wantReported(t, "GET /repos/o/r: called 1 of 2 time(s)", func(ft *fakeT) {
+		s := fakegithub.New(ft)
+		s.Expect("GET", "/repos/o/r", fakegithub.JSONFile(200, example(t, "full-repository"))).Times(2)
 		do(t, "GET", s.AbsURL("/repos/o/r"), "")
 	})
-	if !strings.Contains(joined(errs), "GET /repos/o/r: called 1 of 2 time(s)") {
-		t.Errorf("reported %q", errs)
-	}
 }
 
 func TestCallOutsideTheBasePathFails(t *testing.T) {
 	t.Parallel()
-	errs := inFake(t, func(ft *fakeT) {
-		s := ghstub.New(ft)
-		s.Expect("GET", "/repos/o/r", ghstub.JSONFile(200, example(t, "full-repository"))).Times(0)
+	wantReported(t, "outside the API base path /api/v3/", func(ft *fakeT) {
+		s := fakegithub.New(ft)
+		s.Expect("GET", "/repos/o/r", fakegithub.JSONFile(200, example(t, "full-repository"))).Times(0)
 		// What a client that joined "/repos/o/r" to the host, not the base, would send.
 		do(t, "GET", strings.TrimSuffix(s.URL(), "/api/v3/")+"/repos/o/r", "")
 	})
-	if !strings.Contains(joined(errs), "outside the API base path /api/v3/") {
-		t.Errorf("reported %q", errs)
-	}
 }
 
 func TestBodyAndQueryMatchers(t *testing.T) {
 	t.Parallel()
 	var codes []int
 	errs := inFake(t, func(ft *fakeT) {
-		s := ghstub.New(ft)
-		s.Expect("PATCH", "/repos/o/r/check-runs/4", ghstub.JSONFile(200, example(t, "check-run"))).
-			JSONBody(map[string]any{"status": "completed", "output.title": "t", "name": ghstub.Absent})
-		s.Expect("GET", "/repos/o/r/pulls?state=open&page=", ghstub.JSON(200, []any{}))
+		s := fakegithub.New(ft)
+		s.Expect("PATCH", "/repos/o/r/check-runs/4", fakegithub.JSONFile(200, example(t, "check-run"))).
+			JSONBody(map[string]any{"status": "completed", "output.title": "t", "name": fakegithub.Absent})
+		s.Expect("GET", "/repos/o/r/pulls?state=open&page=", fakegithub.JSON(200, []any{}))
 		for _, c := range []struct{ method, path, body string }{
 			{"PATCH", "/repos/o/r/check-runs/4", `{"status":"completed","output":{"title":"t"},"name":""}`}, // name present
 			{"PATCH", "/repos/o/r/check-runs/4", `{"status":"completed","output":{"title":"t"}}`},
@@ -219,44 +218,41 @@ func TestSchemaCheckCatchesUndocumentedAnswers(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name, method, path string
-		resp               func(t *testing.T) ghstub.Responder
+		resp               func(t *testing.T) fakegithub.Responder
 		want               string
 	}{
-		{"missing required key", "GET", "/repos/o/r/issues/comments/1", func(t *testing.T) ghstub.Responder {
-			m, err := ghstub.Object(example(t, "issue-comment"))
+		{"missing required key", "GET", "/repos/o/r/issues/comments/1", func(t *testing.T) fakegithub.Responder {
+			m, err := fakegithub.Object(example(t, "issue-comment"))
 			if err != nil {
 				t.Fatal(err)
 			}
 			delete(m, "html_url")
-			return ghstub.JSON(200, m)
+			return fakegithub.JSON(200, m)
 		}, `lacks the required key "html_url"`},
-		{"wrong type", "PATCH", "/repos/o/r/issues/comments/1", func(t *testing.T) ghstub.Responder {
-			return ghstub.JSONFileWith(200, example(t, "issue-comment"), map[string]any{"id": "1"})
+		{"wrong type", "PATCH", "/repos/o/r/issues/comments/1", func(t *testing.T) fakegithub.Responder {
+			return fakegithub.JSONFileWith(200, example(t, "issue-comment"), map[string]any{"id": "1"})
 		}, "$.id is a string, want an integer"},
-		{"non RFC 3339 time", "GET", "/repos/o/r/issues/comments/1", func(t *testing.T) ghstub.Responder {
-			return ghstub.JSONFileWith(200, example(t, "issue-comment"), map[string]any{"created_at": "2011/04/14 16:00:49 +0000"})
+		{"non RFC 3339 time", "GET", "/repos/o/r/issues/comments/1", func(t *testing.T) fakegithub.Responder {
+			return fakegithub.JSONFileWith(200, example(t, "issue-comment"), map[string]any{"created_at": "2011/04/14 16:00:49 +0000"})
 		}, "is not an RFC 3339 date-time"},
-		{"undocumented status", "POST", "/repos/o/r/issues/1/comments", func(t *testing.T) ghstub.Responder {
-			return ghstub.JSONFile(200, example(t, "issue-comment"))
+		{"undocumented status", "POST", "/repos/o/r/issues/1/comments", func(t *testing.T) fakegithub.Responder {
+			return fakegithub.JSONFile(200, example(t, "issue-comment"))
 		}, "does not document status 200"},
-		{"no such operation", "GET", "/repos/o/r/comments-of-everything", func(t *testing.T) ghstub.Responder {
-			return ghstub.JSON(200, map[string]any{})
+		{"no such operation", "GET", "/repos/o/r/comments-of-everything", func(t *testing.T) fakegithub.Responder {
+			return fakegithub.JSON(200, map[string]any{})
 		}, "is not an operation in GitHub's REST description"},
-		{"enum", "PATCH", "/repos/o/r/check-runs/4", func(t *testing.T) ghstub.Responder {
-			return ghstub.JSONFileWith(200, example(t, "check-run"), map[string]any{"status": "finished"})
+		{"enum", "PATCH", "/repos/o/r/check-runs/4", func(t *testing.T) fakegithub.Responder {
+			return fakegithub.JSONFileWith(200, example(t, "check-run"), map[string]any{"status": "finished"})
 		}, `$.status = "finished" is not one of`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			errs := inFake(t, func(ft *fakeT) {
-				s := ghstub.New(ft)
+			wantReported(t, c.want, func(ft *fakeT) {
+				s := fakegithub.New(ft)
 				s.Expect(c.method, c.path, c.resp(t))
 				do(t, c.method, s.AbsURL(c.path), `{}`)
 			})
-			if !strings.Contains(joined(errs), c.want) {
-				t.Errorf("reported %q, want it to mention %q", errs, c.want)
-			}
 		})
 	}
 }
@@ -264,11 +260,11 @@ func TestSchemaCheckCatchesUndocumentedAnswers(t *testing.T) {
 func TestUncheckedAndWithoutSchemaCheck(t *testing.T) {
 	t.Parallel()
 	errs := inFake(t, func(ft *fakeT) {
-		s := ghstub.New(ft)
-		s.Expect("GET", "/repos/o/r/whatever", ghstub.JSON(200, map[string]any{"x": 1}).Unchecked())
+		s := fakegithub.New(ft)
+		s.Expect("GET", "/repos/o/r/whatever", fakegithub.JSON(200, map[string]any{"x": 1}).Unchecked())
 		do(t, "GET", s.AbsURL("/repos/o/r/whatever"), "")
-		s2 := ghstub.New(ft, ghstub.WithoutSchemaCheck(), ghstub.BasePath("/"))
-		s2.Expect("GET", "/repos/o/r/whatever", ghstub.JSON(200, map[string]any{"x": 1}))
+		s2 := fakegithub.New(ft, fakegithub.WithoutSchemaCheck(), fakegithub.BasePath("/"))
+		s2.Expect("GET", "/repos/o/r/whatever", fakegithub.JSON(200, map[string]any{"x": 1}))
 		if !strings.HasSuffix(s2.URL(), "/") || strings.Contains(s2.URL(), "/api/v3") {
 			ft.Errorf("root base URL %s", s2.URL())
 		}
@@ -284,8 +280,8 @@ func TestUncheckedAndWithoutSchemaCheck(t *testing.T) {
 func TestRecordedSecondaryRateLimit(t *testing.T) {
 	t.Parallel()
 	dir := testfix.Path(t, "github", "rate-limit")
-	s := ghstub.New(t)
-	s.Expect("GET", "/repos/o/r", ghstub.Recorded(dir+"/secondary-403.headers.txt", dir+"/secondary-403.body.json"))
+	s := fakegithub.New(t)
+	s.Expect("GET", "/repos/o/r", fakegithub.Recorded(dir+"/secondary-403.headers.txt", dir+"/secondary-403.body.json"))
 	code, h, body := do(t, "GET", s.AbsURL("/repos/o/r"), "")
 	if code != 403 || h.Get("Retry-After") != "60" || h.Get("X-Ratelimit-Remaining") != "" {
 		t.Errorf("status %d retry-after %q remaining %q", code, h.Get("Retry-After"), h.Get("X-Ratelimit-Remaining"))
@@ -299,15 +295,15 @@ func TestRecordedSecondaryRateLimit(t *testing.T) {
 func TestOctokitRecording(t *testing.T) {
 	t.Parallel()
 	file := testfix.Path(t, "github", "octokit-fixtures", "add-labels-to-issue.normalized-fixture.json")
-	its, err := ghstub.OctokitScenario(file)
+	its, err := fakegithub.OctokitScenario(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(its) != 2 || its[1].Method != "POST" || !strings.HasSuffix(its[1].Path, "/issues/1/labels") {
 		t.Fatalf("interactions %+v", its)
 	}
-	s := ghstub.New(t)
-	s.Expect("POST", "/repos/o/r/issues/1/labels", ghstub.Octokit(file, 1)).
+	s := fakegithub.New(t)
+	s.Expect("POST", "/repos/o/r/issues/1/labels", fakegithub.Octokit(file, 1)).
 		JSONBody(map[string]any{"labels": []string{"Foo", "bAr", "baZ"}})
 	code, h, body := do(t, "POST", s.AbsURL("/repos/o/r/issues/1/labels"), string(its[1].Body))
 	if code != 200 || h.Get("X-Ratelimit-Remaining") != "4999" || !strings.Contains(body, `"name":"bAr"`) && !strings.Contains(body, `"name": "bAr"`) {
@@ -317,7 +313,7 @@ func TestOctokitRecording(t *testing.T) {
 
 func TestExampleFromTheDescription(t *testing.T) {
 	t.Parallel()
-	s := ghstub.New(t)
+	s := fakegithub.New(t)
 	s.Expect("GET", "/user", s.Example(200, "private-user-response-with-public-and-private-profile-information", map[string]any{"login": "perfbot-ci"}))
 	_, _, body := do(t, "GET", s.AbsURL("/user"), "")
 	if !strings.Contains(body, `"login":"perfbot-ci"`) {
@@ -327,18 +323,20 @@ func TestExampleFromTheDescription(t *testing.T) {
 
 func TestResponderErrorsSurfaceAtExpect(t *testing.T) {
 	t.Parallel()
-	cases := map[string]func(t *testing.T) ghstub.Responder{
-		"missing file": func(t *testing.T) ghstub.Responder { return ghstub.JSONFile(200, example(t, "no-such-example")) },
-		"override typo": func(t *testing.T) ghstub.Responder {
-			return ghstub.JSONFileWith(200, example(t, "issue-comment"), map[string]any{"usr.login": "x"})
+	cases := map[string]func(t *testing.T) fakegithub.Responder{
+		"missing file": func(t *testing.T) fakegithub.Responder {
+			return fakegithub.JSONFile(200, example(t, "no-such-example"))
 		},
-		"unknown example": func(t *testing.T) ghstub.Responder { return ghstub.Status(200) },
+		"override typo": func(t *testing.T) fakegithub.Responder {
+			return fakegithub.JSONFileWith(200, example(t, "issue-comment"), map[string]any{"usr.login": "x"})
+		},
+		"unknown example": func(t *testing.T) fakegithub.Responder { return fakegithub.Status(200) },
 	}
 	for name, mk := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			errs := inFake(t, func(ft *fakeT) {
-				s := ghstub.New(ft)
+				s := fakegithub.New(ft)
 				r := mk(t)
 				if name == "unknown example" {
 					r = s.Example(200, "no-such-example", nil)
@@ -355,8 +353,8 @@ func TestResponderErrorsSurfaceAtExpect(t *testing.T) {
 
 func TestSequenceRepeatsItsLastAnswer(t *testing.T) {
 	t.Parallel()
-	s := ghstub.New(t)
-	s.Expect("GET", "/repos/o/r", ghstub.Sequence(ghstub.Status(503), ghstub.JSONFile(200, example(t, "full-repository")))).Times(3)
+	s := fakegithub.New(t)
+	s.Expect("GET", "/repos/o/r", fakegithub.Sequence(fakegithub.Status(503), fakegithub.JSONFile(200, example(t, "full-repository")))).Times(3)
 	var codes []int
 	for range 3 {
 		code, _, _ := do(t, "GET", s.AbsURL("/repos/o/r"), "")

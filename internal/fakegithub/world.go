@@ -1,16 +1,7 @@
-// Package fakegithub is a small, stateful GitHub on 127.0.0.1 for `perfbot demo`: one
-// App, repositories whose branches live in real bare git repositories, issues, pull
-// requests, comments, reactions, check runs, collaborator permissions and workflow
-// dispatches. It answers the REST calls perfbot makes, in the shapes GitHub documents
-// (its tests check the answers against GitHub's REST description), and keeps everything
-// it was asked to do so the demo can show it.
-//
-// It is not a test double with expectations (that is internal/ghstub) and not a general
-// GitHub emulator: an endpoint perfbot does not call answers 404 with a message naming
-// it. It must never be exposed beyond the loopback interface.
 package fakegithub
 
 import (
+	"cmp"
 	"crypto"
 	"crypto/rand"
 	"crypto/rsa"
@@ -21,14 +12,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
+	"maps"
 	"net/http"
 	"os/exec"
-	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -117,39 +106,6 @@ type Repo struct {
 	nextIssue int
 }
 
-// Server is the fake GitHub. Create it with New, add repositories and users, then Start.
-type Server struct {
-	mu         sync.Mutex
-	users      map[string]*User
-	repos      map[string]*Repo
-	comments   map[int64]*Comment
-	checks     map[int64]*CheckRun
-	tokens     map[string]string // token -> login
-	appID      int64
-	appSlug    string
-	appKey     *rsa.PublicKey
-	nextID     int64
-	dispatch   []Dispatch
-	runs       map[int64]*Run
-	runNames   map[string]func(map[string]string) string
-	log        []string
-	onDispatch func(Dispatch)
-
-	srv *http.Server
-	url string
-}
-
-// New returns a fake with one GitHub App whose JWTs must verify with appKey.
-func New(appID int64, appSlug string, appKey *rsa.PublicKey) *Server {
-	s := &Server{
-		users: map[string]*User{}, repos: map[string]*Repo{}, comments: map[int64]*Comment{},
-		checks: map[int64]*CheckRun{}, tokens: map[string]string{},
-		appID: appID, appSlug: appSlug, appKey: appKey, nextID: 1000,
-	}
-	s.AddUser(User{Login: appSlug + "[bot]", Bot: true})
-	return s
-}
-
 // AddUser adds an account.
 func (s *Server) AddUser(u User) {
 	s.mu.Lock()
@@ -203,9 +159,7 @@ func (s *Server) AddIssue(repo string, i Issue) (int, error) {
 	if i.Number == 0 {
 		i.Number = r.nextIssue + 1
 	}
-	if i.Number > r.nextIssue {
-		r.nextIssue = i.Number
-	}
+	r.nextIssue = max(r.nextIssue, i.Number)
 	if i.State == "" {
 		i.State = "open"
 	}
@@ -225,11 +179,16 @@ func (s *Server) AddComment(repo string, issue int, user, body string) (Comment,
 }
 
 func (s *Server) newComment(issue int, user, body string) *Comment {
-	s.nextID++
 	now := time.Now().UTC().Truncate(time.Second)
-	c := &Comment{ID: s.nextID, Issue: issue, User: user, Body: body, Created: now, Updated: now}
+	c := &Comment{ID: s.newID(), Issue: issue, User: user, Body: body, Created: now, Updated: now}
 	s.comments[c.ID] = c
 	return c
+}
+
+// newID is the next id of anything the fake creates; the caller holds s.mu.
+func (s *Server) newID() int64 {
+	s.nextID++
+	return s.nextID
 }
 
 // OnDispatch registers fn to run (in its own goroutine) after each workflow dispatch.
@@ -246,26 +205,27 @@ func (s *Server) Comments(issue int) []Comment {
 	var out []Comment
 	for _, c := range s.comments {
 		if c.Issue == issue {
-			cc := *c
-			cc.Reactions = append([]string(nil), c.Reactions...)
-			out = append(out, cc)
+			out = append(out, c.copy())
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	slices.SortFunc(out, func(a, b Comment) int { return cmp.Compare(a.ID, b.ID) })
 	return out
+}
+
+func (c *Comment) copy() Comment {
+	cc := *c
+	cc.Reactions = slices.Clone(c.Reactions)
+	return cc
 }
 
 // Comment returns one comment.
 func (s *Server) Comment(id int64) (Comment, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, ok := s.comments[id]
-	if !ok {
-		return Comment{}, false
+	if c, ok := s.comments[id]; ok {
+		return c.copy(), true
 	}
-	cc := *c
-	cc.Reactions = append([]string(nil), c.Reactions...)
-	return cc, true
+	return Comment{}, false
 }
 
 // Issues returns the issues and pull requests of a repository by number.
@@ -276,23 +236,29 @@ func (s *Server) Issues(repo string) []Issue {
 	if r == nil {
 		return nil
 	}
-	var out []Issue
-	for _, i := range r.issues {
-		out = append(out, *i)
-	}
-	sort.Slice(out, func(a, b int) bool { return out[a].Number < out[b].Number })
-	return out
+	return sortedValues(r.issues)
 }
 
 // CheckRuns returns the check runs, oldest first.
 func (s *Server) CheckRuns() []CheckRun {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []CheckRun
-	for _, c := range s.checks {
-		out = append(out, *c)
+	return sortedValues(s.checks)
+}
+
+// Runs returns the workflow runs, oldest first.
+func (s *Server) Runs() []Run {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return sortedValues(s.runs)
+}
+
+// sortedValues copies a map's values in the order of their keys (ids, numbers).
+func sortedValues[K cmp.Ordered, V any](m map[K]*V) []V {
+	out := make([]V, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, *m[k])
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
 }
 
@@ -300,37 +266,14 @@ func (s *Server) CheckRuns() []CheckRun {
 func (s *Server) Dispatches() []Dispatch {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]Dispatch(nil), s.dispatch...)
+	return slices.Clone(s.dispatch)
 }
 
-// Log returns one line per write the fake served, in order ("POST /repos/o/r/...").
+// Log returns one line per write the world served, in order ("POST /repos/o/r/...").
 func (s *Server) Log() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]string(nil), s.log...)
-}
-
-// Start listens on 127.0.0.1 (a free port) and serves until Close.
-func (s *Server) Start() error {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return fmt.Errorf("listening on 127.0.0.1: %w", err)
-	}
-	s.url = "http://" + ln.Addr().String() + "/"
-	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 5 * time.Second}
-	go s.srv.Serve(ln) //nolint:errcheck // ends with Close
-	return nil
-}
-
-// URL is the API's base URL, with a trailing slash.
-func (s *Server) URL() string { return s.url }
-
-// Close stops serving.
-func (s *Server) Close() error {
-	if s.srv == nil {
-		return nil
-	}
-	return s.srv.Close()
+	return slices.Clone(s.log)
 }
 
 // apiError is a GitHub-shaped error answer.
@@ -345,76 +288,52 @@ func fail(status int, format string, a ...any) error {
 	return &apiError{status: status, msg: fmt.Sprintf(format, a...)}
 }
 
-type route struct {
-	method string
-	re     *regexp.Regexp
-	fn     func(s *Server, c *call) (int, any, error)
-}
+var errNotFound = fail(http.StatusNotFound, "Not Found")
+
+// access is who may call a route.
+type access int
+
+const (
+	anyone   access = iota // an installation or user token, or the App's JWT
+	appJWT                 // the App's JWT only
+	tokenNow               // a token only: the App's JWT cannot act on a repository
+)
+
+// handler serves one route; the caller holds s.mu.
+type handler func(s *Server, c *call) (int, any, error)
 
 // call is one request being served.
 type call struct {
-	r     *http.Request
-	args  []string
-	login string // the authenticated account ("" for the App's JWT)
-	app   bool
-	body  map[string]any
-	list  []any // a body that is a JSON array (as for adding labels)
+	r       *http.Request
+	repo    *Repo // for routes under /repos/{owner}/{repo}
+	issue   *Issue
+	comment *Comment
+	check   *CheckRun
+	run     *Run
+	login   string // the authenticated account ("" for the App's JWT)
+	app     bool
+	body    map[string]any
+	list    []any // a body that is a JSON array (as for adding labels)
 }
 
-var routes []route
+func (c *call) arg(name string) string { return c.r.PathValue(name) }
 
-func handle(method, pattern string, fn func(s *Server, c *call) (int, any, error)) {
-	routes = append(routes, route{method, regexp.MustCompile("^" + pattern + "$"), fn})
+// route adapts a handler to the mux: it authenticates, decodes the body, finds the
+// repository, and answers through reply, which checks the answer's shape.
+func (s *Server) route(who access, fn handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		status, v, err := s.serve(&call{r: r}, who, fn)
+		s.reply(w, r.Method, r.URL.Path, answer(status, v, err), true)
+	})
 }
 
-const seg = `([^/]+)`
-
-// ServeHTTP answers one API call.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	path := "/" + strings.TrimPrefix(r.URL.EscapedPath(), "/")
-	path = strings.TrimPrefix(path, "/api/v3")
-	for _, rt := range routes {
-		if rt.method != r.Method {
-			continue
-		}
-		m := rt.re.FindStringSubmatch(path)
-		if m == nil {
-			continue
-		}
-		c := &call{r: r, args: m[1:]}
-		status, v, err := s.serve(c, rt)
-		if err != nil {
-			var ae *apiError
-			if !errors.As(err, &ae) {
-				ae = &apiError{status: http.StatusInternalServerError, msg: err.Error()}
-			}
-			writeJSON(w, ae.status, map[string]any{"message": ae.msg, "documentation_url": "https://docs.github.com/rest"})
-			return
-		}
-		if v == nil {
-			w.WriteHeader(status)
-			return
-		}
-		if sha, ok := v.(rawSHA); ok {
-			w.Header().Set("Content-Type", "application/vnd.github.sha; charset=utf-8")
-			w.WriteHeader(status)
-			io.WriteString(w, string(sha)) //nolint:errcheck // the client went away
-			return
-		}
-		writeJSON(w, status, v)
-		return
-	}
-	writeJSON(w, http.StatusNotFound, map[string]any{"message": fmt.Sprintf("Not Found: the demo's GitHub does not serve %s %s", r.Method, path), "documentation_url": "https://docs.github.com/rest"})
-}
-
-func (s *Server) serve(c *call, rt route) (int, any, error) {
-	if err := s.authenticate(c); err != nil {
+func (s *Server) serve(c *call, who access, fn handler) (int, any, error) {
+	if err := s.authenticate(c, who); err != nil {
 		return 0, nil, err
 	}
-	if c.r.Body != nil && (c.r.Method == http.MethodPost || c.r.Method == http.MethodPatch || c.r.Method == http.MethodPut) {
+	if c.r.Method == http.MethodPost || c.r.Method == http.MethodPatch || c.r.Method == http.MethodPut {
 		var v any
-		dec := json.NewDecoder(http.MaxBytesReader(nil, c.r.Body, 1<<20))
-		if err := dec.Decode(&v); err != nil && !errors.Is(err, io.EOF) {
+		if err := json.NewDecoder(c.r.Body).Decode(&v); err != nil && !errors.Is(err, io.EOF) {
 			return 0, nil, fail(http.StatusBadRequest, "Problems parsing JSON: %v", err)
 		}
 		c.body, _ = v.(map[string]any)
@@ -425,26 +344,83 @@ func (s *Server) serve(c *call, rt route) (int, any, error) {
 	if c.r.Method != http.MethodGet {
 		s.log = append(s.log, c.r.Method+" "+c.r.URL.Path)
 	}
-	return rt.fn(s, c)
+	if err := s.find(c); err != nil {
+		return 0, nil, err
+	}
+	return fn(s, c)
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
+// find looks up what the path names, by GitHub's names of the path parameters: a
+// repository, and in it an issue, a pull request, a comment, a check run or a workflow
+// run. Anything missing, or of another repository, is not found.
+func (s *Server) find(c *call) error {
+	if c.arg("owner") == "" {
+		return nil
+	}
+	r := s.repos[strings.ToLower(c.arg("owner")+"/"+c.arg("repo"))]
+	if c.repo = r; r == nil {
+		return errNotFound
+	}
+	num := func(name string) int64 {
+		n, err := strconv.ParseInt(c.arg(name), 10, 64)
+		if err != nil || n <= 0 {
+			return -1
+		}
+		return n
+	}
+	ok := true
+	switch {
+	case c.arg("issue_number") != "":
+		c.issue = r.issues[int(num("issue_number"))]
+		ok = c.issue != nil
+	case c.arg("pull_number") != "":
+		c.issue = r.issues[int(num("pull_number"))]
+		ok = c.issue != nil && c.issue.PR != nil
+	case c.arg("comment_id") != "":
+		c.comment = s.comments[num("comment_id")]
+		ok = c.comment != nil && r.issues[c.comment.Issue] != nil
+	case c.arg("check_run_id") != "":
+		c.check = s.checks[num("check_run_id")]
+		ok = c.check != nil
+	case c.arg("run_id") != "":
+		c.run = s.runs[num("run_id")]
+		ok = c.run != nil && strings.EqualFold(c.run.Repo, r.Owner+"/"+r.Name)
+	}
+	if !ok {
+		return errNotFound
+	}
+	return nil
+}
+
+// answer turns a handler's result into the HTTP answer GitHub would give.
+func answer(status int, v any, err error) Response {
+	h := http.Header{"X-Github-Media-Type": {"github.v3; format=json"}}
+	if err != nil {
+		var ae *apiError
+		if !errors.As(err, &ae) {
+			ae = &apiError{status: http.StatusInternalServerError, msg: err.Error()}
+		}
+		status, v = ae.status, map[string]any{"message": ae.msg, "documentation_url": "https://docs.github.com/rest"}
+	}
+	switch v := v.(type) {
+	case nil:
+		return Response{Status: status, Header: h}
+	case rawSHA:
+		h.Set("Content-Type", "application/vnd.github.sha; charset=utf-8")
+		return Response{Status: status, Header: h, Body: []byte(v)}
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
+		return Response{Status: http.StatusInternalServerError, Header: h, Body: []byte(err.Error())}
 	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("X-GitHub-Media-Type", "github.v3; format=json")
-	w.WriteHeader(status)
-	w.Write(b) //nolint:errcheck // the client went away
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	return Response{Status: status, Header: h, Body: b}
 }
 
-// authenticate accepts an App JWT signed with the App's key (for /app routes), an
-// installation token the fake minted, or a token added with AddToken.
-func (s *Server) authenticate(c *call) error {
-	h := c.r.Header.Get("Authorization")
-	scheme, cred, _ := strings.Cut(h, " ")
+// authenticate accepts an App JWT signed with the App's key, an installation token the
+// fake minted, or a token added with AddToken, as the route allows.
+func (s *Server) authenticate(c *call, who access) error {
+	scheme, cred, _ := strings.Cut(c.r.Header.Get("Authorization"), " ")
 	if cred == "" {
 		return fail(http.StatusUnauthorized, "Requires authentication")
 	}
@@ -457,8 +433,14 @@ func (s *Server) authenticate(c *call) error {
 		if err := s.verifyJWT(cred); err != nil {
 			return fail(http.StatusUnauthorized, "A JSON web token could not be decoded: %v", err)
 		}
+		if who == tokenNow {
+			return fail(http.StatusForbidden, "an App JWT cannot call %s; use an installation token", c.r.URL.Path)
+		}
 		c.app = true
 		return nil
+	}
+	if who == appJWT {
+		return fail(http.StatusUnauthorized, "%s %s needs the App's JWT", c.r.Method, c.r.URL.Path)
 	}
 	s.mu.Lock()
 	login, ok := s.tokens[cred]
@@ -500,30 +482,7 @@ func (s *Server) verifyJWT(tok string) error {
 	return nil
 }
 
-func (s *Server) repo(c *call) (*Repo, error) {
-	r := s.repos[strings.ToLower(c.args[0]+"/"+c.args[1])]
-	if r == nil {
-		return nil, fail(http.StatusNotFound, "Not Found")
-	}
-	return r, nil
-}
-
-func (s *Server) needToken(c *call) error {
-	if c.app {
-		return fail(http.StatusForbidden, "an App JWT cannot call %s; use an installation token", c.r.URL.Path)
-	}
-	return nil
-}
-
 func str(m map[string]any, k string) string { v, _ := m[k].(string); return v }
-
-func intArg(s string) (int64, error) {
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n <= 0 {
-		return 0, fail(http.StatusNotFound, "Not Found")
-	}
-	return n, nil
-}
 
 // branchHead reads a branch's commit from the repository's bare git directory.
 func branchHead(r *Repo, branch string) (string, bool) {
