@@ -13,7 +13,7 @@ import (
 	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/bot/inbox"
 	"github.com/lablup/perfbot/bot/queue"
-	"github.com/lablup/perfbot/internal/ghstub"
+	ghstub "github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/internal/testfix"
 )
 
