@@ -23,6 +23,8 @@ type Plan struct {
 	// stay repo-relative paths.
 	Server string
 	Repo   gh.Repo
+	// Base is the pinned base commit, "" when planning stopped before it was pinned.
+	Base string
 	// Steps run in order once the commit is on the branch.
 	Steps []Step
 	// End run in order at the end, after a failure too.
@@ -378,6 +380,28 @@ func (st StepSummaryStep) apply(_ context.Context, s Sink, a *Applied) {
 			a.fail(err)
 		}
 	}
+}
+
+// planned is a kind's plan with the summary it makes of what applying it did.
+type planned[S any] interface {
+	plan() Plan
+	summary(a *Applied) S
+}
+
+// run opens the sink, plans, applies the plan and returns the kind's summary, kept as
+// summary.json in a dry run. A sink that cannot open stops it first, with none's
+// summary (the kind's plan of nothing).
+func run[S any](ctx context.Context, s Sink, git Git, none planned[S], plan func() planned[S]) (S, error) {
+	if err := s.Open(); err != nil {
+		return none.summary(&Applied{DryRun: s.DryRun(), Git: git}), err
+	}
+	k := plan()
+	p := k.plan()
+	git.Base = p.Base
+	a := apply(ctx, p, s, git)
+	sum := k.summary(a)
+	record(s, a, func() any { return sum })
+	return k.summary(a), errors.Join(a.Errors...)
 }
 
 // record keeps the summary as summary.json in a dry run.

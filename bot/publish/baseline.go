@@ -216,15 +216,7 @@ func PublishBaseline(ctx context.Context, o BaselineOptions) (BaselineSummary, e
 	if err != nil {
 		return BaselineSummary{}, err
 	}
-	if err := o.Sink.Open(); err != nil {
-		return BaselineSummary{DryRun: o.Sink.DryRun(), Conclusion: "success", Git: Git{Branch: o.Branch, Remote: o.Remote}}, err
-	}
-	p := PlanBaseline(ctx, o)
-	a := apply(ctx, p.Plan, o.Sink, Git{Branch: o.Branch, Remote: o.Remote, Base: p.base})
-	sum := p.summary(a)
-	record(o.Sink, a, func() any { return sum })
-	sum = p.summary(a)
-	return sum, errors.Join(a.Errors...)
+	return run(ctx, o.Sink, Git{Branch: o.Branch, Remote: o.Remote}, &BaselinePlan{o: o}, func() planned[BaselineSummary] { return PlanBaseline(ctx, o) })
 }
 
 // PlanBaseline plans the publication of a nightly results folder (o normalized): it
@@ -233,7 +225,7 @@ func PublishBaseline(ctx context.Context, o BaselineOptions) (BaselineSummary, e
 func PlanBaseline(ctx context.Context, o BaselineOptions) *BaselinePlan {
 	p := &BaselinePlan{o: o, sum: BaselineSummary{DryRun: o.Sink.DryRun()}}
 	err := p.prepare(ctx)
-	pl := Plan{Server: o.ServerURL, Repo: o.Repo, Notes: p.sum.Notes, Err: err}
+	pl := Plan{Server: o.ServerURL, Repo: o.Repo, Base: p.base, Notes: p.sum.Notes, Err: err}
 	if err == nil {
 		m := p.n.man
 		msg := fmt.Sprintf("rocm: nightly baseline of %s at %s (%s)\n\nCSVs: %s.\nPage: %s\n", m.GFX, strs.ShortSHA(p.base), m.Date, strings.Join(m.CSVs, ", "), p.pagePath)
@@ -257,6 +249,8 @@ func PlanBaseline(ctx context.Context, o BaselineOptions) *BaselinePlan {
 	p.Plan = pl
 	return p
 }
+
+func (p *BaselinePlan) plan() Plan { return p.Plan }
 
 // summary is the plan's summary with what applying it did.
 func (p *BaselinePlan) summary(a *Applied) BaselineSummary {

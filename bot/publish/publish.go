@@ -45,11 +45,7 @@ func Publish(ctx context.Context, o Options) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
-	if err := o.Sink.Open(); err != nil {
-		return Summary{DryRun: o.Sink.DryRun(), Conclusion: "success", Git: Git{Branch: o.Branch, Remote: o.Remote}}, err
-	}
-	pl := PlanProfile(ctx, o)
-	return pl.apply(ctx, o)
+	return run(ctx, o.Sink, Git{Branch: o.Branch, Remote: o.Remote}, &ProfilePlan{o: o}, func() planned[Summary] { return PlanProfile(ctx, o) })
 }
 
 // Fail reports a publish that could not start, cause saying why (the results artifact
@@ -67,12 +63,15 @@ func Fail(ctx context.Context, o Options, cause error) (Summary, error) {
 	if err != nil {
 		return Summary{}, errors.Join(cause, err)
 	}
-	if err := o.Sink.Open(); err != nil {
-		return Summary{DryRun: o.Sink.DryRun(), Conclusion: "success", Git: Git{Branch: o.Branch, Remote: o.Remote}}, errors.Join(cause, err)
+	pl := &ProfilePlan{o: o}
+	sum, err := run(ctx, o.Sink, Git{Branch: o.Branch, Remote: o.Remote}, pl, func() planned[Summary] {
+		pl.Plan = pl.layout(cause)
+		return pl
+	})
+	if !errors.Is(err, cause) {
+		err = errors.Join(cause, err)
 	}
-	pl := &ProfilePlan{o: o, sum: Summary{DryRun: o.Sink.DryRun()}}
-	pl.Plan = pl.plan(cause)
-	return pl.apply(ctx, o)
+	return sum, err
 }
 
 // ProfilePlan is the plan of a profile's publication, with what the planning found
@@ -105,14 +104,14 @@ type ProfilePlan struct {
 // the plan's Err, which the plan's end steps report.
 func PlanProfile(ctx context.Context, o Options) *ProfilePlan {
 	p := &ProfilePlan{o: o, sum: Summary{DryRun: o.Sink.DryRun()}}
-	p.Plan = p.plan(p.prepare(ctx))
+	p.Plan = p.layout(p.prepare(ctx))
 	return p
 }
 
-// plan lays the steps out; err is why planning failed.
-func (p *ProfilePlan) plan(err error) Plan {
+// layout lays the steps out; err is why planning failed.
+func (p *ProfilePlan) layout(err error) Plan {
 	o := p.o
-	pl := Plan{Server: o.ServerURL, Repo: o.Repo, Notes: p.sum.Notes, Err: err}
+	pl := Plan{Server: o.ServerURL, Repo: o.Repo, Base: p.base, Notes: p.sum.Notes, Err: err}
 	if err == nil {
 		pl.Push = &PushSpec{Repo: o.RepoDir, Remote: o.Remote, Token: o.GitToken, BaseBranch: o.BaseBranch,
 			Change: gitpub.Change{Base: p.base, Branch: o.Branch, Files: p.files, Message: p.commitMessage(), Author: o.Author, Date: p.when}}
@@ -131,14 +130,7 @@ func (p *ProfilePlan) plan(err error) Plan {
 	return pl
 }
 
-// apply applies the plan through o.Sink and says what was done.
-func (p *ProfilePlan) apply(ctx context.Context, o Options) (Summary, error) {
-	a := apply(ctx, p.Plan, o.Sink, Git{Branch: o.Branch, Remote: o.Remote, Base: p.base})
-	sum := p.summary(a)
-	record(o.Sink, a, func() any { return sum })
-	sum = p.summary(a)
-	return sum, errors.Join(a.Errors...)
-}
+func (p *ProfilePlan) plan() Plan { return p.Plan }
 
 // summary is the plan's summary with what applying it did.
 func (p *ProfilePlan) summary(a *Applied) Summary {
