@@ -287,6 +287,17 @@ func (st IssuesStep) apply(ctx context.Context, s Sink, a *Applied) {
 	}
 }
 
+// made is the document doc makes of what was done; false after recording why it
+// could not be made.
+func made(a *Applied, what string, doc func(*Applied) (string, error)) (string, bool) {
+	md, err := doc(a)
+	if err != nil {
+		a.fail(fmt.Errorf("rendering %s: %w", what, err))
+		return "", false
+	}
+	return md, true
+}
+
 // StatusStep finishes the status comment of the command.
 type StatusStep struct {
 	ID   int64
@@ -296,9 +307,8 @@ type StatusStep struct {
 }
 
 func (st StatusStep) apply(ctx context.Context, s Sink, a *Applied) {
-	body, err := st.Body(a)
-	if err != nil {
-		a.fail(fmt.Errorf("rendering the status comment: %w", err))
+	body, ok := made(a, "the status comment", st.Body)
+	if !ok {
 		return
 	}
 	if !s.DryRun() && st.ID <= 0 {
@@ -368,9 +378,8 @@ type StepSummaryStep struct {
 }
 
 func (st StepSummaryStep) apply(_ context.Context, s Sink, a *Applied) {
-	md, err := st.Markdown(a)
-	if err != nil {
-		a.fail(fmt.Errorf("rendering the step summary: %w", err))
+	md, ok := made(a, "the step summary", st.Markdown)
+	if !ok {
 		return
 	}
 	md = gh.Truncate(md, report.MaxStepSummary)

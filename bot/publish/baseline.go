@@ -309,11 +309,7 @@ func (p *BaselinePlan) prepare(ctx context.Context) error {
 		return fmt.Errorf("checking the baseline page: %w", err)
 	}
 	p.files[p.pagePath] = []byte(page)
-	p.sum.Page = p.pagePath
-	for k := range p.files {
-		p.sum.Files = append(p.sum.Files, k)
-	}
-	sort.Strings(p.sum.Files)
+	p.sum.Page, p.sum.Files = p.pagePath, fileNames(p.files)
 	return nil
 }
 
@@ -878,18 +874,16 @@ func (p *BaselinePlan) prData(l Links) report.BaselinePRData {
 
 // trackingStep edits the one tracking comment: the latest table and the last nights.
 func (p *BaselinePlan) trackingStep() CommentStep {
-	o := p.o
-	st := CommentStep{Issue: o.Issue, Marker: report.TrackingMarker, File: DryTracking, What: "tracking comment", Body: p.trackingBody}
-	if o.Issue <= 0 {
-		st.Skip = "no tracking issue: set epic: in the configuration or pass --issue"
+	return CommentStep{Issue: p.o.Issue, Marker: report.TrackingMarker, File: DryTracking, What: "tracking comment",
+		Skip: unless(p.o.Issue > 0, "no tracking issue: set epic: in the configuration or pass --issue"), Body: p.trackingBody, Failed: p.trackingFailed}
+}
+
+// trackingFailed says what a failure to read or write the tracking comment is.
+func (p *BaselinePlan) trackingFailed(stage string, w Written, err error) (Outcome, error) {
+	if stage == "read" {
+		return Outcome{Action: "failed", Number: int64(p.o.Issue), Error: err.Error()}, fmt.Errorf("finding the tracking comment on #%d: %w", p.o.Issue, err)
 	}
-	st.Failed = func(stage string, w Written, err error) (Outcome, error) {
-		if stage == "read" {
-			return Outcome{Action: "failed", Number: int64(o.Issue), Error: err.Error()}, fmt.Errorf("finding the tracking comment on #%d: %w", o.Issue, err)
-		}
-		return w.Outcome, fmt.Errorf("updating the tracking comment on #%d: %w", o.Issue, err)
-	}
-	return st
+	return w.Outcome, fmt.Errorf("updating the tracking comment on #%d: %w", p.o.Issue, err)
 }
 
 func (p *BaselinePlan) trackingBody(earlier string, l Links) (string, []string, error) {

@@ -139,23 +139,10 @@ func readFolder(dir string) (*folder, error) {
 	sort.Strings(f.files)
 	sort.Strings(f.skipped)
 
-	if err := f.readSession(); err != nil {
-		return nil, err
-	}
-	if err := f.readSummaries(); err != nil {
-		return nil, err
-	}
-	if err := f.readGuard(); err != nil {
-		return nil, err
-	}
-	if err := f.readHost(); err != nil {
-		return nil, err
-	}
-	if err := f.readGemm(); err != nil {
-		return nil, err
-	}
-	if err := f.readPrepared(); err != nil {
-		return nil, err
+	for _, read := range []func() error{f.readSession, f.readSummaries, f.readGuard, f.readHost, f.readGemm, f.readPrepared} {
+		if err := read(); err != nil {
+			return nil, err
+		}
 	}
 	return f, nil
 }

@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -213,11 +214,7 @@ func (p *ProfilePlan) prepare(ctx context.Context) error {
 		return err
 	}
 	p.files[p.pagePath] = []byte(page)
-	p.sum.Report = p.pagePath
-	for k := range p.files {
-		p.sum.Files = append(p.sum.Files, k)
-	}
-	sort.Strings(p.sum.Files)
+	p.sum.Report, p.sum.Files = p.pagePath, fileNames(p.files)
 	return nil
 }
 
@@ -438,6 +435,11 @@ func (p *ProfilePlan) commitMessage() string {
 	return b.String()
 }
 
+// fileNames are the repo paths of a commit's files, sorted.
+func fileNames(files map[string][]byte) []string {
+	return slices.Sorted(maps.Keys(files))
+}
+
 // validateLinks checks a document for GitHub against the committed files and the links
 // root.
 func validateLinks(md string, files map[string][]byte, root string) error {
@@ -472,22 +474,30 @@ func (p *ProfilePlan) prBody(l Links) (string, error) {
 
 // epicStep upserts the ranking comment on the epic, keeping the history it holds.
 func (p *ProfilePlan) epicStep() CommentStep {
-	o := p.o
-	st := CommentStep{Issue: o.Epic, Marker: report.EpicMarker, File: DryEpic, What: "epic comment", Body: p.epicBody}
-	if o.Epic <= 0 {
-		st.Skip = "no epic issue is configured"
+	return CommentStep{Issue: p.o.Epic, Marker: report.EpicMarker, File: DryEpic, What: "epic comment",
+		Skip: unless(p.o.Epic > 0, "no epic issue is configured"), Body: p.epicBody, Failed: p.epicFailed}
+}
+
+// epicFailed says what a failure to read or write the epic comment is: an epic that
+// does not exist says how to fix it.
+func (p *ProfilePlan) epicFailed(_ string, w Written, err error) (Outcome, error) {
+	if w.File != "" { // a dry run's file could not be written
+		return w.Outcome, err
 	}
-	st.Failed = func(stage string, w Written, err error) (Outcome, error) {
-		if w.File != "" { // a dry run's file could not be written
-			return w.Outcome, err
-		}
-		msg := err.Error()
-		if errors.Is(err, gh.ErrNotFound) {
-			msg = fmt.Sprintf("epic issue #%d was not found (%v): the results and the pull request are published; set `epic:` in the configuration to an existing issue, or pass epic= with the command", o.Epic, err)
-		}
-		return Outcome{Action: "failed", Number: int64(o.Epic), Error: msg}, fmt.Errorf("updating the ranking comment on #%d: %s", o.Epic, msg)
+	epic := p.o.Epic
+	msg := err.Error()
+	if errors.Is(err, gh.ErrNotFound) {
+		msg = fmt.Sprintf("epic issue #%d was not found (%v): the results and the pull request are published; set `epic:` in the configuration to an existing issue, or pass epic= with the command", epic, err)
 	}
-	return st
+	return Outcome{Action: "failed", Number: int64(epic), Error: msg}, fmt.Errorf("updating the ranking comment on #%d: %s", epic, msg)
+}
+
+// unless is why when ok is false, "" otherwise.
+func unless(ok bool, why string) string {
+	if ok {
+		return ""
+	}
+	return why
 }
 
 func (p *ProfilePlan) epicBody(earlier string, l Links) (string, []string, error) {
