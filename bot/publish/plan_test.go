@@ -117,3 +117,42 @@ func TestPlanBaselineGolden(t *testing.T) {
 	got := strings.ReplaceAll(describePlan(p.Plan), p.Base, "<base>")
 	golden.Check(t, "testdata/golden/plan-baseline.txt", got)
 }
+
+// The GitHub sink makes each effect one REST write (the stub fails on any call it was
+// not told of): the pull request is created, the marked comment is found and made from
+// the comment it finds, the check run is completed and the trigger gets its reaction;
+// every outcome names what was written.
+func TestGitHubSink(t *testing.T) {
+	t.Parallel()
+	h := newHub(t)
+	s := ToGitHub(client(t, h.s, &sleeps{}), testRepo)
+	ctx := context.Background()
+	h.s.Expect("GET", pullsPath, h.listPRs())
+	h.s.Expect("POST", pullsPath, h.createPR())
+	w, err := s.PullRequest(ctx, gh.PRSpec{Head: "perfbot/rocm-profile", Base: "main", Title: "T", Body: "body"}, DryPR)
+	if err != nil || w.Action != "created" || w.Number != 57 || w.Link != "https://github.com/lablup/mlxcel/pull/57" || w.File != "" {
+		t.Errorf("pull request: %+v %v", w, err)
+	}
+	h.s.Expect("GET", epicPath, h.listEpic()).Times(2) // found, then upserted
+	h.s.Expect("POST", epicPath, h.createEpic())
+	var earlier []string
+	w, err = s.Comment(ctx, Comment{Issue: epicIssue, Marker: "<!-- m -->", File: DryEpic, Body: func(e string) (string, error) {
+		earlier = append(earlier, e)
+		return "<!-- m -->\nranking", nil
+	}})
+	if err != nil || w.Action != "created" || w.Number != epicIssue || w.Link == "" || len(earlier) != 1 || earlier[0] != "" {
+		t.Errorf("comment: %+v %v, earlier %q", w, err, earlier)
+	}
+	h.s.Expect("PATCH", checkPath+fmt.Sprint(checkRunID), h.checkRun()).JSONBody(map[string]any{"conclusion": "neutral", "status": "completed"})
+	o, err := s.CheckRun(ctx, checkRunID, gh.CheckOutput{Conclusion: "neutral", Title: "T", Summary: "S"}, DryCheckRun)
+	if want := (Outcome{Action: "completed", Number: checkRunID, Detail: "neutral"}); err != nil || o != want {
+		t.Errorf("check run: %+v %v, want %+v", o, err, want)
+	}
+	if o, err := s.CheckRun(ctx, 0, gh.CheckOutput{}, DryCheckRun); err != nil || o.Action != "skipped" {
+		t.Errorf("check run without an id: %+v %v", o, err)
+	}
+	h.s.Expect("POST", commentsPath+fmt.Sprint(triggerID)+"/reactions", h.reaction()).JSONBody(map[string]any{"content": "rocket"})
+	if o, err := s.React(ctx, triggerID, "rocket"); err != nil || o.Action != "reacted" || o.Detail != "rocket" {
+		t.Errorf("react: %+v %v", o, err)
+	}
+}
