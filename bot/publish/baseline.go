@@ -592,7 +592,7 @@ func baselinePageData(in baselinePage) report.BaselinePageData {
 			d.Baseline = c.Baseline
 			r := c.Rules
 			d.NoiseRule = r.Describe() + " A reading outside it is re-measured once, alone, before it is reported."
-			d.Verdicts = verdictRows(c, in.issues)
+			d.Verdicts = report.VerdictRows(c, in.issues)
 			for _, s := range c.Superseded {
 				d.Superseded = append(d.Superseded, s.String())
 			}
@@ -714,38 +714,7 @@ func shapeRows(f *benchcsv.File) []report.Row {
 }
 
 func (p *BaselinePlan) verdictRows(l Links) []report.VerdictRow {
-	return verdictRows(p.n.man.Comparison, l.Issues)
-}
-
-func verdictRows(c *baseline.Report, issues map[string]report.Link) []report.VerdictRow {
-	var out []report.VerdictRow
-	if c == nil {
-		return nil
-	}
-	for _, m := range c.Models {
-		row := report.VerdictRow{Model: m.Model, Verdict: string(m.Verdict), Decode: "—", Band: "—", Change: "—", Text: m.Text}
-		if m.New != nil {
-			row.Decode = fmt.Sprintf("%.2f", m.New.Value())
-			if m.Baseline != nil || m.Band != nil {
-				row.Change = signedPct(m.ChangePct)
-			}
-		}
-		if m.Band != nil {
-			row.Band = fmt.Sprintf("%.2f to %.2f (%d runs)", m.Band.Lo, m.Band.Hi, m.Band.Runs)
-		}
-		if l, ok := issues[m.Model]; ok {
-			row.Issue = &l
-		}
-		out = append(out, row)
-	}
-	return out
-}
-
-func signedPct(v float64) string {
-	if v >= 0 {
-		return fmt.Sprintf("+%.1f%%", v)
-	}
-	return fmt.Sprintf("%.1f%%", v)
+	return report.VerdictRows(p.n.man.Comparison, l.Issues)
 }
 
 // regressionsStep opens or updates one issue per confirmed regression, and updates the
@@ -834,30 +803,10 @@ var fileUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]`)
 
 func regressionFileName(model string) string { return fileUnsafe.ReplaceAllString(model, "_") }
 
-func (p *BaselinePlan) counts() string {
-	c := p.n.man.Comparison
-	if c == nil {
-		return ""
-	}
-	n := map[baseline.Verdict]int{}
-	for _, m := range c.Models {
-		n[m.Verdict]++
-	}
-	// The worst news first.
-	var parts []string
-	for _, v := range []baseline.Verdict{baseline.Regression, baseline.Suspected, baseline.Improvement, baseline.SuspectedUp,
-		baseline.NotConfirmed, baseline.NoChange, baseline.NotEnough, baseline.NoResult} {
-		if n[v] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n[v], v))
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
 func (p *BaselinePlan) prData(l Links) report.BaselinePRData {
 	m := p.n.man
 	d := report.BaselinePRData{GFX: m.GFX, Date: m.Date, Commit: p.base, Page: l.Link(path.Base(p.pagePath), p.pagePath),
-		Verdicts: p.verdictRows(l), MedianRatio: p.median, Counts: p.counts(), Tenants: m.Tenants}
+		Verdicts: p.verdictRows(l), MedianRatio: p.median, Counts: report.VerdictCounts(p.n.man.Comparison), Tenants: m.Tenants}
 	if _, ok := p.files[chartPath(p.pagePath)]; ok && l.Root != "" {
 		d.Chart = &report.Link{Text: "decode tok/s per model over the nightly history", URL: rawURL(l.Root) + chartPath(p.pagePath)}
 	}

@@ -191,42 +191,6 @@ func unitIDs(f *folder) []string {
 }
 
 // epicUnits are the ranked units as the epic comment lists them.
-func epicUnits(rk *rank.Ranking) []report.EpicUnit {
-	out := make([]report.EpicUnit, 0, len(rk.Units))
-	for _, u := range rk.Units {
-		eu := report.EpicUnit{
-			Rank: u.Rank, ID: u.ID, Port: u.Port, Evidence: u.Evidence, BestRun: u.Best.Run,
-			// The rank orders by the net figure (gross less the replacement's cost; the
-			// gross when that is unknown): the comment states the figure it ranks by.
-			ReachedSharePct: u.Best.ReachedSharePct, RecoverableMsPerToken: u.Best.NetMsPerToken,
-			RecoverablePctOfWall: u.Best.NetPctOfWall, DispatchesRemoved: u.Best.DispatchesPerTokenRemoved,
-			FallbackNotReachedPct: u.Best.FallbackNotReachedPct, Note: u.Best.Note,
-		}
-		if u.Override != nil && u.Override.Moved {
-			eu.Override = u.Override.Reason
-		}
-		out = append(out, eu)
-	}
-	return out
-}
-
-// gemmData is the numeric test section of the page.
-func gemmData(o *patch.Outcome, r *patch.Report, problem string) *report.Gemm {
-	if o == nil {
-		return nil
-	}
-	g := &report.Gemm{OverlayCommit: o.OverlayCommit, Tests: o.Tests, Decision: string(o.Decide()), Problem: problem}
-	if r != nil {
-		g.Tests, g.Decision = r.Tests, string(r.Decision)
-		for _, fr := range r.Files {
-			if fr.Changed {
-				g.Changed = append(g.Changed, fr.Path)
-			}
-		}
-	}
-	return g
-}
-
 // reproduce is how to run the same profile again: the comment, and the commands the
 // guard recorded for each run, as they ran.
 func reproduce(f *folder, profilesDir string, models, sampling []string, commit string) (comment string, lines []string) {
@@ -294,7 +258,7 @@ func pageData(in pageInput) report.PageData {
 		GFX: f.gfx, Date: in.date, Commit: in.commit, Models: in.models, Sampling: in.sampling,
 		Env: envRows(f, in.commit), Method: methodRows(f), Guard: rows, GuardNotes: notes,
 		Runs: f.runs, Rules: rulesData(in.rules, in.rulesFile), UnitIDs: unitIDs(f),
-		RankingMD: in.rk.Markdown(), Gemm: gemmData(f.gemm, in.gemmPatch, in.patchProblem),
+		RankingMD: in.rk.Markdown(), Gemm: report.GemmData(f.gemm, in.gemmPatch, in.patchProblem),
 		Reproduce: lines, ReproduceBy: comment,
 	}
 	d.GemmNotRun = gemmNotRun(f)
@@ -328,7 +292,7 @@ func rawURL(blobRoot string) string {
 // one on the report page, and the report's chart as an image (GitHub shows a committed
 // SVG by its raw URL; without a link root there is no URL to show it by).
 func prRanking(d *report.PRData, rk *rank.Ranking, page report.Link, linkRoot, chart string, files map[string][]byte) {
-	d.Units, d.KernelTimeOnly = epicUnits(rk), rk.KernelTimeOnlyRuns
+	d.Units, d.KernelTimeOnly = report.EpicUnits(rk), rk.KernelTimeOnlyRuns
 	if strings.Contains(page.URL, "://") {
 		page.URL += "#ranked-port-order"
 	}
