@@ -612,7 +612,7 @@ func baselinePageData(in baselinePage) report.BaselinePageData {
 	if in.chartURL != "" {
 		d.Chart = &report.Link{Text: "decode tok/s per model over the nightly history, with the noise band", URL: in.chartURL}
 	}
-	d.Guard, d.GuardNotes = guardRows(in.guard)
+	d.Guard, d.GuardNotes = report.GuardRows(in.guard)
 	return d
 }
 

@@ -1,15 +1,11 @@
 package publish
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"path"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
-	"time"
 
 	"github.com/lablup/perfbot/bot/chart"
 	"github.com/lablup/perfbot/bot/report"
@@ -21,99 +17,6 @@ import (
 	"github.com/lablup/perfbot/runner/rank"
 	"github.com/lablup/perfbot/runner/results"
 )
-
-// guardRows summarises the guard's evidence log per section.
-func guardRows(evs []guard.Event) (rows []report.GuardRow, notes []string) {
-	var cur *report.GuardRow
-	var waitStart time.Time
-	hz := map[float64]bool{}
-	idle := map[int]bool{}
-	open := func(name string) {
-		rows = append(rows, report.GuardRow{Section: name})
-		cur = &rows[len(rows)-1]
-		waitStart = time.Time{}
-	}
-	for _, ev := range evs {
-		switch ev.Kind {
-		case guard.EvSection:
-			open(ev.Run + " " + ev.Phase)
-			continue
-		case guard.EvNote:
-			open(ev.Text)
-			continue
-		}
-		if cur == nil {
-			open("session")
-		}
-		switch ev.Kind {
-		case guard.EvWaiting:
-			waitStart = ev.Time
-		case guard.EvIdle:
-			if !waitStart.IsZero() {
-				cur.Waited = ev.Time.Sub(waitStart).String()
-			}
-			hz[ev.Hz] = true
-			idle[ev.Seconds] = true
-		case guard.EvIdleReset:
-			cur.IdleResets++
-			if len(ev.GPU) > 0 {
-				cur.HolderResets++
-			}
-			if len(ev.Compilers) > 0 {
-				cur.CompilerResets++
-			}
-		case guard.EvAttemptStart:
-			cur.Attempts++
-		case guard.EvSample:
-			if ev.Contended {
-				cur.ContendedSamples++
-			}
-		case guard.EvMonitor:
-			cur.Samples += ev.Samples
-		case guard.EvAttemptEnd:
-			switch ev.Verdict {
-			case guard.Contended:
-				cur.Rejected++
-				cur.Outcome = fmt.Sprintf("attempt %d rejected (contended)", ev.Attempt)
-			case guard.Interrupted:
-				cur.Outcome = fmt.Sprintf("attempt %d interrupted", ev.Attempt)
-			default:
-				cur.Outcome = fmt.Sprintf("clean, exit %d", ev.ExitCode)
-			}
-		case guard.EvAllContended:
-			cur.Outcome = fmt.Sprintf("every attempt (%d) was contended", ev.MaxAttempts)
-		case guard.EvGaveUp:
-			cur.Outcome = fmt.Sprintf("gave up after %ds of waiting", ev.Seconds)
-		case guard.EvCaught:
-			cur.Outcome = "stopped by " + ev.Signal
-		}
-	}
-	for i := range rows {
-		if rows[i].Outcome == "" {
-			rows[i].Outcome = "no attempt"
-		}
-		if rows[i].Waited == "" {
-			rows[i].Waited = "—"
-		}
-	}
-	if len(hz) > 0 {
-		notes = append(notes, fmt.Sprintf("The idle window was %s in every sample at %s Hz.", joinKeys(idle, "%ds"), joinKeys(hz, "%g")))
-	}
-	return rows, notes
-}
-
-func joinKeys[K int | float64](m map[K]bool, format string) string {
-	keys := make([]K, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	out := make([]string, len(keys))
-	for i, k := range keys {
-		out[i] = fmt.Sprintf(format, k)
-	}
-	return strings.Join(out, " or ")
-}
 
 // methodRows says what ran: the build and the profiler's flags as the session
 // recorded them, and the first plain and profiled command lines the guard recorded, as
@@ -147,34 +50,6 @@ func methodRows(f *folder) []report.Row {
 	}
 	rows = append(rows, report.Row{Label: "analysis", Value: "perfbot analyze (decode window from the phase marks, docs/analysis.md rules)"})
 	return rows
-}
-
-// rulesData describes the attribution rules in use.
-// file is the rules file's content, nil for perfbot's own rules.
-func rulesData(rules *attrib.Rules, file []byte) report.Rules {
-	r := report.Rules{Name: rules.Name(), Classes: rules.ClassNames(), Roles: rules.RoleNames()}
-	if file != nil {
-		sum := sha256.Sum256(file)
-		r.Digest = hex.EncodeToString(sum[:])
-	}
-	for _, u := range rules.Units() {
-		ru := report.RulesUnit{ID: u.ID, EpicItem: u.EpicItem, Port: u.Port, Roles: u.Roles}
-		roles := make([]string, 0, len(u.Fractions))
-		for role := range u.Fractions {
-			roles = append(roles, role)
-		}
-		sort.Strings(roles)
-		for _, role := range roles {
-			fr := u.Fractions[role]
-			s := fmt.Sprintf("%s %g", role, fr.Value)
-			if fr.Reason != "" {
-				s += ": " + fr.Reason
-			}
-			ru.Fractions = append(ru.Fractions, s)
-		}
-		r.Units = append(r.Units, ru)
-	}
-	return r
 }
 
 // unitIDs are the port units of the runs' summaries, in first-seen order.
@@ -252,12 +127,12 @@ type pageInput struct {
 // pageData fills the report page; publish and `perfbot report` share it.
 func pageData(in pageInput) report.PageData {
 	f := in.f
-	rows, notes := guardRows(f.guard)
+	rows, notes := report.GuardRows(f.guard)
 	comment, lines := reproduce(f, in.profilesDir, in.models, in.sampling, in.commit)
 	d := report.PageData{
 		GFX: f.gfx, Date: in.date, Commit: in.commit, Models: in.models, Sampling: in.sampling,
 		Env: envRows(f, in.commit), Method: methodRows(f), Guard: rows, GuardNotes: notes,
-		Runs: f.runs, Rules: rulesData(in.rules, in.rulesFile), UnitIDs: unitIDs(f),
+		Runs: f.runs, Rules: report.RulesData(in.rules, in.rulesFile), UnitIDs: unitIDs(f),
 		RankingMD: in.rk.Markdown(), Gemm: report.GemmData(f.gemm, in.gemmPatch, in.patchProblem),
 		Reproduce: lines, ReproduceBy: comment,
 	}

@@ -498,7 +498,7 @@ func runGitUnder(t *testing.T, body string) (string, error) {
 // The guard evidence of a run that sampled nothing has no rows and no idle-window note.
 func TestGuardRowsWithoutSamples(t *testing.T) {
 	t.Parallel()
-	if rows, notes := guardRows(nil); rows != nil || notes != nil {
+	if rows, notes := report.GuardRows(nil); rows != nil || notes != nil {
 		t.Errorf("no events: rows %v, notes %q", rows, notes)
 	}
 }
@@ -653,10 +653,10 @@ func TestEnvRows(t *testing.T) {
 func TestRulesDataDigest(t *testing.T) {
 	t.Parallel()
 	sum := sha256.Sum256([]byte("units: []\n"))
-	if got := rulesData(attrib.Default(), []byte("units: []\n")).Digest; got != hex.EncodeToString(sum[:]) {
+	if got := report.RulesData(attrib.Default(), []byte("units: []\n")).Digest; got != hex.EncodeToString(sum[:]) {
 		t.Errorf("digest %q, want the file's SHA-256", got)
 	}
-	if got := rulesData(attrib.Default(), nil).Digest; got != "" {
+	if got := report.RulesData(attrib.Default(), nil).Digest; got != "" {
 		t.Errorf("embedded rules: digest %q, want none", got)
 	}
 }

@@ -1,10 +1,17 @@
 package report
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"slices"
+	"sort"
 	"strings"
+	"time"
 
+	"github.com/lablup/perfbot/runner/attrib"
 	"github.com/lablup/perfbot/runner/baseline"
+	"github.com/lablup/perfbot/runner/guard"
 	"github.com/lablup/perfbot/runner/patch"
 	"github.com/lablup/perfbot/runner/rank"
 )
@@ -101,4 +108,125 @@ func GemmData(o *patch.Outcome, r *patch.Report, problem string) *Gemm {
 		}
 	}
 	return g
+}
+
+// GuardRows summarises the guard's evidence log per section.
+func GuardRows(evs []guard.Event) (rows []GuardRow, notes []string) {
+	var cur *GuardRow
+	var waitStart time.Time
+	hz := map[float64]bool{}
+	idle := map[int]bool{}
+	open := func(name string) {
+		rows = append(rows, GuardRow{Section: name})
+		cur = &rows[len(rows)-1]
+		waitStart = time.Time{}
+	}
+	for _, ev := range evs {
+		switch ev.Kind {
+		case guard.EvSection:
+			open(ev.Run + " " + ev.Phase)
+			continue
+		case guard.EvNote:
+			open(ev.Text)
+			continue
+		}
+		if cur == nil {
+			open("session")
+		}
+		switch ev.Kind {
+		case guard.EvWaiting:
+			waitStart = ev.Time
+		case guard.EvIdle:
+			if !waitStart.IsZero() {
+				cur.Waited = ev.Time.Sub(waitStart).String()
+			}
+			hz[ev.Hz] = true
+			idle[ev.Seconds] = true
+		case guard.EvIdleReset:
+			cur.IdleResets++
+			if len(ev.GPU) > 0 {
+				cur.HolderResets++
+			}
+			if len(ev.Compilers) > 0 {
+				cur.CompilerResets++
+			}
+		case guard.EvAttemptStart:
+			cur.Attempts++
+		case guard.EvSample:
+			if ev.Contended {
+				cur.ContendedSamples++
+			}
+		case guard.EvMonitor:
+			cur.Samples += ev.Samples
+		case guard.EvAttemptEnd:
+			switch ev.Verdict {
+			case guard.Contended:
+				cur.Rejected++
+				cur.Outcome = fmt.Sprintf("attempt %d rejected (contended)", ev.Attempt)
+			case guard.Interrupted:
+				cur.Outcome = fmt.Sprintf("attempt %d interrupted", ev.Attempt)
+			default:
+				cur.Outcome = fmt.Sprintf("clean, exit %d", ev.ExitCode)
+			}
+		case guard.EvAllContended:
+			cur.Outcome = fmt.Sprintf("every attempt (%d) was contended", ev.MaxAttempts)
+		case guard.EvGaveUp:
+			cur.Outcome = fmt.Sprintf("gave up after %ds of waiting", ev.Seconds)
+		case guard.EvCaught:
+			cur.Outcome = "stopped by " + ev.Signal
+		}
+	}
+	for i := range rows {
+		if rows[i].Outcome == "" {
+			rows[i].Outcome = "no attempt"
+		}
+		if rows[i].Waited == "" {
+			rows[i].Waited = "—"
+		}
+	}
+	if len(hz) > 0 {
+		notes = append(notes, fmt.Sprintf("The idle window was %s in every sample at %s Hz.", joinKeys(idle, "%ds"), joinKeys(hz, "%g")))
+	}
+	return rows, notes
+}
+
+func joinKeys[K int | float64](m map[K]bool, format string) string {
+	keys := make([]K, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = fmt.Sprintf(format, k)
+	}
+	return strings.Join(out, " or ")
+}
+
+// RulesData describes the attribution rules in use.
+// file is the rules file's content, nil for perfbot's own rules.
+func RulesData(rules *attrib.Rules, file []byte) Rules {
+	r := Rules{Name: rules.Name(), Classes: rules.ClassNames(), Roles: rules.RoleNames()}
+	if file != nil {
+		sum := sha256.Sum256(file)
+		r.Digest = hex.EncodeToString(sum[:])
+	}
+	for _, u := range rules.Units() {
+		ru := RulesUnit{ID: u.ID, EpicItem: u.EpicItem, Port: u.Port, Roles: u.Roles}
+		roles := make([]string, 0, len(u.Fractions))
+		for role := range u.Fractions {
+			roles = append(roles, role)
+		}
+		sort.Strings(roles)
+		for _, role := range roles {
+			fr := u.Fractions[role]
+			s := fmt.Sprintf("%s %g", role, fr.Value)
+			if fr.Reason != "" {
+				s += ": " + fr.Reason
+			}
+			ru.Fractions = append(ru.Fractions, s)
+		}
+		r.Units = append(r.Units, ru)
+	}
+	return r
 }
