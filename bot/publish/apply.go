@@ -379,13 +379,11 @@ type StepSummaryStep struct {
 
 func (st StepSummaryStep) apply(_ context.Context, s Sink, a *Applied) {
 	md, ok := made(a, "the step summary", st.Markdown)
-	if !ok {
-		return
+	if ok {
+		a.StepSummary = gh.Truncate(md, report.MaxStepSummary)
 	}
-	md = gh.Truncate(md, report.MaxStepSummary)
-	a.StepSummary = md
-	if st.File != "" {
-		if err := s.Record(st.File, []byte(md)); err != nil {
+	if ok && st.File != "" {
+		if err := s.Record(st.File, []byte(a.StepSummary)); err != nil {
 			a.fail(err)
 		}
 	}
