@@ -157,10 +157,7 @@ func (s *step) takeResults(ctx context.Context, src, ref string, nightly bool, d
 func (s *step) failProfile(ctx context.Context, dest publishDest, cause error) error {
 	po := publish.Options{Config: config.Default(), Repo: s.repo, ServerURL: s.serverURL,
 		CheckRunID: s.in.CheckRunID, StatusCommentID: s.in.StatusCommentID, TriggerCommentID: s.in.TriggerCommentID,
-		Issue: s.eventIssue(), DryRunDir: dest.dryRun}
-	if dest.client != nil {
-		po.GH = dest.client
-	}
+		Issue: s.eventIssue(), Sink: dest.sink(s.repo)}
 	sum, err := publish.Fail(ctx, po, cause)
 	errs := []error{err, s.setOutputs("verdict", VerdictFailure)}
 	if sum.StepSummary != "" {
@@ -227,10 +224,7 @@ func (s *step) publishProfile(ctx context.Context, cfg config.Config, folder, re
 	po := publish.Options{
 		ResultsDir: folder, RepoDir: repoDir, Config: cfg, Base: commit, Repo: s.repo, ServerURL: s.serverURL,
 		CheckRunID: s.in.CheckRunID, StatusCommentID: s.in.StatusCommentID, TriggerCommentID: s.in.TriggerCommentID,
-		Issue: s.eventIssue(), Epic: s.in.Epic, DryRunDir: dest.dryRun, GitToken: dest.gitToken,
-	}
-	if dest.client != nil {
-		po.GH = dest.client
+		Issue: s.eventIssue(), Epic: s.in.Epic, Sink: dest.sink(s.repo), GitToken: dest.gitToken,
 	}
 	var sum publish.Summary
 	perr := s.rt.Quiet("perfbot: publish", func(w io.Writer) error {
@@ -277,6 +271,14 @@ type publishDest struct {
 	gitToken string
 }
 
+// sink is where the writes of a publish go: the dry-run folder, or GitHub's repo.
+func (d publishDest) sink(repo gh.Repo) publish.Sink {
+	if d.client == nil {
+		return publish.ToDir(d.dryRun)
+	}
+	return publish.ToGitHub(d.client, repo)
+}
+
 func (s *step) destination(ctx context.Context) (publishDest, error) {
 	if s.in.DryRun {
 		return publishDest{dryRun: filepath.Join(s.root, publishFolder)}, nil
@@ -301,10 +303,7 @@ func (s *step) destination(ctx context.Context) (publishDest, error) {
 // input's issue, else the config's epic), and an issue per confirmed regression.
 func (s *step) publishBaseline(ctx context.Context, cfg config.Config, folder, repoDir, commit string, dest publishDest) error {
 	bo := publish.BaselineOptions{ResultsDir: folder, RepoDir: repoDir, Base: commit, Config: cfg, Repo: s.repo, ServerURL: s.serverURL,
-		Issue: s.in.Epic, DryRunDir: dest.dryRun, GitToken: dest.gitToken}
-	if dest.client != nil {
-		bo.GH = dest.client
-	}
+		Issue: s.in.Epic, Sink: dest.sink(s.repo), GitToken: dest.gitToken}
 	var sum publish.BaselineSummary
 	perr := s.rt.Quiet("perfbot: publish the nightly baseline", func(w io.Writer) error {
 		var err error

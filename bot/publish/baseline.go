@@ -2,7 +2,6 @@ package publish
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -21,23 +20,12 @@ import (
 	"github.com/lablup/perfbot/bot/trend"
 	"github.com/lablup/perfbot/config"
 	"github.com/lablup/perfbot/internal/infile"
+	"github.com/lablup/perfbot/internal/strs"
 	"github.com/lablup/perfbot/runner/baseline"
 	"github.com/lablup/perfbot/runner/benchcsv"
 	"github.com/lablup/perfbot/runner/guard"
 	"github.com/lablup/perfbot/runner/job"
 )
-
-// BaselineGitHub is what publishing a nightly baseline needs from the API; *gh.Client
-// has it.
-type BaselineGitHub interface {
-	UpsertPR(ctx context.Context, r gh.Repo, s gh.PRSpec) (gh.PR, gh.Action, error)
-	FindCommentWithMarker(ctx context.Context, r gh.Repo, issue int, marker string) (*gh.Comment, error)
-	UpsertComment(ctx context.Context, r gh.Repo, issue int, marker, body string) (gh.Comment, gh.Action, error)
-	DefaultBranch(ctx context.Context, r gh.Repo) (string, error)
-	OpenIssuesWithMarker(ctx context.Context, r gh.Repo, marker string) ([]gh.Issue, error)
-	UpsertIssue(ctx context.Context, r gh.Repo, marker, title, body string) (gh.Issue, gh.Action, error)
-	EditIssue(ctx context.Context, r gh.Repo, cur gh.Issue, title, body string) (gh.Issue, gh.Action, error)
-}
 
 // Files a dry run of PublishBaseline writes instead of the GitHub writes; a regression
 // issue is regression-<model>.md.
@@ -64,11 +52,11 @@ type BaselineOptions struct {
 	Remote     string // "" means origin
 	GitToken   string
 	Author     gitpub.Identity
-	// GH makes the GitHub writes; nil means a dry run into DryRunDir.
-	GH        BaselineGitHub
-	Repo      gh.Repo
+	// Sink receives the writes: ToGitHub, or ToDir for a dry run (baseline-pr.md,
+	// tracking-comment.md, regression-<model>.md and summary.json).
+	Sink      Sink
+	Repo      gh.Repo // where links point; "" takes the GitHub sink's
 	ServerURL string
-	DryRunDir string
 	// Issue carries the tracking comment; 0 takes Config.Epic; none skips it.
 	Issue int
 	// MaxSpreadPct is the widest spread of a runtime's repeats that still gives a
@@ -100,7 +88,7 @@ type BaselineSummary struct {
 }
 
 func (o BaselineOptions) normalize() (BaselineOptions, error) {
-	errs := destinationErrors(o.ResultsDir, o.RepoDir, "run bench", o.GH != nil, o.DryRunDir, o.Repo)
+	errs := destinationErrors(o.ResultsDir, o.RepoDir, "run bench", o.Sink, &o.Repo)
 	d := config.Default()
 	if o.Branch == "" {
 		o.Branch = o.Config.Branches.Baseline
@@ -200,21 +188,18 @@ func readNightly(dir string) (*nightly, error) {
 	return n, nil
 }
 
-// baselinePublisher carries one PublishBaseline call.
-type baselinePublisher struct {
-	o    BaselineOptions
-	sum  BaselineSummary
-	errs []error
+// BaselinePlan is the plan of a nightly baseline's publication, with what the planning
+// found (the summary before anything is written).
+type BaselinePlan struct {
+	Plan
+	o   BaselineOptions
+	sum BaselineSummary
 
 	n        *nightly
 	base     string
 	when     time.Time
 	files    map[string][]byte
 	pagePath string
-	linkRoot string
-	prURL    string
-	prNumber int
-	issues   map[string]report.Link // model -> its open regression issue
 	pairs    []baseline.RuntimePair
 	median   string
 	history  *baseline.History // the nightly history with tonight's files, for the chart
@@ -224,40 +209,59 @@ type baselinePublisher struct {
 // and the baseline page as one commit on the baseline branch, its pull request, the
 // tracking comment edited in place with the latest table and the last nights, and one
 // regression issue per confirmed regression, opened once and updated while it
-// persists. The summary says what each step did, also when an error is returned.
+// persists: PlanBaseline, then the plan's effects through o.Sink. The summary says
+// what each step did, also when an error is returned.
 func PublishBaseline(ctx context.Context, o BaselineOptions) (BaselineSummary, error) {
 	o, err := o.normalize()
 	if err != nil {
 		return BaselineSummary{}, err
 	}
-	p := &baselinePublisher{o: o, sum: BaselineSummary{DryRun: o.GH == nil, Conclusion: "success"}, issues: map[string]report.Link{}}
-	p.sum.Git = Git{Branch: o.Branch, Remote: o.Remote}
-	if o.GH == nil {
-		if err := os.MkdirAll(o.DryRunDir, 0o755); err != nil {
-			return p.sum, fmt.Errorf("making the dry-run folder: %w", err)
+	return run(ctx, o.Sink, Git{Branch: o.Branch, Remote: o.Remote}, &BaselinePlan{o: o}, func() planned[BaselineSummary] { return PlanBaseline(ctx, o) })
+}
+
+// PlanBaseline plans the publication of a nightly results folder (o normalized): it
+// reads the folder and the history of the measured commit's git objects and renders
+// the page. It writes nothing; a failure is the plan's Err.
+func PlanBaseline(ctx context.Context, o BaselineOptions) *BaselinePlan {
+	p := &BaselinePlan{o: o, sum: BaselineSummary{DryRun: o.Sink.DryRun()}}
+	err := p.prepare(ctx)
+	pl := Plan{Server: o.ServerURL, Repo: o.Repo, Base: p.base, Notes: p.sum.Notes, Err: err}
+	if err == nil {
+		m := p.n.man
+		msg := fmt.Sprintf("rocm: nightly baseline of %s at %s (%s)\n\nCSVs: %s.\nPage: %s\n", m.GFX, strs.ShortSHA(p.base), m.Date, strings.Join(m.CSVs, ", "), p.pagePath)
+		pl.Push = &PushSpec{Repo: o.RepoDir, Remote: o.Remote, Token: o.GitToken, BaseBranch: o.BaseBranch,
+			Change: gitpub.Change{Base: p.base, Branch: o.Branch, Files: p.files, Message: msg, Author: o.Author, Date: p.when}}
+		if m.Comparison != nil {
+			pl.Steps = append(pl.Steps, p.regressionsStep())
 		}
+		pl.Steps = append(pl.Steps,
+			PRStep{Title: fmt.Sprintf("rocm: nightly baseline of %s at %s (%s)", m.GFX, strs.ShortSHA(p.base), m.Date), Head: o.Branch, File: DryBaselinePR,
+				Body: func(l Links) (string, error) {
+					body, err := report.Render(report.BaselinePR, p.prData(l))
+					if err == nil {
+						err = validateLinks(body, p.files, l.Root)
+					}
+					return body, err
+				}},
+			p.trackingStep())
 	}
-	if err := p.prepare(ctx); err != nil {
-		p.fail(err)
-		return p.finish(), errors.Join(p.errs...)
-	}
-	if err := p.push(ctx); err != nil {
-		p.fail(err)
-		return p.finish(), errors.Join(p.errs...)
-	}
-	p.regressions(ctx)
-	p.pullRequest(ctx)
-	p.tracking(ctx)
-	return p.finish(), errors.Join(p.errs...)
+	pl.End = []Step{StepSummaryStep{Markdown: p.stepSummary}}
+	p.Plan = pl
+	return p
 }
 
-func (p *baselinePublisher) fail(err error) {
-	p.errs = append(p.errs, err)
-	p.sum.Errors = append(p.sum.Errors, err.Error())
-	p.sum.Conclusion = "failure"
+func (p *BaselinePlan) plan() Plan { return p.Plan }
+
+// summary is the plan's summary with what applying it did.
+func (p *BaselinePlan) summary(a *Applied) BaselineSummary {
+	s := p.sum
+	s.DryRun, s.Notes, s.Git = a.DryRun, a.Notes, a.Git
+	s.PR, s.Tracking, s.Regressions = a.PR.Outcome, a.Comment.Outcome, a.Issues
+	s.Errors, s.Conclusion, s.StepSummary = a.ErrorTexts(), a.Conclusion(), a.StepSummary
+	return s
 }
 
-func (p *baselinePublisher) prepare(ctx context.Context) error {
+func (p *BaselinePlan) prepare(ctx context.Context) error {
 	n, err := readNightly(p.o.ResultsDir)
 	if err != nil {
 		return err
@@ -305,11 +309,7 @@ func (p *baselinePublisher) prepare(ctx context.Context) error {
 		return fmt.Errorf("checking the baseline page: %w", err)
 	}
 	p.files[p.pagePath] = []byte(page)
-	p.sum.Page = p.pagePath
-	for k := range p.files {
-		p.sum.Files = append(p.sum.Files, k)
-	}
-	sort.Strings(p.sum.Files)
+	p.sum.Page, p.sum.Files = p.pagePath, fileNames(p.files)
 	return nil
 }
 
@@ -317,7 +317,7 @@ func (p *baselinePublisher) prepare(ctx context.Context) error {
 // benchmark CSVs of the measured commit, read from its git objects (regular files only,
 // bounded; never a working tree), with tonight's files added. A history that cannot be
 // read leaves tonight's files alone, with a note.
-func (p *baselinePublisher) loadHistory(ctx context.Context) *baseline.History {
+func (p *BaselinePlan) loadHistory(ctx context.Context) *baseline.History {
 	var files []*benchcsv.File
 	dir := p.o.HistoryDir
 	if dir == "" {
@@ -355,7 +355,7 @@ const (
 
 // exportHistory writes the benchmark CSVs of the measured commit's results.benchmarks
 // folder into dir, read from the git objects through bot/gitpub.
-func (p *baselinePublisher) exportHistory(ctx context.Context, dir string) error {
+func (p *BaselinePlan) exportHistory(ctx context.Context, dir string) error {
 	pub := &gitpub.Publisher{Dir: p.o.RepoDir, Remote: p.o.Remote, Token: p.o.GitToken}
 	folder := strings.Trim(p.o.Config.Results.Benchmarks, "/")
 	names, err := pub.ListFiles(ctx, p.base, folder, maxHistoryFiles)
@@ -383,7 +383,7 @@ func (p *baselinePublisher) exportHistory(ctx context.Context, dir string) error
 
 // chart draws the page's SVG: decode tok/s of tonight's models and the ones missing
 // tonight, over the nights of the history, with the noise band.
-func (p *baselinePublisher) chart() ([]byte, error) {
+func (p *BaselinePlan) chart() ([]byte, error) {
 	m := p.n.man
 	o := trend.Options{}
 	if m.Comparison != nil {
@@ -396,7 +396,7 @@ func (p *baselinePublisher) chart() ([]byte, error) {
 	return trend.SVG(p.history, host, nil, o)
 }
 
-func (p *baselinePublisher) runtimes() ([]baseline.RuntimePair, string) {
+func (p *BaselinePlan) runtimes() ([]baseline.RuntimePair, string) {
 	return runtimePairs(p.n.mlxcel, p.n.mlxlm, p.o.MaxSpreadPct)
 }
 
@@ -410,7 +410,7 @@ func runtimePairs(mlxcel, mlxlm *benchcsv.File, maxSpreadPct float64) ([]baselin
 }
 
 // csvLink is the repo path of a CSV row, relative to the page.
-func (p *baselinePublisher) rowLink(file string, line int) string {
+func (p *BaselinePlan) rowLink(file string, line int) string {
 	target := path.Join(p.o.Config.Results.Benchmarks, file)
 	rel := relPath(path.Dir(p.pagePath), target)
 	if line > 0 {
@@ -451,18 +451,18 @@ type baselinePage struct {
 	chartURL            string            // the chart's link from the page, "" for none
 }
 
-func (p *baselinePublisher) pageData() report.BaselinePageData {
+func (p *BaselinePlan) pageData() report.BaselinePageData {
 	m := p.n.man
 	return baselinePageData(baselinePage{
 		man: &m, mlxcel: p.n.mlxcel, mlxlm: p.n.mlxlm, mlxcelCSV: sweepCSV(m, job.SweepMlxcel), mlxlmCSV: sweepCSV(m, job.SweepMlxLM),
 		guard: p.n.guard, guardLog: m.Stem + job.GuardLogSuffix, commit: p.base, maxSpreadPct: p.o.MaxSpreadPct,
-		benchmarks: p.o.Config.Results.Benchmarks, rowLink: p.rowLink, issues: p.issues,
+		benchmarks: p.o.Config.Results.Benchmarks, rowLink: p.rowLink, issues: map[string]report.Link{},
 		history: p.history, chartURL: p.chartURL(),
 	})
 }
 
 // chartURL is the chart's link from the page, "" when there is no chart.
-func (p *baselinePublisher) chartURL() string {
+func (p *BaselinePlan) chartURL() string {
 	if _, ok := p.files[chartPath(p.pagePath)]; !ok {
 		return ""
 	}
@@ -591,9 +591,8 @@ func baselinePageData(in baselinePage) report.BaselinePageData {
 		if c := m.Comparison; c != nil {
 			d.Baseline = c.Baseline
 			r := c.Rules
-			d.NoiseRule = fmt.Sprintf("A model's noise band is the median of its last %d comparable nightly runs ± %g robust standard deviations (the larger of 1.4826 x MAD and IQR / 1.349), at least ± %g%%; with fewer than %d runs there is no band. A reading outside it is re-measured once, alone, before it is reported.",
-				r.Window, r.K, r.MinChangePct, r.MinHistory)
-			d.Verdicts = verdictRows(c, in.issues)
+			d.NoiseRule = r.Describe() + " A reading outside it is re-measured once, alone, before it is reported."
+			d.Verdicts = report.VerdictRows(c, in.issues)
 			for _, s := range c.Superseded {
 				d.Superseded = append(d.Superseded, s.String())
 			}
@@ -613,7 +612,7 @@ func baselinePageData(in baselinePage) report.BaselinePageData {
 	if in.chartURL != "" {
 		d.Chart = &report.Link{Text: "decode tok/s per model over the nightly history, with the noise band", URL: in.chartURL}
 	}
-	d.Guard, d.GuardNotes = guardRows(in.guard)
+	d.Guard, d.GuardNotes = report.GuardRows(in.guard)
 	return d
 }
 
@@ -714,216 +713,88 @@ func shapeRows(f *benchcsv.File) []report.Row {
 	return out
 }
 
-func (p *baselinePublisher) verdictRows() []report.VerdictRow {
-	return verdictRows(p.n.man.Comparison, p.issues)
+func (p *BaselinePlan) verdictRows(l Links) []report.VerdictRow {
+	return report.VerdictRows(p.n.man.Comparison, l.Issues)
 }
 
-// verdictRows are the comparison's verdicts as the documents show them, each with its
-// open regression issue.
-func verdictRows(c *baseline.Report, issues map[string]report.Link) []report.VerdictRow {
-	var out []report.VerdictRow
-	if c == nil {
-		return nil
-	}
-	for _, m := range c.Models {
-		row := report.VerdictRow{Model: m.Model, Verdict: string(m.Verdict), Decode: "—", Band: "—", Change: "—", Text: m.Text}
-		if m.New != nil {
-			row.Decode = fmt.Sprintf("%.2f", m.New.Value())
-			if m.Baseline != nil || m.Band != nil {
-				row.Change = signedPct(m.ChangePct)
-			}
-		}
-		if m.Band != nil {
-			row.Band = fmt.Sprintf("%.2f to %.2f (%d runs)", m.Band.Lo, m.Band.Hi, m.Band.Runs)
-		}
-		if l, ok := issues[m.Model]; ok {
-			row.Issue = &l
-		}
-		out = append(out, row)
-	}
-	return out
-}
-
-func signedPct(v float64) string {
-	if v >= 0 {
-		return fmt.Sprintf("+%.1f%%", v)
-	}
-	return fmt.Sprintf("%.1f%%", v)
-}
-
-func (p *baselinePublisher) push(ctx context.Context) error {
-	o, m := p.o, p.n.man
-	msg := fmt.Sprintf("rocm: nightly baseline of %s at %s (%s)\n\nCSVs: %s.\nPage: %s\n", m.GFX, short(p.base), m.Date, strings.Join(m.CSVs, ", "), p.pagePath)
-	pr, err := pushCommit(ctx, pushSpec{
-		repo: o.RepoDir, remote: o.Remote, branch: o.Branch, baseBranch: o.BaseBranch, token: o.GitToken,
-		dryDir: o.DryRunDir, gh: o.GH, ghRepo: o.Repo,
-		change: gitpub.Change{Base: p.base, Branch: o.Branch, Files: p.files, Message: msg, Author: o.Author, Date: p.when},
-	})
-	p.o.BaseBranch = pr.baseBranch
-	p.sum.Notes = append(p.sum.Notes, pr.notes...)
-	res := pr.res
-	p.sum.Git.Remote = pr.remote
-	p.sum.Git.Commit, p.sum.Git.Action, p.sum.Git.Pushed, p.sum.Git.Retries = res.Commit, res.Action, res.Pushed, res.Retries
-	if err != nil {
-		p.sum.Git.Error = err.Error()
-		return err
-	}
-	if o.Repo.Owner != "" {
-		p.linkRoot = blobRoot(o.ServerURL, o.Repo, res.Commit)
-	}
-	return nil
-}
-
-func (p *baselinePublisher) link(text, repoPath string) report.Link {
-	return report.Link{Text: text, URL: p.linkRoot + repoPath}
-}
-
-func (p *baselinePublisher) validateRemote(md string) error {
-	committed := map[string]bool{}
-	for k := range p.files {
-		committed[k] = true
-	}
-	return report.Validate(md, committed, p.linkRoot)
-}
-
-func (p *baselinePublisher) writeDry(name, body string) (string, error) {
-	return writeDryFile(p.o.DryRunDir, name, body)
-}
-
-// regressions opens or updates one issue per confirmed regression, and updates the open
-// issues of models that are back inside their band tonight.
-func (p *baselinePublisher) regressions(ctx context.Context) {
+// regressionsStep opens or updates one issue per confirmed regression, and updates the
+// open issues of models that are back inside their band tonight.
+func (p *BaselinePlan) regressionsStep() IssuesStep {
 	c := p.n.man.Comparison
-	if c == nil {
-		return
-	}
 	pair := "rocm_" + p.n.man.Host
-	open, err := p.openRegressions(ctx, pair)
-	if err != nil {
-		p.fail(fmt.Errorf("finding the open regression issues: %w", err))
-		return
-	}
+	st := IssuesStep{Prefix: report.RegressionPrefix + pair + " "}
 	for _, m := range c.Models {
-		cur, isOpen := open[regressionFileName(m.Model)]
-		switch {
-		case m.Verdict == baseline.Regression:
-		case isOpen && m.New != nil && m.Band != nil && m.Verdict != baseline.Suspected && m.Verdict != baseline.SuspectedUp:
-			// Measured and judged tonight, and not a regression: back inside the band.
-			// Said once; the issue then waits for a maintainer.
-			if nights, _ := report.ParseRegressionNights(cur.Body); len(nights) > 0 &&
-				nights[0].Verdict != string(baseline.Regression) && nights[0].Date != p.n.man.Date {
+		key := regressionFileName(m.Model)
+		st.Want = append(st.Want, Issue{Key: key, Marker: report.RegressionMarker(pair, m.Model), File: dryRegression + key + ".md"})
+	}
+	st.Issues = func(open map[string]gh.Issue) []IssueStep {
+		var out []IssueStep
+		for i, m := range c.Models {
+			cur, isOpen := open[st.Want[i].Key]
+			switch {
+			case m.Verdict == baseline.Regression:
+			case isOpen && m.New != nil && m.Band != nil && m.Verdict != baseline.Suspected && m.Verdict != baseline.SuspectedUp:
+				// Measured and judged tonight, and not a regression: back inside the
+				// band. Said once; the issue then waits for a maintainer.
+				if nights, _ := report.ParseRegressionNights(cur.Body); len(nights) > 0 &&
+					nights[0].Verdict != string(baseline.Regression) && nights[0].Date != p.n.man.Date {
+					continue
+				}
+			default:
 				continue
 			}
-		default:
-			continue
+			is := IssueStep{Issue: st.Want[i], Name: m.Model, Link: m.Verdict == baseline.Regression}
+			is.Title = fmt.Sprintf("Nightly: decode regression of %s on %s", m.Model, p.n.man.Host)
+			if isOpen {
+				is.Current = &cur
+			}
+			is.Body = func(l Links) (string, []string, error) { return p.regressionBody(l, is.Marker, m, cur.Body) }
+			out = append(out, is)
 		}
-		p.regressionIssue(ctx, pair, m, cur, isOpen)
+		return out
 	}
+	return st
 }
 
-// openRegressions maps the models of the pair's open regression issues to them.
-func (p *baselinePublisher) openRegressions(ctx context.Context, pair string) (map[string]gh.Issue, error) {
-	out := map[string]gh.Issue{}
-	prefix := report.RegressionPrefix + pair + " "
-	if p.o.GH == nil {
-		ents, err := os.ReadDir(p.o.DryRunDir)
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range ents {
-			if model, ok := strings.CutPrefix(e.Name(), dryRegression); ok && strings.HasSuffix(model, ".md") {
-				b, err := os.ReadFile(filepath.Join(p.o.DryRunDir, e.Name()))
-				if err == nil && strings.Contains(string(b), prefix) {
-					out[strings.TrimSuffix(model, ".md")] = gh.Issue{Body: string(b), URL: e.Name()}
-				}
-			}
-		}
-		return out, nil
-	}
-	issues, err := p.o.GH.OpenIssuesWithMarker(ctx, p.o.Repo, prefix)
+// regressionBody is the regression issue of one model, carrying on the nights of the
+// open issue's body (earlier).
+func (p *BaselinePlan) regressionBody(l Links, marker string, m baseline.ModelResult, earlier string) (string, []string, error) {
+	var notes []string
+	prev, err := report.ParseRegressionNights(earlier)
 	if err != nil {
-		return nil, err
+		notes = append(notes, err.Error()+"; its history starts over")
 	}
-	for _, is := range issues {
-		for _, m := range p.n.man.Comparison.Models {
-			if strings.Contains(is.Body, report.RegressionMarker(pair, m.Model)) {
-				out[regressionFileName(m.Model)] = is
-			}
-		}
-	}
-	return out, nil
-}
-
-func (p *baselinePublisher) regressionIssue(ctx context.Context, pair string, m baseline.ModelResult, cur gh.Issue, isOpen bool) {
-	marker := report.RegressionMarker(pair, m.Model)
-	earlier, err := report.ParseRegressionNights(cur.Body)
-	if err != nil {
-		p.sum.Notes = append(p.sum.Notes, err.Error()+"; its history starts over")
-	}
-	night := report.RegressionNight{Date: p.n.man.Date, Decode: round2(m.New.Value()), Median: round2(m.Band.Median), Verdict: string(m.Verdict), Page: p.linkRoot + p.pagePath}
-	if p.linkRoot == "" {
+	night := report.RegressionNight{Date: p.n.man.Date, Decode: round2(m.New.Value()), Median: round2(m.Band.Median), Verdict: string(m.Verdict), Page: l.Root + p.pagePath}
+	if l.Root == "" {
 		night.Page = ""
 	}
 	if m.Remeasure != nil {
 		night.Remeasure = round2(m.Remeasure.Value())
 	}
-	nights := report.MergeRegressionNights(earlier, night)
+	nights := report.MergeRegressionNights(prev, night)
 	first := nights[len(nights)-1].Date
 	for _, nt := range nights {
 		if nt.Verdict == string(baseline.Regression) && nt.Date < first {
 			first = nt.Date
 		}
 	}
-	rows := p.verdictRows()
 	var latest report.VerdictRow
-	for _, r := range rows {
+	for _, r := range p.verdictRows(l) {
 		if r.Model == m.Model {
 			latest = r
 		}
 	}
 	d := report.RegressionData{
 		Marker: marker, Model: m.Model, Host: p.n.man.Host, GFX: p.n.man.GFX, Date: p.n.man.Date, FirstSeen: first,
-		Persisting: m.Verdict == baseline.Regression, Latest: latest, Page: p.link(path.Base(p.pagePath), p.pagePath),
-		Row: p.link(m.New.File, path.Join(p.o.Config.Results.Benchmarks, m.New.File)), Nights: nights,
+		Persisting: m.Verdict == baseline.Regression, Latest: latest, Page: l.Link(path.Base(p.pagePath), p.pagePath),
+		Row: l.Link(m.New.File, path.Join(p.o.Config.Results.Benchmarks, m.New.File)), Nights: nights,
 	}
 	d.Row.URL += fmt.Sprintf("#L%d", m.New.Lines[0])
-	title := fmt.Sprintf("Nightly: decode regression of %s on %s", m.Model, p.n.man.Host)
 	body, err := report.Render(report.RegressionIssue, d)
 	if err == nil {
-		err = p.validateRemote(body)
+		err = validateLinks(body, p.files, l.Root)
 	}
-	out := Outcome{Detail: m.Model}
-	if err != nil {
-		out.Action, out.Error = "failed", err.Error()
-		p.sum.Regressions = append(p.sum.Regressions, out)
-		p.fail(fmt.Errorf("rendering the regression issue of %s: %w", m.Model, err))
-		return
-	}
-	var is gh.Issue
-	var action gh.Action
-	switch {
-	case p.o.GH == nil:
-		name := dryRegression + regressionFileName(m.Model) + ".md"
-		a, werr := p.writeDry(name, "# "+title+"\n\n"+body)
-		action, err, is = gh.Action(a), werr, gh.Issue{URL: name}
-	case isOpen:
-		is, action, err = p.o.GH.EditIssue(ctx, p.o.Repo, cur, title, body)
-	default:
-		is, action, err = p.o.GH.UpsertIssue(ctx, p.o.Repo, marker, title, body)
-	}
-	if err != nil {
-		out.Action, out.Error = "failed", err.Error()
-		p.sum.Regressions = append(p.sum.Regressions, out)
-		p.fail(fmt.Errorf("writing the regression issue of %s: %w", m.Model, err))
-		return
-	}
-	out.Action, out.Number, out.URL = string(action), int64(is.Number), is.URL
-	p.sum.Regressions = append(p.sum.Regressions, out)
-	// A dry run's issue is a file of the dry-run folder: nothing a committed page or a
-	// comment could link to.
-	if m.Verdict == baseline.Regression && p.o.GH != nil {
-		p.issues[m.Model] = report.Link{Text: fmt.Sprintf("#%d", is.Number), URL: is.URL}
-	}
+	return body, notes, err
 }
 
 func round2(x float64) float64 { return math.Round(x*100) / 100 }
@@ -932,32 +803,12 @@ var fileUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]`)
 
 func regressionFileName(model string) string { return fileUnsafe.ReplaceAllString(model, "_") }
 
-func (p *baselinePublisher) counts() string {
-	c := p.n.man.Comparison
-	if c == nil {
-		return ""
-	}
-	n := map[baseline.Verdict]int{}
-	for _, m := range c.Models {
-		n[m.Verdict]++
-	}
-	// The worst news first.
-	var parts []string
-	for _, v := range []baseline.Verdict{baseline.Regression, baseline.Suspected, baseline.Improvement, baseline.SuspectedUp,
-		baseline.NotConfirmed, baseline.NoChange, baseline.NotEnough, baseline.NoResult} {
-		if n[v] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n[v], v))
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
-func (p *baselinePublisher) prData() report.BaselinePRData {
+func (p *BaselinePlan) prData(l Links) report.BaselinePRData {
 	m := p.n.man
-	d := report.BaselinePRData{GFX: m.GFX, Date: m.Date, Commit: p.base, Page: p.link(path.Base(p.pagePath), p.pagePath),
-		Verdicts: p.verdictRows(), MedianRatio: p.median, Counts: p.counts(), Tenants: m.Tenants}
-	if _, ok := p.files[chartPath(p.pagePath)]; ok && p.linkRoot != "" {
-		d.Chart = &report.Link{Text: "decode tok/s per model over the nightly history", URL: rawURL(p.linkRoot) + chartPath(p.pagePath)}
+	d := report.BaselinePRData{GFX: m.GFX, Date: m.Date, Commit: p.base, Page: l.Link(path.Base(p.pagePath), p.pagePath),
+		Verdicts: p.verdictRows(l), MedianRatio: p.median, Counts: report.VerdictCounts(p.n.man.Comparison), Tenants: m.Tenants}
+	if _, ok := p.files[chartPath(p.pagePath)]; ok && l.Root != "" {
+		d.Chart = &report.Link{Text: "decode tok/s per model over the nightly history", URL: rawURL(l.Root) + chartPath(p.pagePath)}
 	}
 	for _, pr := range m.Problems {
 		if pr.Severity == benchcsv.Error {
@@ -965,62 +816,38 @@ func (p *baselinePublisher) prData() report.BaselinePRData {
 		}
 	}
 	for _, k := range p.sum.Files {
-		d.Files = append(d.Files, p.link(k, k))
+		d.Files = append(d.Files, l.Link(k, k))
 	}
 	return d
 }
 
-func (p *baselinePublisher) pullRequest(ctx context.Context) {
-	o, m := p.o, p.n.man
-	title := fmt.Sprintf("rocm: nightly baseline of %s at %s (%s)", m.GFX, short(p.base), m.Date)
-	body, err := report.Render(report.BaselinePR, p.prData())
-	if err == nil {
-		err = p.validateRemote(body)
-	}
-	if err != nil {
-		p.sum.PR = Outcome{Action: "failed", Error: err.Error()}
-		p.fail(fmt.Errorf("rendering the pull request body: %w", err))
-		return
-	}
-	body = fitBody(body)
-	var api prOpener
-	if o.GH != nil {
-		api = o.GH
-	}
-	pr, out, err := openPR(ctx, api, o.Repo, o.DryRunDir, DryBaselinePR, gh.PRSpec{Head: o.Branch, Base: o.BaseBranch, Title: title, Body: body})
-	p.sum.PR = out
-	if err != nil {
-		p.fail(err)
-		return
-	}
-	p.prURL, p.prNumber = pr.URL, pr.Number
+// trackingStep edits the one tracking comment: the latest table and the last nights.
+func (p *BaselinePlan) trackingStep() CommentStep {
+	return CommentStep{Issue: p.o.Issue, Marker: report.TrackingMarker, File: DryTracking, What: "tracking comment",
+		Skip: unless(p.o.Issue > 0, "no tracking issue: set epic: in the configuration or pass --issue"), Body: p.trackingBody, Failed: p.trackingFailed}
 }
 
-// tracking edits the one tracking comment: the latest table and the last nights.
-func (p *baselinePublisher) tracking(ctx context.Context) {
-	o, m := p.o, p.n.man
-	if o.Issue <= 0 {
-		p.sum.Tracking = Outcome{Action: "skipped", Detail: "no tracking issue: set epic: in the configuration or pass --issue"}
-		return
+// trackingFailed says what a failure to read or write the tracking comment is.
+func (p *BaselinePlan) trackingFailed(stage string, w Written, err error) (Outcome, error) {
+	if stage == "read" {
+		return Outcome{Action: "failed", Number: int64(p.o.Issue), Error: err.Error()}, fmt.Errorf("finding the tracking comment on #%d: %w", p.o.Issue, err)
 	}
-	var api commenter
-	if o.GH != nil {
-		api = o.GH
-	}
-	cm := marked{gh: api, repo: o.Repo, issue: o.Issue, marker: report.TrackingMarker, dryDir: o.DryRunDir, dryName: DryTracking}
-	earlier, err := cm.read(ctx)
-	if err != nil {
-		p.sum.Tracking = Outcome{Action: "failed", Number: int64(o.Issue), Error: err.Error()}
-		p.fail(fmt.Errorf("finding the tracking comment on #%d: %w", o.Issue, err))
-		return
-	}
+	return w.Outcome, fmt.Errorf("updating the tracking comment on #%d: %w", p.o.Issue, err)
+}
+
+func (p *BaselinePlan) trackingBody(earlier string, l Links) (string, []string, error) {
+	m := p.n.man
+	var notes []string
 	nights, err := report.ParseNights(earlier)
 	if err != nil {
-		p.sum.Notes = append(p.sum.Notes, err.Error()+"; the history starts over")
+		notes = append(notes, err.Error()+"; the history starts over")
 	}
-	cur := report.NightEntry{Date: m.Date, Commit: short(p.base), MedianRatio: p.median, PR: p.prURL}
-	if p.linkRoot != "" {
-		cur.Page = p.linkRoot + p.pagePath
+	cur := report.NightEntry{Date: m.Date, Commit: strs.ShortSHA(p.base), MedianRatio: p.median}
+	if l.PR != nil {
+		cur.PR = l.PR.URL
+	}
+	if l.Root != "" {
+		cur.Page = l.Root + p.pagePath
 	}
 	if c := m.Comparison; c != nil {
 		for _, r := range c.Models {
@@ -1036,50 +863,28 @@ func (p *baselinePublisher) tracking(ctx context.Context) {
 		}
 	}
 	cur.Problems = len(benchcsv.Errors(m.Problems))
-	d := report.TrackingData{Current: cur, Page: p.link(path.Base(p.pagePath), p.pagePath), Verdicts: p.verdictRows(),
-		History: report.MergeNights(nights, cur)}
-	if p.prURL != "" {
-		d.PR = &report.Link{Text: fmt.Sprintf("#%d", p.prNumber), URL: p.prURL}
-	}
+	d := report.TrackingData{Current: cur, Page: l.Link(path.Base(p.pagePath), p.pagePath), Verdicts: p.verdictRows(l),
+		History: report.MergeNights(nights, cur), PR: l.PR}
 	body, err := report.Render(report.Tracking, d)
 	if err == nil {
-		err = p.validateRemote(body)
+		err = validateLinks(body, p.files, l.Root)
 	}
-	if err != nil {
-		p.sum.Tracking = Outcome{Action: "failed", Error: err.Error()}
-		p.fail(fmt.Errorf("rendering the tracking comment: %w", err))
-		return
-	}
-	out, err := cm.write(ctx, body)
-	p.sum.Tracking = out
-	if err != nil {
-		p.fail(fmt.Errorf("updating the tracking comment on #%d: %w", o.Issue, err))
-	}
+	return body, notes, err
 }
 
-// finish writes the step summary (and, in a dry run, summary.json).
-func (p *baselinePublisher) finish() BaselineSummary {
+// stepSummary is the job step summary: the pull request's body, or the errors.
+func (p *BaselinePlan) stepSummary(a *Applied) (string, error) {
 	var md string
-	if p.n != nil && p.sum.Git.Pushed {
-		md, _ = report.Render(report.BaselinePR, p.prData())
+	if p.n != nil && a.Git.Pushed {
+		md, _ = report.Render(report.BaselinePR, p.prData(a.Links))
 	}
 	if md == "" {
 		md = "## ROCm nightly baseline: publishing failed\n\n"
-		for _, e := range p.sum.Errors {
+		for _, e := range a.ErrorTexts() {
 			md += "- " + report.Text(e) + "\n"
 		}
 	}
-	p.sum.StepSummary = gh.Truncate(md, report.MaxStepSummary)
-	if p.o.GH == nil && p.o.DryRunDir != "" {
-		b, err := json.MarshalIndent(p.sum, "", "  ")
-		if err == nil {
-			_, err = p.writeDry(DrySummary, string(b)+"\n")
-		}
-		if err != nil {
-			p.fail(fmt.Errorf("writing the dry run's summary: %w", err))
-		}
-	}
-	return p.sum
+	return md, nil
 }
 
 // BaselineFiles say which harness files `perfbot report --baseline` renders.

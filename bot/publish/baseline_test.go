@@ -185,7 +185,7 @@ func layNight(t testing.TB, base string, n night) string {
 func dryNights(t *testing.T, tg *target, out string) func(night) BaselineSummary {
 	return func(n night) BaselineSummary {
 		t.Helper()
-		sum, err := PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, tg.base, n), RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out})
+		sum, err := PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, tg.base, n), RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)})
 		if err != nil {
 			t.Fatalf("%s: %v", n.date, err)
 		}
@@ -348,7 +348,7 @@ func TestPublishBaselineOnGitHub(t *testing.T) {
 	t.Parallel()
 	tg := newTarget(t)
 	h := &issueHub{hub: newHub(t)}
-	o := BaselineOptions{RepoDir: tg.checkout, Config: testConfig(), GH: client(t, h.s, &sleeps{}), Repo: testRepo, BaseBranch: "main", Remote: "origin"}
+	o := BaselineOptions{RepoDir: tg.checkout, Config: testConfig(), Sink: ToGitHub(client(t, h.s, &sleeps{}), testRepo), Repo: testRepo, BaseBranch: "main", Remote: "origin"}
 	listIssues := issuesPath + "?state=open&creator=perfbot[bot]"
 
 	// Listed to find the open regressions, and again by the upsert before it opens one.
@@ -404,7 +404,7 @@ func TestPublishBaselineUnstableRatioNoComparison(t *testing.T) {
 	t.Parallel()
 	tg := newTarget(t)
 	sum, err := PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, tg.base, night{date: "2026-10-20", llama: "35.41", mixtral: []string{"8.22", "11.16"}, noComparison: true}),
-		RepoDir: tg.checkout, Config: testConfig(), DryRunDir: t.TempDir()})
+		RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(t.TempDir())})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -425,7 +425,7 @@ func TestPublishBaselineUnstableRatioNoComparison(t *testing.T) {
 	}
 	// A wider threshold gives the ratio back.
 	sum, err = PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, tg.base, night{date: "2026-10-21", llama: "35.41", mixtral: []string{"8.22", "11.16"}, noComparison: true}),
-		RepoDir: tg.checkout, Config: testConfig(), DryRunDir: t.TempDir(), MaxSpreadPct: 50})
+		RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(t.TempDir()), MaxSpreadPct: 50})
 	if err != nil {
 		t.Fatal(err)
 	}

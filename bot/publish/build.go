@@ -1,15 +1,11 @@
 package publish
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"path"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
-	"time"
 
 	"github.com/lablup/perfbot/bot/chart"
 	"github.com/lablup/perfbot/bot/report"
@@ -21,99 +17,6 @@ import (
 	"github.com/lablup/perfbot/runner/rank"
 	"github.com/lablup/perfbot/runner/results"
 )
-
-// guardRows summarises the guard's evidence log per section.
-func guardRows(evs []guard.Event) (rows []report.GuardRow, notes []string) {
-	var cur *report.GuardRow
-	var waitStart time.Time
-	hz := map[float64]bool{}
-	idle := map[int]bool{}
-	open := func(name string) {
-		rows = append(rows, report.GuardRow{Section: name})
-		cur = &rows[len(rows)-1]
-		waitStart = time.Time{}
-	}
-	for _, ev := range evs {
-		switch ev.Kind {
-		case guard.EvSection:
-			open(ev.Run + " " + ev.Phase)
-			continue
-		case guard.EvNote:
-			open(ev.Text)
-			continue
-		}
-		if cur == nil {
-			open("session")
-		}
-		switch ev.Kind {
-		case guard.EvWaiting:
-			waitStart = ev.Time
-		case guard.EvIdle:
-			if !waitStart.IsZero() {
-				cur.Waited = ev.Time.Sub(waitStart).String()
-			}
-			hz[ev.Hz] = true
-			idle[ev.Seconds] = true
-		case guard.EvIdleReset:
-			cur.IdleResets++
-			if len(ev.GPU) > 0 {
-				cur.HolderResets++
-			}
-			if len(ev.Compilers) > 0 {
-				cur.CompilerResets++
-			}
-		case guard.EvAttemptStart:
-			cur.Attempts++
-		case guard.EvSample:
-			if ev.Contended {
-				cur.ContendedSamples++
-			}
-		case guard.EvMonitor:
-			cur.Samples += ev.Samples
-		case guard.EvAttemptEnd:
-			switch ev.Verdict {
-			case guard.Contended:
-				cur.Rejected++
-				cur.Outcome = fmt.Sprintf("attempt %d rejected (contended)", ev.Attempt)
-			case guard.Interrupted:
-				cur.Outcome = fmt.Sprintf("attempt %d interrupted", ev.Attempt)
-			default:
-				cur.Outcome = fmt.Sprintf("clean, exit %d", ev.ExitCode)
-			}
-		case guard.EvAllContended:
-			cur.Outcome = fmt.Sprintf("every attempt (%d) was contended", ev.MaxAttempts)
-		case guard.EvGaveUp:
-			cur.Outcome = fmt.Sprintf("gave up after %ds of waiting", ev.Seconds)
-		case guard.EvCaught:
-			cur.Outcome = "stopped by " + ev.Signal
-		}
-	}
-	for i := range rows {
-		if rows[i].Outcome == "" {
-			rows[i].Outcome = "no attempt"
-		}
-		if rows[i].Waited == "" {
-			rows[i].Waited = "—"
-		}
-	}
-	if len(hz) > 0 {
-		notes = append(notes, fmt.Sprintf("The idle window was %s in every sample at %s Hz.", joinKeys(idle, "%ds"), joinKeys(hz, "%g")))
-	}
-	return rows, notes
-}
-
-func joinKeys[K int | float64](m map[K]bool, format string) string {
-	keys := make([]K, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	out := make([]string, len(keys))
-	for i, k := range keys {
-		out[i] = fmt.Sprintf(format, k)
-	}
-	return strings.Join(out, " or ")
-}
 
 // methodRows says what ran: the build and the profiler's flags as the session
 // recorded them, and the first plain and profiled command lines the guard recorded, as
@@ -149,34 +52,6 @@ func methodRows(f *folder) []report.Row {
 	return rows
 }
 
-// rulesData describes the attribution rules in use.
-// file is the rules file's content, nil for perfbot's own rules.
-func rulesData(rules *attrib.Rules, file []byte) report.Rules {
-	r := report.Rules{Name: rules.Name(), Classes: rules.ClassNames(), Roles: rules.RoleNames()}
-	if file != nil {
-		sum := sha256.Sum256(file)
-		r.Digest = hex.EncodeToString(sum[:])
-	}
-	for _, u := range rules.Units() {
-		ru := report.RulesUnit{ID: u.ID, EpicItem: u.EpicItem, Port: u.Port, Roles: u.Roles}
-		roles := make([]string, 0, len(u.Fractions))
-		for role := range u.Fractions {
-			roles = append(roles, role)
-		}
-		sort.Strings(roles)
-		for _, role := range roles {
-			fr := u.Fractions[role]
-			s := fmt.Sprintf("%s %g", role, fr.Value)
-			if fr.Reason != "" {
-				s += ": " + fr.Reason
-			}
-			ru.Fractions = append(ru.Fractions, s)
-		}
-		r.Units = append(r.Units, ru)
-	}
-	return r
-}
-
 // unitIDs are the port units of the runs' summaries, in first-seen order.
 func unitIDs(f *folder) []string {
 	var ids []string
@@ -191,42 +66,6 @@ func unitIDs(f *folder) []string {
 }
 
 // epicUnits are the ranked units as the epic comment lists them.
-func epicUnits(rk *rank.Ranking) []report.EpicUnit {
-	out := make([]report.EpicUnit, 0, len(rk.Units))
-	for _, u := range rk.Units {
-		eu := report.EpicUnit{
-			Rank: u.Rank, ID: u.ID, Port: u.Port, Evidence: u.Evidence, BestRun: u.Best.Run,
-			// The rank orders by the net figure (gross less the replacement's cost; the
-			// gross when that is unknown): the comment states the figure it ranks by.
-			ReachedSharePct: u.Best.ReachedSharePct, RecoverableMsPerToken: u.Best.NetMsPerToken,
-			RecoverablePctOfWall: u.Best.NetPctOfWall, DispatchesRemoved: u.Best.DispatchesPerTokenRemoved,
-			FallbackNotReachedPct: u.Best.FallbackNotReachedPct, Note: u.Best.Note,
-		}
-		if u.Override != nil && u.Override.Moved {
-			eu.Override = u.Override.Reason
-		}
-		out = append(out, eu)
-	}
-	return out
-}
-
-// gemmData is the numeric test section of the page.
-func gemmData(o *patch.Outcome, r *patch.Report, problem string) *report.Gemm {
-	if o == nil {
-		return nil
-	}
-	g := &report.Gemm{OverlayCommit: o.OverlayCommit, Tests: o.Tests, Decision: string(o.Decide()), Problem: problem}
-	if r != nil {
-		g.Tests, g.Decision = r.Tests, string(r.Decision)
-		for _, fr := range r.Files {
-			if fr.Changed {
-				g.Changed = append(g.Changed, fr.Path)
-			}
-		}
-	}
-	return g
-}
-
 // reproduce is how to run the same profile again: the comment, and the commands the
 // guard recorded for each run, as they ran.
 func reproduce(f *folder, profilesDir string, models, sampling []string, commit string) (comment string, lines []string) {
@@ -288,13 +127,13 @@ type pageInput struct {
 // pageData fills the report page; publish and `perfbot report` share it.
 func pageData(in pageInput) report.PageData {
 	f := in.f
-	rows, notes := guardRows(f.guard)
+	rows, notes := report.GuardRows(f.guard)
 	comment, lines := reproduce(f, in.profilesDir, in.models, in.sampling, in.commit)
 	d := report.PageData{
 		GFX: f.gfx, Date: in.date, Commit: in.commit, Models: in.models, Sampling: in.sampling,
 		Env: envRows(f, in.commit), Method: methodRows(f), Guard: rows, GuardNotes: notes,
-		Runs: f.runs, Rules: rulesData(in.rules, in.rulesFile), UnitIDs: unitIDs(f),
-		RankingMD: in.rk.Markdown(), Gemm: gemmData(f.gemm, in.gemmPatch, in.patchProblem),
+		Runs: f.runs, Rules: report.RulesData(in.rules, in.rulesFile), UnitIDs: unitIDs(f),
+		RankingMD: in.rk.Markdown(), Gemm: report.GemmData(f.gemm, in.gemmPatch, in.patchProblem),
 		Reproduce: lines, ReproduceBy: comment,
 	}
 	d.GemmNotRun = gemmNotRun(f)
@@ -328,7 +167,7 @@ func rawURL(blobRoot string) string {
 // one on the report page, and the report's chart as an image (GitHub shows a committed
 // SVG by its raw URL; without a link root there is no URL to show it by).
 func prRanking(d *report.PRData, rk *rank.Ranking, page report.Link, linkRoot, chart string, files map[string][]byte) {
-	d.Units, d.KernelTimeOnly = epicUnits(rk), rk.KernelTimeOnlyRuns
+	d.Units, d.KernelTimeOnly = report.EpicUnits(rk), rk.KernelTimeOnlyRuns
 	if strings.Contains(page.URL, "://") {
 		page.URL += "#ranked-port-order"
 	}

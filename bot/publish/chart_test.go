@@ -27,7 +27,7 @@ func TestPublishCommitsTheReportChart(t *testing.T) {
 	tg := newTarget(t)
 	res := layResults(t, tg.base, profile{date: "2026-09-30"})
 	out := t.TempDir()
-	sum, err := Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out, TriggerCommentID: triggerID})
+	sum, err := Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out), TriggerCommentID: triggerID})
 	if err != nil {
 		t.Fatalf("Publish: %v", err)
 	}
@@ -83,7 +83,7 @@ func TestPublishBaselineChartAndMissingModel(t *testing.T) {
 		writeFile(t, filepath.Join(dir, f.Name.String()), string(benchcsv.Format(benchcsv.ROCmHeader, rows)))
 	}
 	out := t.TempDir()
-	sum, err := PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, tg.base, night{date: date, llama: "35.41"}), RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out, HistoryDir: dir})
+	sum, err := PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, tg.base, night{date: date, llama: "35.41"}), RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out), HistoryDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func TestPublishBaselineChartReadsTheCommitsHistory(t *testing.T) {
 	gitT(t, tg.checkout, "fetch", "--quiet", "origin", "history")
 
 	out := t.TempDir()
-	sum, err := PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, commit, night{date: date, llama: "35.41"}), RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out})
+	sum, err := PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, commit, night{date: date, llama: "35.41"}), RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,14 @@
 // trigger's reaction. With a dry run the GitHub writes become files in a folder and the
 // push goes only to a remote on this machine.
 //
+// Publishing is a plan, then its effects. PlanProfile and PlanBaseline read the results
+// (and the few files of the pinned commit they need) and return a Plan: the commit to
+// push and the steps after it, writing nothing. One apply runs the steps through a Sink,
+// ToGitHub or ToDir (the dry run), each step recording its outcome; the conclusion is
+// computed from the failures at the end. A new kind of publication is a new planner
+// composing the same steps (PRStep, CommentStep, IssuesStep, StatusStep, CheckRunStep,
+// ReactStep, StepSummaryStep).
+//
 // It runs in the job that holds the publishing secret, so it runs nothing of the target
 // repository: the patch and its verification are prepared on the runner that ran the
 // pinned commit (runner/patch.Prepare), and the few files it needs of the pinned commit

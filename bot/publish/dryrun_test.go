@@ -22,7 +22,7 @@ func TestDryRun(t *testing.T) {
 	tg := newTarget(t)
 	res := layPrepared(t, tg, profile{date: "2026-09-30", tests: allPassed, trace: true})
 	out := filepath.Join(t.TempDir(), "dry", "run") // made by the dry run
-	o := Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out, TriggerCommentID: triggerID}
+	o := Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out), TriggerCommentID: triggerID}
 	sum, err := Publish(context.Background(), o)
 	if err != nil {
 		t.Fatalf("Publish: %v", err)
@@ -171,7 +171,7 @@ func TestDryRunWithNetworkRemotePushesToLocalBare(t *testing.T) {
 	t.Cleanup(func() { gitT(t, tg.checkout, "remote", "set-url", "origin", tg.bare) })
 	res := layResults(t, tg.base, profile{date: "2026-09-30"})
 	out := t.TempDir()
-	sum, err := Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out})
+	sum, err := Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)})
 	if err != nil {
 		t.Fatalf("Publish: %v", err)
 	}

@@ -139,23 +139,10 @@ func readFolder(dir string) (*folder, error) {
 	sort.Strings(f.files)
 	sort.Strings(f.skipped)
 
-	if err := f.readSession(); err != nil {
-		return nil, err
-	}
-	if err := f.readSummaries(); err != nil {
-		return nil, err
-	}
-	if err := f.readGuard(); err != nil {
-		return nil, err
-	}
-	if err := f.readHost(); err != nil {
-		return nil, err
-	}
-	if err := f.readGemm(); err != nil {
-		return nil, err
-	}
-	if err := f.readPrepared(); err != nil {
-		return nil, err
+	for _, read := range []func() error{f.readSession, f.readSummaries, f.readGuard, f.readHost, f.readGemm, f.readPrepared} {
+		if err := read(); err != nil {
+			return nil, err
+		}
 	}
 	return f, nil
 }
@@ -206,14 +193,24 @@ func (f *folder) readSummaries() error {
 	return nil
 }
 
-func (f *folder) readGuard() error {
-	b, err := os.ReadFile(filepath.Join(f.dir, guardLog))
+// optional reads the folder's file name; one that is missing is a note saying what
+// that costs (missing), not an error.
+func (f *folder) optional(name, missing, what string) ([]byte, error) {
+	b, err := os.ReadFile(filepath.Join(f.dir, name))
 	if errors.Is(err, fs.ErrNotExist) {
-		f.notes = append(f.notes, "the results folder has no guard.log: the runs' guard evidence is missing")
-		return nil
+		f.notes = append(f.notes, "the results folder has no "+name+": "+missing)
+		return nil, nil
 	}
 	if err != nil {
-		return fmt.Errorf("reading the guard log: %w", err)
+		return nil, fmt.Errorf("reading %s: %w", what, err)
+	}
+	return b, nil
+}
+
+func (f *folder) readGuard() error {
+	b, err := f.optional(guardLog, "the runs' guard evidence is missing", "the guard log")
+	if b == nil || err != nil {
+		return err
 	}
 	evs, err := guard.ParseLog(bytes.NewReader(b))
 	if err != nil {
@@ -406,13 +403,9 @@ var hostLabels = []struct{ key, label string }{
 }
 
 func (f *folder) readHost() error {
-	b, err := os.ReadFile(filepath.Join(f.dir, hostInfo))
-	if errors.Is(err, fs.ErrNotExist) {
-		f.notes = append(f.notes, "the results folder has no hostinfo.json: the environment table shows only what the folder name tells")
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("reading the host facts: %w", err)
+	b, err := f.optional(hostInfo, "the environment table shows only what the folder name tells", "the host facts")
+	if b == nil || err != nil {
+		return err
 	}
 	// The runner writes runner/hostinfo's Info; other shapes (older runners, hand-made
 	// folders) are shown key by key.

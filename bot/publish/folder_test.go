@@ -214,7 +214,7 @@ func TestDryRunShowsTheSession(t *testing.T) {
 	tg := newTarget(t)
 	res := layResults(t, tg.base, profile{date: "2026-09-30", failed: []job.RunRecord{crashed}})
 	out := t.TempDir()
-	sum, err := Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out})
+	sum, err := Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)})
 	if err != nil {
 		t.Fatalf("Publish: %v", err)
 	}

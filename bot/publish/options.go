@@ -1,7 +1,6 @@
 package publish
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -13,17 +12,6 @@ import (
 	"github.com/lablup/perfbot/runner/patch"
 	"github.com/lablup/perfbot/runner/rank"
 )
-
-// GitHub is what publishing needs from the API; *gh.Client has it.
-type GitHub interface {
-	UpsertPR(ctx context.Context, r gh.Repo, s gh.PRSpec) (gh.PR, gh.Action, error)
-	FindCommentWithMarker(ctx context.Context, r gh.Repo, issue int, marker string) (*gh.Comment, error)
-	UpsertComment(ctx context.Context, r gh.Repo, issue int, marker, body string) (gh.Comment, gh.Action, error)
-	UpdateComment(ctx context.Context, r gh.Repo, id int64, body string) (gh.Comment, gh.Action, error)
-	CompleteCheckRun(ctx context.Context, r gh.Repo, id int64, o gh.CheckOutput) error
-	React(ctx context.Context, r gh.Repo, commentID int64, content string) error
-	DefaultBranch(ctx context.Context, r gh.Repo) (string, error)
-}
 
 // Options says what to publish and where.
 type Options struct {
@@ -51,16 +39,15 @@ type Options struct {
 	// Author is the commit identity; zero means perfbot[bot].
 	Author gitpub.Identity
 
-	// GH makes the GitHub writes; nil means a dry run into DryRunDir.
-	GH GitHub
-	// Repo is the target repository on GitHub; needed with GH, optional for a dry run
-	// (links are then repo-relative paths).
+	// Sink receives the writes: ToGitHub, or ToDir for a dry run, whose folder gets
+	// the documents instead of GitHub (pr.md, epic-comment.md, status-comment.md,
+	// check-run.md, step-summary.md and summary.json).
+	Sink Sink
+	// Repo is the target repository on GitHub, where links point; "" takes the
+	// GitHub sink's. Without one (a dry run) links are repo-relative paths.
 	Repo gh.Repo
 	// ServerURL is where links point, default https://github.com.
 	ServerURL string
-	// DryRunDir receives the documents instead of GitHub: pr.md, epic-comment.md,
-	// status-comment.md, check-run.md, step-summary.md and summary.json.
-	DryRunDir string
 
 	CheckRunID       int64 // the check run made at acceptance; 0 in token mode
 	TriggerCommentID int64 // the comment that asked for the run; gets the final reaction
@@ -82,7 +69,7 @@ type Options struct {
 
 // destinationErrors says what is missing to publish results written by job (a
 // `perfbot run ...` command) from a clone repo, to GitHub or into a dry-run folder.
-func destinationErrors(results, repo, job string, toGitHub bool, dryDir string, r gh.Repo) []error {
+func destinationErrors(results, repo, job string, sink Sink, r *gh.Repo) []error {
 	var errs []error
 	if results == "" {
 		errs = append(errs, fmt.Errorf("no results folder: pass the folder `perfbot %s` wrote", job))
@@ -90,10 +77,14 @@ func destinationErrors(results, repo, job string, toGitHub bool, dryDir string, 
 	if repo == "" {
 		errs = append(errs, errors.New("no repository: pass a clone of the target repository"))
 	}
-	if !toGitHub && dryDir == "" {
+	gs, toGitHub := sink.(githubSink)
+	if sink == nil || sink == (dirSink{}) {
 		errs = append(errs, errors.New("neither a GitHub client nor a dry-run folder: give one"))
 	}
 	if toGitHub && r.Owner == "" {
+		*r = gs.repo
+	}
+	if toGitHub && (gs.api == nil || r.Owner == "") {
 		errs = append(errs, errors.New("no GitHub repository (owner/name) to publish to"))
 	}
 	return errs
@@ -114,7 +105,7 @@ func gitDefaults(remote *string, author *gitpub.Identity, server *string) {
 }
 
 func (o Options) normalize() (Options, error) {
-	errs := destinationErrors(o.ResultsDir, o.RepoDir, "run profile", o.GH != nil, o.DryRunDir, o.Repo)
+	errs := destinationErrors(o.ResultsDir, o.RepoDir, "run profile", o.Sink, &o.Repo)
 	if o.Branch == "" {
 		o.Branch = o.Config.Branches.Profile
 	}

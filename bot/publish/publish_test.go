@@ -21,7 +21,7 @@ import (
 
 func ghOptions(tg *target, res string, c *gh.Client, status int64) Options {
 	return Options{
-		ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), GH: c, Repo: testRepo,
+		ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToGitHub(c, testRepo), Repo: testRepo,
 		BaseBranch: "main", CheckRunID: checkRunID, TriggerCommentID: triggerID, StatusCommentID: status, Issue: 12,
 		Now: func() time.Time { return testNow },
 	}
@@ -331,7 +331,7 @@ fi
 		t.Fatal(err)
 	}
 	res := layResults(t, tg.base, profile{date: "2026-09-30"})
-	sum, err := Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), DryRunDir: t.TempDir()})
+	sum, err := Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(t.TempDir())})
 	if err != nil {
 		t.Fatalf("Publish: %v", err)
 	}
@@ -426,7 +426,7 @@ func TestPublishRefusesResultsOfAnotherCommit(t *testing.T) {
 	res := layResults(t, tg.base, profile{date: "2026-09-30"})
 	out := t.TempDir()
 	other := strings.Repeat("ab", 20)
-	_, err := Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out, Base: other})
+	_, err := Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out), Base: other})
 	if err == nil || !strings.Contains(err.Error(), "is not in") {
 		t.Fatalf("error %v, want the unknown base named", err)
 	}

@@ -37,7 +37,7 @@ func TestReproduceLineOfATopPRunWithoutSession(t *testing.T) {
 		{Name: "llama", Dir: "models/mlx/Meta-Llama-3.1-8B-Instruct-4bit", ModelType: "llama", WeightsGiB: 4.5},
 		{Name: "qwen3", Dir: "models/mlx/Qwen3-30B-A3B-4bit/", ModelType: "qwen3_moe", WeightsGiB: 16},
 	}
-	sum, err := Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: cfg, DryRunDir: t.TempDir()})
+	sum, err := Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: cfg, Sink: ToDir(t.TempDir())})
 	if err != nil {
 		t.Fatalf("Publish: %v", err)
 	}

@@ -1,6 +1,9 @@
 // Package report owns the Markdown documents perfbot publishes: the profile report page,
 // the pull request body, the epic ranking comment (with its hidden history), the status
-// comment, the check run summary and the job step summary. It fills the embedded
+// comment, the check run summary and the job step summary, and the view models some of
+// them are made of from runner values (the nightly verdict rows and counts, the epic's
+// units, the guard's evidence per section, the attribution rules in use, the numeric
+// tests' section: views.go). It fills the embedded
 // templates of package templates with plain values, escapes every piece of untrusted
 // text (kernel names, model names, error output) so that it can never break a table or
 // inject markup, and validates a rendered document by parsing it back with goldmark.

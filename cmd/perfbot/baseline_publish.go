@@ -55,16 +55,14 @@ func runBaselinePublish(ctx context.Context, args []string, stdout, stderr io.Wr
 	}
 	bo := publish.BaselineOptions{
 		ResultsDir: o.results, RepoDir: o.repo, Config: cfg, Branch: o.branch, BaseBranch: o.baseBranch,
-		Remote: o.remote, DryRunDir: o.dryRun, Issue: o.issue, MaxSpreadPct: *maxSpread,
+		Remote: o.remote, Issue: o.issue, MaxSpreadPct: *maxSpread,
 		Author: gitpub.Identity{Name: o.authorName, Email: o.authorEmail}, ServerURL: os.Getenv("GITHUB_SERVER_URL"),
 	}
 	var c *gh.Client
 	if bo.Repo, c, bo.GitToken, err = publishTarget(ctx, o); err != nil {
 		return err
 	}
-	if c != nil {
-		bo.GH = c
-	}
+	bo.Sink = publishSink(c, bo.Repo, o.dryRun)
 	sum, perr := publish.PublishBaseline(ctx, bo)
 	return publishDone(o, "baseline publish", sum.StepSummary, sum, sum.Stem != "", func() { printBaselineSummary(stdout, sum, o.dryRun, perr != nil) }, perr, stdout, stderr)
 }

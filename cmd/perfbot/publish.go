@@ -87,7 +87,7 @@ func runPublish(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	po := publish.Options{
 		ResultsDir: o.results, RepoDir: o.repo, Config: cfg, Base: o.base, Branch: o.branch,
-		BaseBranch: o.baseBranch, Remote: o.remote, DryRunDir: o.dryRun,
+		BaseBranch: o.baseBranch, Remote: o.remote,
 		Author:     gitpub.Identity{Name: o.authorName, Email: o.authorEmail},
 		ServerURL:  os.Getenv("GITHUB_SERVER_URL"),
 		CheckRunID: o.checkRun, StatusCommentID: o.statusComment, TriggerCommentID: o.triggerCmnt,
@@ -100,9 +100,7 @@ func runPublish(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if po.Repo, c, po.GitToken, err = publishTarget(ctx, o); err != nil {
 		return err
 	}
-	if c != nil {
-		po.GH = c
-	}
+	po.Sink = publishSink(c, po.Repo, o.dryRun)
 	sum, perr := publish.Publish(ctx, po)
 	return publishDone(o, "publish", sum.StepSummary, sum, sum.Results != "", func() { printPublishSummary(stdout, sum, o.dryRun, perr != nil) }, perr, stdout, stderr)
 }
@@ -366,4 +364,12 @@ func errSuffix(e string) string {
 		return ""
 	}
 	return ": " + e
+}
+
+// publishSink is where a publish's writes go: GitHub through c, else the dry-run folder.
+func publishSink(c *gh.Client, r gh.Repo, dryRun string) publish.Sink {
+	if c == nil {
+		return publish.ToDir(dryRun)
+	}
+	return publish.ToGitHub(c, r)
 }

@@ -58,7 +58,7 @@ func TestPublishRefusesAnotherExistingCommit(t *testing.T) {
 				writeFile(t, p, strings.ReplaceAll(b, tg.base, c.session))
 			}
 			out := t.TempDir()
-			_, err := Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out, Base: c.base})
+			_, err := Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out), Base: c.base})
 			want := "the results are of commit " + tg.base[:8] + " (folder gfx1151_" + tg.base[:8] + ") but the base is " + other + ": publish on the profiled commit"
 			if err == nil || !strings.Contains(err.Error(), want) {
 				t.Fatalf("error %v, want %q", err, want)
@@ -103,7 +103,7 @@ func TestPublishPRBodyAtGitHubsLimit(t *testing.T) {
 		p := prep
 		p.Verify = []patch.VerifyResult{prep.Verify[0]}
 		p.Verify[0].Command = []string{"sh", "-c", "exit 3 #" + strings.Repeat("x", pad)}
-		o := Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out, Issue: issue, Prepared: &p}
+		o := Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out), Issue: issue, Prepared: &p}
 		if err := os.Remove(filepath.Join(res, "gfx1151_"+tg.base[:8], patch.PreparedFile)); err != nil && !os.IsNotExist(err) {
 			t.Fatal(err)
 		}
@@ -146,7 +146,7 @@ func TestDryRunGolden(t *testing.T) {
 			Sampling: "greedy", Status: job.StatusBenchCrashed, Reason: "the bench exited 137 (out of memory)"}}})
 	out := t.TempDir()
 	prepare(t, tg, res, [][]string{{"python3", patch.CheckerPath}, {"sh", "-c", "echo 'dispatch table out of date' >&2; exit 4"}}, "")
-	o := Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out, TriggerCommentID: triggerID, Issue: 12}
+	o := Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out), TriggerCommentID: triggerID, Issue: 12}
 	sum, err := Publish(context.Background(), o)
 	if err != nil {
 		t.Fatalf("Publish: %v", err)
@@ -182,7 +182,7 @@ func TestPublishCheckerSuccessLineThenFailure(t *testing.T) {
 			}
 			out := t.TempDir()
 			prepare(t, tg, res, [][]string{}, py)
-			o := Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out}
+			o := Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)}
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			sum, err := Publish(ctx, o)
@@ -205,7 +205,7 @@ func TestPublishCheckerSuccessLineThenFailure(t *testing.T) {
 func TestOptionsNormalize(t *testing.T) {
 	t.Parallel()
 	now := func() time.Time { return testNow }
-	base := Options{ResultsDir: "r", RepoDir: "c", DryRunDir: "d", Config: testConfig()}
+	base := Options{ResultsDir: "r", RepoDir: "c", Sink: ToDir("d"), Config: testConfig()}
 	cases := []struct {
 		name string
 		edit func(*Options)
@@ -259,7 +259,7 @@ func TestOptionsNormalize(t *testing.T) {
 		if got.Config.Results.Profiles == "" || got.Config.Results.Reports == "" {
 			t.Errorf("%s: results paths left empty: %+v", c.name, got.Config.Results)
 		}
-		if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(Options{}), cmpopts.IgnoreFields(Options{}, "GH")); diff != "" {
+		if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(Options{}), cmpopts.IgnoreFields(Options{}, "Sink")); diff != "" {
 			t.Errorf("%s: options (-want +got):\n%s", c.name, diff)
 		}
 	}
@@ -301,7 +301,7 @@ func TestOptionsNormalize(t *testing.T) {
 func TestBaselineOptionsNormalize(t *testing.T) {
 	t.Parallel()
 	d := config.Default()
-	base := BaselineOptions{ResultsDir: "r", RepoDir: "c", DryRunDir: "d", Config: testConfig()}
+	base := BaselineOptions{ResultsDir: "r", RepoDir: "c", Sink: ToDir("d"), Config: testConfig()}
 	cases := []struct {
 		name                        string
 		edit                        func(*BaselineOptions)
@@ -347,7 +347,7 @@ func TestBaselineOptionsNormalize(t *testing.T) {
 // otherwise.
 func TestBaselineRowLink(t *testing.T) {
 	t.Parallel()
-	p := &baselinePublisher{o: BaselineOptions{Config: testConfig()}, pagePath: "docs/benchmark_results/rocm-baseline-gfx1151-2026-10-20.md"}
+	p := &BaselinePlan{o: BaselineOptions{Config: testConfig()}, pagePath: "docs/benchmark_results/rocm-baseline-gfx1151-2026-10-20.md"}
 	for line, want := range map[int]string{0: "../../benchmarks/a.csv", 1: "../../benchmarks/a.csv#L1", 12: "../../benchmarks/a.csv#L12"} {
 		if got := p.rowLink("a.csv", line); got != want {
 			t.Errorf("line %d: %q, want %q", line, got, want)
@@ -362,7 +362,7 @@ func TestPublishBaselineWithoutMLXLM(t *testing.T) {
 	for _, n := range []night{{date: "2026-10-20", llama: "39.40", noMLXLM: true}, {date: "2026-10-20", llama: "39.40", headerOnly: "pylm"}} {
 		tg := newTarget(t)
 		sum, err := PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, tg.base, n),
-			RepoDir: tg.checkout, Config: testConfig(), DryRunDir: t.TempDir()})
+			RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(t.TempDir())})
 		if err != nil {
 			t.Fatalf("%+v: %v", n, err)
 		}
@@ -386,7 +386,7 @@ func TestPublishBaselineHeaderOnlyMlxcelCSV(t *testing.T) {
 	t.Parallel()
 	tg := newTarget(t)
 	sum, err := PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, tg.base, night{date: "2026-10-20", llama: "39.40", headerOnly: "rocm"}),
-		RepoDir: tg.checkout, Config: testConfig(), DryRunDir: t.TempDir()})
+		RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(t.TempDir())})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,7 +402,7 @@ func TestPublishBaselineRemeasureWithoutReading(t *testing.T) {
 	t.Parallel()
 	tg := newTarget(t)
 	sum, err := PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, tg.base, night{date: "2026-10-20", llama: "35.41", noReading: "the bench exited 137"}),
-		RepoDir: tg.checkout, Config: testConfig(), DryRunDir: t.TempDir()})
+		RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(t.TempDir())})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -426,9 +426,9 @@ func TestBaselineVerdictRows(t *testing.T) {
 		{Model: "flat", New: pt(10), Band: band, ChangePct: 0},
 		{Model: "no reading", Status: "FAIL:oom"},
 	}}
-	p := &baselinePublisher{n: &nightly{man: job.Nightly{Comparison: rep}}, issues: map[string]report.Link{}}
+	p := &BaselinePlan{n: &nightly{man: job.Nightly{Comparison: rep}}}
 	var got []string
-	for _, r := range p.verdictRows() {
+	for _, r := range p.verdictRows(Links{}) {
 		got = append(got, r.Model+" "+r.Decode+" "+r.Change+" "+r.Band)
 	}
 	want := []string{
@@ -498,7 +498,7 @@ func runGitUnder(t *testing.T, body string) (string, error) {
 // The guard evidence of a run that sampled nothing has no rows and no idle-window note.
 func TestGuardRowsWithoutSamples(t *testing.T) {
 	t.Parallel()
-	if rows, notes := guardRows(nil); rows != nil || notes != nil {
+	if rows, notes := report.GuardRows(nil); rows != nil || notes != nil {
 		t.Errorf("no events: rows %v, notes %q", rows, notes)
 	}
 }
@@ -514,7 +514,7 @@ func TestPublishSamplingFromSessionOrRuns(t *testing.T) {
 		tg := newTarget(t)
 		out := t.TempDir()
 		res := layPrepared(t, tg, profile{date: "2026-09-30", tests: allPassed, sampling: c.sampling})
-		if _, err := Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out, Issue: 12}); err != nil {
+		if _, err := Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out), Issue: 12}); err != nil {
 			t.Fatalf("%q: %v", c.sampling, err)
 		}
 		if pr := readFile(t, filepath.Join(out, DryPR)); !strings.Contains(pr, c.want) {
@@ -609,7 +609,7 @@ func TestPublishDates(t *testing.T) {
 		{"a start only", job.Session{Started: start}, "2026-09-29", start, false},
 		{"no session", job.Session{}, testNow.Format(time.DateOnly), testNow, true},
 	} {
-		p := &publisher{f: &folder{session: tc.session}, o: Options{Now: func() time.Time { return testNow }}}
+		p := &ProfilePlan{f: &folder{session: tc.session}, o: Options{Now: func() time.Time { return testNow }}}
 		p.dates()
 		if p.date != tc.date || p.sum.Date != tc.date || !p.when.Equal(tc.when) {
 			t.Errorf("%s: date %q (summary %q), time %s; want %q, %s", tc.name, p.date, p.sum.Date, p.when, tc.date, tc.when)
@@ -653,10 +653,10 @@ func TestEnvRows(t *testing.T) {
 func TestRulesDataDigest(t *testing.T) {
 	t.Parallel()
 	sum := sha256.Sum256([]byte("units: []\n"))
-	if got := rulesData(attrib.Default(), []byte("units: []\n")).Digest; got != hex.EncodeToString(sum[:]) {
+	if got := report.RulesData(attrib.Default(), []byte("units: []\n")).Digest; got != hex.EncodeToString(sum[:]) {
 		t.Errorf("digest %q, want the file's SHA-256", got)
 	}
-	if got := rulesData(attrib.Default(), nil).Digest; got != "" {
+	if got := report.RulesData(attrib.Default(), nil).Digest; got != "" {
 		t.Errorf("embedded rules: digest %q, want none", got)
 	}
 }
@@ -696,7 +696,7 @@ func TestCommitMessage(t *testing.T) {
 		{&Patch{Decision: "hold"}, "grouped_gemm numeric tests: hold.\n"},
 		{&Patch{Decision: "switch", Changed: []string{"a.rs", "b.py"}}, "grouped_gemm numeric tests: switch (changed a.rs, b.py).\n"},
 	} {
-		p := &publisher{f: &folder{gfx: "gfx1151", commit8: "abababab"}, date: "2026-09-30", rk: &rank.Ranking{}, pagePath: "docs/p.md"}
+		p := &ProfilePlan{f: &folder{gfx: "gfx1151", commit8: "abababab"}, date: "2026-09-30", rk: &rank.Ranking{}, pagePath: "docs/p.md"}
 		p.sum.Runs, p.sum.Patch = []string{"r1", "r2"}, tc.patch
 		want := "rocm: decode profile of gfx1151 at abababab (2026-09-30)\n\nRuns: r1, r2.\nRanked port order: " + p.rk.OrderLine() + ".\n" + tc.want + "Report: docs/p.md\n"
 		if got := p.commitMessage(); got != want {
@@ -762,7 +762,7 @@ func TestPublishWithoutAnEpic(t *testing.T) {
 	tg := newTarget(t)
 	res := layResults(t, tg.base, profile{date: "2026-09-30"})
 	out := t.TempDir()
-	o := Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out}
+	o := Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)}
 	o.Config.Epic = 0
 	sum, err := Publish(context.Background(), o)
 	if err != nil {
@@ -829,9 +829,8 @@ func TestPublishBaselineFirstSeenFromAnEarlierNight(t *testing.T) {
 func TestStepsOfACommitNotPushed(t *testing.T) {
 	t.Parallel()
 	for _, gitErr := range []string{"pushing perfbot/rocm-profile: rejected", ""} {
-		p := &publisher{o: Options{Branch: "perfbot/rocm-profile"}}
-		p.sum.Git.Error = gitErr
-		steps, _ := p.steps()
+		p := &ProfilePlan{o: Options{Branch: "perfbot/rocm-profile"}}
+		steps, _ := p.steps(&Applied{Git: Git{Error: gitErr}})
 		var commit []report.Step
 		for _, s := range steps {
 			if s.Name == "commit" {
@@ -885,7 +884,7 @@ func TestPublishBaselineWithoutATrackingIssue(t *testing.T) {
 	out := t.TempDir()
 	cfg := testConfig()
 	cfg.Epic = 0
-	sum, err := PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, tg.base, night{date: "2026-10-20", llama: "39.31"}), RepoDir: tg.checkout, Config: cfg, DryRunDir: out})
+	sum, err := PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, tg.base, night{date: "2026-10-20", llama: "39.31"}), RepoDir: tg.checkout, Config: cfg, Sink: ToDir(out)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -904,7 +903,7 @@ func TestPublishBaselineStepSummary(t *testing.T) {
 	t.Parallel()
 	tg := newTarget(t)
 	out := t.TempDir()
-	o := BaselineOptions{ResultsDir: layNight(t, tg.base, night{date: "2026-10-20", llama: "39.31"}), RepoDir: tg.checkout, Config: testConfig(), DryRunDir: out}
+	o := BaselineOptions{ResultsDir: layNight(t, tg.base, night{date: "2026-10-20", llama: "39.31"}), RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)}
 	sum, err := PublishBaseline(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,426 @@
+package publish
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/lablup/perfbot/bot/gh"
+	"github.com/lablup/perfbot/bot/report"
+)
+
+// Plan is what one publication writes, decided from the results before anything is
+// written: the commit to push, then the steps that need the pushed commit (the pull
+// request, the issues, the comment that keeps the history), then the steps that report
+// the end and run after a failure too. A document that links to the pushed commit or to
+// the pull request is made by its step from the Links of the steps before it.
+type Plan struct {
+	// Push is the commit on the bot branch; nil when there is nothing to push (a
+	// publish that could not start).
+	Push *PushSpec
+	// Server and Repo make the links to the pushed commit's files; with no Repo they
+	// stay repo-relative paths.
+	Server string
+	Repo   gh.Repo
+	// Base is the pinned base commit, "" when planning stopped before it was pinned.
+	Base string
+	// Steps run in order once the commit is on the branch.
+	Steps []Step
+	// End run in order at the end, after a failure too.
+	End []Step
+	// Notes are what the planning noticed.
+	Notes []string
+	// Err is why planning failed: nothing is pushed, End still reports it.
+	Err error
+}
+
+// Step is one effect of a plan; the step types of this package (PRStep, CommentStep,
+// IssuesStep, StatusStep, CheckRunStep, ReactStep, StepSummaryStep) make every kind.
+type Step interface {
+	apply(ctx context.Context, s Sink, a *Applied)
+}
+
+// Links are what the documents of later steps link to.
+type Links struct {
+	// Root is where links to the pushed commit's files start ("" before the push or
+	// without a repository: repo-relative paths).
+	Root string
+	// PR is the pull request on GitHub, nil in a dry run or before it is opened.
+	PR *report.Link
+	// Issues are the regression issues opened on GitHub, by model.
+	Issues map[string]report.Link
+}
+
+// Link is a link to a file of the pushed commit.
+func (l Links) Link(text, repoPath string) report.Link {
+	return report.Link{Text: text, URL: l.Root + repoPath}
+}
+
+// Applied is what applying a plan did, step by step.
+type Applied struct {
+	DryRun bool
+	Git    Git
+	// Pushed says the commit is on the bot branch (pushed now or already there).
+	Pushed     bool
+	BaseBranch string
+	Links      Links
+	PR         Written
+	PRErr      error
+	Issues     []Outcome
+	// Comment is the comment that keeps the history (epic ranking, tracking).
+	Comment        Written
+	CommentErr     error
+	CommentSkipped bool
+	Status         Outcome
+	CheckRun       Outcome
+	Reaction       Outcome
+	StepSummary    string
+	Notes          []string
+	Errors         []error
+}
+
+// Failed says whether a step (or the planning) failed so far.
+func (a *Applied) Failed() bool { return len(a.Errors) > 0 }
+
+// Conclusion is success unless a step failed.
+func (a *Applied) Conclusion() string {
+	if a.Failed() {
+		return "failure"
+	}
+	return "success"
+}
+
+// ErrorTexts are the errors as the summaries list them.
+func (a *Applied) ErrorTexts() []string {
+	var out []string
+	for _, e := range a.Errors {
+		out = append(out, e.Error())
+	}
+	return out
+}
+
+func (a *Applied) fail(err error) { a.Errors = append(a.Errors, err) }
+
+func (a *Applied) note(n ...string) { a.Notes = append(a.Notes, n...) }
+
+// apply runs a plan's effects through the sink. git is what the bot branch is before
+// the push (branch and remote).
+func apply(ctx context.Context, p Plan, s Sink, git Git) *Applied {
+	a := &Applied{DryRun: s.DryRun(), Git: git, Links: Links{Issues: map[string]report.Link{}}}
+	a.note(p.Notes...)
+	ok := p.Err == nil
+	if !ok {
+		a.fail(p.Err)
+	}
+	if ok && p.Push != nil {
+		ok = a.push(ctx, p, s)
+	}
+	if ok {
+		for _, st := range p.Steps {
+			st.apply(ctx, s, a)
+		}
+	}
+	for _, st := range p.End {
+		st.apply(ctx, s, a)
+	}
+	return a
+}
+
+func (a *Applied) push(ctx context.Context, p Plan, s Sink) bool {
+	pu, err := s.Push(ctx, *p.Push)
+	a.BaseBranch = pu.BaseBranch
+	a.note(pu.Notes...)
+	a.Git.Remote = pu.Remote
+	res := pu.Result
+	a.Git.Commit, a.Git.Action, a.Git.Pushed, a.Git.Retries = res.Commit, res.Action, res.Pushed, res.Retries
+	if err != nil {
+		a.Git.Error = err.Error()
+		a.fail(err)
+		return false
+	}
+	a.Pushed = true
+	if p.Repo.Owner != "" {
+		a.Links.Root = fmt.Sprintf("%s/%s/%s/blob/%s/", p.Server, p.Repo.Owner, p.Repo.Name, res.Commit)
+	}
+	return true
+}
+
+// PRStep opens or updates the one pull request of the bot branch.
+type PRStep struct {
+	Title, Head string
+	Draft       bool
+	// File is the dry run's document.
+	File string
+	// Body makes the body from the links of the pushed commit.
+	Body func(Links) (string, error)
+	// NoteDraft notes a pull request opened earlier with another draft state.
+	NoteDraft bool
+}
+
+func (st PRStep) apply(ctx context.Context, s Sink, a *Applied) {
+	body, err := st.Body(a.Links)
+	if err != nil {
+		a.PR, a.PRErr = Written{Outcome: Outcome{Action: "failed", Error: err.Error()}}, err
+		a.fail(fmt.Errorf("rendering the pull request body: %w", err))
+		return
+	}
+	spec := gh.PRSpec{Head: st.Head, Base: a.BaseBranch, Title: st.Title, Body: fitBody(body), Draft: st.Draft}
+	w, err := s.PullRequest(ctx, spec, st.File)
+	a.PR = w
+	if err != nil {
+		a.PRErr = err
+		a.fail(err)
+		return
+	}
+	if w.Link == "" {
+		return
+	}
+	a.Links.PR = &report.Link{Text: fmt.Sprintf("#%d", w.Number), URL: w.Link}
+	if st.NoteDraft && w.Draft != spec.Draft && w.Action != string(gh.Created) {
+		a.note(fmt.Sprintf("pull request #%d was opened earlier with draft=%t; GitHub's REST API cannot change that: convert it by hand", w.Number, w.Draft))
+	}
+}
+
+// fitBody cuts a pull request body past GitHub's limit of 65,536 characters, with a
+// note saying so; a body within the limit goes as it is.
+func fitBody(body string) string {
+	if len([]rune(body)) <= report.MaxComment {
+		return body
+	}
+	return gh.Truncate(body, report.MaxComment-100)
+}
+
+// CommentStep upserts the marked comment that keeps a history (the epic ranking, the
+// nightly tracking comment); Skip says why there is none to keep.
+type CommentStep struct {
+	Issue        int
+	Marker, File string
+	Skip         string
+	// Body makes the body from the comment's current text and the links; notes say
+	// what it noticed (a history that starts over).
+	Body func(earlier string, l Links) (body string, notes []string, err error)
+	// Failed says what a failure to read or write the comment is, in the summary and
+	// in the errors; a failure to make the body is "rendering the <What>".
+	Failed func(stage string, w Written, err error) (Outcome, error)
+	What   string
+}
+
+func (st CommentStep) apply(ctx context.Context, s Sink, a *Applied) {
+	if st.Skip != "" {
+		a.Comment, a.CommentSkipped = Written{Outcome: Outcome{Action: "skipped", Detail: st.Skip}}, true
+		return
+	}
+	var notes []string
+	w, err := s.Comment(ctx, Comment{Issue: st.Issue, Marker: st.Marker, File: st.File, Body: func(earlier string) (string, error) {
+		body, n, err := st.Body(earlier, a.Links)
+		notes = n
+		return body, err
+	}})
+	a.note(notes...)
+	a.Comment = w
+	if err == nil {
+		return
+	}
+	a.CommentErr = err
+	if stage(err) == "render" {
+		a.Comment = Written{Outcome: Outcome{Action: "failed", Error: err.Error()}}
+		a.fail(fmt.Errorf("rendering the %s: %w", st.What, errors.Unwrap(err)))
+		return
+	}
+	out, ferr := st.Failed(stage(err), w, err)
+	a.Comment.Outcome = out
+	a.fail(ferr)
+}
+
+// IssuesStep opens or updates one issue per finding (the nightly's regressions): it
+// finds the open ones, then Issues says which to write, given the open ones.
+type IssuesStep struct {
+	Prefix string
+	Want   []Issue
+	// Issues are the issues to write; each is made from the links so far, which
+	// include the issues written before it.
+	Issues func(open map[string]gh.Issue) []IssueStep
+}
+
+// IssueStep is one issue to write.
+type IssueStep struct {
+	Issue
+	Name string // what the errors call it (the model)
+	// Body makes the body from the links so far.
+	Body func(Links) (body string, notes []string, err error)
+	// Link keeps the issue's link for the later documents.
+	Link bool
+}
+
+func (st IssuesStep) apply(ctx context.Context, s Sink, a *Applied) {
+	open, err := s.FindIssues(ctx, st.Prefix, st.Want)
+	if err != nil {
+		a.fail(fmt.Errorf("finding the open regression issues: %w", err))
+		return
+	}
+	for _, is := range st.Issues(open) {
+		body, notes, err := is.Body(a.Links)
+		a.note(notes...)
+		out := Outcome{Detail: is.Name}
+		if err != nil {
+			out.Action, out.Error = "failed", err.Error()
+			a.Issues = append(a.Issues, out)
+			a.fail(fmt.Errorf("rendering the regression issue of %s: %w", is.Name, err))
+			continue
+		}
+		is.Issue.Body = body
+		w, err := s.Issue(ctx, is.Issue)
+		if err != nil {
+			out.Action, out.Error = "failed", err.Error()
+			a.Issues = append(a.Issues, out)
+			a.fail(fmt.Errorf("writing the regression issue of %s: %w", is.Name, err))
+			continue
+		}
+		out.Action, out.Number, out.URL = w.Action, w.Number, w.URL
+		a.Issues = append(a.Issues, out)
+		// A dry run's issue is a file of the dry-run folder: nothing a committed page
+		// or a comment could link to.
+		if is.Link && w.Link != "" {
+			a.Links.Issues[is.Name] = report.Link{Text: fmt.Sprintf("#%d", w.Number), URL: w.Link}
+		}
+	}
+}
+
+// made is the document doc makes of what was done; false after recording why it
+// could not be made.
+func made(a *Applied, what string, doc func(*Applied) (string, error)) (string, bool) {
+	md, err := doc(a)
+	if err != nil {
+		a.fail(fmt.Errorf("rendering %s: %w", what, err))
+		return "", false
+	}
+	return md, true
+}
+
+// StatusStep finishes the status comment of the command.
+type StatusStep struct {
+	ID   int64
+	File string
+	// Body makes the comment from what was done.
+	Body func(a *Applied) (string, error)
+}
+
+func (st StatusStep) apply(ctx context.Context, s Sink, a *Applied) {
+	body, ok := made(a, "the status comment", st.Body)
+	if !ok {
+		return
+	}
+	if !s.DryRun() && st.ID <= 0 {
+		a.Status = Outcome{Action: "skipped", Detail: "no status comment id was given"}
+		return
+	}
+	w, err := s.Comment(ctx, Comment{ID: st.ID, File: st.File, Body: func(string) (string, error) { return body, nil }})
+	a.Status = w.Outcome
+	if err != nil {
+		if s.DryRun() {
+			a.fail(err)
+		} else {
+			a.fail(fmt.Errorf("updating the status comment: %w", err))
+		}
+	}
+}
+
+// CheckRunStep completes the check run made at acceptance.
+type CheckRunStep struct {
+	ID   int64
+	File string
+	// Output makes the check run's output from what was done; a nil error with an
+	// empty Output skips it.
+	Output func(a *Applied) (gh.CheckOutput, error)
+}
+
+func (st CheckRunStep) apply(ctx context.Context, s Sink, a *Applied) {
+	out, err := st.Output(a)
+	if err != nil {
+		a.fail(fmt.Errorf("rendering the check run summary: %w", err))
+		return
+	}
+	o, err := s.CheckRun(ctx, st.ID, out, st.File)
+	a.CheckRun = o
+	if err != nil {
+		a.fail(err)
+	}
+}
+
+// ReactStep reacts to the comment that asked for the run: Content when every step
+// so far succeeded, Failed otherwise.
+type ReactStep struct {
+	ID              int64
+	Content, Failed string
+}
+
+func (st ReactStep) apply(ctx context.Context, s Sink, a *Applied) {
+	content := st.Content
+	if a.Failed() {
+		content = st.Failed
+	}
+	if st.ID <= 0 {
+		a.Reaction = Outcome{Action: "skipped", Detail: "no trigger comment id was given"}
+		return
+	}
+	o, err := s.React(ctx, st.ID, content)
+	a.Reaction = o
+	if err != nil {
+		a.fail(err)
+	}
+}
+
+// StepSummaryStep makes the job step summary; File keeps it in a dry run ("" does not).
+type StepSummaryStep struct {
+	File     string
+	Markdown func(a *Applied) (string, error)
+}
+
+func (st StepSummaryStep) apply(_ context.Context, s Sink, a *Applied) {
+	md, ok := made(a, "the step summary", st.Markdown)
+	if ok {
+		a.StepSummary = gh.Truncate(md, report.MaxStepSummary)
+	}
+	if ok && st.File != "" {
+		if err := s.Record(st.File, []byte(a.StepSummary)); err != nil {
+			a.fail(err)
+		}
+	}
+}
+
+// planned is a kind's plan with the summary it makes of what applying it did.
+type planned[S any] interface {
+	plan() Plan
+	summary(a *Applied) S
+}
+
+// run opens the sink, plans, applies the plan and returns the kind's summary, kept as
+// summary.json in a dry run. A sink that cannot open stops it first, with none's
+// summary (the kind's plan of nothing).
+func run[S any](ctx context.Context, s Sink, git Git, none planned[S], plan func() planned[S]) (S, error) {
+	if err := s.Open(); err != nil {
+		return none.summary(&Applied{DryRun: s.DryRun(), Git: git}), err
+	}
+	k := plan()
+	p := k.plan()
+	git.Base = p.Base
+	a := apply(ctx, p, s, git)
+	sum := k.summary(a)
+	record(s, a, func() any { return sum })
+	return k.summary(a), errors.Join(a.Errors...)
+}
+
+// record keeps the summary as summary.json in a dry run.
+func record(s Sink, a *Applied, summary func() any) {
+	if !s.DryRun() {
+		return
+	}
+	b, err := json.MarshalIndent(summary(), "", "  ")
+	if err == nil {
+		err = s.Record(DrySummary, append(b, '\n'))
+	}
+	if err != nil {
+		a.fail(fmt.Errorf("writing the dry run's summary: %w", err))
+	}
+}
