@@ -499,7 +499,7 @@ func gitDate(t time.Time) string {
 // remoteBranch returns the SHA the remote branch points at, or "" when it is absent.
 func (s *publication) remoteBranch(ctx context.Context, branch string) (string, error) {
 	ref := "refs/heads/" + branch
-	out, err := s.g.run(ctx, gitOpts{}, "ls-remote", s.remote, ref)
+	out, err := s.g.run(ctx, gitOpts{maxOut: 1 << 20}, "ls-remote", s.remote, ref)
 	if err != nil {
 		return "", fmt.Errorf("looking up %s on %s: %w", ref, s.remote, err)
 	}
