@@ -54,6 +54,9 @@ func (g *gitRunner) env(extra []string) []string {
 		"GIT_OPTIONAL_LOCKS=0",
 		// Output is parsed (push porcelain, error texts): keep it untranslated.
 		"LC_ALL=C",
+		// Objects are read as they are: a replace ref in the clone must not change a
+		// base tree or what is an ancestor of what.
+		"GIT_NO_REPLACE_OBJECTS=1",
 	)
 	if g.token != "" && len(g.authURLs) > 0 {
 		env = append(env, authEnv(g.token, g.authURLs)...)
@@ -130,6 +133,44 @@ func redactURLError(err error) error {
 type gitOpts struct {
 	stdin io.Reader
 	env   []string
+	// maxOut bounds the bytes of stdout kept; past it git is stopped and the command
+	// fails with an error wrapping errTooMuchOutput. 0 keeps everything (the callers
+	// that leave it 0 read outputs bounded by what they ask for).
+	maxOut int
+}
+
+// cappedBuffer keeps the first max bytes written and silently drops the rest (a field,
+// not embedded, for the same reason as limitedBuffer).
+type cappedBuffer struct {
+	buf bytes.Buffer
+	max int
+}
+
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	if room := b.max - b.buf.Len(); room > 0 {
+		b.buf.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
+
+// errTooMuchOutput is a git command whose output went over gitOpts.maxOut.
+var errTooMuchOutput = errors.New("git printed more than expected")
+
+// limitedBuffer keeps at most max bytes; a write past it fails, which closes git's
+// stdout so git stops instead of streaming on. The buffer is a field, not embedded, so
+// io.Copy cannot reach bytes.Buffer.ReadFrom around the bound.
+type limitedBuffer struct {
+	buf  bytes.Buffer
+	max  int
+	over bool
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	if b.buf.Len()+len(p) > b.max {
+		b.over = true
+		return 0, errTooMuchOutput
+	}
+	return b.buf.Write(p)
 }
 
 // run executes git with args and returns its trimmed stdout. Errors name the git
@@ -151,16 +192,30 @@ func (g *gitRunner) exec(ctx context.Context, o gitOpts, args ...string) (stdout
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = g.env(o.env)
 	cmd.Stdin = o.stdin
-	var out, errb bytes.Buffer
+	var out bytes.Buffer
+	// git's stderr is only quoted in errors, cut to 2000 bytes there: keep the start,
+	// drop the rest without failing git.
+	errb := cappedBuffer{max: 64 << 10}
 	cmd.Stdout = &out
 	cmd.Stderr = &errb
+	var lim *limitedBuffer
+	if o.maxOut > 0 {
+		lim = &limitedBuffer{max: o.maxOut}
+		cmd.Stdout = lim
+	}
 	// A killed git can leave a child holding the pipes; do not wait on it forever.
 	cmd.WaitDelay = 5 * time.Second
 	err = cmd.Run()
 	if err != nil && ctx.Err() != nil {
 		err = fmt.Errorf("%w (%v)", ctx.Err(), err)
 	}
-	return out.String(), errb.String(), err
+	if lim != nil {
+		if lim.over {
+			err = fmt.Errorf("%w (over %d bytes)", errTooMuchOutput, o.maxOut)
+		}
+		return lim.buf.String(), errb.buf.String(), err
+	}
+	return out.String(), errb.buf.String(), err
 }
 
 func (g *gitRunner) wrap(args []string, err error, stderr string) error {

@@ -21,7 +21,7 @@ type Identity struct{ Name, Email string }
 // single commit on the bot branch.
 type Change struct {
 	Base    string            // pinned base commit SHA (full 40 hex) the branch is built from
-	Branch  string            // bot branch, e.g. perfbot/rocm-profile; never the default branch
+	Branch  string            // bot branch, e.g. perfbot/rocm-profile-pr-1900 (BranchName); never the default branch
 	Files   map[string][]byte // repo-relative path -> content, written byte for byte
 	Remove  []string          // repo-relative files or directories to delete, applied before Files
 	Message string            // commit message (subject + body) saying what was measured
@@ -64,7 +64,7 @@ type Publisher struct {
 	Remote        string   // remote name or URL; "" means "origin"
 	DefaultBranch string   // the remote's default branch; "" asks the remote
 	Token         string   // optional token for https remotes, sent as an HTTP header through the environment only
-	Branches      []string // the bot branches the configuration names; Publish refuses any other
+	Branches      []string // the bot branches the configuration names; Publish and DeleteBranch refuse any other than these and the per-request branches under them (BranchName)
 	MaxFileSize   int64    // bound of one committed file in bytes; 0 means DefaultMaxFileSize
 
 	// beforePush runs before every push attempt (a test seam to inject a race).
@@ -499,7 +499,7 @@ func gitDate(t time.Time) string {
 // remoteBranch returns the SHA the remote branch points at, or "" when it is absent.
 func (s *publication) remoteBranch(ctx context.Context, branch string) (string, error) {
 	ref := "refs/heads/" + branch
-	out, err := s.g.run(ctx, gitOpts{}, "ls-remote", s.remote, ref)
+	out, err := s.g.run(ctx, gitOpts{maxOut: 1 << 20}, "ls-remote", s.remote, ref)
 	if err != nil {
 		return "", fmt.Errorf("looking up %s on %s: %w", ref, s.remote, err)
 	}

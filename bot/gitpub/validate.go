@@ -146,8 +146,9 @@ func isTrace(p string) bool {
 	return strings.HasSuffix(base, "_trace.csv") || strings.HasSuffix(base, "_results.db")
 }
 
-// checkBranch refuses the default branch and anything the configuration did not name,
-// plus names git itself would refuse.
+// checkBranch refuses the default branch and anything the configuration did not name
+// (a configured branch, or the branch of a request under one: see BranchName), plus
+// names git itself would refuse.
 func checkBranch(b string, allowed []string, defaultBranch string) error {
 	if err := checkRefName(b); err != nil {
 		return err
@@ -163,12 +164,11 @@ func checkBranch(b string, allowed []string, defaultBranch string) error {
 	if len(allowed) == 0 {
 		return fmt.Errorf("no bot branches are configured: name the bot branch in the configuration before publishing to %q", b)
 	}
-	for _, a := range allowed {
-		if a == b {
-			return nil
-		}
+	// A configured branch, or the branch of a trigger under one (BranchName).
+	if isBotBranch(b, allowed) {
+		return nil
 	}
-	return fmt.Errorf("branch %q is not one of the configured bot branches (%s): add it to the configuration or use one of them", b, strings.Join(allowed, ", "))
+	return fmt.Errorf("branch %q is not one of the configured bot branches (%s) nor the branch of a request under one (%s): add it to the configuration or use one of them", b, strings.Join(allowed, ", "), describeBotBranches(allowed))
 }
 
 // checkRefName applies git's rules for a branch name (git check-ref-format) so a bad

@@ -56,6 +56,11 @@ func TestCheckBranch(t *testing.T) {
 		{"master", "", "default branch name"},
 		{"perfbot/rocm-profile", "perfbot/rocm-profile", "the repository's default branch"},
 		{"perfbot/other", "main", "not one of the configured bot branches"},
+		// The branch of a request under a configured one (BranchName), and no other.
+		{"perfbot/rocm-profile-pr-1900", "main", ""},
+		{"perfbot/rocm-baseline-issue-1814", "main", ""},
+		{"perfbot/rocm-profile-mywork", "main", "not one of the configured bot branches"},
+		{"perfbot/rocm-profile/pr-1900", "main", "not one of the configured bot branches"},
 		{"", "main", "no branch was given"},
 		{"refs/heads/perfbot/rocm-profile", "main", "without refs/heads/"},
 		{"HEAD", "main", "reserved"},
