@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lablup/perfbot/internal/gittest"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -50,7 +52,7 @@ func TestBranchName(t *testing.T) {
 		}
 		// Git itself accepts the name, it never nests below the prefix (git cannot hold
 		// both a and a/b), and it parses back to its trigger.
-		if out, err := gitTry(t.TempDir(), nil, "check-ref-format", "--branch", got); err != nil || out != got {
+		if out, err := gittest.Run(gittest.Command(t.TempDir(), "check-ref-format", "--branch", got)); err != nil || out != got {
 			t.Errorf("git refuses %q: %v", got, err)
 		}
 		if strings.HasPrefix(got, tc.prefix+"/") {
@@ -93,12 +95,12 @@ func TestParseBranchNameRefusesOtherNames(t *testing.T) {
 // branch; it returns the commit.
 func (r *remote) pushTo(t testing.TB, parent, branch, note string) string {
 	t.Helper()
-	gitT(t, r.seed, "checkout", "--quiet", "--detach", parent)
+	gittest.Git(t, r.seed, "checkout", "--quiet", "--detach", parent)
 	writeFile(t, filepath.Join(r.seed, "notes", strings.ReplaceAll(branch, "/", "_")+".txt"), note)
-	gitT(t, r.seed, "add", "-A")
-	gitT(t, r.seed, "commit", "--quiet", "-m", "note: "+note)
-	sha := gitT(t, r.seed, "rev-parse", "HEAD")
-	gitT(t, r.seed, "push", "--quiet", "--force", "hub", sha+":refs/heads/"+branch)
+	gittest.Git(t, r.seed, "add", "-A")
+	gittest.Git(t, r.seed, "commit", "--quiet", "-m", "note: "+note)
+	sha := gittest.Git(t, r.seed, "rev-parse", "HEAD")
+	gittest.Git(t, r.seed, "push", "--quiet", "--force", "hub", sha+":refs/heads/"+branch)
 	return sha
 }
 
@@ -122,7 +124,7 @@ func TestBranchHead(t *testing.T) {
 	if err != nil || got != feature {
 		t.Fatalf("BranchHead(feature) = %q, %v; want %s", got, err, feature)
 	}
-	if _, err := gitTry(p.Dir, nil, "cat-file", "-e", feature+"^{commit}"); err != nil {
+	if _, err := gittest.Run(gittest.Command(p.Dir, "cat-file", "-e", feature+"^{commit}")); err != nil {
 		t.Fatalf("the head was not fetched: %v", err)
 	}
 	// The default branch moves: the new head, not the clone's stale one.
@@ -161,11 +163,11 @@ func TestPublishOnDefaultHeadHoldsOnlyPublishedFiles(t *testing.T) {
 	r := newRemote(t)
 	ctx := context.Background()
 	// The measured commit is a pull request's head, not in the default branch.
-	gitT(t, r.seed, "checkout", "--quiet", "-b", "pr-head", r.base)
+	gittest.Git(t, r.seed, "checkout", "--quiet", "-b", "pr-head", r.base)
 	writeFile(t, filepath.Join(r.seed, "src/lib.rs"), "pub fn gate() -> bool { unreviewed() }\n")
-	gitT(t, r.seed, "commit", "--quiet", "-am", "unreviewed change")
-	measured := gitT(t, r.seed, "rev-parse", "HEAD")
-	gitT(t, r.seed, "push", "--quiet", "hub", "pr-head:refs/heads/feature")
+	gittest.Git(t, r.seed, "commit", "--quiet", "-am", "unreviewed change")
+	measured := gittest.Git(t, r.seed, "rev-parse", "HEAD")
+	gittest.Git(t, r.seed, "push", "--quiet", "hub", "pr-head:refs/heads/feature")
 	// A flat bot branch from before per-request branches is still there.
 	flat := r.pushTo(t, r.base, botBranch, "an older results commit")
 
@@ -198,14 +200,14 @@ func TestPublishOnDefaultHeadHoldsOnlyPublishedFiles(t *testing.T) {
 	// What the pull request main <- branch shows: the published files, one commit.
 	assertOnlyPublished := func(c Change) {
 		t.Helper()
-		diff := strings.Split(gitT(t, r.dir, "diff", "--name-only", "main..."+branch), "\n")
+		diff := strings.Split(gittest.Git(t, r.dir, "diff", "--name-only", "main..."+branch), "\n")
 		if d := cmp.Diff(sortedKeys(c.Files), diff); d != "" {
 			t.Fatalf("main...%s (-published +in the diff):\n%s", branch, d)
 		}
-		if n := gitT(t, r.dir, "rev-list", "--count", "main.."+branch); n != "1" {
+		if n := gittest.Git(t, r.dir, "rev-list", "--count", "main.."+branch); n != "1" {
 			t.Fatalf("main..%s has %s commits, want 1", branch, n)
 		}
-		if got := gitT(t, r.dir, "show", branch+":src/lib.rs"); strings.Contains(got, "unreviewed") {
+		if got := gittest.Git(t, r.dir, "show", branch+":src/lib.rs"); strings.Contains(got, "unreviewed") {
 			t.Fatal("the measured commit's code is on the bot branch")
 		}
 	}
@@ -229,7 +231,7 @@ func TestPublishOnDefaultHeadHoldsOnlyPublishedFiles(t *testing.T) {
 	if err != nil || moved.Action != ActionUpdated || moved.Previous != res.Commit {
 		t.Fatalf("publish after main moved = %+v, %v; want updated from %s", moved, err, res.Commit)
 	}
-	if got := gitT(t, r.dir, "rev-parse", branch+"^"); got != newHead {
+	if got := gittest.Git(t, r.dir, "rev-parse", branch+"^"); got != newHead {
 		t.Fatalf("parent = %s, want the new default head %s", got, newHead)
 	}
 	assertOnlyPublished(c)
@@ -243,7 +245,7 @@ func TestIsAncestor(t *testing.T) {
 	mid := r.advanceMain(t, "second")
 	head := r.advanceMain(t, "third")
 	side := r.pushTo(t, mid, "feature", "side work")
-	gitT(t, r.dir, "config", "uploadpack.allowFilter", "true")
+	gittest.Git(t, r.dir, "config", "uploadpack.allowFilter", "true")
 
 	cases := []struct {
 		commit, of string
@@ -288,8 +290,8 @@ func TestIsAncestor(t *testing.T) {
 		for _, c := range cases {
 			p := shallowClone(t, r)
 			// Git alone, after fetching the commit, answers from the cut history.
-			gitT(t, p.Dir, "fetch", "--quiet", "origin", c.commit, c.of)
-			_, plain := gitTry(p.Dir, nil, "merge-base", "--is-ancestor", c.commit, c.of)
+			gittest.Git(t, p.Dir, "fetch", "--quiet", "origin", c.commit, c.of)
+			_, plain := gittest.Run(gittest.Command(p.Dir, "merge-base", "--is-ancestor", c.commit, c.of))
 			got, err := p.IsAncestor(ctx, c.commit, c.of)
 			if err != nil || got != c.want {
 				t.Errorf("shallow IsAncestor(%.8s, %.8s) = %v, %v; want %v (plain git says %v)", c.commit, c.of, got, err, c.want, plain == nil)
@@ -297,14 +299,14 @@ func TestIsAncestor(t *testing.T) {
 		}
 		// The test proves something: plain git is wrong in a fresh shallow clone.
 		p := shallowClone(t, r)
-		gitT(t, p.Dir, "fetch", "--quiet", "origin", old)
-		if _, err := gitTry(p.Dir, nil, "merge-base", "--is-ancestor", old, head); err == nil {
+		gittest.Git(t, p.Dir, "fetch", "--quiet", "origin", old)
+		if _, err := gittest.Run(gittest.Command(p.Dir, "merge-base", "--is-ancestor", old, head)); err == nil {
 			t.Fatal("plain git answers right in the shallow clone: the test proves nothing")
 		}
 	})
 	t.Run("shallow clone without the remote", func(t *testing.T) {
 		p := shallowClone(t, r)
-		gitT(t, p.Dir, "fetch", "--quiet", "origin", old)
+		gittest.Git(t, p.Dir, "fetch", "--quiet", "origin", old)
 		p.Remote = "file://" + filepath.Join(t.TempDir(), "gone.git")
 		got, err := p.IsAncestor(ctx, old, head)
 		if !errors.Is(err, ErrShallow) || got {
@@ -318,8 +320,8 @@ func TestIsAncestor(t *testing.T) {
 func shallowClone(t *testing.T, r *remote) *Publisher {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "shallow.git")
-	gitT(t, filepath.Dir(dir), "clone", "--quiet", "--bare", "--depth", "1", "--branch", "main", r.url, dir)
-	if got := gitT(t, dir, "rev-parse", "--is-shallow-repository"); got != "true" {
+	gittest.Git(t, filepath.Dir(dir), "clone", "--quiet", "--bare", "--depth", "1", "--branch", "main", r.url, dir)
+	if got := gittest.Git(t, dir, "rev-parse", "--is-shallow-repository"); got != "true" {
 		t.Fatalf("the clone is not shallow (%s)", got)
 	}
 	return &Publisher{Dir: dir, DefaultBranch: "main", Branches: []string{botBranch}}
@@ -335,8 +337,8 @@ func TestListBranches(t *testing.T) {
 	for _, other := range []string{botBranch + "-mywork", botBranch + "x", "perfbot/rocm-baseline", "feature/" + botBranch, "feature/x"} {
 		r.pushTo(t, r.base, other, "not the profile bot's")
 	}
-	gitT(t, r.dir, "update-ref", "refs/pull/1900/head", pr)
-	gitT(t, r.dir, "update-ref", "refs/tags/"+botBranch+"-pr-7", pr)
+	gittest.Git(t, r.dir, "update-ref", "refs/pull/1900/head", pr)
+	gittest.Git(t, r.dir, "update-ref", "refs/tags/"+botBranch+"-pr-7", pr)
 
 	p, _ := newPublisher(t, r)
 	got, err := p.ListBranches(ctx, botBranch)
@@ -363,7 +365,9 @@ func TestListBranches(t *testing.T) {
 	for i := 1; i <= MaxBranches+5; i++ {
 		fmt.Fprintf(&stdin, "create refs/heads/perfbot/many-pr-%d %s\n", i, r.base)
 	}
-	if _, err := gitTry(r.dir, []byte(stdin.String()), "update-ref", "--stdin"); err != nil {
+	cmd := gittest.Command(r.dir, "update-ref", "--stdin")
+	cmd.Stdin = strings.NewReader(stdin.String())
+	if _, err := gittest.Run(cmd); err != nil {
 		t.Fatal(err)
 	}
 	many, err := p.ListBranches(ctx, "perfbot/many")
@@ -420,7 +424,7 @@ func TestDeleteBranch(t *testing.T) {
 	if got := r.ref(t, "refs/heads/"+branch); got != "" {
 		t.Fatalf("the branch is still there at %s", got)
 	}
-	if _, err := gitTry(p.Dir, nil, "rev-parse", "--verify", "--quiet", res.LocalRef); err == nil {
+	if _, err := gittest.Run(gittest.Command(p.Dir, "rev-parse", "--verify", "--quiet", res.LocalRef)); err == nil {
 		t.Fatalf("the local ref %s of the deleted branch is left", res.LocalRef)
 	}
 	if !strings.Contains(log.joined(), "--force-with-lease=refs/heads/"+branch+":"+now) {
@@ -441,7 +445,7 @@ func TestDeleteBranchRefusesOtherBranches(t *testing.T) {
 	t.Parallel()
 	r := newRemote(t)
 	ctx := context.Background()
-	gitT(t, r.dir, "branch", "trunk", "main")
+	gittest.Git(t, r.dir, "branch", "trunk", "main")
 	names := []string{
 		"master", "trunk", "feature/x",
 		botBranch + "-mywork", botBranch + "x", botBranch + "-pr-01",
@@ -450,7 +454,7 @@ func TestDeleteBranchRefusesOtherBranches(t *testing.T) {
 	for _, n := range names[2:] {
 		r.pushTo(t, r.base, n, "someone's work")
 	}
-	gitT(t, r.dir, "branch", "master", "main")
+	gittest.Git(t, r.dir, "branch", "master", "main")
 	pr := r.pushTo(t, r.base, botBranch+"-pr-5", "a bot branch")
 	p, log := newPublisher(t, r)
 	// Even a misconfiguration naming the default branches does not make them deletable.
@@ -537,12 +541,12 @@ func TestBranchOpsOverHTTPKeepTheTokenOut(t *testing.T) {
 func TestGitOutputIsBounded(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	gitT(t, dir, "init", "--quiet")
+	gittest.Git(t, dir, "init", "--quiet")
 	big := filepath.Join(dir, "big")
 	if err := os.WriteFile(big, []byte(strings.Repeat("x", 1<<20)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	oid := gitT(t, dir, "hash-object", "-w", big)
+	oid := gittest.Git(t, dir, "hash-object", "-w", big)
 	g := &gitRunner{dir: dir}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
