@@ -12,6 +12,7 @@ import (
 	"github.com/lablup/perfbot/runner/baseline"
 	"github.com/lablup/perfbot/runner/benchcsv"
 	"github.com/lablup/perfbot/runner/job"
+	"github.com/lablup/perfbot/runner/results"
 )
 
 // VerdictRegression is the bench job's verdict when the comparison confirmed a
@@ -56,8 +57,9 @@ func (s *step) bench(ctx context.Context) error {
 		s.rt.Annotate(Annotation{Level: level, Title: "perfbot: " + p.File + " (" + p.Kind + ")", Message: p.Text})
 	}
 	for _, sw := range m.Sweeps {
-		if sw.Status != "ok" {
-			s.rt.Annotate(Annotation{Level: Error, Title: "perfbot: the " + sw.Name + " sweep " + strings.ReplaceAll(sw.Status, "_", " "), Message: orText(sw.Reason, sw.Status)})
+		if sw.Status != results.SweepOK {
+			st := string(sw.Status)
+			s.rt.Annotate(Annotation{Level: Error, Title: "perfbot: the " + sw.Name + " sweep " + strings.ReplaceAll(st, "_", " "), Message: orText(sw.Reason, st)})
 		}
 	}
 	for _, t := range m.Tenants {
@@ -66,7 +68,7 @@ func (s *step) bench(ctx context.Context) error {
 	regressions := 0
 	d := report.JobSummaryData{Job: JobBench, GFX: m.GFX, Date: m.Date, Commit: orText(m.Commit, commit), Folder: filepath.Base(rep.Folder)}
 	for _, sw := range m.Sweeps {
-		d.Lines = append(d.Lines, report.Row{Label: sw.Name + " sweep", Value: sw.Status + csvList(sw.CSVs)})
+		d.Lines = append(d.Lines, report.Row{Label: sw.Name + " sweep", Value: string(sw.Status) + csvList(sw.CSVs)})
 	}
 	if c := m.Comparison; c != nil {
 		for _, r := range c.Models {

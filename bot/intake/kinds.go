@@ -14,7 +14,6 @@ import (
 	"github.com/lablup/perfbot/runner/benchlog"
 	"github.com/lablup/perfbot/runner/guard"
 	"github.com/lablup/perfbot/runner/hostinfo"
-	"github.com/lablup/perfbot/runner/job"
 	"github.com/lablup/perfbot/runner/patch"
 	"github.com/lablup/perfbot/runner/results"
 	"github.com/lablup/perfbot/runner/rocprof"
@@ -52,12 +51,12 @@ var runFiles = []struct {
 
 // sessionFiles are the per-session names.
 var sessionFiles = map[string]*kind{
-	job.GuardLogFile:            guardLogKind,
-	job.GuardLogFile + ".jsonl": guardJSONKind,
-	job.HostInfoFile:            hostInfoKind,
-	job.SessionFile:             sessionKind,
-	job.GemmTestsFile:           gemmTestsKind,
-	GemmPatchFile:               gemmPatchKind,
+	results.GuardLogFile:            guardLogKind,
+	results.GuardLogFile + ".jsonl": guardJSONKind,
+	results.HostInfoFile:            hostInfoKind,
+	results.SessionFile:             sessionKind,
+	results.GemmTestsFile:           gemmTestsKind,
+	GemmPatchFile:                   gemmPatchKind,
 }
 
 // droppedSuffixes are the profiler's traces: the publisher has always left them out of
@@ -178,7 +177,7 @@ func checkHostInfo(_ string, data []byte, _ string) error {
 }
 
 func checkSession(name string, _ []byte, cp string) error {
-	_, err := job.ReadSession(cp)
+	_, err := results.ReadSession(cp)
 	return named(err, cp, name)
 }
 
@@ -220,23 +219,23 @@ func oneObject(data []byte, v any) error {
 }
 
 // manifestRE is a nightly manifest's name (bot/publish finds it the same way).
-var manifestRE = regexp.MustCompile(`^[A-Za-z0-9._+-]+` + regexp.QuoteMeta(job.NightlySuffix) + `$`)
+var manifestRE = regexp.MustCompile(`^[A-Za-z0-9._+-]+` + regexp.QuoteMeta(results.NightlySuffix) + `$`)
 
 const nightlyLayout = "a nightly results folder holds one <stem>.nightly.json, the harness CSVs it names, <stem>.guard.log and <stem>.guard.log.jsonl (docs/nightly.md)"
 
 // nightlyCheck checks a nightly folder: the manifest first, then the files it names.
 type nightlyCheck struct {
-	man job.Nightly
+	man results.Nightly
 }
 
 func (n *nightlyCheck) kind(name string) (*kind, bool, error) {
 	switch {
 	case manifestRE.MatchString(name):
 		return &kind{what: "a nightly manifest", check: n.checkManifest}, false, nil
-	case strings.HasSuffix(name, job.GuardLogSuffix):
-		return &kind{what: "a guard log", check: n.ofStem(job.GuardLogSuffix, checkGuardLog)}, false, nil
-	case strings.HasSuffix(name, job.GuardLogSuffix+".jsonl"):
-		return &kind{what: "the guard's attempt records", check: n.ofStem(job.GuardLogSuffix+".jsonl", checkGuardJSONL)}, false, nil
+	case strings.HasSuffix(name, results.GuardLogSuffix):
+		return &kind{what: "a guard log", check: n.ofStem(results.GuardLogSuffix, checkGuardLog)}, false, nil
+	case strings.HasSuffix(name, results.GuardLogSuffix+".jsonl"):
+		return &kind{what: "the guard's attempt records", check: n.ofStem(results.GuardLogSuffix+".jsonl", checkGuardJSONL)}, false, nil
 	case strings.HasSuffix(name, ".csv"):
 		if _, err := benchcsv.ParseName(name); err != nil {
 			return nil, false, fmt.Errorf("%w; %s", err, nightlyLayout)
@@ -258,7 +257,7 @@ func (n *nightlyCheck) order(src string, plan []item) error {
 	}
 	if len(found) != 1 {
 		return refuse(src, ErrLayout, "it holds %d nightly manifests (*%s)%s: an artifact carries the folder of one `perfbot run bench`",
-			len(found), job.NightlySuffix, listed(found))
+			len(found), results.NightlySuffix, listed(found))
 	}
 	m := plan[at]
 	copy(plan[1:at+1], plan[:at])
@@ -274,11 +273,11 @@ func listed(names []string) string {
 }
 
 func (n *nightlyCheck) checkManifest(name string, _ []byte, cp string) error {
-	man, err := job.ReadNightly(cp)
+	man, err := results.ReadNightly(cp)
 	if err != nil {
 		return named(err, cp, name)
 	}
-	if man.Stem+job.NightlySuffix != name {
+	if man.Stem+results.NightlySuffix != name {
 		return fmt.Errorf("it names the stem %s: not the manifest of its own file name", safetext.Quote(man.Stem))
 	}
 	n.man = man

@@ -16,7 +16,6 @@ import (
 	"github.com/lablup/perfbot/internal/infile"
 	"github.com/lablup/perfbot/runner/attrib"
 	"github.com/lablup/perfbot/runner/guard"
-	"github.com/lablup/perfbot/runner/job"
 	"github.com/lablup/perfbot/runner/patch"
 	"github.com/lablup/perfbot/runner/rank"
 	"github.com/lablup/perfbot/runner/results"
@@ -409,7 +408,7 @@ func gemmNotRun(f *folder) string {
 		return ""
 	}
 	for _, ev := range f.guard {
-		if ev.Kind == guard.EvNote && strings.Contains(ev.Text, job.TestModule+"::") {
+		if ev.Kind == guard.EvNote && strings.Contains(ev.Text, results.TestModule+"::") {
 			return "The numeric tests ran (the guard log has their sections) but left no outcome: the results folder holds no " + gemmTests + ", so the gates were left as they are."
 		}
 	}

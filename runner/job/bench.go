@@ -17,22 +17,9 @@ import (
 	"github.com/lablup/perfbot/runner/guard"
 	"github.com/lablup/perfbot/runner/host"
 	"github.com/lablup/perfbot/runner/hostinfo"
+	"github.com/lablup/perfbot/runner/results"
 	"github.com/lablup/perfbot/runner/sandbox"
 )
-
-// The nightly's commands (docs/nightly.md): the build, the mlxcel sweep and the mlx-lm
-// baseline's sweep on the same build, the single-model re-measure.
-var (
-	BenchBuildCommand = []string{"cargo", "build", "--release", "--features", "rocm", "--bin", "mlxcel", "--bin", "mlxcel-bench-decode"}
-	HarnessCommand    = []string{"scripts/bench_decode.sh", "all", "--cooldown", "30", "--big-cooldown", "30"}
-	BaselineCommand   = []string{"scripts/bench_mlxlm.py", "all", "--cooldown", "30", "--big-cooldown", "30"}
-)
-
-// RemeasureCommand is the harness's single-model mode for one model folder
-// (docs/formats.md §6).
-func RemeasureCommand(modelDir string) []string {
-	return []string{"scripts/bench_decode.sh", "single", modelDir}
-}
 
 // HarnessOutput is where both harnesses write their CSVs in the checkout (bench_mlxlm.py
 // has no option for it).
@@ -69,7 +56,7 @@ type BenchOptions struct {
 type BenchReport struct {
 	// Folder holds the files to publish; "" when the run stopped before it knew the GPU.
 	Folder   string
-	Manifest Nightly
+	Manifest results.Nightly
 }
 
 // HarnessProblems are the checks' errors: a CSV the harness got wrong.
@@ -81,8 +68,8 @@ func (r BenchReport) HarnessProblems() []benchcsv.Problem {
 func (r BenchReport) Failed() []string {
 	var out []string
 	for _, s := range r.Manifest.Sweeps {
-		if s.Status != "ok" {
-			out = append(out, s.Name+" sweep ("+s.Status+")")
+		if s.Status != results.SweepOK {
+			out = append(out, s.Name+" sweep ("+string(s.Status)+")")
 		}
 	}
 	for _, m := range r.Manifest.Remeasures {
@@ -98,22 +85,16 @@ func (r BenchReport) Failed() []string {
 func (r BenchReport) OnlyGuardGaveUp() bool {
 	n := 0
 	for _, s := range r.Manifest.Sweeps {
-		if s.Status == "ok" {
+		if s.Status == results.SweepOK {
 			continue
 		}
-		if s.Status != StatusGaveUp {
+		if s.Status != results.SweepGuardGaveUp {
 			return false
 		}
 		n++
 	}
 	return n > 0 && len(r.HarnessProblems()) == 0
 }
-
-// Sweep and re-measure statuses besides ok.
-const (
-	StatusGaveUp = string(StatusGuardGaveUp)
-	statusFailed = "failed"
-)
 
 // bencher is one nightly run in progress.
 type bencher struct {
@@ -123,9 +104,9 @@ type bencher struct {
 	logs     string
 	harness  string // the checkout's harness output folder
 	guardLog string
-	man      *Nightly
+	man      *results.Nightly
 	scrub    scrubber
-	last     Nightly // last night's manifest, for the ETA
+	last     results.Nightly // last night's manifest, for the ETA
 	hasLast  bool
 	models   []string         // the model folders' names, in the harness's order
 	sb       *sandbox.Sandbox // nil: commands run unsandboxed
@@ -183,8 +164,8 @@ func newBencher(o BenchOptions) (*bencher, error) {
 		// folders out of the committed CSVs.
 		return nil, fmt.Errorf("the models folder %s must be relative to the checkout (the harnesses write it into every CSV row)", o.ModelsDir)
 	}
-	for _, s := range []string{HarnessCommand[0], BaselineCommand[0]} {
-		if s == BaselineCommand[0] && o.NoBaseline {
+	for _, s := range []string{results.HarnessCommand[0], results.BaselineCommand[0]} {
+		if s == results.BaselineCommand[0] && o.NoBaseline {
 			continue
 		}
 		if fi, err := os.Stat(filepath.Join(o.RepoDir, s)); err != nil || fi.Mode()&0o111 == 0 {
@@ -268,7 +249,7 @@ func (b *bencher) open(info hostinfo.Info) error {
 		}
 	}
 	stem := name.Stem()
-	b.guardLog = filepath.Join(b.folder, stem+GuardLogSuffix)
+	b.guardLog = filepath.Join(b.folder, stem+results.GuardLogSuffix)
 	for _, f := range []string{b.guardLog, b.guardLog + ".jsonl"} {
 		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
 			return fmt.Errorf("starting the guard log: %w", err)
@@ -279,17 +260,17 @@ func (b *bencher) open(info hostinfo.Info) error {
 		subs = append(subs, pathSub{home, "~"})
 	}
 	b.scrub = newScrubber(subs...)
-	b.man = &Nightly{
-		Date: date, Started: now, State: "running", Commit: info.MlxcelCommit.Value, GFX: info.GFX.Value,
+	b.man = &results.Nightly{
+		Date: date, Started: now, State: results.SessionRunning, Commit: info.MlxcelCommit.Value, GFX: info.GFX.Value,
 		Host: name.Host, Stem: stem, ModelsDir: o.ModelsDir, HostInfo: info,
-		Build: Build{Command: BenchBuildCommand, Status: "skipped"}, GuardLog: filepath.Base(b.guardLog),
+		Build: results.Build{Command: results.BenchBuildCommand, Status: results.BuildSkipped}, GuardLog: filepath.Base(b.guardLog),
 	}
-	b.last, b.hasLast = LastNight(o.HistoryDir, name.Pair(), date)
+	b.last, b.hasLast = results.LastNight(o.HistoryDir, name.Pair(), date)
 	if b.hasLast {
 		b.prog.printf("ETA from the durations of %s", b.last.Stem)
 	}
 	b.prog.printf("nightly %s at %s: %d model folders in %s, files to %s", stem, short(b.man.Commit), len(b.models), o.ModelsDir, b.folder)
-	return b.man.save(b.folder)
+	return b.man.Save(b.folder)
 }
 
 func short(sha string) string {
@@ -307,16 +288,16 @@ func (b *bencher) run(ctx context.Context) error {
 	sweeps := []struct {
 		name string
 		argv []string
-	}{{SweepMlxcel, HarnessCommand}, {SweepMlxLM, BaselineCommand}}
+	}{{results.SweepMlxcel, results.HarnessCommand}, {results.SweepMlxLM, results.BaselineCommand}}
 	for _, s := range sweeps {
-		if s.name == SweepMlxLM && b.o.NoBaseline {
-			b.man.Sweeps = append(b.man.Sweeps, Sweep{Name: s.name, Command: s.argv, Status: "not_run", Reason: "skipped (--no-baseline)"})
+		if s.name == results.SweepMlxLM && b.o.NoBaseline {
+			b.man.Sweeps = append(b.man.Sweeps, results.Sweep{Name: s.name, Command: s.argv, Status: results.SweepNotRun, Reason: "skipped (--no-baseline)"})
 			continue
 		}
 		sw, err := b.sweep(ctx, s.name, s.argv)
 		b.man.Sweeps = append(b.man.Sweeps, sw)
 		b.man.CSVs = append(b.man.CSVs, sw.CSVs...)
-		if serr := b.man.save(b.folder); serr != nil && err == nil {
+		if serr := b.man.Save(b.folder); serr != nil && err == nil {
 			err = serr
 		}
 		if err != nil {
@@ -335,12 +316,12 @@ func (b *bencher) build(ctx context.Context) error {
 	}
 	bd := &b.man.Build
 	bd.Log = "build.log"
-	b.prog.printf("building: %s", strings.Join(BenchBuildCommand, " "))
+	b.prog.printf("building: %s", strings.Join(results.BenchBuildCommand, " "))
 	start := time.Now()
-	code, out, err := runLogged(ctx, b.sb.Host(b.o.Host), b.o.RepoDir, filepath.Join(b.logs, bd.Log), BenchBuildCommand)
+	code, out, err := runLogged(ctx, b.sb.Host(b.o.Host), b.o.RepoDir, filepath.Join(b.logs, bd.Log), results.BenchBuildCommand)
 	bd.Seconds = round1(time.Since(start).Seconds())
 	if err != nil || code != 0 {
-		bd.Status = "failed"
+		bd.Status = results.BuildFailed
 		why := firstError(out)
 		if err != nil {
 			why = err.Error()
@@ -351,7 +332,7 @@ func (b *bencher) build(ctx context.Context) error {
 		}
 		return fmt.Errorf("building: %s (full log in logs/build.log)", bd.Reason)
 	}
-	bd.Status = "ok"
+	bd.Status = results.BuildOK
 	b.prog.printf("built in %.0fs", bd.Seconds)
 	return nil
 }
@@ -465,10 +446,10 @@ func moveFile(from, to string) error {
 }
 
 // sweep runs one harness over every model.
-func (b *bencher) sweep(ctx context.Context, name string, argv []string) (Sweep, error) {
-	sw := Sweep{Name: name, Command: argv, Log: name + ".log"}
+func (b *bencher) sweep(ctx context.Context, name string, argv []string) (results.Sweep, error) {
+	sw := results.Sweep{Name: name, Command: argv, Log: name + ".log"}
 	models := b.models
-	if name == SweepMlxLM {
+	if name == results.SweepMlxLM {
 		models = b.checkpoints()
 	}
 	t := &sweepTracker{name: name, names: models, prog: b.prog, now: b.o.Now}
@@ -483,35 +464,35 @@ func (b *bencher) sweep(ctx context.Context, name string, argv []string) (Sweep,
 	b.tenants(name+" sweep", r)
 	switch {
 	case err != nil && r.out.Verdict == "":
-		sw.Status, sw.Reason = statusFailed, b.scrub.text(err.Error())
+		sw.Status, sw.Reason = results.SweepFailed, b.scrub.text(err.Error())
 		return sw, err
 	case r.interrupted():
-		sw.Status, sw.Reason = string(StatusInterrupted), "stopped during the sweep"
+		sw.Status, sw.Reason = results.SweepInterrupted, "stopped during the sweep"
 		cause := r.err
 		if cause == nil {
 			cause = context.Cause(ctx)
 		}
 		return sw, fmt.Errorf("%w during the %s sweep: %w", errInterrupted, name, cause)
 	case r.err != nil && r.out.Verdict == guard.NotStarted:
-		sw.Status, sw.Reason = statusFailed, b.scrub.text(fmt.Sprintf("the sweep could not start: %v", r.err))
+		sw.Status, sw.Reason = results.SweepFailed, b.scrub.text(fmt.Sprintf("the sweep could not start: %v", r.err))
 	case r.err != nil:
-		sw.Status, sw.Reason = statusFailed, b.scrub.text(fmt.Sprintf("the GPU guard failed: %v", r.err))
+		sw.Status, sw.Reason = results.SweepFailed, b.scrub.text(fmt.Sprintf("the GPU guard failed: %v", r.err))
 		return sw, fmt.Errorf("guarding the %s sweep: %w", name, r.err)
 	case r.gaveUp():
-		sw.Status, sw.Reason = StatusGaveUp, b.scrub.text(r.gaveUpReason(b.o.Guard))
+		sw.Status, sw.Reason = results.SweepGuardGaveUp, b.scrub.text(r.gaveUpReason(b.o.Guard))
 	case r.out.ExitCode != 0:
-		sw.Status = statusFailed
+		sw.Status = results.SweepFailed
 		sw.Reason = fmt.Sprintf("%s exited with %s", argv[0], exitText(r.out.ExitCode))
 		if tail := tailLines(r.output, 3); len(tail) > 0 {
 			sw.Reason += "; last lines: " + strings.Join(tail, " | ")
 		}
 		sw.Reason = b.scrub.text(sw.Reason)
 	case len(csvs) == 0:
-		sw.Status, sw.Reason = statusFailed, fmt.Sprintf("%s exited 0 but wrote no CSV in %s/", argv[0], HarnessOutput)
+		sw.Status, sw.Reason = results.SweepFailed, fmt.Sprintf("%s exited 0 but wrote no CSV in %s/", argv[0], HarnessOutput)
 	default:
-		sw.Status = "ok"
+		sw.Status = results.SweepOK
 	}
-	if err == nil && sw.Status == "ok" {
+	if err == nil && sw.Status == results.SweepOK {
 		b.prog.printf("%s sweep done: %s", name, strings.Join(csvs, ", "))
 	} else if sw.Reason != "" {
 		b.prog.printf("%s sweep: %s", name, sw.Reason)
@@ -595,7 +576,7 @@ func (b *bencher) modelBytes() map[string]int64 {
 
 // compare judges the mlxcel CSV against the history and re-measures each suspect once.
 func (b *bencher) compare(ctx context.Context) error {
-	sw, _ := b.man.Sweep(SweepMlxcel)
+	sw, _ := b.man.Sweep(results.SweepMlxcel)
 	var f *benchcsv.File
 	for _, name := range sw.CSVs {
 		n, err := benchcsv.ParseName(name)
@@ -625,13 +606,13 @@ func (b *bencher) compare(ctx context.Context) error {
 	}
 	for _, model := range rep.Suspects() {
 		if b.o.NoRemeasure {
-			b.man.Remeasures = append(b.man.Remeasures, Remeasure{Model: model, Verdict: baseline.Suspected, Reason: "not re-measured (--no-remeasure)"})
+			b.man.Remeasures = append(b.man.Remeasures, results.Remeasure{Model: model, Verdict: baseline.Suspected, Reason: "not re-measured (--no-remeasure)"})
 			continue
 		}
 		rm, err := b.remeasure(ctx, model, &rep)
 		b.man.Remeasures = append(b.man.Remeasures, rm)
 		b.man.CSVs = append(b.man.CSVs, rm.CSV)
-		if serr := b.man.save(b.folder); serr != nil && err == nil {
+		if serr := b.man.Save(b.folder); serr != nil && err == nil {
 			err = serr
 		}
 		if err != nil {
@@ -643,12 +624,12 @@ func (b *bencher) compare(ctx context.Context) error {
 }
 
 // remeasure runs the harness's single-model mode for model under the guard.
-func (b *bencher) remeasure(ctx context.Context, model string, rep *baseline.Report) (Remeasure, error) {
-	rm := Remeasure{Model: model, Verdict: baseline.Suspected}
+func (b *bencher) remeasure(ctx context.Context, model string, rep *baseline.Report) (results.Remeasure, error) {
+	rm := results.Remeasure{Model: model, Verdict: baseline.Suspected}
 	dir := filepath.ToSlash(filepath.Join(b.o.ModelsDir, model))
 	label := "remeasure " + model
-	b.prog.printf("%s: outside its noise band; re-measuring once: %s", model, strings.Join(RemeasureCommand(dir), " "))
-	r, csvs, err := b.guarded(ctx, "== "+label, label, RemeasureCommand(dir), "remeasure-"+model+".log", nil)
+	b.prog.printf("%s: outside its noise band; re-measuring once: %s", model, strings.Join(results.RemeasureCommand(dir), " "))
+	r, csvs, err := b.guarded(ctx, "== "+label, label, results.RemeasureCommand(dir), "remeasure-"+model+".log", nil)
 	rm.Phase = phaseOf(label, "remeasure-"+model+".log", r)
 	b.tenants("re-measure of "+model, r)
 	if err != nil && r.out.Verdict == "" {
@@ -707,14 +688,14 @@ func (b *bencher) finish(err error) {
 	b.man.Finished = b.o.Now()
 	switch {
 	case err == nil:
-		b.man.State = "complete"
+		b.man.State = results.SessionComplete
 	case errors.Is(err, errInterrupted):
-		b.man.State, b.man.Error = "interrupted", b.scrub.text(err.Error())
+		b.man.State, b.man.Error = results.SessionInterrupted, b.scrub.text(err.Error())
 	default:
-		b.man.State, b.man.Error = "failed", b.scrub.text(err.Error())
+		b.man.State, b.man.Error = results.SessionFailed, b.scrub.text(err.Error())
 	}
 	b.scrubGuardLog()
-	if serr := b.man.save(b.folder); serr != nil {
+	if serr := b.man.Save(b.folder); serr != nil {
 		b.prog.printf("could not write the nightly manifest: %v", serr)
 	}
 }

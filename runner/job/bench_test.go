@@ -19,6 +19,7 @@ import (
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/lablup/perfbot/runner/baseline"
 	"github.com/lablup/perfbot/runner/benchcsv"
+	"github.com/lablup/perfbot/runner/results"
 )
 
 // benchModel is a model of the 2026-09-30 baseline: its folder, weights and both
@@ -201,7 +202,7 @@ func TestBenchNightlyConfirmsARegression(t *testing.T) {
 	if !slices.Equal(m.CSVs, wantCSVs) {
 		t.Errorf("CSVs %v, want %v", m.CSVs, wantCSVs)
 	}
-	for _, name := range append(wantCSVs, stem+GuardLogSuffix, stem+NightlySuffix) {
+	for _, name := range append(wantCSVs, stem+results.GuardLogSuffix, stem+results.NightlySuffix) {
 		if _, err := os.Stat(filepath.Join(rep.Folder, name)); err != nil {
 			t.Error(err)
 		}
@@ -231,7 +232,7 @@ func TestBenchNightlyConfirmsARegression(t *testing.T) {
 	if len(m.Remeasures) != 1 || m.Remeasures[0].Verdict != baseline.Regression || m.Remeasures[0].Decode != 31.87 {
 		t.Errorf("re-measures %+v", m.Remeasures)
 	}
-	glog := readFile(t, filepath.Join(rep.Folder, stem+GuardLogSuffix))
+	glog := readFile(t, filepath.Join(rep.Folder, stem+results.GuardLogSuffix))
 	for _, want := range []string{"== nightly mlxcel\n", "== nightly mlx-lm\n", "== remeasure Meta-Llama-3.1-8B-Instruct-4bit\n",
 		"attempt 1/2: start: scripts/bench_decode.sh all --cooldown 30 --big-cooldown 30", "attempt 1/2: start: scripts/bench_decode.sh single models/mlx/Meta-Llama-3.1-8B-Instruct-4bit"} {
 		if !strings.Contains(glog, want) {
@@ -259,7 +260,7 @@ func TestBenchNightlyConfirmsARegression(t *testing.T) {
 	// The next night, with tonight's files merged into the history: an ETA from
 	// tonight's model times.
 	const next = "2026-10-21"
-	for _, name := range []string{stem + ".csv", stem + NightlySuffix} {
+	for _, name := range []string{stem + ".csv", stem + results.NightlySuffix} {
 		b, err := os.ReadFile(filepath.Join(rep.Folder, name))
 		if err != nil {
 			t.Fatal(err)
@@ -356,7 +357,7 @@ func TestBenchContendedSweepStartsOver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sw, _ := rep.Manifest.Sweep(SweepMlxLM)
+	sw, _ := rep.Manifest.Sweep(results.SweepMlxLM)
 	if sw.Status != "ok" || sw.Phase.Attempts != 2 || sw.Phase.Verdict != "clean" {
 		t.Fatalf("mlx-lm sweep %+v", sw)
 	}
@@ -433,10 +434,10 @@ func TestBenchInterruptedSweep(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 	m := rep.Manifest
-	if m.State != "interrupted" || len(m.Sweeps) != 1 || m.Sweeps[0].Status != string(StatusInterrupted) || len(m.CSVs) != 0 {
+	if m.State != "interrupted" || len(m.Sweeps) != 1 || m.Sweeps[0].Status != results.SweepInterrupted || len(m.CSVs) != 0 {
 		t.Errorf("manifest %+v", m)
 	}
-	if _, err := os.Stat(filepath.Join(rep.Folder, m.Stem+NightlySuffix)); err != nil {
+	if _, err := os.Stat(filepath.Join(rep.Folder, m.Stem+results.NightlySuffix)); err != nil {
 		t.Error(err)
 	}
 	gitClean(t, repo)

@@ -15,6 +15,7 @@ import (
 	"github.com/lablup/perfbot/runner/host"
 	"github.com/lablup/perfbot/runner/hostinfo"
 	"github.com/lablup/perfbot/runner/patch"
+	"github.com/lablup/perfbot/runner/results"
 	"github.com/lablup/perfbot/runner/sandbox"
 )
 
@@ -22,14 +23,11 @@ import (
 // the host lock) until the workflow's own timeout.
 const DefaultTestTimeout = 30 * time.Minute
 
-// TestModule is the Rust module of the numeric tests.
-const TestModule = "grouped_gemm_numeric_tests"
-
 // TestCommand is the command of one numeric test (docs/formats.md §7): one test alone,
 // never the whole suite, since an abort in an earlier test would kill the binary.
 func TestCommand(name string) []string {
 	return []string{"cargo", "test", "--release", "--features", "rocm", "-p", "mlxcel-core", "--lib",
-		TestModule + "::" + name, "--", "--exact", "--test-threads=1", "--nocapture"}
+		results.TestModule + "::" + name, "--", "--exact", "--test-threads=1", "--nocapture"}
 }
 
 // TestBuildCommand compiles the test binary once, before the guarded runs, so that a
@@ -116,7 +114,7 @@ func GemmTests(ctx context.Context, o GemmOptions) (patch.Outcome, error) {
 	}
 
 	for i, name := range patch.TestNames {
-		label := TestModule + "::" + name
+		label := results.TestModule + "::" + name
 		if o.Guard.LogPath != "" {
 			if err := guard.Section(o.Guard.LogPath, label); err != nil {
 				return out, err

@@ -18,6 +18,7 @@ import (
 	"github.com/lablup/perfbot/runner/guard"
 	"github.com/lablup/perfbot/runner/host"
 	"github.com/lablup/perfbot/runner/patch"
+	"github.com/lablup/perfbot/runner/results"
 	"github.com/lablup/perfbot/runner/sandbox"
 )
 
@@ -101,13 +102,13 @@ func fakeRepo(t testing.TB, defined ...string) string {
 		t.Fatal(err)
 	}
 	files := map[string]string{
-		"Cargo.toml":                                    "[workspace]\nmembers = [\"src/lib/mlxcel-core\"]\n",
-		".gitignore":                                    "target/\n",
-		config.DefaultPath:                              testConfig,
-		llamaDir + "/config.json":                       `{"model_type": "llama", "num_hidden_layers": 32}`,
-		qwenDir + "/config.json":                        `{"model_type": "qwen3_moe", "num_hidden_layers": 48}`,
-		"src/lib/mlx-cpp/patches-rocm/UPSTREAM":         string(upstream),
-		"src/lib/mlxcel-core/src/" + TestModule + ".rs": rs.String(),
+		"Cargo.toml":                            "[workspace]\nmembers = [\"src/lib/mlxcel-core\"]\n",
+		".gitignore":                            "target/\n",
+		config.DefaultPath:                      testConfig,
+		llamaDir + "/config.json":               `{"model_type": "llama", "num_hidden_layers": 32}`,
+		qwenDir + "/config.json":                `{"model_type": "qwen3_moe", "num_hidden_layers": 48}`,
+		"src/lib/mlx-cpp/patches-rocm/UPSTREAM": string(upstream),
+		"src/lib/mlxcel-core/src/" + results.TestModule + ".rs": rs.String(),
 	}
 	for name, body := range files {
 		p := filepath.Join(repo, filepath.FromSlash(name))

@@ -33,9 +33,6 @@ import (
 // DefaultBench is the bench binary the build leaves, relative to the checkout.
 const DefaultBench = "target/release/mlxcel-bench-decode"
 
-// BuildCommand builds the bench (the flow of `/profile rocm` in docs/runner.md).
-var BuildCommand = []string{"cargo", "build", "--release", "--features", "rocm", "--bin", "mlxcel-bench-decode"}
-
 // PhaseMarksEnv makes the bench print its phase marks (docs/formats.md §2).
 const PhaseMarksEnv = "MLXCEL_BENCH_PHASE_MARKS=1"
 
@@ -100,7 +97,7 @@ type profiler struct {
 	prog     *progress
 	folder   string
 	guardLog string
-	sess     *Session
+	sess     *results.Session
 	info     hostinfo.Info
 	flags    []string
 	scrub    scrubber
@@ -316,7 +313,7 @@ func (p *profiler) open() error {
 	if err := os.MkdirAll(p.o.TraceDir, 0o755); err != nil {
 		return fmt.Errorf("creating the traces folder: %w", err)
 	}
-	p.guardLog = filepath.Join(p.folder, GuardLogFile)
+	p.guardLog = filepath.Join(p.folder, results.GuardLogFile)
 	// One guard log per session: a rerun on the same commit starts it again.
 	for _, f := range []string{p.guardLog, p.guardLog + ".jsonl"} {
 		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
@@ -337,17 +334,17 @@ func (p *profiler) open() error {
 	if err != nil {
 		return fmt.Errorf("encoding the host facts: %w", err)
 	}
-	if err := results.WriteFileAtomic(filepath.Join(p.folder, HostInfoFile), append(b, '\n')); err != nil {
+	if err := results.WriteFileAtomic(filepath.Join(p.folder, results.HostInfoFile), append(b, '\n')); err != nil {
 		return fmt.Errorf("writing the host facts: %w", err)
 	}
 	p.flags = profilerFlags(p.info.Rocprof)
 	now := p.o.Now()
-	p.sess = &Session{
+	p.sess = &results.Session{
 		Commit: commit, GFX: gfx, Folder: filepath.Base(p.folder),
-		Date: now.Format(time.DateOnly), Started: now, State: "running",
+		Date: now.Format(time.DateOnly), Started: now, State: results.SessionRunning,
 		Shape: shapeOf(p.o.Config.Shape), Profiler: p.flags,
-		Build:    Build{Command: BuildCommand, Status: "skipped"},
-		GuardLog: GuardLogFile, HostInfo: HostInfoFile,
+		Build:    results.Build{Command: results.BuildCommand, Status: results.BuildSkipped},
+		GuardLog: results.GuardLogFile, HostInfo: results.HostInfoFile,
 	}
 	if p.info.OverlayCommit.Known() {
 		p.sess.OverlayCommit = p.info.OverlayCommit.Value
@@ -360,15 +357,15 @@ func (p *profiler) open() error {
 	}
 	for _, m := range p.models {
 		for _, s := range p.sampling {
-			p.sess.Runs = append(p.sess.Runs, RunRecord{
+			p.sess.Runs = append(p.sess.Runs, results.RunRecord{
 				Name: results.RunName(m.cfg.Dir, s), Model: m.cfg.Name, ModelDir: m.cfg.Dir,
-				Sampling: s.Tag(), Status: StatusNotRun,
+				Sampling: s.Tag(), Status: results.StatusNotRun,
 			})
 		}
 	}
 	p.prog.printf("results folder %s: %d runs (%s x %s)", p.folder, len(p.sess.Runs),
 		strings.Join(p.sess.Models, ","), strings.Join(p.sess.Sampling, ","))
-	return p.sess.save(p.folder)
+	return p.sess.Save(p.folder)
 }
 
 // profilerFlags are the rocprofv3 flags the installed version supports (docs/formats.md
@@ -392,22 +389,22 @@ func (p *profiler) finish(err error) {
 	p.sess.Finished = p.o.Now()
 	switch {
 	case err == nil:
-		p.sess.State = "complete"
+		p.sess.State = results.SessionComplete
 	case errors.Is(err, errInterrupted):
-		p.sess.State = "interrupted"
+		p.sess.State = results.SessionInterrupted
 		p.sess.Error = p.scrub.text(err.Error())
 	default:
-		p.sess.State = "failed"
+		p.sess.State = results.SessionFailed
 		p.sess.Error = p.scrub.text(err.Error())
 	}
 	for i := range p.sess.Runs {
 		r := &p.sess.Runs[i]
-		if r.Status == StatusNotRun && r.Reason == "" {
+		if r.Status == results.StatusNotRun && r.Reason == "" {
 			r.Reason = "the session stopped before this run: " + p.sess.Error
 		}
 	}
 	p.scrubGuardLog()
-	if serr := p.sess.save(p.folder); serr != nil {
+	if serr := p.sess.Save(p.folder); serr != nil {
 		p.prog.printf("could not write the session manifest: %v", serr)
 	}
 }
@@ -439,7 +436,7 @@ func (p *profiler) session(ctx context.Context) error {
 			i++
 			err := p.runOne(ctx, fmt.Sprintf("[%d/%d]", i, len(p.sess.Runs)), m, s, rec)
 			p.scrubGuardLog()
-			if serr := p.sess.save(p.folder); serr != nil && err == nil {
+			if serr := p.sess.Save(p.folder); serr != nil && err == nil {
 				err = serr
 			}
 			if err != nil {
@@ -450,7 +447,7 @@ func (p *profiler) session(ctx context.Context) error {
 	return nil
 }
 
-// build runs BuildCommand in the checkout, outside the guard: a build is not a
+// build runs results.BuildCommand in the checkout, outside the guard: a build is not a
 // measurement (and a compiler inside a guarded run would be its own contention).
 func (p *profiler) build(ctx context.Context) error {
 	if p.o.SkipBuild {
@@ -459,17 +456,17 @@ func (p *profiler) build(ctx context.Context) error {
 	}
 	b := &p.sess.Build
 	b.Log = "build.log"
-	p.prog.printf("building the bench: %s", strings.Join(BuildCommand, " "))
+	p.prog.printf("building the bench: %s", strings.Join(results.BuildCommand, " "))
 	start := time.Now()
-	code, out, err := runLogged(ctx, p.sb.Host(p.o.Host), p.o.RepoDir, filepath.Join(p.o.TraceDir, b.Log), BuildCommand)
+	code, out, err := runLogged(ctx, p.sb.Host(p.o.Host), p.o.RepoDir, filepath.Join(p.o.TraceDir, b.Log), results.BuildCommand)
 	b.Seconds = round1(time.Since(start).Seconds())
 	if err != nil || code != 0 {
-		b.Status = "failed"
+		b.Status = results.BuildFailed
 		why := firstError(out)
 		if err != nil {
 			why = err.Error()
 		}
-		b.Reason = p.scrub.text(fmt.Sprintf("%s exited with %s: %s", strings.Join(BuildCommand[:2], " "), exitText(code), why))
+		b.Reason = p.scrub.text(fmt.Sprintf("%s exited with %s: %s", strings.Join(results.BuildCommand[:2], " "), exitText(code), why))
 		for i := range p.sess.Runs {
 			p.sess.Runs[i].Reason = "the bench did not build: " + b.Reason
 		}
@@ -479,7 +476,7 @@ func (p *profiler) build(ctx context.Context) error {
 		}
 		return fmt.Errorf("building the bench: %s (full log in the traces folder, build.log)", b.Reason)
 	}
-	b.Status = "ok"
+	b.Status = results.BuildOK
 	p.prog.printf("built in %.0fs", b.Seconds)
 	return nil
 }
@@ -534,7 +531,7 @@ func firstError(out []byte) string {
 
 // runOne runs one model at one sampling setting: the plain bench, the profiled bench,
 // the analysis. It returns an error only when the session cannot go on.
-func (p *profiler) runOne(ctx context.Context, idx string, m modelRun, s results.Sampling, rec *RunRecord) error {
+func (p *profiler) runOne(ctx context.Context, idx string, m modelRun, s results.Sampling, rec *results.RunRecord) error {
 	run := rec.Name
 	defer slices.Sort(rec.Files)
 	if m.err != nil {
@@ -542,9 +539,9 @@ func (p *profiler) runOne(ctx context.Context, idx string, m modelRun, s results
 		p.prog.printf("%s %s: not run: %s", idx, run, rec.Reason)
 		return nil
 	}
-	rec.Status = StatusRunning
+	rec.Status = results.StatusRunning
 	rec.Reason = ""
-	if err := p.sess.save(p.folder); err != nil {
+	if err := p.sess.Save(p.folder); err != nil {
 		return err
 	}
 	// A rerun replaces the run's files: stale ones would pass for this session's.
@@ -570,7 +567,7 @@ func (p *profiler) runOne(ctx context.Context, idx string, m modelRun, s results
 	plainLog := run + "_plain_bench.log"
 	plain, err := p.phase(ctx, idx, run, "plain", bench, nil, filepath.Join(traces, run+"_plain_bench.raw.log"), plainLog, rec)
 	rec.Plain = phaseOf(run+" plain", plainLog, plain)
-	if err != nil || rec.Status != StatusRunning {
+	if err != nil || rec.Status != results.StatusRunning {
 		return err
 	}
 
@@ -581,7 +578,7 @@ func (p *profiler) runOne(ctx context.Context, idx string, m modelRun, s results
 	benchLog := run + "_bench.log"
 	profiled, err := p.phase(ctx, idx, run, "profiled", prof, []string{PhaseMarksEnv}, filepath.Join(traces, run+"_bench.raw.log"), benchLog, rec)
 	rec.Profiled = phaseOf(run+" profiled", benchLog, profiled)
-	if err != nil || rec.Status != StatusRunning {
+	if err != nil || rec.Status != results.StatusRunning {
 		return err
 	}
 	p.analyze(ctx, idx, m, s, rec, traces, plain.output, profiled.output)
@@ -590,7 +587,7 @@ func (p *profiler) runOne(ctx context.Context, idx string, m modelRun, s results
 
 // phase runs one guarded bench command and records its cleaned log. It leaves
 // rec.Status at running when the command ran clean and exited 0.
-func (p *profiler) phase(ctx context.Context, idx, run, what string, argv, env []string, rawPath, logName string, rec *RunRecord) (guarded, error) {
+func (p *profiler) phase(ctx context.Context, idx, run, what string, argv, env []string, rawPath, logName string, rec *results.RunRecord) (guarded, error) {
 	label := run + " " + what
 	if err := guard.Section(p.guardLog, label); err != nil {
 		return guarded{}, err
@@ -610,7 +607,7 @@ func (p *profiler) phase(ctx context.Context, idx, run, what string, argv, env [
 	}
 	switch {
 	case r.interrupted():
-		rec.Status, rec.Reason = StatusInterrupted, "stopped during the "+what+" run"
+		rec.Status, rec.Reason = results.StatusInterrupted, "stopped during the "+what+" run"
 		p.prog.printf("%s %s: interrupted", idx, label)
 		cause := r.err
 		if cause == nil {
@@ -618,20 +615,20 @@ func (p *profiler) phase(ctx context.Context, idx, run, what string, argv, env [
 		}
 		return r, fmt.Errorf("%w during %s: %w", errInterrupted, label, cause)
 	case r.err != nil && r.out.Verdict == guard.NotStarted:
-		rec.Status = StatusBenchCrashed
+		rec.Status = results.StatusBenchCrashed
 		rec.Reason = p.scrub.text(fmt.Sprintf("the %s run could not start: %v", what, r.err))
 		return r, fmt.Errorf("running %s: %w", label, r.err)
 	case r.err != nil:
 		// The guard itself could not work (no KFD dir, unwritable log, a broken
 		// monitor): every later run would fail the same way.
-		rec.Status = StatusNotRun
+		rec.Status = results.StatusNotRun
 		rec.Reason = p.scrub.text(fmt.Sprintf("the GPU guard failed in the %s run: %v", what, r.err))
 		return r, fmt.Errorf("guarding %s: %w", label, r.err)
 	case r.gaveUp():
-		rec.Status, rec.Reason = StatusGuardGaveUp, p.scrub.text(r.gaveUpReason(g))+" ("+what+" run)"
+		rec.Status, rec.Reason = results.StatusGuardGaveUp, p.scrub.text(r.gaveUpReason(g))+" ("+what+" run)"
 		p.prog.printf("%s %s: %s", idx, label, rec.Reason)
 	case r.out.ExitCode != 0:
-		rec.Status = StatusBenchCrashed
+		rec.Status = results.StatusBenchCrashed
 		why := fmt.Sprintf("the %s run exited with %s", what, exitText(r.out.ExitCode))
 		if tail := tailLines(benchlog.Clean(r.output, p.scrub.paths()), 3); len(tail) > 0 {
 			why += "; last lines: " + strings.Join(tail, " | ")
@@ -649,10 +646,10 @@ const maxStatsBytes = 16 << 20
 
 // analyze finds the profiler's files, copies the stats and writes the decode kernels
 // and the summary.
-func (p *profiler) analyze(ctx context.Context, idx string, m modelRun, s results.Sampling, rec *RunRecord, traces string, plainLog, benchLog []byte) {
+func (p *profiler) analyze(ctx context.Context, idx string, m modelRun, s results.Sampling, rec *results.RunRecord, traces string, plainLog, benchLog []byte) {
 	run := rec.Name
 	fail := func(format string, a ...any) {
-		rec.Status, rec.Reason = StatusAnalysisFailed, p.scrub.text(fmt.Sprintf(format, a...))
+		rec.Status, rec.Reason = results.StatusAnalysisFailed, p.scrub.text(fmt.Sprintf(format, a...))
 		p.prog.printf("%s %s: analysis failed: %s", idx, run, rec.Reason)
 	}
 	outs, err := rocprof.FindOutputs(traces, run)
@@ -728,7 +725,7 @@ func (p *profiler) analyze(ctx context.Context, idx string, m modelRun, s result
 		p.prog.printf("%s %s: warning: %s", idx, run, w)
 	}
 	sum := res.Summary
-	rec.Status = StatusOK
+	rec.Status = results.StatusOK
 	rec.DecodeDispatches = sum.DecodeDispatches
 	rec.GPUMsPerToken = float64(sum.GPUMsPerToken)
 	rec.HostGapMsPerToken = float64(sum.HostGapMsPerToken)
