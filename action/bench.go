@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/lablup/perfbot/bot/report"
+	"github.com/lablup/perfbot/config"
 	"github.com/lablup/perfbot/runner/baseline"
 	"github.com/lablup/perfbot/runner/benchcsv"
 	"github.com/lablup/perfbot/runner/job"
@@ -29,7 +30,7 @@ func (s *step) bench(ctx context.Context) error {
 	}
 	var rep job.BenchReport
 	jobErr := s.rt.Quiet("perfbot: nightly baseline", func(w io.Writer) error {
-		cfg, err := job.LoadConfig(cfgPath, s.workspace, true)
+		cfg, err := config.LoadRepo(cfgPath, s.workspace, true)
 		if err != nil {
 			return err
 		}
@@ -43,7 +44,7 @@ func (s *step) bench(ctx context.Context) error {
 		})
 		return err
 	})
-	if errors.Is(jobErr, job.ErrBadRequest) {
+	if errors.Is(jobErr, job.ErrBadRequest) || errors.Is(jobErr, config.ErrMissing) {
 		return fmt.Errorf("the checkout cannot be benchmarked: %w", jobErr)
 	}
 

@@ -177,7 +177,7 @@ func (s *step) laterStep(ctx context.Context) (commit, cfgPath string, cfg confi
 	if commit, cfgPath, err = s.checkout(ctx); err != nil {
 		return
 	}
-	if cfg, err = job.LoadConfig(cfgPath, s.workspace, false); err != nil {
+	if cfg, err = config.LoadRepo(cfgPath, s.workspace, false); err != nil {
 		return
 	}
 	folder, err = s.resultsFolder(cfg.Results.Profiles, commit)

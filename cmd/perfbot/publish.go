@@ -20,7 +20,6 @@ import (
 	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/config"
 	"github.com/lablup/perfbot/internal/infile"
-	"github.com/lablup/perfbot/runner/job"
 	"github.com/lablup/perfbot/runner/patch"
 	"github.com/lablup/perfbot/runner/results"
 )
@@ -256,7 +255,7 @@ func envInt(name string) int64 {
 }
 
 func loadPublishConfig(o publishOptions) (config.Config, error) {
-	return job.LoadConfig(o.configPath, o.repo, false)
+	return config.LoadRepo(o.configPath, o.repo, false)
 }
 
 // appendStepSummary adds the summary to the Actions job's step summary, when there is one.

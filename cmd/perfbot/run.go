@@ -61,10 +61,10 @@ func jobSetup(root, cfgPath, repo string, cfgRequired bool) (*host.Machine, conf
 	return h, cfg, g, err
 }
 
-// loadRunConfig reads the target repo's config (job.LoadConfig, as the Action does); a
+// loadRunConfig reads the target repo's config (config.LoadRepo, as the Action does); a
 // request error is a usage error.
 func loadRunConfig(path, repo string, required bool) (config.Config, error) {
-	c, err := job.LoadConfig(path, repo, required)
+	c, err := config.LoadRepo(path, repo, required)
 	return c, asUsage(err)
 }
 
@@ -75,10 +75,10 @@ func guardFromConfig(c config.Config, h host.Host) (guard.Options, error) {
 	return g, asUsage(err)
 }
 
-// asUsage turns an error in what was asked for (job.ErrBadRequest) into a usage error
-// (exit 2).
+// asUsage turns an error in what was asked for (job.ErrBadRequest, config.ErrMissing)
+// into a usage error (exit 2).
 func asUsage(err error) error {
-	if err != nil && errors.Is(err, job.ErrBadRequest) {
+	if err != nil && (errors.Is(err, job.ErrBadRequest) || errors.Is(err, config.ErrMissing)) {
 		return usageError("%v", err)
 	}
 	return err
