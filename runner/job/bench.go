@@ -2,7 +2,6 @@ package job
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -98,18 +97,14 @@ func (r BenchReport) OnlyGuardGaveUp() bool {
 
 // bencher is one nightly run in progress.
 type bencher struct {
-	o        BenchOptions
-	prog     *progress
-	folder   string
-	logs     string
-	harness  string // the checkout's harness output folder
-	guardLog string
-	man      *results.Nightly
-	scrub    scrubber
-	last     results.Nightly // last night's manifest, for the ETA
-	hasLast  bool
-	models   []string         // the model folders' names, in the harness's order
-	sb       *sandbox.Sandbox // nil: commands run unsandboxed
+	session
+	o       BenchOptions
+	logs    string
+	harness string // the checkout's harness output folder
+	man     *results.Nightly
+	last    results.Nightly // last night's manifest, for the ETA
+	hasLast bool
+	models  []string // the model folders' names, in the harness's order
 }
 
 // Bench runs the nightly baseline: host facts, the build, the mlxcel sweep and the
@@ -122,8 +117,7 @@ func Bench(ctx context.Context, o BenchOptions) (BenchReport, error) {
 	if err != nil {
 		return BenchReport{}, err
 	}
-	b.prog.printf("probing the host (ROCm, GPU, memory, checkout)")
-	info := hostinfo.Collect(ctx, b.o.Host, b.o.RepoDir)
+	info := b.probe(ctx, "ROCm, GPU, memory, checkout")
 	if err := b.open(info); err != nil {
 		return BenchReport{}, err
 	}
@@ -172,7 +166,9 @@ func newBencher(o BenchOptions) (*bencher, error) {
 			return nil, fmt.Errorf("the checkout has no executable %s: the nightly runs the repo's own harness; check out a commit that has it", s)
 		}
 	}
-	b := &bencher{o: o, prog: &progress{w: o.Progress, now: o.Now}, harness: filepath.Join(o.RepoDir, HarnessOutput)}
+	b := &bencher{o: o, session: newSession(o.Host, o.RepoDir, o.Guard, &progress{w: o.Progress, now: o.Now}, o.Now, "nightly manifest"),
+		harness: filepath.Join(o.RepoDir, HarnessOutput)}
+	b.save = func() error { return b.man.Save(b.folder) }
 	ents, err := os.ReadDir(filepath.Join(o.RepoDir, filepath.FromSlash(o.ModelsDir)))
 	if err != nil {
 		return nil, fmt.Errorf("reading the models folder %s of the checkout: %w (give --models-dir)", o.ModelsDir, err)
@@ -224,15 +220,13 @@ func modelsDirOf(c config.Config) string {
 // already (a harness would overwrite or resume from them).
 func (b *bencher) open(info hostinfo.Info) error {
 	o := b.o
-	if !info.GFX.Known() {
-		return fmt.Errorf("the GPU target is unknown (%s): the files are named after it; check the ROCm install", info.GFX.Reason)
-	}
-	if !info.MlxcelCommit.Known() {
-		return fmt.Errorf("the checkout's commit is unknown (%s): give an mlxcel git checkout", info.MlxcelCommit.Reason)
+	gfx, commit, err := target(info, "", "the files are named after it; check the ROCm install")
+	if err != nil {
+		return err
 	}
 	now := o.Now()
 	date := now.Format(time.DateOnly)
-	name := benchcsv.Name{Backend: "rocm", Host: benchcsv.HostTag(info.GFX.Value), Date: date}
+	name := benchcsv.Name{Backend: "rocm", Host: benchcsv.HostTag(gfx), Date: date}
 	if ents, err := os.ReadDir(b.harness); err == nil {
 		for _, e := range ents {
 			if n, err := benchcsv.ParseName(e.Name()); err == nil && n.Date == date {
@@ -241,27 +235,20 @@ func (b *bencher) open(info hostinfo.Info) error {
 			}
 		}
 	}
-	b.folder = filepath.Join(o.OutDir, filepath.FromSlash(o.Config.Results.Benchmarks))
+	folder := filepath.Join(o.OutDir, filepath.FromSlash(o.Config.Results.Benchmarks))
 	b.logs = filepath.Join(o.OutDir, "logs")
-	for _, d := range []string{b.folder, b.logs} {
+	for _, d := range []string{folder, b.logs} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return fmt.Errorf("creating the results folder: %w", err)
 		}
 	}
 	stem := name.Stem()
-	b.guardLog = filepath.Join(b.folder, stem+results.GuardLogSuffix)
-	for _, f := range []string{b.guardLog, b.guardLog + ".jsonl"} {
-		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
-			return fmt.Errorf("starting the guard log: %w", err)
-		}
+	if err := b.start(folder, filepath.Join(folder, stem+results.GuardLogSuffix),
+		pathSub{o.RepoDir, "<checkout>"}, pathSub{o.OutDir, "<out>"}, pathSub{o.HistoryDir, "<history>"}, pathSub{os.TempDir(), "<tmp>"}); err != nil {
+		return err
 	}
-	subs := []pathSub{{o.RepoDir, "<checkout>"}, {o.OutDir, "<out>"}, {o.HistoryDir, "<history>"}, {os.TempDir(), "<tmp>"}}
-	if home, err := os.UserHomeDir(); err == nil && home != "/" {
-		subs = append(subs, pathSub{home, "~"})
-	}
-	b.scrub = newScrubber(subs...)
 	b.man = &results.Nightly{
-		Date: date, Started: now, State: results.SessionRunning, Commit: info.MlxcelCommit.Value, GFX: info.GFX.Value,
+		Date: date, Started: now, State: results.SessionRunning, Commit: commit, GFX: gfx,
 		Host: name.Host, Stem: stem, ModelsDir: o.ModelsDir, HostInfo: info,
 		Build: results.Build{Command: results.BenchBuildCommand, Status: results.BuildSkipped}, GuardLog: filepath.Base(b.guardLog),
 	}
@@ -270,7 +257,7 @@ func (b *bencher) open(info hostinfo.Info) error {
 		b.prog.printf("ETA from the durations of %s", b.last.Stem)
 	}
 	b.prog.printf("nightly %s at %s: %d model folders in %s, files to %s", stem, short(b.man.Commit), len(b.models), o.ModelsDir, b.folder)
-	return b.man.Save(b.folder)
+	return b.save()
 }
 
 func short(sha string) string {
@@ -297,10 +284,7 @@ func (b *bencher) run(ctx context.Context) error {
 		sw, err := b.sweep(ctx, s.name, s.argv)
 		b.man.Sweeps = append(b.man.Sweeps, sw)
 		b.man.CSVs = append(b.man.CSVs, sw.CSVs...)
-		if serr := b.man.Save(b.folder); serr != nil && err == nil {
-			err = serr
-		}
-		if err != nil {
+		if err := b.step(err); err != nil {
 			return err
 		}
 	}
@@ -308,33 +292,11 @@ func (b *bencher) run(ctx context.Context) error {
 	return b.compare(ctx)
 }
 
-// build runs the build outside the guard, as the profile job does.
+// build builds the nightly's binaries (results.BenchBuildCommand), its log in the logs
+// folder.
 func (b *bencher) build(ctx context.Context) error {
-	if b.o.SkipBuild {
-		b.prog.printf("build skipped: the harness runs the binaries already built")
-		return nil
-	}
-	bd := &b.man.Build
-	bd.Log = "build.log"
-	b.prog.printf("building: %s", strings.Join(results.BenchBuildCommand, " "))
-	start := time.Now()
-	code, out, err := runLogged(ctx, b.sb.Host(b.o.Host), b.o.RepoDir, filepath.Join(b.logs, bd.Log), results.BenchBuildCommand)
-	bd.Seconds = round1(time.Since(start).Seconds())
-	if err != nil || code != 0 {
-		bd.Status = results.BuildFailed
-		why := firstError(out)
-		if err != nil {
-			why = err.Error()
-		}
-		bd.Reason = b.scrub.text(fmt.Sprintf("cargo build exited with %s: %s", exitText(code), why))
-		if ctx.Err() != nil {
-			return fmt.Errorf("building: %w: %w", errInterrupted, ctx.Err())
-		}
-		return fmt.Errorf("building: %s (full log in logs/build.log)", bd.Reason)
-	}
-	bd.Status = results.BuildOK
-	b.prog.printf("built in %.0fs", bd.Seconds)
-	return nil
+	return b.runBuild(ctx, b.o.SkipBuild, buildStep{argv: results.BenchBuildCommand, logDir: b.logs,
+		doing: "building", skipped: "the harness runs the binaries already built", logHint: "logs/build.log"}, &b.man.Build)
 }
 
 // snapshot lists the CSVs in the checkout's harness folder.
@@ -380,13 +342,7 @@ func (b *bencher) guarded(ctx context.Context, section, label string, argv []str
 	if err != nil {
 		return guarded{}, nil, err
 	}
-	if err := guard.Section(b.guardLog, section); err != nil {
-		return guarded{}, nil, err
-	}
-	g := b.o.Guard
-	g.Host = b.sb.Host(g.Host)
-	g.LogPath = b.guardLog
-	g.Dir = b.o.RepoDir
+	g := b.guardOptions()
 	g.BeforeAttempt = func(k int) error {
 		left, err := b.fresh(before)
 		if err != nil {
@@ -400,7 +356,10 @@ func (b *bencher) guarded(ctx context.Context, section, label string, argv []str
 		return nil
 	}
 	env := []string{"MODELS_DIR=" + b.o.ModelsDir}
-	r := runGuardedObserved(ctx, g, label, argv, env, filepath.Join(b.logs, logName), b.prog, label, observe)
+	r, err := b.runGuarded(ctx, section, g, label, argv, env, filepath.Join(b.logs, logName), label, observe)
+	if err != nil {
+		return guarded{}, nil, err
+	}
 	made, ferr := b.fresh(before)
 	if ferr != nil {
 		return r, nil, ferr
@@ -468,11 +427,7 @@ func (b *bencher) sweep(ctx context.Context, name string, argv []string) (result
 		return sw, err
 	case r.interrupted():
 		sw.Status, sw.Reason = results.SweepInterrupted, "stopped during the sweep"
-		cause := r.err
-		if cause == nil {
-			cause = context.Cause(ctx)
-		}
-		return sw, fmt.Errorf("%w during the %s sweep: %w", errInterrupted, name, cause)
+		return sw, r.interruptedDuring(ctx, "the "+name+" sweep")
 	case r.err != nil && r.out.Verdict == guard.NotStarted:
 		sw.Status, sw.Reason = results.SweepFailed, b.scrub.text(fmt.Sprintf("the sweep could not start: %v", r.err))
 	case r.err != nil:
@@ -612,10 +567,7 @@ func (b *bencher) compare(ctx context.Context) error {
 		rm, err := b.remeasure(ctx, model, &rep)
 		b.man.Remeasures = append(b.man.Remeasures, rm)
 		b.man.CSVs = append(b.man.CSVs, rm.CSV)
-		if serr := b.man.Save(b.folder); serr != nil && err == nil {
-			err = serr
-		}
-		if err != nil {
+		if err := b.step(err); err != nil {
 			return err
 		}
 	}
@@ -686,24 +638,6 @@ func (b *bencher) remeasure(ctx context.Context, model string, rep *baseline.Rep
 // finish closes the manifest.
 func (b *bencher) finish(err error) {
 	b.man.Finished = b.o.Now()
-	switch {
-	case err == nil:
-		b.man.State = results.SessionComplete
-	case errors.Is(err, errInterrupted):
-		b.man.State, b.man.Error = results.SessionInterrupted, b.scrub.text(err.Error())
-	default:
-		b.man.State, b.man.Error = results.SessionFailed, b.scrub.text(err.Error())
-	}
-	b.scrubGuardLog()
-	if serr := b.man.Save(b.folder); serr != nil {
-		b.prog.printf("could not write the nightly manifest: %v", serr)
-	}
-}
-
-func (b *bencher) scrubGuardLog() {
-	for _, f := range []string{b.guardLog, b.guardLog + ".jsonl"} {
-		if err := b.scrub.file(f); err != nil {
-			b.prog.printf("could not clean local paths out of %s: %v", filepath.Base(f), err)
-		}
-	}
+	b.man.State, b.man.Error = b.end(err)
+	b.close()
 }

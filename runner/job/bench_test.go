@@ -53,15 +53,12 @@ models:
 func benchRepo(t testing.TB, date string, nights int) string {
 	t.Helper()
 	repo := filepath.Join(t.TempDir(), "mlxcel")
-	upstream, err := os.ReadFile(testfix.Path(t, "mlxcel-gfx1151", "UPSTREAM"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	upstream := upstreamFile(t)
 	files := map[string]string{
 		"Cargo.toml":                            "[workspace]\n",
 		".gitignore":                            "target/\nmodels/\n",
 		".github/perfbot.yml":                   benchConfig,
-		"src/lib/mlx-cpp/patches-rocm/UPSTREAM": string(upstream),
+		"src/lib/mlx-cpp/patches-rocm/UPSTREAM": upstream,
 	}
 	for _, m := range benchModels {
 		dir := "models/mlx/" + m.name + "/"
@@ -186,13 +183,7 @@ func TestBenchNightlyConfirmsARegression(t *testing.T) {
 	fh := newFakeHost(t, "FAKE_HARNESS_DATE="+date,
 		"FAKE_HARNESS_SCALE=Meta-Llama-3.1-8B-Instruct-4bit=0.9", "FAKE_HARNESS_SINGLE_SCALE=Meta-Llama-3.1-8B-Instruct-4bit=0.9")
 	repo := benchRepo(t, date, 10)
-	o := benchOptions(t, fh, repo, date)
-	prog := &lineHook{}
-	o.Progress = prog
-	rep, err := Bench(context.Background(), o)
-	if err != nil {
-		t.Fatalf("Bench: %v\n%s", err, prog.String())
-	}
+	rep, prog := runBench(t, benchOptions(t, fh, repo, date))
 	m := rep.Manifest
 	stem := "rocm_strixhalo-gfx1151_" + date
 	if m.State != "complete" || m.Stem != stem || m.Build.Status != "ok" || m.ModelsDir != "models/mlx" {
@@ -233,17 +224,12 @@ func TestBenchNightlyConfirmsARegression(t *testing.T) {
 		t.Errorf("re-measures %+v", m.Remeasures)
 	}
 	glog := readFile(t, filepath.Join(rep.Folder, stem+results.GuardLogSuffix))
-	for _, want := range []string{"== nightly mlxcel\n", "== nightly mlx-lm\n", "== remeasure Meta-Llama-3.1-8B-Instruct-4bit\n",
-		"attempt 1/2: start: scripts/bench_decode.sh all --cooldown 30 --big-cooldown 30", "attempt 1/2: start: scripts/bench_decode.sh single models/mlx/Meta-Llama-3.1-8B-Instruct-4bit"} {
-		if !strings.Contains(glog, want) {
-			t.Errorf("guard log lacks %q:\n%s", want, glog)
-		}
-	}
+	wantIn(t, "guard log", glog, "== nightly mlxcel\n", "== nightly mlx-lm\n", "== remeasure Meta-Llama-3.1-8B-Instruct-4bit\n",
+		"attempt 1/2: start: scripts/bench_decode.sh all --cooldown 30 --big-cooldown 30", "attempt 1/2: start: scripts/bench_decode.sh single models/mlx/Meta-Llama-3.1-8B-Instruct-4bit")
 	if strings.Contains(glog, fh.tmp) {
 		t.Errorf("the guard log names local folders:\n%s", glog)
 	}
-	out := prog.String()
-	for _, want := range []string{
+	wantIn(t, "progress", prog.String(),
 		"[mlxcel 1/5] Meta-Llama-3.1-8B-Instruct-4bit: started, ",
 		"ETA unknown: no model times from an earlier night",
 		"[mlxcel 1/5] Meta-Llama-3.1-8B-Instruct-4bit: 31.87 tok/s",
@@ -251,11 +237,7 @@ func TestBenchNightlyConfirmsARegression(t *testing.T) {
 		"[mlx-lm 3/5] Qwen3-0.6B-4bit: started",
 		"Meta-Llama-3.1-8B-Instruct-4bit: outside its noise band; re-measuring once: scripts/bench_decode.sh single models/mlx/Meta-Llama-3.1-8B-Instruct-4bit",
 		"Meta-Llama-3.1-8B-Instruct-4bit: regression: decode 31.87 tok/s, -",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("progress lacks %q:\n%s", want, out)
-		}
-	}
+	)
 
 	// The next night, with tonight's files merged into the history: an ETA from
 	// tonight's model times.
@@ -324,9 +306,7 @@ func TestBenchFlagsAPreROCmHarness(t *testing.T) {
 func TestBenchContendedSweepStartsOver(t *testing.T) {
 	t.Parallel()
 	const date = "2026-10-20"
-	gate := filepath.Join(t.TempDir(), "gate")
-	fh := newFakeHost(t, "FAKE_HARNESS_DATE="+date, "FAKE_MLXLM_GATE="+gate)
-	repo := benchRepo(t, date, 0)
+	fh, repo, gate := gatedBench(t, date, "FAKE_MLXLM_GATE")
 	holder := exec.Command("sleep", "600")
 	if err := holder.Start(); err != nil {
 		t.Fatal(err)
@@ -406,9 +386,7 @@ func TestBenchRefusesTodaysCSVInTheCheckout(t *testing.T) {
 func TestBenchInterruptedSweep(t *testing.T) {
 	t.Parallel()
 	const date = "2026-10-20"
-	gate := filepath.Join(t.TempDir(), "never")
-	fh := newFakeHost(t, "FAKE_HARNESS_DATE="+date, "FAKE_HARNESS_GATE="+gate)
-	repo := benchRepo(t, date, 0)
+	fh, repo, _ := gatedBench(t, date, "FAKE_HARNESS_GATE") // a gate that never opens
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	o := benchOptions(t, fh, repo, date)
@@ -441,4 +419,12 @@ func TestBenchInterruptedSweep(t *testing.T) {
 		t.Error(err)
 	}
 	gitClean(t, repo)
+}
+
+// gatedBench is a fake host whose harness waits, at the step gateVar names, for the
+// file gate to exist, and a checkout without history.
+func gatedBench(t *testing.T, date, gateVar string) (fh *fakeHost, repo, gate string) {
+	t.Helper()
+	gate = filepath.Join(t.TempDir(), "gate")
+	return newFakeHost(t, "FAKE_HARNESS_DATE="+date, gateVar+"="+gate), benchRepo(t, date, 0), gate
 }

@@ -131,11 +131,7 @@ func GemmTests(ctx context.Context, o GemmOptions) (patch.Outcome, error) {
 		case r.interrupted():
 			res.Outcome, res.Detail = patch.NotRun, "not run: the job was interrupted"
 			out.Tests[i] = res
-			cause := r.err
-			if cause == nil {
-				cause = context.Cause(ctx)
-			}
-			return out, fmt.Errorf("%w during %s: %w", errInterrupted, label, cause)
+			return out, r.interruptedDuring(ctx, label)
 		case r.err != nil && r.out.Verdict == guard.NotStarted:
 			res.Outcome, res.Detail = patch.NotRun, scrub.text("not run: the test could not start: "+r.err.Error())
 			out.Tests[i] = res

@@ -3,7 +3,6 @@ package job
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -93,18 +92,14 @@ type modelRun struct {
 
 // profiler is one profile session in progress.
 type profiler struct {
+	session
 	o        ProfileOptions
-	prog     *progress
-	folder   string
-	guardLog string
 	sess     *results.Session
 	info     hostinfo.Info
 	flags    []string
-	scrub    scrubber
 	rules    *attrib.Rules
 	models   []modelRun
 	sampling []results.Sampling
-	sb       *sandbox.Sandbox // nil: commands run unsandboxed
 }
 
 // Profile runs a profile session: it probes the host, builds the bench, runs every
@@ -120,13 +115,12 @@ func Profile(ctx context.Context, o ProfileOptions) (ProfileReport, error) {
 	}
 	// Probes first: rocminfo and friends open /dev/kfd and would count as GPU holders
 	// inside a guarded wait.
-	p.prog.printf("probing the host (ROCm, GPU, rocprofv3, checkout)")
-	p.info = hostinfo.Collect(ctx, p.o.Host, p.o.RepoDir)
+	p.info = p.probe(ctx, "ROCm, GPU, rocprofv3, checkout")
 	if err := p.open(); err != nil {
 		return ProfileReport{}, err
 	}
 	rep := func() ProfileReport { return ProfileReport{Folder: p.folder, Session: *p.sess} }
-	if err := p.session(ctx); err != nil {
+	if err := p.runs(ctx); err != nil {
 		p.finish(err)
 		return rep(), err
 	}
@@ -150,7 +144,8 @@ func newProfiler(o ProfileOptions) (*profiler, error) {
 	if fi, err := os.Stat(o.RepoDir); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("the checkout %s is not a folder: give the mlxcel checkout to profile", o.RepoDir)
 	}
-	p := &profiler{o: o, prog: &progress{w: o.Progress, now: o.Now}}
+	p := &profiler{o: o, session: newSession(o.Host, o.RepoDir, o.Guard, &progress{w: o.Progress, now: o.Now}, o.Now, "session manifest")}
+	p.save = func() error { return p.sess.Save(p.folder) }
 	if err := p.pickModels(); err != nil {
 		return nil, err
 	}
@@ -295,47 +290,23 @@ func (p *profiler) loadRules() (*attrib.Rules, error) {
 // open names and prepares the results folder and writes the host facts and the
 // first manifest.
 func (p *profiler) open() error {
-	gfx := p.o.GFX
-	if gfx == "" {
-		if !p.info.GFX.Known() {
-			return fmt.Errorf("the GPU target is unknown (%s): the results folder is named after it; check the ROCm install or give the target (gfx1151)", p.info.GFX.Reason)
-		}
-		gfx = p.info.GFX.Value
+	gfx, commit, err := target(p.info, p.o.GFX, "the results folder is named after it; check the ROCm install or give the target (gfx1151)")
+	if err != nil {
+		return err
 	}
-	if !p.info.MlxcelCommit.Known() {
-		return fmt.Errorf("the checkout's commit is unknown (%s): give an mlxcel git checkout", p.info.MlxcelCommit.Reason)
-	}
-	commit := p.info.MlxcelCommit.Value
-	p.folder = filepath.Join(p.o.OutDir, filepath.FromSlash(p.o.Config.Results.Profiles), results.FolderName(gfx, commit))
-	if err := os.MkdirAll(p.folder, 0o755); err != nil {
+	folder := filepath.Join(p.o.OutDir, filepath.FromSlash(p.o.Config.Results.Profiles), results.FolderName(gfx, commit))
+	if err := os.MkdirAll(folder, 0o755); err != nil {
 		return fmt.Errorf("creating the results folder: %w", err)
 	}
 	if err := os.MkdirAll(p.o.TraceDir, 0o755); err != nil {
 		return fmt.Errorf("creating the traces folder: %w", err)
 	}
-	p.guardLog = filepath.Join(p.folder, results.GuardLogFile)
-	// One guard log per session: a rerun on the same commit starts it again.
-	for _, f := range []string{p.guardLog, p.guardLog + ".jsonl"} {
-		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
-			return fmt.Errorf("starting the guard log: %w", err)
-		}
+	if err := p.start(folder, filepath.Join(folder, results.GuardLogFile),
+		pathSub{p.o.TraceDir, "<trace-dir>"}, pathSub{p.o.RepoDir, "<checkout>"}, pathSub{p.o.OutDir, "<out>"}, pathSub{os.TempDir(), "<tmp>"}); err != nil {
+		return err
 	}
-	subs := []pathSub{
-		{p.o.TraceDir, "<trace-dir>"},
-		{p.o.RepoDir, "<checkout>"},
-		{p.o.OutDir, "<out>"},
-		{os.TempDir(), "<tmp>"},
-	}
-	if home, err := os.UserHomeDir(); err == nil && home != "/" {
-		subs = append(subs, pathSub{home, "~"})
-	}
-	p.scrub = newScrubber(subs...)
-	b, err := json.MarshalIndent(p.info, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encoding the host facts: %w", err)
-	}
-	if err := results.WriteFileAtomic(filepath.Join(p.folder, results.HostInfoFile), append(b, '\n')); err != nil {
-		return fmt.Errorf("writing the host facts: %w", err)
+	if err := results.WriteJSON(p.folder, results.HostInfoFile, "host facts", p.info); err != nil {
+		return err
 	}
 	p.flags = profilerFlags(p.info.Rocprof)
 	now := p.o.Now()
@@ -365,7 +336,7 @@ func (p *profiler) open() error {
 	}
 	p.prog.printf("results folder %s: %d runs (%s x %s)", p.folder, len(p.sess.Runs),
 		strings.Join(p.sess.Models, ","), strings.Join(p.sess.Sampling, ","))
-	return p.sess.Save(p.folder)
+	return p.save()
 }
 
 // profilerFlags are the rocprofv3 flags the installed version supports (docs/formats.md
@@ -387,32 +358,18 @@ func profilerFlags(f hostinfo.RocprofFlags) []string {
 // finish closes the manifest: the state, the end time, runs that never started.
 func (p *profiler) finish(err error) {
 	p.sess.Finished = p.o.Now()
-	switch {
-	case err == nil:
-		p.sess.State = results.SessionComplete
-	case errors.Is(err, errInterrupted):
-		p.sess.State = results.SessionInterrupted
-		p.sess.Error = p.scrub.text(err.Error())
-	default:
-		p.sess.State = results.SessionFailed
-		p.sess.Error = p.scrub.text(err.Error())
-	}
+	p.sess.State, p.sess.Error = p.end(err)
 	for i := range p.sess.Runs {
 		r := &p.sess.Runs[i]
 		if r.Status == results.StatusNotRun && r.Reason == "" {
 			r.Reason = "the session stopped before this run: " + p.sess.Error
 		}
 	}
-	p.scrubGuardLog()
-	if serr := p.sess.Save(p.folder); serr != nil {
-		p.prog.printf("could not write the session manifest: %v", serr)
-	}
+	p.close()
 }
 
-var errInterrupted = errors.New("interrupted")
-
-// session builds the bench and runs everything.
-func (p *profiler) session(ctx context.Context) error {
+// runs builds the bench and runs everything.
+func (p *profiler) runs(ctx context.Context) error {
 	if _, err := p.o.Host.LookPath("rocprofv3"); err != nil {
 		return fmt.Errorf("rocprofv3 is not on the PATH (%v): install rocprofiler-sdk (ROCm 6.2 or later) on the runner", err)
 	}
@@ -434,12 +391,7 @@ func (p *profiler) session(ctx context.Context) error {
 		for _, s := range p.sampling {
 			rec := &p.sess.Runs[i]
 			i++
-			err := p.runOne(ctx, fmt.Sprintf("[%d/%d]", i, len(p.sess.Runs)), m, s, rec)
-			p.scrubGuardLog()
-			if serr := p.sess.Save(p.folder); serr != nil && err == nil {
-				err = serr
-			}
-			if err != nil {
+			if err := p.step(p.runOne(ctx, fmt.Sprintf("[%d/%d]", i, len(p.sess.Runs)), m, s, rec)); err != nil {
 				return err
 			}
 		}
@@ -447,38 +399,18 @@ func (p *profiler) session(ctx context.Context) error {
 	return nil
 }
 
-// build runs results.BuildCommand in the checkout, outside the guard: a build is not a
-// measurement (and a compiler inside a guarded run would be its own contention).
+// build builds the bench (results.BuildCommand) in the checkout, its log in the traces
+// folder; when it fails, no run can go on.
 func (p *profiler) build(ctx context.Context) error {
-	if p.o.SkipBuild {
-		p.prog.printf("build skipped: using %s", p.o.Bench)
-		return nil
-	}
-	b := &p.sess.Build
-	b.Log = "build.log"
-	p.prog.printf("building the bench: %s", strings.Join(results.BuildCommand, " "))
-	start := time.Now()
-	code, out, err := runLogged(ctx, p.sb.Host(p.o.Host), p.o.RepoDir, filepath.Join(p.o.TraceDir, b.Log), results.BuildCommand)
-	b.Seconds = round1(time.Since(start).Seconds())
-	if err != nil || code != 0 {
-		b.Status = results.BuildFailed
-		why := firstError(out)
-		if err != nil {
-			why = err.Error()
-		}
-		b.Reason = p.scrub.text(fmt.Sprintf("%s exited with %s: %s", strings.Join(results.BuildCommand[:2], " "), exitText(code), why))
+	err := p.runBuild(ctx, p.o.SkipBuild, buildStep{argv: results.BuildCommand, logDir: p.o.TraceDir,
+		doing: "building the bench", skipped: "using " + p.o.Bench, logHint: "the traces folder, build.log"}, &p.sess.Build)
+	if b := p.sess.Build; b.Status == results.BuildFailed {
 		for i := range p.sess.Runs {
 			p.sess.Runs[i].Reason = "the bench did not build: " + b.Reason
 		}
 		p.prog.printf("build failed after %.0fs: %s", b.Seconds, b.Reason)
-		if ctx.Err() != nil {
-			return fmt.Errorf("building the bench: %w: %w", errInterrupted, ctx.Err())
-		}
-		return fmt.Errorf("building the bench: %s (full log in the traces folder, build.log)", b.Reason)
 	}
-	b.Status = results.BuildOK
-	p.prog.printf("built in %.0fs", b.Seconds)
-	return nil
+	return err
 }
 
 // runLogged runs argv in dir (not guarded), writing its output to logPath ("" for
@@ -589,14 +521,11 @@ func (p *profiler) runOne(ctx context.Context, idx string, m modelRun, s results
 // rec.Status at running when the command ran clean and exited 0.
 func (p *profiler) phase(ctx context.Context, idx, run, what string, argv, env []string, rawPath, logName string, rec *results.RunRecord) (guarded, error) {
 	label := run + " " + what
-	if err := guard.Section(p.guardLog, label); err != nil {
+	g := p.guardOptions()
+	r, err := p.runGuarded(ctx, label, g, label, argv, env, rawPath, idx+" "+label, nil)
+	if err != nil {
 		return guarded{}, err
 	}
-	g := p.o.Guard
-	g.Host = p.sb.Host(g.Host)
-	g.LogPath = p.guardLog
-	g.Dir = p.o.RepoDir // cargo and the bench read config from their working folder
-	r := runGuarded(ctx, g, label, argv, env, rawPath, p.prog, idx+" "+label)
 	// A log is kept whenever the command printed something, a crash's above all; a
 	// run the guard never started has only the guard's lines, which are in guard.log.
 	if clean := benchlog.Clean(r.output, p.scrub.paths()); len(bytes.TrimSpace(clean)) > 0 {
@@ -609,11 +538,7 @@ func (p *profiler) phase(ctx context.Context, idx, run, what string, argv, env [
 	case r.interrupted():
 		rec.Status, rec.Reason = results.StatusInterrupted, "stopped during the "+what+" run"
 		p.prog.printf("%s %s: interrupted", idx, label)
-		cause := r.err
-		if cause == nil {
-			cause = context.Cause(ctx)
-		}
-		return r, fmt.Errorf("%w during %s: %w", errInterrupted, label, cause)
+		return r, r.interruptedDuring(ctx, label)
 	case r.err != nil && r.out.Verdict == guard.NotStarted:
 		rec.Status = results.StatusBenchCrashed
 		rec.Reason = p.scrub.text(fmt.Sprintf("the %s run could not start: %v", what, r.err))
@@ -754,14 +679,4 @@ func (p *profiler) modelConfig(m modelRun) (modelcfg.Model, error) {
 	}
 	mc.ModelType = m.cfg.ModelType
 	return mc, nil
-}
-
-// scrubGuardLog replaces local folders in the guard log and its JSON lines, which are
-// committed. Between runs no guard has them open.
-func (p *profiler) scrubGuardLog() {
-	for _, f := range []string{p.guardLog, p.guardLog + ".jsonl"} {
-		if err := p.scrub.file(f); err != nil {
-			p.prog.printf("could not clean local paths out of %s: %v", filepath.Base(f), err)
-		}
-	}
 }

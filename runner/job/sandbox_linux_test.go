@@ -151,12 +151,7 @@ func TestBenchSandboxed(t *testing.T) {
 	repo := benchRepo(t, date, 0)
 	o := benchOptions(t, fh, repo, date)
 	o.Sandbox = sb
-	prog := &lineHook{}
-	o.Progress = prog
-	rep, err := Bench(context.Background(), o)
-	if err != nil {
-		t.Fatalf("Bench: %v\n%s", err, prog.String())
-	}
+	rep, prog := runBench(t, o)
 	m := rep.Manifest
 	if m.State != "complete" || m.Build.Status != "ok" || len(m.CSVs) != 2 || len(rep.Failed()) != 0 || len(rep.HarnessProblems()) != 0 {
 		t.Errorf("manifest %+v\n%s", m, prog.String())
