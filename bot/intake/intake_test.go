@@ -500,3 +500,19 @@ func TestProfileKeepsTheLogOfAFailedRun(t *testing.T) {
 		t.Errorf("the crash log of a run with a summary: %v", err)
 	}
 }
+
+// Every name of runner/results' profile layout has a reader here: a file the runner
+// writes is never refused as unknown.
+func TestEveryLayoutNameHasAKind(t *testing.T) {
+	t.Parallel()
+	names := append([]string(nil), results.ProfileSessionFiles...)
+	for _, s := range results.RunFileSuffixes {
+		names = append(names, "llama_greedy"+s)
+	}
+	names = append(names, results.RunFiles("llama_greedy")...)
+	for _, name := range names {
+		if k, drop, err := profileKind(name); k == nil || drop || err != nil {
+			t.Errorf("%s: kind %v, dropped %v, %v", name, k, drop, err)
+		}
+	}
+}

@@ -23,7 +23,6 @@ import (
 	"github.com/lablup/perfbot/internal/infile"
 	"github.com/lablup/perfbot/runner/baseline"
 	"github.com/lablup/perfbot/runner/benchcsv"
-	"github.com/lablup/perfbot/runner/guard"
 	"github.com/lablup/perfbot/runner/results"
 )
 
@@ -131,7 +130,7 @@ type nightly struct {
 	files  []string // names in the folder to commit, sorted
 	mlxcel *benchcsv.File
 	mlxlm  *benchcsv.File
-	guard  []guard.Event
+	guard  []results.GuardEvent
 }
 
 var manifestName = regexp.MustCompile(`^[A-Za-z0-9._+-]+` + regexp.QuoteMeta(results.NightlySuffix) + `$`)
@@ -193,7 +192,7 @@ func readNightly(dir string) (*nightly, error) {
 		}
 	}
 	if b, err := infile.ReadFile(filepath.Join(dir, man.Stem+results.GuardLogSuffix), gitpub.DefaultMaxFileSize); err == nil {
-		if n.guard, err = guard.ParseLog(strings.NewReader(string(b))); err != nil {
+		if n.guard, err = results.ParseGuardLog(strings.NewReader(string(b))); err != nil {
 			return nil, fmt.Errorf("reading the guard's evidence: %w", err)
 		}
 	}
@@ -440,7 +439,7 @@ type baselinePage struct {
 	mlxcel, mlxlm *benchcsv.File
 	// mlxcelCSV and mlxlmCSV are the files' names, "" for a side that has none.
 	mlxcelCSV, mlxlmCSV string
-	guard               []guard.Event
+	guard               []results.GuardEvent
 	guardLog            string // the evidence's file name, "" when there is none
 	commit              string
 	maxSpreadPct        float64
@@ -1127,7 +1126,7 @@ func BaselinePageOf(o BaselineFiles) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("reading the guard log: %w", err)
 		}
-		if in.guard, err = guard.ParseLog(strings.NewReader(string(b))); err != nil {
+		if in.guard, err = results.ParseGuardLog(strings.NewReader(string(b))); err != nil {
 			return "", fmt.Errorf("reading the guard log %s: %w", o.GuardLog, err)
 		}
 		in.guardLog = filepath.Base(o.GuardLog)

@@ -15,14 +15,13 @@ import (
 	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/internal/infile"
 	"github.com/lablup/perfbot/runner/attrib"
-	"github.com/lablup/perfbot/runner/guard"
 	"github.com/lablup/perfbot/runner/patch"
 	"github.com/lablup/perfbot/runner/rank"
 	"github.com/lablup/perfbot/runner/results"
 )
 
 // guardRows summarises the guard's evidence log per section.
-func guardRows(evs []guard.Event) (rows []report.GuardRow, notes []string) {
+func guardRows(evs []results.GuardEvent) (rows []report.GuardRow, notes []string) {
 	var cur *report.GuardRow
 	var waitStart time.Time
 	hz := map[float64]bool{}
@@ -34,10 +33,10 @@ func guardRows(evs []guard.Event) (rows []report.GuardRow, notes []string) {
 	}
 	for _, ev := range evs {
 		switch ev.Kind {
-		case guard.EvSection:
+		case results.EvSection:
 			open(ev.Run + " " + ev.Phase)
 			continue
-		case guard.EvNote:
+		case results.EvNote:
 			open(ev.Text)
 			continue
 		}
@@ -45,15 +44,15 @@ func guardRows(evs []guard.Event) (rows []report.GuardRow, notes []string) {
 			open("session")
 		}
 		switch ev.Kind {
-		case guard.EvWaiting:
+		case results.EvWaiting:
 			waitStart = ev.Time
-		case guard.EvIdle:
+		case results.EvIdle:
 			if !waitStart.IsZero() {
 				cur.Waited = ev.Time.Sub(waitStart).String()
 			}
 			hz[ev.Hz] = true
 			idle[ev.Seconds] = true
-		case guard.EvIdleReset:
+		case results.EvIdleReset:
 			cur.IdleResets++
 			if len(ev.GPU) > 0 {
 				cur.HolderResets++
@@ -61,29 +60,29 @@ func guardRows(evs []guard.Event) (rows []report.GuardRow, notes []string) {
 			if len(ev.Compilers) > 0 {
 				cur.CompilerResets++
 			}
-		case guard.EvAttemptStart:
+		case results.EvAttemptStart:
 			cur.Attempts++
-		case guard.EvSample:
+		case results.EvSample:
 			if ev.Contended {
 				cur.ContendedSamples++
 			}
-		case guard.EvMonitor:
+		case results.EvMonitor:
 			cur.Samples += ev.Samples
-		case guard.EvAttemptEnd:
+		case results.EvAttemptEnd:
 			switch ev.Verdict {
-			case guard.Contended:
+			case results.GuardContended:
 				cur.Rejected++
 				cur.Outcome = fmt.Sprintf("attempt %d rejected (contended)", ev.Attempt)
-			case guard.Interrupted:
+			case results.GuardInterrupted:
 				cur.Outcome = fmt.Sprintf("attempt %d interrupted", ev.Attempt)
 			default:
 				cur.Outcome = fmt.Sprintf("clean, exit %d", ev.ExitCode)
 			}
-		case guard.EvAllContended:
+		case results.EvAllContended:
 			cur.Outcome = fmt.Sprintf("every attempt (%d) was contended", ev.MaxAttempts)
-		case guard.EvGaveUp:
+		case results.EvGaveUp:
 			cur.Outcome = fmt.Sprintf("gave up after %ds of waiting", ev.Seconds)
-		case guard.EvCaught:
+		case results.EvCaught:
 			cur.Outcome = "stopped by " + ev.Signal
 		}
 	}
@@ -125,11 +124,11 @@ func methodRows(f *folder) []report.Row {
 	phase := ""
 	for _, ev := range evs {
 		switch ev.Kind {
-		case guard.EvSection:
+		case results.EvSection:
 			phase = ev.Phase
-		case guard.EvNote:
+		case results.EvNote:
 			phase = "test"
-		case guard.EvAttemptStart:
+		case results.EvAttemptStart:
 			label := map[string]string{"plain": "plain run (first)", "profiled": "profiled run (first)", "test": "numeric test (first)"}[phase]
 			if label != "" && !seen[label] {
 				seen[label] = true
@@ -247,11 +246,11 @@ func reproduce(f *folder, profilesDir string, models, sampling []string, commit 
 	seen := map[string]bool{}
 	for _, ev := range f.guard {
 		switch ev.Kind {
-		case guard.EvSection:
+		case results.EvSection:
 			phase = ev.Run + " " + ev.Phase
-		case guard.EvNote:
+		case results.EvNote:
 			phase = ev.Text
-		case guard.EvAttemptStart:
+		case results.EvAttemptStart:
 			if !seen[phase] {
 				seen[phase] = true
 				// Only the profiled runs print phase marks (the analysis needs them).
@@ -408,7 +407,7 @@ func gemmNotRun(f *folder) string {
 		return ""
 	}
 	for _, ev := range f.guard {
-		if ev.Kind == guard.EvNote && strings.Contains(ev.Text, results.TestModule+"::") {
+		if ev.Kind == results.EvNote && strings.Contains(ev.Text, results.TestModule+"::") {
 			return "The numeric tests ran (the guard log has their sections) but left no outcome: the results folder holds no " + gemmTests + ", so the gates were left as they are."
 		}
 	}

@@ -18,7 +18,6 @@ import (
 
 	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/internal/infile"
-	"github.com/lablup/perfbot/runner/guard"
 	"github.com/lablup/perfbot/runner/hostinfo"
 	"github.com/lablup/perfbot/runner/patch"
 	"github.com/lablup/perfbot/runner/results"
@@ -56,7 +55,7 @@ type folder struct {
 	files   []string // names to commit, sorted
 	skipped []string // names left out, sorted
 
-	guard    []guard.Event
+	guard    []results.GuardEvent
 	hasGuard bool
 	env      []report.Row
 	hasHost  bool
@@ -214,7 +213,7 @@ func (f *folder) readGuard() error {
 	if err != nil {
 		return fmt.Errorf("reading the guard log: %w", err)
 	}
-	evs, err := guard.ParseLog(bytes.NewReader(b))
+	evs, err := results.ParseGuardLog(bytes.NewReader(b))
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", filepath.Join(f.dir, guardLog), err)
 	}

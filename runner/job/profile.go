@@ -477,8 +477,8 @@ func (p *profiler) runOne(ctx context.Context, idx string, m modelRun, s results
 		return err
 	}
 	// A rerun replaces the run's files: stale ones would pass for this session's.
-	for _, suffix := range []string{"_kernel_stats.csv", "_decode_kernels.csv", "_summary.json", "_bench.log", "_plain_bench.log"} {
-		if err := os.Remove(filepath.Join(p.folder, run+suffix)); err != nil && !os.IsNotExist(err) {
+	for _, name := range results.RunFiles(run) {
+		if err := os.Remove(filepath.Join(p.folder, name)); err != nil && !os.IsNotExist(err) {
 			return fmt.Errorf("removing the last session's files of %s: %w", run, err)
 		}
 	}

@@ -4,7 +4,9 @@
 // formats (byte compatible with the target repo's own analyzer) and the number
 // formatting they use, and perfbot's manifests with their typed states: a profile
 // session's session.json (Session, RunStatus, BuildStatus, SessionState) and a nightly's
-// <stem>.nightly.json (Nightly, SweepStatus), with the commands they record.
+// <stem>.nightly.json (Nightly, SweepStatus), with the commands they record, and the
+// test entries of gemm_tests.json (TestResult, TestOutcome; runner/patch reads and
+// decides on the whole file).
 //
 // The runner's jobs (runner/job) write a folder through it; the artifact intake
 // (bot/intake), the publisher (bot/publish) and the documents (bot/report) read one

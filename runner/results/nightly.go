@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -20,6 +21,12 @@ const (
 	GuardLogSuffix = ".guard.log"
 	NightlySuffix  = ".nightly.json"
 )
+
+var nightlyManifest = regexp.MustCompile(`^[A-Za-z0-9._+-]+` + regexp.QuoteMeta(NightlySuffix) + `$`)
+
+// IsNightlyManifest says name is a nightly manifest's: <stem>.nightly.json, the stem of
+// letters, digits and ._+- only.
+func IsNightlyManifest(name string) bool { return nightlyManifest.MatchString(name) }
 
 // NightlyLayout says what a nightly results folder holds, for an error about a name
 // that is not of it.
