@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lablup/perfbot/config"
+	"github.com/lablup/perfbot/internal/strs"
 	"github.com/lablup/perfbot/runner/baseline"
 	"github.com/lablup/perfbot/runner/benchcsv"
 	"github.com/lablup/perfbot/runner/guard"
@@ -256,15 +257,8 @@ func (b *bencher) open(info hostinfo.Info) error {
 	if b.hasLast {
 		b.prog.printf("ETA from the durations of %s", b.last.Stem)
 	}
-	b.prog.printf("nightly %s at %s: %d model folders in %s, files to %s", stem, short(b.man.Commit), len(b.models), o.ModelsDir, b.folder)
+	b.prog.printf("nightly %s at %s: %d model folders in %s, files to %s", stem, strs.ShortSHA(b.man.Commit), len(b.models), o.ModelsDir, b.folder)
 	return b.save()
-}
-
-func short(sha string) string {
-	if len(sha) > 8 {
-		return sha[:8]
-	}
-	return sha
 }
 
 // run does the steps; it returns only what stops the run.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lablup/perfbot/internal/strs"
 	"github.com/lablup/perfbot/runner/guard"
 	"github.com/lablup/perfbot/runner/host"
 	"github.com/lablup/perfbot/runner/hostinfo"
@@ -175,10 +176,7 @@ func overlayCommit(repo string) (string, error) {
 	if !regexp.MustCompile(`^[0-9a-f]{7,40}$`).MatchString(c) {
 		return "", fmt.Errorf("%s has no commit: line with a commit SHA (got %q): fix the file", hostinfo.UpstreamPath, c)
 	}
-	if len(c) > 8 {
-		c = c[:8]
-	}
-	return c, nil
+	return strs.ShortSHA(c), nil
 }
 
 var (

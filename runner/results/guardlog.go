@@ -205,7 +205,7 @@ func parseGuardMessage(msg string) (GuardEvent, error) {
 	case guardReReset.MatchString(msg):
 		m := guardReReset.FindStringSubmatch(msg)
 		ev.Kind, ev.Seconds = EvIdleReset, atoi(m[1])
-		ev.GPU, ev.Compilers, ev.CPU = parseGuardHolders(m[2]), parseGuardHolders(m[3]), splitHolders(m[4])
+		ev.GPU, ev.Compilers, ev.CPU = parseGuardHolders(m[2]), parseGuardHolders(m[3]), splitExact(m[4], ",")
 	case guardReIdle.MatchString(msg):
 		m := guardReIdle.FindStringSubmatch(msg)
 		ev.Kind, ev.Seconds = EvIdle, atoi(m[1])
@@ -219,7 +219,7 @@ func parseGuardMessage(msg string) (GuardEvent, error) {
 	case guardReContended.MatchString(msg):
 		m := guardReContended.FindStringSubmatch(msg)
 		ev.Kind, ev.Sample, ev.Contended = EvSample, atoi(m[1]), true
-		ev.GPU, ev.Compilers, ev.CPU = parseGuardHolders(m[2]), parseGuardHolders(m[3]), splitHolders(m[4])
+		ev.GPU, ev.Compilers, ev.CPU = parseGuardHolders(m[2]), parseGuardHolders(m[3]), splitExact(m[4], ",")
 	case guardReMonitor.MatchString(msg):
 		ev.Kind, ev.Samples = EvMonitor, atoi(guardReMonitor.FindStringSubmatch(msg)[1])
 	case guardReEnd.MatchString(msg):
@@ -245,18 +245,11 @@ func parseGuardMessage(msg string) (GuardEvent, error) {
 	return ev, err
 }
 
-func splitHolders(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return strings.Split(s, ",")
-}
-
-// parseHolders reads `pid:comm,pid:comm`. A comm may itself hold ':' (kernel names are
+// parseGuardHolders reads `pid:comm,pid:comm`. A comm may itself hold ':' (kernel names are
 // free text), so only the first ':' splits.
 func parseGuardHolders(s string) []GuardHolder {
 	var out []GuardHolder
-	for _, part := range splitHolders(s) {
+	for _, part := range splitExact(s, ",") {
 		pid, comm, _ := strings.Cut(part, ":")
 		p, err := strconv.Atoi(pid)
 		if err != nil {
