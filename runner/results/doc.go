@@ -6,7 +6,11 @@
 // session's session.json (Session, RunStatus, BuildStatus, SessionState) and a nightly's
 // <stem>.nightly.json (Nightly, SweepStatus), with the commands they record, and the
 // test entries of gemm_tests.json (TestResult, TestOutcome; runner/patch reads and
-// decides on the whole file).
+// decides on the whole file), and the guard's evidence (guard.log and its JSON lines:
+// GuardEvent, GuardAttempt, ParseGuardLog; runner/guard writes them). Its readers
+// (ReadSession with Session.Validate, ReadNightly, ParseSummary, ReadKernels,
+// ParseGuardLog) and ProfileName are what a folder read from disk is checked with; the
+// artifact intake adds the checks of hostile input (links, sizes, names) around them.
 //
 // The runner's jobs (runner/job) write a folder through it; the artifact intake
 // (bot/intake), the publisher (bot/publish) and the documents (bot/report) read one

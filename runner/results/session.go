@@ -170,24 +170,34 @@ func ReadSession(path string) (Session, error) {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return bad("%v", err)
 	}
+	if err := s.Validate(); err != nil {
+		return bad("%v", err)
+	}
+	return s, nil
+}
+
+// Validate checks what a manifest read from a results folder holds against what a
+// runner writes: a commit SHA, a YYYY-MM-DD date, and runs with run names (one path
+// element each) and known statuses.
+func (s *Session) Validate() error {
 	if s.Commit != "" && !hexCommit.MatchString(s.Commit) {
-		return bad("commit %q is not a git commit SHA", s.Commit)
+		return fmt.Errorf("commit %q is not a git commit SHA", s.Commit)
 	}
 	if s.Date != "" {
 		if _, err := time.Parse(time.DateOnly, s.Date); err != nil {
-			return bad("date %q is not YYYY-MM-DD", s.Date)
+			return fmt.Errorf("date %q is not YYYY-MM-DD", s.Date)
 		}
 	}
 	for i, r := range s.Runs {
 		if r.Name == "" {
-			return bad("run %d has no name", i+1)
+			return fmt.Errorf("run %d has no name", i+1)
 		}
 		if err := CheckRunName(r.Name); err != nil {
-			return bad("run %d: %v", i+1, err)
+			return fmt.Errorf("run %d: %v", i+1, err)
 		}
 		if !slices.Contains(RunStatuses, r.Status) {
-			return bad("run %s has status %q; a runner writes one of %s", r.Name, r.Status, statusList())
+			return fmt.Errorf("run %s has status %q; a runner writes one of %s", r.Name, r.Status, statusList())
 		}
 	}
-	return s, nil
+	return nil
 }
