@@ -26,8 +26,8 @@ import (
 	"github.com/lablup/perfbot/internal/hosttest"
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/lablup/perfbot/runner/attrib"
-	"github.com/lablup/perfbot/runner/job"
 	"github.com/lablup/perfbot/runner/rank"
+	"github.com/lablup/perfbot/runner/results"
 )
 
 const (
@@ -427,7 +427,7 @@ func TestActRunsTheProfileWorkflow(t *testing.T) {
 	expectGate(t, s, tg.Base)
 	expectPublish(t, s, "Bearer "+actToken)
 	log := r.run(t, commentWorkflow, tg.Repo, s, actRepo, "issue_comment", "-e", actEvent(t, r.dir), "--actor", actCommenter)
-	checkSplit(t, r, log, "perfbot comment", "profile", "publish", "perfbot-results-comment-4242/gfx1151_*/"+job.SessionFile)
+	checkSplit(t, r, log, "perfbot comment", "profile", "publish", "perfbot-results-comment-4242/gfx1151_*/"+results.SessionFile)
 	checkPublished(t, r, tg, s, log, "comment-4242")
 }
 
@@ -467,7 +467,7 @@ func TestActRunsTheDispatchedProfile(t *testing.T) {
 	if jobLine("perfbot", "bench", "").MatchString(log) || jobLine("perfbot", "publish-bench", "").MatchString(log) {
 		t.Errorf("the bench job ran on a profile dispatch")
 	}
-	checkSplit(t, r, log, "perfbot", "profile", "publish", "perfbot-results-77/gfx1151_*/"+job.SessionFile)
+	checkSplit(t, r, log, "perfbot", "profile", "publish", "perfbot-results-77/gfx1151_*/"+results.SessionFile)
 	checkPublished(t, r, tg, s, log, "77")
 }
 
@@ -496,7 +496,7 @@ func TestActRunsTheNightly(t *testing.T) {
 	}))
 	log := r.run(t, nightlyWorkflow, tg.Repo, s, actRepo, "workflow_dispatch")
 	stem := "rocm_strixhalo-gfx1151_" + date
-	checkSplit(t, r, log, "perfbot nightly", "bench", "publish", "perfbot-results-nightly-*/"+stem+job.NightlySuffix)
+	checkSplit(t, r, log, "perfbot nightly", "bench", "publish", "perfbot-results-nightly-*/"+stem+results.NightlySuffix)
 	for _, want := range []string{"| results: ", "(complete)", "| page: docs/benchmark_results/rocm-baseline-gfx1151-" + date + ".md",
 		"| pull request: https://github.com/lablup/mlxcel/pull/58"} {
 		if !strings.Contains(log, want) {
@@ -629,14 +629,14 @@ func checkPublished(t *testing.T, r *actRig, tg hosttest.Target, s *ghstub.Stub,
 	if !slices.Contains(files, report["report"]) {
 		t.Errorf("the bot commit does not hold the report page %s:\n%s", report["report"], strings.Join(files, "\n"))
 	}
-	sess, err := job.ReadSession(filepath.Join(committed, job.SessionFile))
+	sess, err := results.ReadSession(filepath.Join(committed, results.SessionFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sess.Commit != tg.Base || sess.State != "complete" || len(sess.Runs) != 1 || sess.Runs[0].Status != job.StatusOK {
+	if sess.Commit != tg.Base || sess.State != "complete" || len(sess.Runs) != 1 || sess.Runs[0].Status != results.StatusOK {
 		t.Errorf("session: commit %s state %s runs %+v", sess.Commit, sess.State, sess.Runs)
 	}
-	for _, f := range []string{job.GemmTestsFile, job.GuardLogFile, job.HostInfoFile, "Meta-Llama-3.1-8B-Instruct-4bit_greedy_summary.json"} {
+	for _, f := range []string{results.GemmTestsFile, results.GuardLogFile, results.HostInfoFile, "Meta-Llama-3.1-8B-Instruct-4bit_greedy_summary.json"} {
 		if _, err := os.Stat(filepath.Join(committed, f)); err != nil {
 			t.Errorf("the results folder has no %s: %v", f, err)
 		}

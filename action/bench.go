@@ -9,9 +9,11 @@ import (
 	"strings"
 
 	"github.com/lablup/perfbot/bot/report"
+	"github.com/lablup/perfbot/config"
 	"github.com/lablup/perfbot/runner/baseline"
 	"github.com/lablup/perfbot/runner/benchcsv"
 	"github.com/lablup/perfbot/runner/job"
+	"github.com/lablup/perfbot/runner/results"
 )
 
 // VerdictRegression is the bench job's verdict when the comparison confirmed a
@@ -28,7 +30,7 @@ func (s *step) bench(ctx context.Context) error {
 	}
 	var rep job.BenchReport
 	jobErr := s.rt.Quiet("perfbot: nightly baseline", func(w io.Writer) error {
-		cfg, err := job.LoadConfig(cfgPath, s.workspace, true)
+		cfg, err := config.LoadRepo(cfgPath, s.workspace, true)
 		if err != nil {
 			return err
 		}
@@ -42,7 +44,7 @@ func (s *step) bench(ctx context.Context) error {
 		})
 		return err
 	})
-	if errors.Is(jobErr, job.ErrBadRequest) {
+	if errors.Is(jobErr, job.ErrBadRequest) || errors.Is(jobErr, config.ErrMissing) {
 		return fmt.Errorf("the checkout cannot be benchmarked: %w", jobErr)
 	}
 
@@ -56,8 +58,9 @@ func (s *step) bench(ctx context.Context) error {
 		s.rt.Annotate(Annotation{Level: level, Title: "perfbot: " + p.File + " (" + p.Kind + ")", Message: p.Text})
 	}
 	for _, sw := range m.Sweeps {
-		if sw.Status != "ok" {
-			s.rt.Annotate(Annotation{Level: Error, Title: "perfbot: the " + sw.Name + " sweep " + strings.ReplaceAll(sw.Status, "_", " "), Message: orText(sw.Reason, sw.Status)})
+		if sw.Status != results.SweepOK {
+			st := string(sw.Status)
+			s.rt.Annotate(Annotation{Level: Error, Title: "perfbot: the " + sw.Name + " sweep " + strings.ReplaceAll(st, "_", " "), Message: orText(sw.Reason, st)})
 		}
 	}
 	for _, t := range m.Tenants {
@@ -66,7 +69,7 @@ func (s *step) bench(ctx context.Context) error {
 	regressions := 0
 	d := report.JobSummaryData{Job: JobBench, GFX: m.GFX, Date: m.Date, Commit: orText(m.Commit, commit), Folder: filepath.Base(rep.Folder)}
 	for _, sw := range m.Sweeps {
-		d.Lines = append(d.Lines, report.Row{Label: sw.Name + " sweep", Value: sw.Status + csvList(sw.CSVs)})
+		d.Lines = append(d.Lines, report.Row{Label: sw.Name + " sweep", Value: string(sw.Status) + csvList(sw.CSVs)})
 	}
 	if c := m.Comparison; c != nil {
 		for _, r := range c.Models {

@@ -10,6 +10,7 @@ import (
 	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/runner/job"
 	"github.com/lablup/perfbot/runner/patch"
+	"github.com/lablup/perfbot/runner/results"
 )
 
 // gemmTests runs the three grouped_gemm numeric tests on the pinned commit through
@@ -22,7 +23,7 @@ func (s *step) gemmTests(ctx context.Context) error {
 		return err
 	}
 	req := job.GemmRequest{
-		Host: s.host, RepoDir: s.workspace, ConfigPath: cfgPath, GuardLog: filepath.Join(folder, job.GuardLogFile),
+		Host: s.host, RepoDir: s.workspace, ConfigPath: cfgPath, GuardLog: filepath.Join(folder, results.GuardLogFile),
 		LogDir: filepath.Join(s.root, "traces", "gemm-tests"), Getenv: s.rt.Getenv,
 	}
 	var outcome patch.Outcome
@@ -38,7 +39,7 @@ func (s *step) gemmTests(ctx context.Context) error {
 	var errs []error
 	written := outcome.OverlayCommit != "" && outcome.Validate() == nil
 	if written {
-		errs = append(errs, job.WriteOutcome(filepath.Join(folder, job.GemmTestsFile), outcome))
+		errs = append(errs, job.WriteOutcome(filepath.Join(folder, results.GemmTestsFile), outcome))
 		for _, t := range outcome.Tests {
 			if t.Outcome != patch.Passed {
 				s.rt.Annotate(Annotation{Level: Error, Title: fmt.Sprintf("perfbot: %s %s", t.Name, t.Outcome), Message: t.Detail})

@@ -14,8 +14,8 @@ import (
 
 	"github.com/lablup/perfbot/internal/hosttest"
 	"github.com/lablup/perfbot/internal/testfix"
-	"github.com/lablup/perfbot/runner/job"
 	"github.com/lablup/perfbot/runner/patch"
+	"github.com/lablup/perfbot/runner/results"
 )
 
 // jobsConfig asks for two models at two sampling settings; the checkout has no folder
@@ -165,7 +165,7 @@ func TestHostJobsPartialSessionThroughPublish(t *testing.T) {
 	if ann := annotations(t, log); len(ann["error"]) != 1 || !hasAnnotation(ann["error"], patch.TestNames[2]+" aborted", "SIGABRT") {
 		t.Errorf("gemm-tests annotations %v", ann)
 	}
-	if o, err := os.ReadFile(filepath.Join(folder, job.GemmTestsFile)); err != nil || !strings.Contains(string(o), `"aborted"`) {
+	if o, err := os.ReadFile(filepath.Join(folder, results.GemmTestsFile)); err != nil || !strings.Contains(string(o), `"aborted"`) {
 		t.Errorf("the outcome in the results folder: %v\n%s", err, o)
 	}
 	if sum := e.summaryText(t); !strings.Contains(sum, "Decision: **record**") {
@@ -279,7 +279,7 @@ func TestBenchThenPublishTheBaseline(t *testing.T) {
 	if outs["verdict"] != VerdictComplete || filepath.Base(outs["results-dir"]) != "benchmarks" {
 		t.Fatalf("bench outputs %v", outs)
 	}
-	if _, err := os.Stat(filepath.Join(outs["results-dir"], stem+job.NightlySuffix)); err != nil {
+	if _, err := os.Stat(filepath.Join(outs["results-dir"], stem+results.NightlySuffix)); err != nil {
 		t.Errorf("no manifest: %v", err)
 	}
 	sum := e.summaryText(t)
@@ -465,7 +465,7 @@ func TestPublishResultsRefusesAHostileArtifact(t *testing.T) {
 	if err := os.MkdirAll(folder, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink("/etc/passwd", filepath.Join(folder, job.SessionFile)); err != nil {
+	if err := os.Symlink("/etc/passwd", filepath.Join(folder, results.SessionFile)); err != nil {
 		t.Fatal(err)
 	}
 	e := newStepEnv(t, map[string]string{"job": "publish", "dry-run": "true", "ref": h.base, "results": artifact, "status-comment-id": "77"})

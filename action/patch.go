@@ -11,8 +11,8 @@ import (
 
 	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/internal/infile"
-	"github.com/lablup/perfbot/runner/job"
 	"github.com/lablup/perfbot/runner/patch"
+	"github.com/lablup/perfbot/runner/results"
 )
 
 // Verdicts of the patch job, besides draft (the patch was refused or verification
@@ -38,9 +38,9 @@ func (s *step) patchJob(ctx context.Context) error {
 		return err
 	}
 	d := report.JobSummaryData{Job: JobPatch, Commit: commit, Folder: filepath.Base(folder)}
-	b, err := infile.ReadFile(filepath.Join(folder, job.GemmTestsFile), maxGemmTests)
+	b, err := infile.ReadFile(filepath.Join(folder, results.GemmTestsFile), maxGemmTests)
 	if errors.Is(err, fs.ErrNotExist) {
-		msg := fmt.Sprintf("the results folder has no %s (the gemm-tests step did not run or left no outcome): nothing to patch, no %s written", job.GemmTestsFile, patch.PreparedFile)
+		msg := fmt.Sprintf("the results folder has no %s (the gemm-tests step did not run or left no outcome): nothing to patch, no %s written", results.GemmTestsFile, patch.PreparedFile)
 		s.rt.Annotate(Annotation{Level: Notice, Title: "perfbot: no grouped_gemm patch", Message: msg})
 		d.Verdict = VerdictSkipped
 		d.Lines = []report.Row{{Label: "patch", Value: msg}}
@@ -53,7 +53,7 @@ func (s *step) patchJob(ctx context.Context) error {
 		}
 		outcome, err := patch.ParseOutcome(b)
 		if err != nil {
-			return fmt.Errorf("%s: %w", job.GemmTestsFile, err)
+			return fmt.Errorf("%s: %w", results.GemmTestsFile, err)
 		}
 		return s.rt.Quiet("perfbot: grouped_gemm gate patch and verification", func(w io.Writer) error {
 			fmt.Fprintf(w, "applying the %s decision to a scratch worktree of %s\n", outcome.Decide(), commit)

@@ -58,7 +58,7 @@ func (s *step) profile(ctx context.Context) error {
 	ok := 0
 	for _, r := range rep.Session.Runs {
 		s.annotateRun(r)
-		if r.Status == job.StatusOK {
+		if r.Status == results.StatusOK {
 			ok++
 		}
 	}
@@ -94,7 +94,7 @@ func (s *step) profile(ctx context.Context) error {
 	}
 	if ok == 0 {
 		errs = append(errs, fmt.Errorf("none of the %d runs produced results (%s): see the annotations and %s",
-			len(rep.Session.Runs), verdict, filepath.Join(rep.Folder, job.SessionFile)))
+			len(rep.Session.Runs), verdict, filepath.Join(rep.Folder, results.SessionFile)))
 	}
 	return errors.Join(errs...)
 }
@@ -115,18 +115,18 @@ func loadRules(workspace, rel string) (*attrib.Rules, error) {
 }
 
 // annotateRun turns a run that lost attempts or produced nothing into an annotation.
-func (s *step) annotateRun(r job.RunRecord) {
+func (s *step) annotateRun(r results.RunRecord) {
 	title := "perfbot: " + r.Name
 	switch r.Status {
-	case job.StatusOK, job.StatusRunning:
-	case job.StatusNotRun:
+	case results.StatusOK, results.StatusRunning:
+	case results.StatusNotRun:
 		s.rt.Annotate(Annotation{Level: Warning, Title: title + " skipped", Message: orStatus(r)})
-	case job.StatusGuardGaveUp:
+	case results.StatusGuardGaveUp:
 		s.rt.Annotate(Annotation{Level: Error, Title: title + ": the GPU guard gave up", Message: orStatus(r)})
 	default:
 		s.rt.Annotate(Annotation{Level: Error, Title: title + " " + strings.ReplaceAll(string(r.Status), "_", " "), Message: orStatus(r)})
 	}
-	for _, ph := range []*job.Phase{r.Plain, r.Profiled} {
+	for _, ph := range []*results.Phase{r.Plain, r.Profiled} {
 		if ph != nil && ph.Attempts > 1 {
 			s.rt.Annotate(Annotation{Level: Warning, Title: title + ": guard rejections",
 				Message: fmt.Sprintf("%s: the guard rejected %d attempt(s) because another GPU tenant or a compiler was seen; the run was repeated (guard.log has the evidence)",
@@ -135,7 +135,7 @@ func (s *step) annotateRun(r job.RunRecord) {
 	}
 }
 
-func orStatus(r job.RunRecord) string { return orText(r.Reason, string(r.Status)) }
+func orStatus(r results.RunRecord) string { return orText(r.Reason, string(r.Status)) }
 
 // jobSummary is the step summary of a profile session: the headline figures of each
 // run, the runs without results and the ranked port order.
@@ -143,7 +143,7 @@ func jobSummary(rep job.ProfileReport, rk *rank.Ranking, verdict string, jobErr 
 	sess := rep.Session
 	d := report.JobSummaryData{Job: JobProfile, GFX: sess.GFX, Date: sess.Date, Commit: sess.Commit, Verdict: verdict, Folder: sess.Folder}
 	for _, r := range sess.Runs {
-		if r.Status == job.StatusOK {
+		if r.Status == results.StatusOK {
 			sum, err := results.ReadSummary(filepath.Join(rep.Folder, r.Name+"_summary.json"))
 			if err == nil {
 				d.Runs = append(d.Runs, sum)
@@ -177,7 +177,7 @@ func (s *step) laterStep(ctx context.Context) (commit, cfgPath string, cfg confi
 	if commit, cfgPath, err = s.checkout(ctx); err != nil {
 		return
 	}
-	if cfg, err = job.LoadConfig(cfgPath, s.workspace, false); err != nil {
+	if cfg, err = config.LoadRepo(cfgPath, s.workspace, false); err != nil {
 		return
 	}
 	folder, err = s.resultsFolder(cfg.Results.Profiles, commit)
@@ -190,7 +190,7 @@ func (s *step) resultsFolder(profiles, commit string) (string, error) {
 	matches, _ := filepath.Glob(filepath.Join(dir, "*_"+commit[:8]))
 	var folders []string
 	for _, m := range matches {
-		if fi, err := os.Stat(filepath.Join(m, job.SessionFile)); err == nil && fi.Mode().IsRegular() {
+		if fi, err := os.Stat(filepath.Join(m, results.SessionFile)); err == nil && fi.Mode().IsRegular() {
 			folders = append(folders, m)
 		}
 	}

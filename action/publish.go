@@ -15,7 +15,7 @@ import (
 	"github.com/lablup/perfbot/bot/intake"
 	"github.com/lablup/perfbot/bot/publish"
 	"github.com/lablup/perfbot/config"
-	"github.com/lablup/perfbot/runner/job"
+	"github.com/lablup/perfbot/runner/results"
 )
 
 // Verdicts of the publish job.
@@ -50,7 +50,7 @@ func (s *step) publish(ctx context.Context) error {
 	folder, err := s.resultsFolder(cfg.Results.Profiles, commit)
 	if err != nil {
 		nightly := filepath.Join(s.root, filepath.FromSlash(cfg.Results.Benchmarks))
-		if found, _ := filepath.Glob(filepath.Join(nightly, "*"+job.NightlySuffix)); len(found) == 0 {
+		if found, _ := filepath.Glob(filepath.Join(nightly, "*"+results.NightlySuffix)); len(found) == 0 {
 			return fmt.Errorf("%w; nor a nightly baseline in %s: run job: profile or job: bench earlier in the same job", err, nightly)
 		}
 		dest, err := s.destination(ctx)
@@ -211,7 +211,7 @@ func hasNightlyManifest(dir string) bool {
 		return false
 	}
 	for _, e := range ents {
-		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), job.NightlySuffix) {
+		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), results.NightlySuffix) {
 			return true
 		}
 	}

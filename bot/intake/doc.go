@@ -7,8 +7,10 @@
 //
 // Every entry is opened without following links (openat with O_NOFOLLOW on Linux) and
 // read within size caps, and must be a regular file with a name of the folder's layout
-// (docs/formats.md §3, docs/nightly.md); every file is parsed by perfbot's own reader
-// for its kind, from the copy. A symbolic link, a FIFO, a device, a sub-folder, a name
+// (docs/formats.md §3, docs/nightly.md: runner/results owns the names, intake maps each
+// to a reader); every file is parsed by perfbot's own reader for its kind
+// (runner/results' for the manifests, the analysis files and the guard's evidence),
+// from the copy. A symbolic link, a FIFO, a device, a sub-folder, a name
 // with a path or control character in it, an unknown name, a file over a cap, or a file
 // its reader refuses is an *Error naming the file and the rule, and nothing is left at
 // the destination. The profiler traces, which the publisher has always left out of its

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/lablup/perfbot/internal/testfix"
-	"github.com/lablup/perfbot/runner/job"
+	"github.com/lablup/perfbot/runner/results"
 )
 
 // FuzzProfileFile puts one file of any name and content in a results folder. Whatever
@@ -19,18 +19,18 @@ import (
 // name of the layout.
 func FuzzProfileFile(f *testing.F) {
 	fix := testfix.Path(f, "mlxcel-gfx1151", "rocm_profiles", realFolder)
-	for _, name := range []string{llamaRun + "_summary.json", llamaRun + "_kernel_stats.csv", qwenRun + "_decode_kernels.csv", qwenRun + "_bench.log", job.GuardLogFile} {
+	for _, name := range []string{llamaRun + "_summary.json", llamaRun + "_kernel_stats.csv", qwenRun + "_decode_kernels.csv", qwenRun + "_bench.log", results.GuardLogFile} {
 		b, err := os.ReadFile(filepath.Join(fix, name))
 		if err != nil {
 			f.Fatal(err)
 		}
 		f.Add(name, b)
 	}
-	f.Add(job.SessionFile, []byte(`{"commit": "929c80ab", "runs": []}`))
-	f.Add(job.GemmTestsFile, []byte(`{"overlay_commit": "75915908", "tests": []}`))
+	f.Add(results.SessionFile, []byte(`{"commit": "929c80ab", "runs": []}`))
+	f.Add(results.GemmTestsFile, []byte(`{"overlay_commit": "75915908", "tests": []}`))
 	f.Add(GemmPatchFile, []byte(`{}`))
-	f.Add(job.HostInfoFile, []byte(`{"rocm": {"value": "10.0.0"}}`))
-	f.Add(job.GuardLogFile+".jsonl", []byte("{\"attempt\": 1}\n"))
+	f.Add(results.HostInfoFile, []byte(`{"rocm": {"value": "10.0.0"}}`))
+	f.Add(results.GuardLogFile+".jsonl", []byte("{\"attempt\": 1}\n"))
 	f.Add(llamaRun+"_kernel_trace.csv", []byte("\"Kind\"\n"))
 	f.Add("x\x1b]0;pwned\a_bench.log", []byte("hi"))
 	f.Add("notes.txt", []byte("hi"))

@@ -13,8 +13,8 @@ import (
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/lablup/perfbot/runner/guard"
 	"github.com/lablup/perfbot/runner/hostinfo"
-	"github.com/lablup/perfbot/runner/job"
 	"github.com/lablup/perfbot/runner/patch"
+	"github.com/lablup/perfbot/runner/results"
 )
 
 const (
@@ -41,16 +41,16 @@ func layProfile(t testing.TB) string {
 			copyFixture(t, filepath.Join(fix, run+s), filepath.Join(dir, run+s))
 		}
 	}
-	copyFixture(t, filepath.Join(fix, job.GuardLogFile), filepath.Join(dir, job.GuardLogFile))
+	copyFixture(t, filepath.Join(fix, results.GuardLogFile), filepath.Join(dir, results.GuardLogFile))
 	started := time.Date(2026, 9, 30, 17, 41, 0, 0, time.FixedZone("", 9*3600))
-	s := job.Session{
+	s := results.Session{
 		Commit: realCommit, GFX: "gfx1151", Folder: realFolder, OverlayCommit: "75915908",
 		Date: "2026-09-30", Started: started, Finished: started.Add(2 * time.Hour), State: "complete",
 		Models: []string{"llama", "qwen3"}, Sampling: []string{"greedy"},
-		Shape:    job.Shape{Prompt: 512, Generate: 128, Warmup: 20},
+		Shape:    results.Shape{Prompt: 512, Generate: 128, Warmup: 20},
 		Profiler: []string{"--kernel-trace", "--hip-graph-trace", "--stats", "--output-format", "csv"},
-		Build:    job.Build{Command: job.BuildCommand, Status: "ok", Seconds: 312.4, Log: "build.log"},
-		GuardLog: job.GuardLogFile, HostInfo: job.HostInfoFile,
+		Build:    results.Build{Command: results.BuildCommand, Status: "ok", Seconds: 312.4, Log: "build.log"},
+		GuardLog: results.GuardLogFile, HostInfo: results.HostInfoFile,
 	}
 	for _, run := range []string{llamaRun, qwenRun} {
 		model, _, _ := strings.Cut(run, "_")
@@ -58,10 +58,10 @@ func layProfile(t testing.TB) string {
 		for _, suf := range runSuffixes {
 			files = append(files, run+suf)
 		}
-		s.Runs = append(s.Runs, job.RunRecord{Name: run, Model: model, ModelDir: "models/mlx/" + model, Sampling: "greedy", Status: job.StatusOK, Files: files})
+		s.Runs = append(s.Runs, results.RunRecord{Name: run, Model: model, ModelDir: "models/mlx/" + model, Sampling: "greedy", Status: results.StatusOK, Files: files})
 	}
-	writeJSON(t, filepath.Join(dir, job.SessionFile), s)
-	writeJSON(t, filepath.Join(dir, job.HostInfoFile), hostinfo.Info{
+	writeJSON(t, filepath.Join(dir, results.SessionFile), s)
+	writeJSON(t, filepath.Join(dir, results.HostInfoFile), hostinfo.Info{
 		ROCm: hostinfo.Fact{Value: "10.0.0"}, HIP: hostinfo.Fact{Value: "7.15.26333-e1a6bc5663"},
 		GPU: hostinfo.Fact{Value: "Radeon 8060S Graphics"}, GFX: hostinfo.Fact{Value: "gfx1151"},
 		VRAM: hostinfo.Fact{Value: "96.0 GiB"}, VRAMBytes: 103079215104,
@@ -71,7 +71,7 @@ func layProfile(t testing.TB) string {
 	for _, name := range patch.TestNames {
 		tests = append(tests, patch.TestResult{Name: name, Outcome: patch.Passed, Detail: "ok (0.91s)"})
 	}
-	writeJSON(t, filepath.Join(dir, job.GemmTestsFile), patch.Outcome{OverlayCommit: "75915908", Tests: tests})
+	writeJSON(t, filepath.Join(dir, results.GemmTestsFile), patch.Outcome{OverlayCommit: "75915908", Tests: tests})
 	writeJSON(t, filepath.Join(dir, GemmPatchFile), patch.Prepared{Commit: "929c80ab" + strings.Repeat("0", 32), Decision: patch.Switch,
 		Error: "refusing to patch the grouped_gemm gates (nothing was written)", Verify: []patch.VerifyResult{}})
 	var jsonl []byte
@@ -83,7 +83,7 @@ func layProfile(t testing.TB) string {
 		}
 		jsonl = append(append(jsonl, b...), '\n')
 	}
-	writeFile(t, filepath.Join(dir, job.GuardLogFile+".jsonl"), jsonl)
+	writeFile(t, filepath.Join(dir, results.GuardLogFile+".jsonl"), jsonl)
 	if err := os.Chmod(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/lablup/perfbot/runner/job"
+	"github.com/lablup/perfbot/runner/results"
 )
 
 func TestProfileCopiesTheRealFolderByteForByte(t *testing.T) {
@@ -133,15 +133,15 @@ var hostileProfiles = []hostile{
 			os.Remove(filepath.Join(dir, llamaRun+"_bench.log"))
 			symlink(t, "/etc/passwd", filepath.Join(dir, llamaRun+"_bench.log"))
 		}},
-	{name: "symlink to a file of the folder", rule: ErrLink, file: realFolder + "/" + job.GuardLogFile,
+	{name: "symlink to a file of the folder", rule: ErrLink, file: realFolder + "/" + results.GuardLogFile,
 		edit: func(t *testing.T, _, dir string) {
-			os.Rename(filepath.Join(dir, job.GuardLogFile), filepath.Join(dir, "Real_greedy_bench.log"))
-			symlink(t, "Real_greedy_bench.log", filepath.Join(dir, job.GuardLogFile))
+			os.Rename(filepath.Join(dir, results.GuardLogFile), filepath.Join(dir, "Real_greedy_bench.log"))
+			symlink(t, "Real_greedy_bench.log", filepath.Join(dir, results.GuardLogFile))
 		}},
-	{name: "dangling symlink", rule: ErrLink, file: realFolder + "/" + job.HostInfoFile,
+	{name: "dangling symlink", rule: ErrLink, file: realFolder + "/" + results.HostInfoFile,
 		edit: func(t *testing.T, _, dir string) {
-			os.Remove(filepath.Join(dir, job.HostInfoFile))
-			symlink(t, "nowhere.json", filepath.Join(dir, job.HostInfoFile))
+			os.Remove(filepath.Join(dir, results.HostInfoFile))
+			symlink(t, "nowhere.json", filepath.Join(dir, results.HostInfoFile))
 		}},
 	{name: "symlinked results folder", rule: ErrLink, file: realFolder,
 		edit: func(t *testing.T, root, dir string) {
@@ -153,10 +153,10 @@ var hostileProfiles = []hostile{
 		}},
 	{name: "symlinked folder inside", rule: ErrLink, file: realFolder + "/etc",
 		edit: func(t *testing.T, _, dir string) { symlink(t, "/etc", filepath.Join(dir, "etc")) }},
-	{name: "FIFO", rule: ErrNotRegular, file: realFolder + "/" + job.SessionFile, says: "FIFO",
+	{name: "FIFO", rule: ErrNotRegular, file: realFolder + "/" + results.SessionFile, says: "FIFO",
 		edit: func(t *testing.T, _, dir string) {
-			os.Remove(filepath.Join(dir, job.SessionFile))
-			if err := syscall.Mkfifo(filepath.Join(dir, job.SessionFile), 0o600); err != nil {
+			os.Remove(filepath.Join(dir, results.SessionFile))
+			if err := syscall.Mkfifo(filepath.Join(dir, results.SessionFile), 0o600); err != nil {
 				t.Fatal(err)
 			}
 		}},
@@ -197,7 +197,7 @@ var hostileProfiles = []hostile{
 		lim: func(l *Limits) { l.MaxDepth = 0 }},
 	{name: "second results folder", rule: ErrLayout, file: "", says: "holds 2 results folders (gfx1151_929c80ab, gfx1151_deadbeef)",
 		edit: func(t *testing.T, root, _ string) {
-			writeFile(t, filepath.Join(root, "gfx1151_deadbeef", job.GuardLogFile), nil)
+			writeFile(t, filepath.Join(root, "gfx1151_deadbeef", results.GuardLogFile), nil)
 		}},
 	{name: "a file beside the results folder", rule: ErrUnknown, file: "README.md",
 		edit: func(t *testing.T, root, _ string) { writeFile(t, filepath.Join(root, "README.md"), nil) }},
@@ -253,30 +253,30 @@ var hostileProfiles = []hostile{
 		}},
 	{name: "guard log with a line cut in its timestamp", rule: ErrFormat, file: realFolder + "/guard.log", says: "line 397",
 		edit: func(t *testing.T, _, dir string) {
-			replace(t, filepath.Join(dir, job.GuardLogFile), func(s string) string { return s + "2026-09-30T19:4\n" })
+			replace(t, filepath.Join(dir, results.GuardLogFile), func(s string) string { return s + "2026-09-30T19:4\n" })
 		}},
 	{name: "guard log cut in a message", rule: ErrFormat, file: realFolder + "/guard.log", says: "cut short",
 		edit: func(t *testing.T, _, dir string) {
-			replace(t, filepath.Join(dir, job.GuardLogFile), func(s string) string { return s[:len(s)-5] })
+			replace(t, filepath.Join(dir, results.GuardLogFile), func(s string) string { return s[:len(s)-5] })
 		}},
 	{name: "guard records cut short", rule: ErrFormat, file: realFolder + "/guard.log.jsonl",
 		edit: func(t *testing.T, _, dir string) {
-			replace(t, filepath.Join(dir, job.GuardLogFile+".jsonl"), func(s string) string { return s[:len(s)-20] + "\n" })
+			replace(t, filepath.Join(dir, results.GuardLogFile+".jsonl"), func(s string) string { return s[:len(s)-20] + "\n" })
 		}},
 	{name: "host facts that are not an object", rule: ErrFormat, file: realFolder + "/hostinfo.json", says: "JSON object",
 		edit: func(t *testing.T, _, dir string) {
-			writeFile(t, filepath.Join(dir, job.HostInfoFile), []byte("[1,2]\n"))
+			writeFile(t, filepath.Join(dir, results.HostInfoFile), []byte("[1,2]\n"))
 		}},
 	{name: "session with an unknown run status", rule: ErrFormat, file: realFolder + "/session.json", says: "pwned",
 		edit: func(t *testing.T, _, dir string) {
-			replace(t, filepath.Join(dir, job.SessionFile), func(s string) string {
+			replace(t, filepath.Join(dir, results.SessionFile), func(s string) string {
 				i := strings.LastIndex(s, `"status": "ok"`)
 				return s[:i] + `"status": "pwned"` + s[i+len(`"status": "ok"`):]
 			})
 		}},
 	{name: "test outcome with an unknown key", rule: ErrFormat, file: realFolder + "/gemm_tests.json",
 		edit: func(t *testing.T, _, dir string) {
-			replace(t, filepath.Join(dir, job.GemmTestsFile), func(s string) string {
+			replace(t, filepath.Join(dir, results.GemmTestsFile), func(s string) string {
 				return strings.Replace(s, `"overlay_commit"`, `"passed": true, "overlay_commit"`, 1)
 			})
 		}},
@@ -498,5 +498,21 @@ func TestProfileKeepsTheLogOfAFailedRun(t *testing.T) {
 	_, err = Profile(context.Background(), root, filepath.Join(t.TempDir(), "copy"), DefaultLimits())
 	if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), llamaRun+"_plain_bench.log") {
 		t.Errorf("the crash log of a run with a summary: %v", err)
+	}
+}
+
+// Every name of runner/results' profile layout has a reader here: a file the runner
+// writes is never refused as unknown.
+func TestEveryLayoutNameHasAKind(t *testing.T) {
+	t.Parallel()
+	names := append([]string(nil), results.ProfileSessionFiles...)
+	for _, s := range results.RunFileSuffixes {
+		names = append(names, "llama_greedy"+s)
+	}
+	names = append(names, results.RunFiles("llama_greedy")...)
+	for _, name := range names {
+		if k, drop, err := profileKind(name); k == nil || drop || err != nil {
+			t.Errorf("%s: kind %v, dropped %v, %v", name, k, drop, err)
+		}
 	}
 }

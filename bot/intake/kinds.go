@@ -5,31 +5,28 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/lablup/perfbot/internal/safetext"
 	"github.com/lablup/perfbot/runner/benchcsv"
 	"github.com/lablup/perfbot/runner/benchlog"
-	"github.com/lablup/perfbot/runner/guard"
 	"github.com/lablup/perfbot/runner/hostinfo"
-	"github.com/lablup/perfbot/runner/job"
 	"github.com/lablup/perfbot/runner/patch"
 	"github.com/lablup/perfbot/runner/results"
 	"github.com/lablup/perfbot/runner/rocprof"
 )
 
 // GemmPatchFile is the grouped_gemm gate patch the GPU job prepares for the publisher,
-// beside gemm_tests.json.
-const GemmPatchFile = "gemm_patch.json"
+// beside gemm_tests.json (results.GemmPatchFile).
+const GemmPatchFile = results.GemmPatchFile
 
 // The files of a profile results folder (docs/formats.md §3): per run, then per session.
 var (
 	summaryKind   = &kind{what: "a run summary", check: checkSummary}
 	decodeKind    = &kind{what: "a decode_kernels table", check: checkDecodeKernels}
-	statsKind     = &kind{what: "a rocprofv3 kernel_stats table", check: checkKernelStats, failedRun: runOf("_kernel_stats.csv")}
-	benchLogKind  = &kind{what: "a bench log", check: checkBenchLog, failedRun: runOf("_plain_bench.log", "_bench.log")}
+	statsKind     = &kind{what: "a rocprofv3 kernel_stats table", check: checkKernelStats, failedRun: runOf(results.KernelStatsSuffix)}
+	benchLogKind  = &kind{what: "a bench log", check: checkBenchLog, failedRun: runOf(results.PlainBenchLogSuffix, results.BenchLogSuffix)}
 	guardLogKind  = &kind{what: "a guard log", check: checkGuardLog}
 	guardJSONKind = &kind{what: "the guard's attempt records", check: checkGuardJSONL}
 	hostInfoKind  = &kind{what: "the host facts", check: checkHostInfo}
@@ -38,53 +35,39 @@ var (
 	gemmPatchKind = &kind{what: "the prepared grouped_gemm patch", check: checkGemmPatch}
 )
 
-// runFiles are the per-run suffixes, the publisher's committed ones (bot/publish);
+// runKinds are the kinds of a run's files by their suffix (results.RunFileSuffixes);
 // `_plain_bench.log` is a `_bench.log` too.
-var runFiles = []struct {
-	suffix string
-	k      *kind
-}{
-	{"_kernel_stats.csv", statsKind},
-	{"_decode_kernels.csv", decodeKind},
-	{"_summary.json", summaryKind},
-	{"_bench.log", benchLogKind},
+var runKinds = map[string]*kind{
+	results.KernelStatsSuffix:   statsKind,
+	results.DecodeKernelsSuffix: decodeKind,
+	results.SummarySuffix:       summaryKind,
+	results.BenchLogSuffix:      benchLogKind,
 }
 
-// sessionFiles are the per-session names.
+// sessionFiles are the kinds of the per-session names (results.ProfileSessionFiles).
 var sessionFiles = map[string]*kind{
-	job.GuardLogFile:            guardLogKind,
-	job.GuardLogFile + ".jsonl": guardJSONKind,
-	job.HostInfoFile:            hostInfoKind,
-	job.SessionFile:             sessionKind,
-	job.GemmTestsFile:           gemmTestsKind,
-	GemmPatchFile:               gemmPatchKind,
+	results.GuardLogFile:                             guardLogKind,
+	results.GuardLogFile + results.GuardEventsSuffix: guardJSONKind,
+	results.HostInfoFile:                             hostInfoKind,
+	results.SessionFile:                              sessionKind,
+	results.GemmTestsFile:                            gemmTestsKind,
+	results.GemmPatchFile:                            gemmPatchKind,
 }
 
-// droppedSuffixes are the profiler's traces: the publisher has always left them out of
-// the commit and listed them as skipped, so a stray one is left out here too, not
-// refused.
-var droppedSuffixes = []string{"_trace.csv", "_results.db"}
-
-const profileLayout = "a profile results folder holds <run>_kernel_stats.csv, <run>_decode_kernels.csv, <run>_summary.json, <run>_bench.log, <run>_plain_bench.log, guard.log, guard.log.jsonl, hostinfo.json, session.json, gemm_tests.json and gemm_patch.json (docs/formats.md §3)"
-
+// profileKind classifies a name by the layout of a profile results folder
+// (results.ProfileName): the profiler's traces, which the publisher has always left out
+// of the commit and listed as skipped, are dropped here too, not refused.
 func profileKind(name string) (*kind, bool, error) {
-	if k, ok := sessionFiles[name]; ok {
-		return k, false, nil
+	run, suffix, trace, err := results.ProfileName(name)
+	switch {
+	case err != nil:
+		return nil, false, err
+	case trace:
+		return nil, true, nil
+	case run == "":
+		return sessionFiles[name], false, nil
 	}
-	for _, f := range runFiles {
-		if run, ok := strings.CutSuffix(name, f.suffix); ok && run != "" {
-			if err := results.CheckRunName(run); err != nil {
-				return nil, false, err
-			}
-			return f.k, false, nil
-		}
-	}
-	for _, s := range droppedSuffixes {
-		if strings.HasSuffix(name, s) && len(name) > len(s) {
-			return nil, true, nil
-		}
-	}
-	return nil, false, errors.New(profileLayout)
+	return runKinds[suffix], false, nil
 }
 
 // runOf returns the run a per-run file name belongs to, for the first suffix it has.
@@ -146,7 +129,7 @@ func checkGuardLog(_ string, data []byte, _ string) error {
 	if err := wholeLines(data); err != nil {
 		return err
 	}
-	_, err := guard.ParseLog(bytes.NewReader(data))
+	_, err := results.ParseGuardLog(bytes.NewReader(data))
 	return err
 }
 
@@ -158,7 +141,7 @@ func checkGuardJSONL(_ string, data []byte, _ string) error {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		var a guard.Attempt
+		var a results.GuardAttempt
 		if err := oneObject(line, &a); err != nil {
 			return fmt.Errorf("line %d: %w", i+1, err)
 		}
@@ -178,7 +161,7 @@ func checkHostInfo(_ string, data []byte, _ string) error {
 }
 
 func checkSession(name string, _ []byte, cp string) error {
-	_, err := job.ReadSession(cp)
+	_, err := results.ReadSession(cp)
 	return named(err, cp, name)
 }
 
@@ -219,24 +202,21 @@ func oneObject(data []byte, v any) error {
 	return nil
 }
 
-// manifestRE is a nightly manifest's name (bot/publish finds it the same way).
-var manifestRE = regexp.MustCompile(`^[A-Za-z0-9._+-]+` + regexp.QuoteMeta(job.NightlySuffix) + `$`)
-
-const nightlyLayout = "a nightly results folder holds one <stem>.nightly.json, the harness CSVs it names, <stem>.guard.log and <stem>.guard.log.jsonl (docs/nightly.md)"
+const nightlyLayout = results.NightlyLayout
 
 // nightlyCheck checks a nightly folder: the manifest first, then the files it names.
 type nightlyCheck struct {
-	man job.Nightly
+	man results.Nightly
 }
 
 func (n *nightlyCheck) kind(name string) (*kind, bool, error) {
 	switch {
-	case manifestRE.MatchString(name):
+	case results.IsNightlyManifest(name):
 		return &kind{what: "a nightly manifest", check: n.checkManifest}, false, nil
-	case strings.HasSuffix(name, job.GuardLogSuffix):
-		return &kind{what: "a guard log", check: n.ofStem(job.GuardLogSuffix, checkGuardLog)}, false, nil
-	case strings.HasSuffix(name, job.GuardLogSuffix+".jsonl"):
-		return &kind{what: "the guard's attempt records", check: n.ofStem(job.GuardLogSuffix+".jsonl", checkGuardJSONL)}, false, nil
+	case strings.HasSuffix(name, results.GuardLogSuffix):
+		return &kind{what: "a guard log", check: n.ofStem(results.GuardLogSuffix, checkGuardLog)}, false, nil
+	case strings.HasSuffix(name, results.GuardLogSuffix+results.GuardEventsSuffix):
+		return &kind{what: "the guard's attempt records", check: n.ofStem(results.GuardLogSuffix+results.GuardEventsSuffix, checkGuardJSONL)}, false, nil
 	case strings.HasSuffix(name, ".csv"):
 		if _, err := benchcsv.ParseName(name); err != nil {
 			return nil, false, fmt.Errorf("%w; %s", err, nightlyLayout)
@@ -251,14 +231,14 @@ func (n *nightlyCheck) order(src string, plan []item) error {
 	var found []string
 	at := -1
 	for i, it := range plan {
-		if manifestRE.MatchString(it.name) {
+		if results.IsNightlyManifest(it.name) {
 			found = append(found, it.name)
 			at = i
 		}
 	}
 	if len(found) != 1 {
 		return refuse(src, ErrLayout, "it holds %d nightly manifests (*%s)%s: an artifact carries the folder of one `perfbot run bench`",
-			len(found), job.NightlySuffix, listed(found))
+			len(found), results.NightlySuffix, listed(found))
 	}
 	m := plan[at]
 	copy(plan[1:at+1], plan[:at])
@@ -274,11 +254,11 @@ func listed(names []string) string {
 }
 
 func (n *nightlyCheck) checkManifest(name string, _ []byte, cp string) error {
-	man, err := job.ReadNightly(cp)
+	man, err := results.ReadNightly(cp)
 	if err != nil {
 		return named(err, cp, name)
 	}
-	if man.Stem+job.NightlySuffix != name {
+	if man.Stem+results.NightlySuffix != name {
 		return fmt.Errorf("it names the stem %s: not the manifest of its own file name", safetext.Quote(man.Stem))
 	}
 	n.man = man

@@ -12,7 +12,7 @@ import (
 
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/lablup/perfbot/runner/hostinfo"
-	"github.com/lablup/perfbot/runner/job"
+	"github.com/lablup/perfbot/runner/results"
 )
 
 const (
@@ -31,21 +31,21 @@ func layNight(t testing.TB) string {
 	}
 	start := time.Date(2026, 9, 30, 2, 0, 0, 0, time.FixedZone("", 9*3600))
 	ts := start.Format("2006-01-02T15:04:05-0700")
-	writeFile(t, filepath.Join(dir, nightStem+job.GuardLogSuffix), []byte("== nightly mlxcel\n"+
+	writeFile(t, filepath.Join(dir, nightStem+results.GuardLogSuffix), []byte("== nightly mlxcel\n"+
 		ts+" waiting for 90s of idle GPU and no compiler\n"+
 		ts+" attempt 1/5: start: scripts/bench_decode.sh all --cooldown 30 --big-cooldown 30\n"+
 		ts+" attempt 1: CLEAN, exit 0\n"))
-	writeFile(t, filepath.Join(dir, nightStem+job.GuardLogSuffix+".jsonl"), []byte(`{"label":"mlxcel sweep","attempt":1,"max_attempts":5,"verdict":"clean"}`+"\n"))
-	writeJSON(t, filepath.Join(dir, nightStem+job.NightlySuffix), job.Nightly{
+	writeFile(t, filepath.Join(dir, nightStem+results.GuardLogSuffix+".jsonl"), []byte(`{"label":"mlxcel sweep","attempt":1,"max_attempts":5,"verdict":"clean"}`+"\n"))
+	writeJSON(t, filepath.Join(dir, nightStem+results.NightlySuffix), results.Nightly{
 		Date: "2026-09-30", Started: start, Finished: start.Add(50 * time.Minute), State: "complete",
 		Commit: realCommit, GFX: "gfx1151", Host: "strixhalo-gfx1151", Stem: nightStem, ModelsDir: "models/mlx",
 		HostInfo: hostinfo.Info{ROCm: hostinfo.Fact{Value: "10.0.0"}, GFX: hostinfo.Fact{Value: "gfx1151"}},
-		Build:    job.Build{Command: job.BenchBuildCommand, Status: "ok", Seconds: 301},
-		Sweeps: []job.Sweep{
-			{Name: job.SweepMlxcel, Command: job.HarnessCommand, Status: "ok", CSVs: []string{rocmCSV}},
-			{Name: job.SweepMlxLM, Command: job.BaselineCommand, Status: "ok", CSVs: []string{pylmCSV}},
+		Build:    results.Build{Command: results.BenchBuildCommand, Status: "ok", Seconds: 301},
+		Sweeps: []results.Sweep{
+			{Name: results.SweepMlxcel, Command: results.HarnessCommand, Status: "ok", CSVs: []string{rocmCSV}},
+			{Name: results.SweepMlxLM, Command: results.BaselineCommand, Status: "ok", CSVs: []string{pylmCSV}},
 		},
-		CSVs: []string{rocmCSV, pylmCSV}, GuardLog: nightStem + job.GuardLogSuffix,
+		CSVs: []string{rocmCSV, pylmCSV}, GuardLog: nightStem + results.GuardLogSuffix,
 	})
 	return dir
 }
@@ -78,18 +78,18 @@ func TestNightlyCopiesTheFolderByteForByte(t *testing.T) {
 
 var hostileNights = []hostile{
 	{name: "no manifest", rule: ErrLayout, says: "holds 0 nightly manifests",
-		edit: func(t *testing.T, _, dir string) { os.Remove(filepath.Join(dir, nightStem+job.NightlySuffix)) }},
+		edit: func(t *testing.T, _, dir string) { os.Remove(filepath.Join(dir, nightStem+results.NightlySuffix)) }},
 	{name: "two manifests", rule: ErrLayout, says: "holds 2 nightly manifests",
 		edit: func(t *testing.T, _, dir string) {
-			copyFixture(t, filepath.Join(dir, nightStem+job.NightlySuffix), filepath.Join(dir, "rocm_strixhalo-gfx1151_2026-10-01.nightly.json"))
+			copyFixture(t, filepath.Join(dir, nightStem+results.NightlySuffix), filepath.Join(dir, "rocm_strixhalo-gfx1151_2026-10-01.nightly.json"))
 		}},
 	{name: "manifest of another stem", rule: ErrFormat, file: "rocm_strixhalo-gfx1151_2026-10-01.nightly.json", says: "its own file name",
 		edit: func(t *testing.T, _, dir string) {
-			os.Rename(filepath.Join(dir, nightStem+job.NightlySuffix), filepath.Join(dir, "rocm_strixhalo-gfx1151_2026-10-01.nightly.json"))
+			os.Rename(filepath.Join(dir, nightStem+results.NightlySuffix), filepath.Join(dir, "rocm_strixhalo-gfx1151_2026-10-01.nightly.json"))
 		}},
-	{name: "manifest that is not one", rule: ErrFormat, file: nightStem + job.NightlySuffix, says: "not a manifest",
+	{name: "manifest that is not one", rule: ErrFormat, file: nightStem + results.NightlySuffix, says: "not a manifest",
 		edit: func(t *testing.T, _, dir string) {
-			writeFile(t, filepath.Join(dir, nightStem+job.NightlySuffix), []byte(`{"stem": "../../etc"}`))
+			writeFile(t, filepath.Join(dir, nightStem+results.NightlySuffix), []byte(`{"stem": "../../etc"}`))
 		}},
 	{name: "CSV the manifest does not name", rule: ErrUnknown, file: "rocm_strixhalo-gfx1151_2026-09-29.csv", says: "does not name it",
 		edit: func(t *testing.T, _, dir string) {
@@ -101,11 +101,11 @@ var hostileNights = []hostile{
 		edit: func(t *testing.T, _, dir string) { writeFile(t, filepath.Join(dir, pylmCSV), nil) }},
 	{name: "guard log of another stem", rule: ErrUnknown, file: "rocm_strixhalo-gfx1151_2026-09-29.guard.log", says: "stem",
 		edit: func(t *testing.T, _, dir string) {
-			copyFixture(t, filepath.Join(dir, nightStem+job.GuardLogSuffix), filepath.Join(dir, "rocm_strixhalo-gfx1151_2026-09-29.guard.log"))
+			copyFixture(t, filepath.Join(dir, nightStem+results.GuardLogSuffix), filepath.Join(dir, "rocm_strixhalo-gfx1151_2026-09-29.guard.log"))
 		}},
-	{name: "truncated guard log", rule: ErrFormat, file: nightStem + job.GuardLogSuffix, says: "cut short",
+	{name: "truncated guard log", rule: ErrFormat, file: nightStem + results.GuardLogSuffix, says: "cut short",
 		edit: func(t *testing.T, _, dir string) {
-			replace(t, filepath.Join(dir, nightStem+job.GuardLogSuffix), func(s string) string { return strings.TrimSuffix(s, "\n") })
+			replace(t, filepath.Join(dir, nightStem+results.GuardLogSuffix), func(s string) string { return strings.TrimSuffix(s, "\n") })
 		}},
 	{name: "the harness logs", rule: ErrNested, file: "logs",
 		edit: func(t *testing.T, _, dir string) { writeFile(t, filepath.Join(dir, "logs", "build.log"), nil) }},

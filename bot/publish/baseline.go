@@ -23,8 +23,7 @@ import (
 	"github.com/lablup/perfbot/internal/strs"
 	"github.com/lablup/perfbot/runner/baseline"
 	"github.com/lablup/perfbot/runner/benchcsv"
-	"github.com/lablup/perfbot/runner/guard"
-	"github.com/lablup/perfbot/runner/job"
+	"github.com/lablup/perfbot/runner/results"
 )
 
 // Files a dry run of PublishBaseline writes instead of the GitHub writes; a regression
@@ -115,14 +114,14 @@ func (o BaselineOptions) normalize() (BaselineOptions, error) {
 // nightly is one nightly results folder as read from disk.
 type nightly struct {
 	dir    string
-	man    job.Nightly
+	man    results.Nightly
 	files  []string // names in the folder to commit, sorted
 	mlxcel *benchcsv.File
 	mlxlm  *benchcsv.File
-	guard  []guard.Event
+	guard  []results.GuardEvent
 }
 
-var manifestName = regexp.MustCompile(`^[A-Za-z0-9._+-]+` + regexp.QuoteMeta(job.NightlySuffix) + `$`)
+var manifestName = regexp.MustCompile(`^[A-Za-z0-9._+-]+` + regexp.QuoteMeta(results.NightlySuffix) + `$`)
 
 // readNightly reads the folder: exactly one manifest, the CSVs it names (base names of
 // regular files in the folder, harness names only: the manifest is not trusted to
@@ -139,13 +138,13 @@ func readNightly(dir string) (*nightly, error) {
 		}
 	}
 	if len(manifests) != 1 {
-		return nil, fmt.Errorf("%s holds %d nightly manifests (*%s): publish the folder of one `perfbot run bench`", dir, len(manifests), job.NightlySuffix)
+		return nil, fmt.Errorf("%s holds %d nightly manifests (*%s): publish the folder of one `perfbot run bench`", dir, len(manifests), results.NightlySuffix)
 	}
-	man, err := job.ReadNightly(filepath.Join(dir, manifests[0]))
+	man, err := results.ReadNightly(filepath.Join(dir, manifests[0]))
 	if err != nil {
 		return nil, err
 	}
-	if man.Stem+job.NightlySuffix != manifests[0] {
+	if man.Stem+results.NightlySuffix != manifests[0] {
 		return nil, fmt.Errorf("%s names the stem %q: not the manifest of its own folder", manifests[0], man.Stem)
 	}
 	n := &nightly{dir: dir, man: man, files: []string{manifests[0]}}
@@ -159,7 +158,7 @@ func readNightly(dir string) (*nightly, error) {
 		}
 		n.files = append(n.files, name)
 	}
-	for _, name := range []string{man.Stem + job.GuardLogSuffix, man.Stem + job.GuardLogSuffix + ".jsonl"} {
+	for _, name := range []string{man.Stem + results.GuardLogSuffix, man.Stem + results.GuardLogSuffix + ".jsonl"} {
 		if regular(name) {
 			n.files = append(n.files, name)
 		}
@@ -174,14 +173,14 @@ func readNightly(dir string) (*nightly, error) {
 			return nil, fmt.Errorf("reading the %s sweep's CSV: %w", sw.Name, err)
 		}
 		switch sw.Name {
-		case job.SweepMlxcel:
+		case results.SweepMlxcel:
 			n.mlxcel = f
-		case job.SweepMlxLM:
+		case results.SweepMlxLM:
 			n.mlxlm = f
 		}
 	}
-	if b, err := infile.ReadFile(filepath.Join(dir, man.Stem+job.GuardLogSuffix), gitpub.DefaultMaxFileSize); err == nil {
-		if n.guard, err = guard.ParseLog(strings.NewReader(string(b))); err != nil {
+	if b, err := infile.ReadFile(filepath.Join(dir, man.Stem+results.GuardLogSuffix), gitpub.DefaultMaxFileSize); err == nil {
+		if n.guard, err = results.ParseGuardLog(strings.NewReader(string(b))); err != nil {
 			return nil, fmt.Errorf("reading the guard's evidence: %w", err)
 		}
 	}
@@ -436,11 +435,11 @@ func tok(pt *baseline.Point, prefill bool) string {
 // baselinePage is what the baseline page is made of: a nightly's manifest and its
 // files, or (man nil) a pair of harness CSVs and a guard log given by hand.
 type baselinePage struct {
-	man           *job.Nightly
+	man           *results.Nightly
 	mlxcel, mlxlm *benchcsv.File
 	// mlxcelCSV and mlxlmCSV are the files' names, "" for a side that has none.
 	mlxcelCSV, mlxlmCSV string
-	guard               []guard.Event
+	guard               []results.GuardEvent
 	guardLog            string // the evidence's file name, "" when there is none
 	commit              string
 	maxSpreadPct        float64
@@ -454,8 +453,8 @@ type baselinePage struct {
 func (p *BaselinePlan) pageData() report.BaselinePageData {
 	m := p.n.man
 	return baselinePageData(baselinePage{
-		man: &m, mlxcel: p.n.mlxcel, mlxlm: p.n.mlxlm, mlxcelCSV: sweepCSV(m, job.SweepMlxcel), mlxlmCSV: sweepCSV(m, job.SweepMlxLM),
-		guard: p.n.guard, guardLog: m.Stem + job.GuardLogSuffix, commit: p.base, maxSpreadPct: p.o.MaxSpreadPct,
+		man: &m, mlxcel: p.n.mlxcel, mlxlm: p.n.mlxlm, mlxcelCSV: sweepCSV(m, results.SweepMlxcel), mlxlmCSV: sweepCSV(m, results.SweepMlxLM),
+		guard: p.n.guard, guardLog: m.Stem + results.GuardLogSuffix, commit: p.base, maxSpreadPct: p.o.MaxSpreadPct,
 		benchmarks: p.o.Config.Results.Benchmarks, rowLink: p.rowLink, issues: map[string]report.Link{},
 		history: p.history, chartURL: p.chartURL(),
 	})
@@ -490,7 +489,7 @@ func missingTonight(in baselinePage) (models []string, from string) {
 }
 
 // sweepCSV is the CSV the named sweep left, "" when it left none.
-func sweepCSV(m job.Nightly, name string) string {
+func sweepCSV(m results.Nightly, name string) string {
 	if sw, ok := m.Sweep(name); ok {
 		return sw.CSV()
 	}
@@ -542,7 +541,7 @@ func baselinePageData(in baselinePage) report.BaselinePageData {
 		d.Env = append(d.Env, report.Row{Label: "mlx-lm baseline", Value: in.mlxlm.Rows[0].Version})
 	}
 	d.Shape = shapeRows(in.mlxcel)
-	d.Commands = []string{strings.Join(job.BenchBuildCommand, " ")}
+	d.Commands = []string{strings.Join(results.BenchBuildCommand, " ")}
 	if m := in.man; m != nil {
 		for _, sw := range m.Sweeps {
 			if sw.Status != "not_run" {
@@ -598,7 +597,7 @@ func baselinePageData(in baselinePage) report.BaselinePageData {
 			}
 		}
 		for _, rm := range m.Remeasures {
-			line := fmt.Sprintf("%s was re-measured alone (%s)", rm.Model, strings.Join(job.RemeasureCommand(path.Join(m.ModelsDir, rm.Model)), " "))
+			line := fmt.Sprintf("%s was re-measured alone (%s)", rm.Model, strings.Join(results.RemeasureCommand(path.Join(m.ModelsDir, rm.Model)), " "))
 			if rm.Reason != "" {
 				line += ": no reading, " + rm.Reason + "; the suspect stays unconfirmed"
 			} else {
@@ -932,7 +931,7 @@ func BaselinePageOf(o BaselineFiles) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("reading the guard log: %w", err)
 		}
-		if in.guard, err = guard.ParseLog(strings.NewReader(string(b))); err != nil {
+		if in.guard, err = results.ParseGuardLog(strings.NewReader(string(b))); err != nil {
 			return "", fmt.Errorf("reading the guard log %s: %w", o.GuardLog, err)
 		}
 		in.guardLog = filepath.Base(o.GuardLog)

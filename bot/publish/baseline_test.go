@@ -21,7 +21,7 @@ import (
 	"github.com/lablup/perfbot/runner/baseline"
 	"github.com/lablup/perfbot/runner/benchcsv"
 	"github.com/lablup/perfbot/runner/hostinfo"
-	"github.com/lablup/perfbot/runner/job"
+	"github.com/lablup/perfbot/runner/results"
 )
 
 const (
@@ -125,7 +125,7 @@ func layNight(t testing.TB, base string, n night) string {
 		t.Fatal(err)
 	}
 	rep := baseline.CompareNightly(historyFiles(t, n.date), f, baseline.DefaultRules())
-	var rms []job.Remeasure
+	var rms []results.Remeasure
 	for _, s := range rep.Suspects() {
 		p, _ := baseline.PointOf(f, s)
 		single := stem + "_single_" + s + ".csv"
@@ -134,7 +134,7 @@ func layNight(t testing.TB, base string, n night) string {
 		if err := rep.Remeasured(s, p); err != nil {
 			t.Fatal(err)
 		}
-		rm := job.Remeasure{Model: s, CSV: single, Decode: p.Value(), Verdict: rep.Models[0].Verdict}
+		rm := results.Remeasure{Model: s, CSV: single, Decode: p.Value(), Verdict: rep.Models[0].Verdict}
 		if n.noReading != "" {
 			rm.CSV, rm.Decode, rm.Reason = "", 0, n.noReading
 		}
@@ -144,19 +144,19 @@ func layNight(t testing.TB, base string, n night) string {
 	start := day.Add(2 * time.Hour)
 	glog := fmt.Sprintf("== nightly mlxcel\n%[1]s waiting for 90s of idle GPU and no compiler\n%[1]s idle for 90s: kfd proc empty and no compiler in every 10 Hz sample\n%[1]s attempt 1/5: start: scripts/bench_decode.sh all --cooldown 30 --big-cooldown 30\n",
 		start.Format("2006-01-02T15:04:05-0700"))
-	man := job.Nightly{
+	man := results.Nightly{
 		Date: n.date, Started: start, Finished: start.Add(50 * time.Minute), State: "complete", Commit: base,
 		GFX: "gfx1151", Host: "strixhalo-gfx1151", Stem: stem, ModelsDir: "models/mlx",
 		HostInfo: hostinfo.Info{ROCm: hostinfo.Fact{Value: "10.0.0"}, HIP: hostinfo.Fact{Value: "7.15.26333-e1a6bc5663"},
 			GPU: hostinfo.Fact{Value: "Radeon 8060S Graphics"}, GFX: hostinfo.Fact{Value: "gfx1151"},
 			VRAM: hostinfo.Fact{Value: "96 GiB"}, VRAMBytes: 96 << 30, HostMemory: hostinfo.Fact{Value: "31 GiB"},
 			OverlayCommit: hostinfo.Fact{Value: "75915908dfe5028335d318b10340313744fd3a8d"}},
-		Build: job.Build{Command: job.BenchBuildCommand, Status: "ok", Seconds: 301},
-		Sweeps: []job.Sweep{
-			{Name: job.SweepMlxcel, Command: job.HarnessCommand, Status: "ok", CSVs: csvs[:1]},
-			{Name: job.SweepMlxLM, Command: job.BaselineCommand, Status: "ok", CSVs: csvs[1:min(2, len(csvs))]},
+		Build: results.Build{Command: results.BenchBuildCommand, Status: "ok", Seconds: 301},
+		Sweeps: []results.Sweep{
+			{Name: results.SweepMlxcel, Command: results.HarnessCommand, Status: "ok", CSVs: csvs[:1]},
+			{Name: results.SweepMlxLM, Command: results.BaselineCommand, Status: "ok", CSVs: csvs[1:min(2, len(csvs))]},
 		},
-		CSVs: csvs, GuardLog: stem + job.GuardLogSuffix, Comparison: &rep, Remeasures: rms,
+		CSVs: csvs, GuardLog: stem + results.GuardLogSuffix, Comparison: &rep, Remeasures: rms,
 	}
 	if n.noMLXLM {
 		man.Sweeps[1].Status, man.Sweeps[1].Reason, man.Sweeps[1].CSVs = "failed", "scripts/bench_mlxlm.py exited 1", nil
@@ -175,8 +175,8 @@ func layNight(t testing.TB, base string, n night) string {
 	}
 	glog += start.Add(30*time.Minute).Format("2006-01-02T15:04:05-0700") + " monitor: 1800 samples\n" +
 		start.Add(30*time.Minute).Format("2006-01-02T15:04:05-0700") + " attempt 2: CLEAN, exit 0\n"
-	writeFile(t, filepath.Join(dir, stem+job.GuardLogSuffix), glog)
-	writeJSON(t, filepath.Join(dir, stem+job.NightlySuffix), man)
+	writeFile(t, filepath.Join(dir, stem+results.GuardLogSuffix), glog)
+	writeJSON(t, filepath.Join(dir, stem+results.NightlySuffix), man)
 	return dir
 }
 

@@ -11,8 +11,6 @@ import (
 	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/internal/infile"
 	"github.com/lablup/perfbot/runner/attrib"
-	"github.com/lablup/perfbot/runner/guard"
-	"github.com/lablup/perfbot/runner/job"
 	"github.com/lablup/perfbot/runner/patch"
 	"github.com/lablup/perfbot/runner/rank"
 	"github.com/lablup/perfbot/runner/results"
@@ -29,11 +27,11 @@ func methodRows(f *folder) []report.Row {
 	phase := ""
 	for _, ev := range evs {
 		switch ev.Kind {
-		case guard.EvSection:
+		case results.EvSection:
 			phase = ev.Phase
-		case guard.EvNote:
+		case results.EvNote:
 			phase = "test"
-		case guard.EvAttemptStart:
+		case results.EvAttemptStart:
 			label := map[string]string{"plain": "plain run (first)", "profiled": "profiled run (first)", "test": "numeric test (first)"}[phase]
 			if label != "" && !seen[label] {
 				seen[label] = true
@@ -87,11 +85,11 @@ func reproduce(f *folder, profilesDir string, models, sampling []string, commit 
 	seen := map[string]bool{}
 	for _, ev := range f.guard {
 		switch ev.Kind {
-		case guard.EvSection:
+		case results.EvSection:
 			phase = ev.Run + " " + ev.Phase
-		case guard.EvNote:
+		case results.EvNote:
 			phase = ev.Text
-		case guard.EvAttemptStart:
+		case results.EvAttemptStart:
 			if !seen[phase] {
 				seen[phase] = true
 				// Only the profiled runs print phase marks (the analysis needs them).
@@ -133,7 +131,7 @@ func pageData(in pageInput) report.PageData {
 		GFX: f.gfx, Date: in.date, Commit: in.commit, Models: in.models, Sampling: in.sampling,
 		Env: envRows(f, in.commit), Method: methodRows(f), Guard: rows, GuardNotes: notes,
 		Runs: f.runs, Rules: report.RulesData(in.rules, in.rulesFile), UnitIDs: unitIDs(f),
-		RankingMD: in.rk.Markdown(), Gemm: report.GemmData(f.gemm, in.gemmPatch, in.patchProblem),
+		RankingMD: in.rk.Markdown(), Gemm: gemmData(f.gemm, in.gemmPatch, in.patchProblem),
 		Reproduce: lines, ReproduceBy: comment,
 	}
 	d.GemmNotRun = gemmNotRun(f)
@@ -248,7 +246,7 @@ func gemmNotRun(f *folder) string {
 		return ""
 	}
 	for _, ev := range f.guard {
-		if ev.Kind == guard.EvNote && strings.Contains(ev.Text, job.TestModule+"::") {
+		if ev.Kind == results.EvNote && strings.Contains(ev.Text, results.TestModule+"::") {
 			return "The numeric tests ran (the guard log has their sections) but left no outcome: the results folder holds no " + gemmTests + ", so the gates were left as they are."
 		}
 	}
@@ -374,4 +372,22 @@ func localLayout(pageDir string, files []string) (pagePath string, repoPath map[
 		repoPath[f] = rel(abs[i])
 	}
 	return path.Join(rel(pa), "page.md"), repoPath, nil
+}
+
+// gemmData is the numeric test section of the page, from the test outcome and the
+// prepared patch's report.
+func gemmData(o *patch.Outcome, r *patch.Report, problem string) *report.Gemm {
+	if o == nil {
+		return nil
+	}
+	g := &report.Gemm{OverlayCommit: o.OverlayCommit, Tests: o.Tests, Decision: string(o.Decide()), Problem: problem}
+	if r != nil {
+		g.Tests, g.Decision = r.Tests, string(r.Decision)
+		for _, fr := range r.Files {
+			if fr.Changed {
+				g.Changed = append(g.Changed, fr.Path)
+			}
+		}
+	}
+	return g
 }

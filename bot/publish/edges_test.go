@@ -27,9 +27,9 @@ import (
 	"github.com/lablup/perfbot/runner/attrib"
 	"github.com/lablup/perfbot/runner/baseline"
 	"github.com/lablup/perfbot/runner/hostinfo"
-	"github.com/lablup/perfbot/runner/job"
 	"github.com/lablup/perfbot/runner/patch"
 	"github.com/lablup/perfbot/runner/rank"
+	"github.com/lablup/perfbot/runner/results"
 )
 
 // Results of one commit are never published on another commit of the repository, named
@@ -142,8 +142,8 @@ func TestDryRunGolden(t *testing.T) {
 	t.Parallel()
 	tg := newTarget(t)
 	res := layResults(t, tg.base, profile{date: "2026-09-30", tests: []patch.TestOutcome{patch.Passed, patch.Failed, patch.Passed},
-		failed: []job.RunRecord{{Name: "granite-4.0-h-tiny-4bit_greedy", Model: "granite", ModelDir: "models/mlx/granite-4.0-h-tiny-4bit",
-			Sampling: "greedy", Status: job.StatusBenchCrashed, Reason: "the bench exited 137 (out of memory)"}}})
+		failed: []results.RunRecord{{Name: "granite-4.0-h-tiny-4bit_greedy", Model: "granite", ModelDir: "models/mlx/granite-4.0-h-tiny-4bit",
+			Sampling: "greedy", Status: results.StatusBenchCrashed, Reason: "the bench exited 137 (out of memory)"}}})
 	out := t.TempDir()
 	prepare(t, tg, res, [][]string{{"python3", patch.CheckerPath}, {"sh", "-c", "echo 'dispatch table out of date' >&2; exit 4"}}, "")
 	o := Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out), TriggerCommentID: triggerID, Issue: 12}
@@ -426,7 +426,7 @@ func TestBaselineVerdictRows(t *testing.T) {
 		{Model: "flat", New: pt(10), Band: band, ChangePct: 0},
 		{Model: "no reading", Status: "FAIL:oom"},
 	}}
-	p := &BaselinePlan{n: &nightly{man: job.Nightly{Comparison: rep}}}
+	p := &BaselinePlan{n: &nightly{man: results.Nightly{Comparison: rep}}}
 	var got []string
 	for _, r := range p.verdictRows(Links{}) {
 		got = append(got, r.Model+" "+r.Decode+" "+r.Change+" "+r.Band)
@@ -574,7 +574,7 @@ func TestReadSummariesInTheSessionsOrder(t *testing.T) {
 	} {
 		f := &folder{dir: dir}
 		for _, n := range tc.session {
-			f.session.Runs = append(f.session.Runs, job.RunRecord{Name: n})
+			f.session.Runs = append(f.session.Runs, results.RunRecord{Name: n})
 		}
 		if err := f.readSummaries(); err != nil {
 			t.Fatal(err)
@@ -598,16 +598,16 @@ func TestPublishDates(t *testing.T) {
 	const noDate = "the session has no date: the report is dated today and a rerun on another day makes another page"
 	for _, tc := range []struct {
 		name     string
-		session  job.Session
+		session  results.Session
 		date     string
 		when     time.Time
 		withNote bool
 	}{
-		{"a date only", job.Session{Date: "2026-09-30"}, "2026-09-30", time.Date(2026, 9, 30, 0, 0, 0, 0, time.UTC), false},
-		{"a date and an end on the next day", job.Session{Date: "2026-09-30", Finished: end}, "2026-09-30", end, false},
-		{"an end only", job.Session{Finished: end}, "2026-10-01", end, false},
-		{"a start only", job.Session{Started: start}, "2026-09-29", start, false},
-		{"no session", job.Session{}, testNow.Format(time.DateOnly), testNow, true},
+		{"a date only", results.Session{Date: "2026-09-30"}, "2026-09-30", time.Date(2026, 9, 30, 0, 0, 0, 0, time.UTC), false},
+		{"a date and an end on the next day", results.Session{Date: "2026-09-30", Finished: end}, "2026-09-30", end, false},
+		{"an end only", results.Session{Finished: end}, "2026-10-01", end, false},
+		{"a start only", results.Session{Started: start}, "2026-09-29", start, false},
+		{"no session", results.Session{}, testNow.Format(time.DateOnly), testNow, true},
 	} {
 		p := &ProfilePlan{f: &folder{session: tc.session}, o: Options{Now: func() time.Time { return testNow }}}
 		p.dates()
@@ -709,21 +709,21 @@ func TestCommitMessage(t *testing.T) {
 // time recorded), no profiler flags, no workload; a folder without a session.
 func TestSessionMethodEdges(t *testing.T) {
 	t.Parallel()
-	cmd := strings.Join(job.BuildCommand, " ")
+	cmd := strings.Join(results.BuildCommand, " ")
 	flags := report.Row{Label: "profiler flags passed", Value: "--kernel-trace --stats"}
 	work := report.Row{Label: "workload (bench arguments)", Value: "-n 1 --warmup-tokens 0 --ignore-eos --prompt-tokens 0"}
 	for _, tc := range []struct {
 		name      string
 		has       bool
-		s         job.Session
+		s         results.Session
 		wantBuild string
 		wantRest  []report.Row
 	}{
-		{"whole seconds", true, job.Session{Build: job.Build{Status: "ok", Seconds: 41}}, "build (41 s)", nil},
-		{"a fraction", true, job.Session{Build: job.Build{Status: "ok", Seconds: 0.25}}, "build (0.25 s)", nil},
-		{"no time", true, job.Session{Build: job.Build{Status: "ok"}}, "build", nil},
-		{"flags and a one-token workload", true, job.Session{Profiler: []string{"--kernel-trace", "--stats"}, Shape: job.Shape{Generate: 1}}, "build", []report.Row{flags, work}},
-		{"no session", false, job.Session{Profiler: []string{"--kernel-trace"}, Shape: job.Shape{Generate: 1}}, "build", nil},
+		{"whole seconds", true, results.Session{Build: results.Build{Status: "ok", Seconds: 41}}, "build (41 s)", nil},
+		{"a fraction", true, results.Session{Build: results.Build{Status: "ok", Seconds: 0.25}}, "build (0.25 s)", nil},
+		{"no time", true, results.Session{Build: results.Build{Status: "ok"}}, "build", nil},
+		{"flags and a one-token workload", true, results.Session{Profiler: []string{"--kernel-trace", "--stats"}, Shape: results.Shape{Generate: 1}}, "build", []report.Row{flags, work}},
+		{"no session", false, results.Session{Profiler: []string{"--kernel-trace"}, Shape: results.Shape{Generate: 1}}, "build", nil},
 	} {
 		f := &folder{hasSession: tc.has, session: tc.s}
 		build, rest := f.sessionMethod()

@@ -18,20 +18,18 @@ import (
 
 	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/internal/infile"
-	"github.com/lablup/perfbot/runner/guard"
 	"github.com/lablup/perfbot/runner/hostinfo"
-	"github.com/lablup/perfbot/runner/job"
 	"github.com/lablup/perfbot/runner/patch"
 	"github.com/lablup/perfbot/runner/results"
 )
 
 // Names of the session files the runner writes beside the runs.
 const (
-	guardLog   = job.GuardLogFile
-	guardJSONL = job.GuardLogFile + ".jsonl"
-	hostInfo   = job.HostInfoFile
-	sessionDoc = job.SessionFile
-	gemmTests  = job.GemmTestsFile
+	guardLog   = results.GuardLogFile
+	guardJSONL = results.GuardLogFile + ".jsonl"
+	hostInfo   = results.HostInfoFile
+	sessionDoc = results.SessionFile
+	gemmTests  = results.GemmTestsFile
 )
 
 // committedSuffixes are the per-run files that go into the commit (docs/formats.md §3);
@@ -57,12 +55,12 @@ type folder struct {
 	files   []string // names to commit, sorted
 	skipped []string // names left out, sorted
 
-	guard    []guard.Event
+	guard    []results.GuardEvent
 	hasGuard bool
 	env      []report.Row
 	hasHost  bool
 	// session is the runner's manifest; hasSession is false when the folder has none.
-	session    job.Session
+	session    results.Session
 	hasSession bool
 	gemm       *patch.Outcome
 	// prepared is the runner's gemm_patch.json, nil when the folder has none.
@@ -212,7 +210,7 @@ func (f *folder) readGuard() error {
 	if b == nil || err != nil {
 		return err
 	}
-	evs, err := guard.ParseLog(bytes.NewReader(b))
+	evs, err := results.ParseGuardLog(bytes.NewReader(b))
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", filepath.Join(f.dir, guardLog), err)
 	}
@@ -262,7 +260,7 @@ func (f *folder) readPrepared() error {
 }
 
 func (f *folder) readSession() error {
-	s, err := job.ReadSession(filepath.Join(f.dir, job.SessionFile))
+	s, err := results.ReadSession(filepath.Join(f.dir, results.SessionFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		f.notes = append(f.notes, "the results folder has no session.json: the date and commit come from elsewhere, and runs that failed are not listed")
 		return nil
@@ -330,9 +328,9 @@ func (f *folder) failedRuns() []report.RunState {
 		}
 		detail := r.Reason
 		switch {
-		case r.Status == job.StatusOK:
+		case r.Status == results.StatusOK:
 			detail = "the session says ok, but the results folder has no " + r.Name + "_summary.json"
-		case r.Status == job.StatusRunning:
+		case r.Status == results.StatusRunning:
 			detail = "the session stopped during this run"
 		case detail == "":
 			detail = "no reason recorded"
@@ -362,7 +360,7 @@ func (f *folder) sessionMethod() (build report.Row, rest []report.Row) {
 	s := f.session
 	cmd := s.Build.Command
 	if len(cmd) == 0 {
-		cmd = job.BuildCommand
+		cmd = results.BuildCommand
 	}
 	build = report.Row{Label: "build", Value: strings.Join(cmd, " ")}
 	if !f.hasSession {

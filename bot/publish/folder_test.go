@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/lablup/perfbot/bot/report"
-	"github.com/lablup/perfbot/runner/job"
+	"github.com/lablup/perfbot/runner/results"
 )
 
 func TestReadFolderHostFacts(t *testing.T) {
@@ -62,9 +62,9 @@ func TestReadFolderRefusals(t *testing.T) {
 	}
 }
 
-var crashed = job.RunRecord{
+var crashed = results.RunRecord{
 	Name: "Qwen3-30B-A3B-4bit_t0.7-p0.95", Model: "qwen3", ModelDir: "models/mlx/Qwen3-30B-A3B-4bit", Sampling: "t0.7-p0.95",
-	Status: job.StatusBenchCrashed, Reason: "the profiled run exited with status 139 (SIGSEGV); last lines: [mlx-rocm] decode step 3: HIP kernel launch failed",
+	Status: results.StatusBenchCrashed, Reason: "the profiled run exited with status 139 (SIGSEGV); last lines: [mlx-rocm] decode step 3: HIP kernel launch failed",
 }
 
 // The folder reads the runner's manifest as runner/job defines it: its date, commit,
@@ -73,12 +73,12 @@ var crashed = job.RunRecord{
 func TestReadFolderSession(t *testing.T) {
 	t.Parallel()
 	base := strings.Repeat("d", 40)
-	gaveUp := job.RunRecord{Name: "Meta-Llama-3.1-8B-Instruct-4bit_t0.7-p0.95", Model: "llama", Sampling: "t0.7-p0.95",
-		Status: job.StatusGuardGaveUp, Reason: "gave up after 14400s of waiting without 90s of idle; last seen gpu=[3292996:mlxcel-bench-de] (plain run)"}
-	stuck := job.RunRecord{Name: "Qwen3-30B-A3B-4bit_t0.7", Model: "qwen3", Sampling: "t0.7", Status: job.StatusRunning}
-	silent := job.RunRecord{Name: "Qwen3-30B-A3B-4bit_t1.0", Model: "qwen3", Sampling: "t1.0", Status: job.StatusNotRun}
-	okNoSummary := job.RunRecord{Name: "Meta-Llama-3.1-8B-Instruct-4bit_t0.7", Model: "llama", Sampling: "t0.7", Status: job.StatusOK}
-	pr := profile{date: "2026-09-30", failed: []job.RunRecord{crashed, gaveUp, stuck, silent, okNoSummary}}
+	gaveUp := results.RunRecord{Name: "Meta-Llama-3.1-8B-Instruct-4bit_t0.7-p0.95", Model: "llama", Sampling: "t0.7-p0.95",
+		Status: results.StatusGuardGaveUp, Reason: "gave up after 14400s of waiting without 90s of idle; last seen gpu=[3292996:mlxcel-bench-de] (plain run)"}
+	stuck := results.RunRecord{Name: "Qwen3-30B-A3B-4bit_t0.7", Model: "qwen3", Sampling: "t0.7", Status: results.StatusRunning}
+	silent := results.RunRecord{Name: "Qwen3-30B-A3B-4bit_t1.0", Model: "qwen3", Sampling: "t1.0", Status: results.StatusNotRun}
+	okNoSummary := results.RunRecord{Name: "Meta-Llama-3.1-8B-Instruct-4bit_t0.7", Model: "llama", Sampling: "t0.7", Status: results.StatusOK}
+	pr := profile{date: "2026-09-30", failed: []results.RunRecord{crashed, gaveUp, stuck, silent, okNoSummary}}
 	res := layResults(t, base, pr)
 	f, err := readFolder(res)
 	if err != nil {
@@ -124,23 +124,23 @@ func TestReadFolderSessionStates(t *testing.T) {
 	base := strings.Repeat("e", 40)
 	for _, tc := range []struct {
 		name      string
-		edit      func(*job.Session)
+		edit      func(*results.Session)
 		wantNote  string
 		wantBuild string
 		wantDate  string
 	}{
-		{"complete", func(*job.Session) {}, "", "build (312.4 s)", "2026-09-30"},
-		{"no build", func(s *job.Session) { s.Build = job.Build{Command: job.BuildCommand, Status: "skipped"} },
+		{"complete", func(*results.Session) {}, "", "build (312.4 s)", "2026-09-30"},
+		{"no build", func(s *results.Session) { s.Build = results.Build{Command: results.BuildCommand, Status: "skipped"} },
 			"", "build (skipped: the bench was already built)", "2026-09-30"},
-		{"failed", func(s *job.Session) {
+		{"failed", func(s *results.Session) {
 			s.State, s.Error = "failed", "guarding Qwen3-30B-A3B-4bit_greedy plain: no KFD dir"
 			s.Build.Status, s.Build.Reason = "failed", "cargo build exited with status 101: error[E0425]"
 		}, "the profile session stopped on an error before every run was done: guarding Qwen3-30B-A3B-4bit_greedy plain: no KFD dir",
 			"build (failed: cargo build exited with status 101: error[E0425])", "2026-09-30"},
-		{"interrupted", func(s *job.Session) { s.State = "interrupted" }, "the profile session was interrupted before every run was done", "build (312.4 s)", "2026-09-30"},
-		{"still running", func(s *job.Session) { s.State, s.Finished = "running", time.Time{} }, "still running", "build (312.4 s)", "2026-09-30"},
-		{"no date", func(s *job.Session) { s.Date = "" }, "", "build (312.4 s)", "2026-09-30"},
-		{"other gpu", func(s *job.Session) { s.GFX = "gfx1201" }, "session.json says the GPU was gfx1201 but the folder is named for gfx1151", "build (312.4 s)", "2026-09-30"},
+		{"interrupted", func(s *results.Session) { s.State = "interrupted" }, "the profile session was interrupted before every run was done", "build (312.4 s)", "2026-09-30"},
+		{"still running", func(s *results.Session) { s.State, s.Finished = "running", time.Time{} }, "still running", "build (312.4 s)", "2026-09-30"},
+		{"no date", func(s *results.Session) { s.Date = "" }, "", "build (312.4 s)", "2026-09-30"},
+		{"other gpu", func(s *results.Session) { s.GFX = "gfx1201" }, "session.json says the GPU was gfx1201 but the folder is named for gfx1151", "build (312.4 s)", "2026-09-30"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -148,7 +148,7 @@ func TestReadFolderSessionStates(t *testing.T) {
 			res := layResults(t, base, pr)
 			s := sessionOf(t, base, pr, fixtureRuns)
 			tc.edit(&s)
-			writeJSON(t, filepath.Join(res, "gfx1151_eeeeeeee", job.SessionFile), s)
+			writeJSON(t, filepath.Join(res, "gfx1151_eeeeeeee", results.SessionFile), s)
 			f, err := readFolder(res)
 			if err != nil {
 				t.Fatal(err)
@@ -161,7 +161,7 @@ func TestReadFolderSessionStates(t *testing.T) {
 			if tc.name != "other gpu" && slices.ContainsFunc(f.runNotes(), says) != (tc.wantNote != "") {
 				t.Errorf("pull request notes %q; want one saying %q", f.runNotes(), tc.wantNote)
 			}
-			if build, _ := f.sessionMethod(); build.Label != tc.wantBuild || build.Value != strings.Join(job.BuildCommand, " ") {
+			if build, _ := f.sessionMethod(); build.Label != tc.wantBuild || build.Value != strings.Join(results.BuildCommand, " ") {
 				t.Errorf("build row %+v, want label %q", build, tc.wantBuild)
 			}
 			if f.sessionDate() != tc.wantDate {
@@ -183,7 +183,7 @@ func TestReadFolderSessionFile(t *testing.T) {
 		{"bad date", `{"commit": "ffffffff", "date": "yesterday"}`, `date "yesterday" is not YYYY-MM-DD`},
 	} {
 		res := layResults(t, base, profile{date: "2026-09-30"})
-		p := filepath.Join(res, "gfx1151_ffffffff", job.SessionFile)
+		p := filepath.Join(res, "gfx1151_ffffffff", results.SessionFile)
 		writeFile(t, p, tc.body)
 		_, err := readFolder(res)
 		if err == nil || !strings.Contains(err.Error(), p+" is not a manifest of `perfbot run profile`") || !strings.Contains(err.Error(), tc.want) {
@@ -191,7 +191,7 @@ func TestReadFolderSessionFile(t *testing.T) {
 		}
 	}
 	res := layResults(t, base, profile{date: "2026-09-30"})
-	if err := os.Remove(filepath.Join(res, "gfx1151_ffffffff", job.SessionFile)); err != nil {
+	if err := os.Remove(filepath.Join(res, "gfx1151_ffffffff", results.SessionFile)); err != nil {
 		t.Fatal(err)
 	}
 	f, err := readFolder(res)
@@ -201,7 +201,7 @@ func TestReadFolderSessionFile(t *testing.T) {
 	if f.hasSession || f.sessionDate() != "" || !slices.ContainsFunc(f.notes, func(n string) bool { return strings.Contains(n, "no session.json") }) {
 		t.Errorf("missing manifest: session %+v, notes %q", f.session, f.notes)
 	}
-	if build, rest := f.sessionMethod(); build.Value != strings.Join(job.BuildCommand, " ") || len(rest) != 0 {
+	if build, rest := f.sessionMethod(); build.Value != strings.Join(results.BuildCommand, " ") || len(rest) != 0 {
 		t.Errorf("method without a session: %+v %+v", build, rest)
 	}
 }
@@ -212,7 +212,7 @@ func TestReadFolderSessionFile(t *testing.T) {
 func TestDryRunShowsTheSession(t *testing.T) {
 	t.Parallel()
 	tg := newTarget(t)
-	res := layResults(t, tg.base, profile{date: "2026-09-30", failed: []job.RunRecord{crashed}})
+	res := layResults(t, tg.base, profile{date: "2026-09-30", failed: []results.RunRecord{crashed}})
 	out := t.TempDir()
 	sum, err := Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)})
 	if err != nil {

@@ -21,8 +21,8 @@ import (
 	"github.com/lablup/perfbot/internal/gittest"
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/lablup/perfbot/runner/hostinfo"
-	"github.com/lablup/perfbot/runner/job"
 	"github.com/lablup/perfbot/runner/patch"
+	"github.com/lablup/perfbot/runner/results"
 )
 
 // TestMain gives every git process a home without user or system config, as on a
@@ -169,7 +169,7 @@ type profile struct {
 	tests []patch.TestOutcome
 	trace bool // add a kernel trace, which must never be committed
 	// failed are runs of the session that left no results.
-	failed []job.RunRecord
+	failed []results.RunRecord
 	// sampling is the session's sampling list; nil means greedy, empty means none
 	// written (an older session file).
 	sampling []string
@@ -202,7 +202,7 @@ func layResults(t testing.TB, base string, pr profile) string {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(dir, "guard.log"), string(b))
-	writeJSON(t, filepath.Join(dir, job.SessionFile), sessionOf(t, base, pr, runs))
+	writeJSON(t, filepath.Join(dir, results.SessionFile), sessionOf(t, base, pr, runs))
 	writeJSON(t, filepath.Join(dir, "hostinfo.json"), hostinfo.Info{
 		ROCm: hostinfo.Fact{Value: "10.0.0"}, HIP: hostinfo.Fact{Value: "7.15.26333-e1a6bc5663"},
 		GPU: hostinfo.Fact{Value: "Radeon 8060S Graphics"}, GFX: hostinfo.Fact{Value: "gfx1151"},
@@ -224,7 +224,7 @@ func layResults(t testing.TB, base string, pr profile) string {
 
 // sessionOf is the manifest `perfbot run profile` writes for the runs of pr: each ok,
 // plus pr.failed with their status and reason.
-func sessionOf(t testing.TB, base string, pr profile, runs []string) job.Session {
+func sessionOf(t testing.TB, base string, pr profile, runs []string) results.Session {
 	t.Helper()
 	day, err := time.Parse(time.DateOnly, pr.date)
 	if err != nil {
@@ -235,20 +235,20 @@ func sessionOf(t testing.TB, base string, pr profile, runs []string) job.Session
 	if sampling == nil {
 		sampling = []string{"greedy"}
 	}
-	s := job.Session{
+	s := results.Session{
 		Commit: base, GFX: "gfx1151", Folder: "gfx1151_" + base[:8], OverlayCommit: "75915908",
 		Date: pr.date, Started: started, Finished: started.Add(2 * time.Hour), State: "complete",
 		Models: []string{"llama", "qwen3"}, Sampling: sampling,
-		Shape:    job.Shape{Prompt: 512, Generate: 128, Warmup: 20},
+		Shape:    results.Shape{Prompt: 512, Generate: 128, Warmup: 20},
 		Profiler: []string{"--kernel-trace", "--hip-graph-trace", "--stats", "--output-format", "csv"},
-		Build:    job.Build{Command: job.BuildCommand, Status: "ok", Seconds: 312.4, Log: "build.log"},
-		GuardLog: job.GuardLogFile, HostInfo: job.HostInfoFile,
+		Build:    results.Build{Command: results.BuildCommand, Status: "ok", Seconds: 312.4, Log: "build.log"},
+		GuardLog: results.GuardLogFile, HostInfo: results.HostInfoFile,
 	}
 	dirs := map[string]string{"Meta-Llama-3.1-8B-Instruct-4bit": "llama", "Qwen3-30B-A3B-4bit": "qwen3"}
 	for _, run := range runs {
 		model, _, _ := strings.Cut(run, "_")
-		s.Runs = append(s.Runs, job.RunRecord{
-			Name: run, Model: dirs[model], ModelDir: "models/mlx/" + model, Sampling: "greedy", Status: job.StatusOK,
+		s.Runs = append(s.Runs, results.RunRecord{
+			Name: run, Model: dirs[model], ModelDir: "models/mlx/" + model, Sampling: "greedy", Status: results.StatusOK,
 			Files: []string{run + "_bench.log", run + "_decode_kernels.csv", run + "_kernel_stats.csv", run + "_plain_bench.log", run + "_summary.json"},
 		})
 	}

@@ -597,7 +597,7 @@ func (p *ProfilePlan) summaryData(a *Applied, steps []report.Step) report.Summar
 	d := report.SummaryData{DryRun: a.DryRun, Draft: a.Pushed && len(p.draftWhy) > 0, Verified: p.verified, Steps: steps, Errors: a.ErrorTexts(), Commit: p.base, Date: p.date}
 	if p.f != nil {
 		d.GFX, d.Runs = p.f.gfx, p.f.runs
-		d.Gemm = report.GemmData(p.f.gemm, p.gemmPatch, patchProblem(p.sum.Patch))
+		d.Gemm = gemmData(p.f.gemm, p.gemmPatch, patchProblem(p.sum.Patch))
 	}
 	if p.rk != nil {
 		d.Order, d.RankingMD = p.rk.OrderLine(), p.rk.Markdown()

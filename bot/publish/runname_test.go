@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/lablup/perfbot/config"
-	"github.com/lablup/perfbot/runner/job"
+	"github.com/lablup/perfbot/runner/results"
 )
 
 // Without a session manifest the page names the models and samplings from the run
@@ -20,7 +20,7 @@ func TestReproduceLineOfATopPRunWithoutSession(t *testing.T) {
 	tg := newTarget(t)
 	res := layResults(t, tg.base, profile{date: "2026-09-30"})
 	dir := filepath.Join(res, "gfx1151_"+tg.base[:8])
-	if err := os.Remove(filepath.Join(dir, job.SessionFile)); err != nil {
+	if err := os.Remove(filepath.Join(dir, results.SessionFile)); err != nil {
 		t.Fatal(err)
 	}
 	const run = "Qwen3-30B-A3B-4bit_t0.7-p0.95"

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"github.com/lablup/perfbot/runner/patch"
 	"github.com/lablup/perfbot/runner/results"
 )
 
@@ -100,7 +99,7 @@ type Rules struct {
 // Gemm is the outcome of the gather_mm numeric tests and what the patcher did with it.
 type Gemm struct {
 	OverlayCommit string
-	Tests         []patch.TestResult
+	Tests         []results.TestResult
 	Decision      string
 	Changed       []string // repo paths the patch changed
 	Problem       string   // why the patch was not applied, if it was not

@@ -10,5 +10,7 @@
 //
 // It must not read result folders, run processes, talk to git or to GitHub, or compute
 // figures of its own: numbers arrive from the summaries and the ranking and are only
-// formatted here.
+// formatted here. Its data are plain values and the results folder's types
+// (runner/results); it imports no runner code that runs anything (job, guard, proc,
+// patch).
 package report

@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/lablup/perfbot/internal/testfix"
-	"github.com/lablup/perfbot/runner/patch"
 	"github.com/lablup/perfbot/runner/results"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
@@ -57,7 +56,7 @@ func pageData(t testing.TB) PageData {
 		Runs:   runs, FailedRuns: []RunState{{Name: "granite_greedy", Status: "failed", Detail: "oom | killed"}},
 		Rules:   Rules{Name: "rules.yml", Classes: []string{"qmv"}, Roles: []string{"moe_expert_gemv"}, Units: []RulesUnit{{ID: "2065", EpicItem: 5, Port: "fused MoE", Roles: []string{"moe_expert_gemv"}, Fractions: []string{"moe_expert_gemv 0: reads | weights"}}}},
 		UnitIDs: []string{"2063", "2065", "9999"}, RankingMD: "**Ranked port order: #2065**\n",
-		Gemm: &Gemm{OverlayCommit: "75915908", Tests: []patch.TestResult{{Name: patch.TestNames[0], Outcome: patch.Failed, Detail: "panicked at | `x`"}}, Decision: "record"},
+		Gemm: &Gemm{OverlayCommit: "75915908", Tests: []results.TestResult{{Name: results.GemmTestNames[0], Outcome: results.TestFailed, Detail: "panicked at | `x`"}}, Decision: "record"},
 		Window: []WindowRow{{Run: "run|x", PerToken: "491.6", Layers: "32", Steps: "127", PerStep: "495 (495 to 687)", PerLayer: "15.47",
 			Reading: "the window's edges hold 495 dispatches, one whole step: it cuts no step | ok"}},
 		Bandwidth: []BandwidthRow{{Run: "run|x", WeightsGB: "4.22", TokS: "37.08 (plain)", AchievedGBps: "156.5", PeakGBps: "256", PctOfPeak: "61",

@@ -11,9 +11,8 @@ import (
 
 	"github.com/lablup/perfbot/runner/attrib"
 	"github.com/lablup/perfbot/runner/baseline"
-	"github.com/lablup/perfbot/runner/guard"
-	"github.com/lablup/perfbot/runner/patch"
 	"github.com/lablup/perfbot/runner/rank"
+	"github.com/lablup/perfbot/runner/results"
 )
 
 // The view models built from runner figures: they format, they compute nothing.
@@ -93,25 +92,8 @@ func EpicUnits(rk *rank.Ranking) []EpicUnit {
 	return out
 }
 
-// GemmData is the numeric test section of the page.
-func GemmData(o *patch.Outcome, r *patch.Report, problem string) *Gemm {
-	if o == nil {
-		return nil
-	}
-	g := &Gemm{OverlayCommit: o.OverlayCommit, Tests: o.Tests, Decision: string(o.Decide()), Problem: problem}
-	if r != nil {
-		g.Tests, g.Decision = r.Tests, string(r.Decision)
-		for _, fr := range r.Files {
-			if fr.Changed {
-				g.Changed = append(g.Changed, fr.Path)
-			}
-		}
-	}
-	return g
-}
-
 // GuardRows summarises the guard's evidence log per section.
-func GuardRows(evs []guard.Event) (rows []GuardRow, notes []string) {
+func GuardRows(evs []results.GuardEvent) (rows []GuardRow, notes []string) {
 	var cur *GuardRow
 	var waitStart time.Time
 	hz := map[float64]bool{}
@@ -123,10 +105,10 @@ func GuardRows(evs []guard.Event) (rows []GuardRow, notes []string) {
 	}
 	for _, ev := range evs {
 		switch ev.Kind {
-		case guard.EvSection:
+		case results.EvSection:
 			open(ev.Run + " " + ev.Phase)
 			continue
-		case guard.EvNote:
+		case results.EvNote:
 			open(ev.Text)
 			continue
 		}
@@ -134,15 +116,15 @@ func GuardRows(evs []guard.Event) (rows []GuardRow, notes []string) {
 			open("session")
 		}
 		switch ev.Kind {
-		case guard.EvWaiting:
+		case results.EvWaiting:
 			waitStart = ev.Time
-		case guard.EvIdle:
+		case results.EvIdle:
 			if !waitStart.IsZero() {
 				cur.Waited = ev.Time.Sub(waitStart).String()
 			}
 			hz[ev.Hz] = true
 			idle[ev.Seconds] = true
-		case guard.EvIdleReset:
+		case results.EvIdleReset:
 			cur.IdleResets++
 			if len(ev.GPU) > 0 {
 				cur.HolderResets++
@@ -150,29 +132,29 @@ func GuardRows(evs []guard.Event) (rows []GuardRow, notes []string) {
 			if len(ev.Compilers) > 0 {
 				cur.CompilerResets++
 			}
-		case guard.EvAttemptStart:
+		case results.EvAttemptStart:
 			cur.Attempts++
-		case guard.EvSample:
+		case results.EvSample:
 			if ev.Contended {
 				cur.ContendedSamples++
 			}
-		case guard.EvMonitor:
+		case results.EvMonitor:
 			cur.Samples += ev.Samples
-		case guard.EvAttemptEnd:
+		case results.EvAttemptEnd:
 			switch ev.Verdict {
-			case guard.Contended:
+			case results.GuardContended:
 				cur.Rejected++
 				cur.Outcome = fmt.Sprintf("attempt %d rejected (contended)", ev.Attempt)
-			case guard.Interrupted:
+			case results.GuardInterrupted:
 				cur.Outcome = fmt.Sprintf("attempt %d interrupted", ev.Attempt)
 			default:
 				cur.Outcome = fmt.Sprintf("clean, exit %d", ev.ExitCode)
 			}
-		case guard.EvAllContended:
+		case results.EvAllContended:
 			cur.Outcome = fmt.Sprintf("every attempt (%d) was contended", ev.MaxAttempts)
-		case guard.EvGaveUp:
+		case results.EvGaveUp:
 			cur.Outcome = fmt.Sprintf("gave up after %ds of waiting", ev.Seconds)
-		case guard.EvCaught:
+		case results.EvCaught:
 			cur.Outcome = "stopped by " + ev.Signal
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/lablup/perfbot/runner/baseline"
 	"github.com/lablup/perfbot/runner/guard"
 	"github.com/lablup/perfbot/runner/job"
+	"github.com/lablup/perfbot/runner/results"
 )
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -53,7 +54,7 @@ examples:
 	})
 	if rep.Folder != "" {
 		m := rep.Manifest
-		fmt.Fprintf(stdout, "results: %s\nmanifest: %s\n", rep.Folder, m.Stem+job.NightlySuffix)
+		fmt.Fprintf(stdout, "results: %s\nmanifest: %s\n", rep.Folder, m.Stem+results.NightlySuffix)
 		for _, s := range m.Sweeps {
 			line := fmt.Sprintf("  %-14s %s sweep", s.Status, s.Name)
 			if len(s.CSVs) > 0 {
@@ -80,10 +81,10 @@ examples:
 		return err
 	}
 	if probs := rep.HarnessProblems(); len(probs) > 0 {
-		return fmt.Errorf("%d harness problem(s) in the CSVs, first: %s; everything is in %s", len(probs), probs[0].Text, filepath.Join(rep.Folder, rep.Manifest.Stem+job.NightlySuffix))
+		return fmt.Errorf("%d harness problem(s) in the CSVs, first: %s; everything is in %s", len(probs), probs[0].Text, filepath.Join(rep.Folder, rep.Manifest.Stem+results.NightlySuffix))
 	}
 	if failed := rep.Failed(); len(failed) > 0 {
-		err := fmt.Errorf("%s did not give a result; the reasons are in %s", strings.Join(failed, ", "), filepath.Join(rep.Folder, rep.Manifest.Stem+job.NightlySuffix))
+		err := fmt.Errorf("%s did not give a result; the reasons are in %s", strings.Join(failed, ", "), filepath.Join(rep.Folder, rep.Manifest.Stem+results.NightlySuffix))
 		if rep.OnlyGuardGaveUp() {
 			return &exitError{code: guard.ExitContended, err: err}
 		}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/lablup/perfbot/internal/testfix"
-	"github.com/lablup/perfbot/runner/job"
+	"github.com/lablup/perfbot/runner/results"
 )
 
 // benchJobRepo is runJobRepo's checkout with the fake harnesses as scripts/ and two
@@ -62,7 +62,7 @@ func TestRunCLIBench(t *testing.T) {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	stem := "rocm_strixhalo-gfx1151_" + date
-	for _, want := range []string{"manifest: " + stem + job.NightlySuffix, "ok             mlxcel sweep: " + stem + ".csv",
+	for _, want := range []string{"manifest: " + stem + results.NightlySuffix, "ok             mlxcel sweep: " + stem + ".csv",
 		"ok             mlx-lm sweep: pylm_strixhalo-gfx1151_" + date + ".csv",
 		"not enough history     Meta-Llama-3.1-8B-Instruct-4bit: decode 35.41 tok/s; not enough history: 0 of the 8"} {
 		if !strings.Contains(stdout, want) {

@@ -14,8 +14,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/lablup/perfbot/internal/golden"
-	"github.com/lablup/perfbot/runner/job"
 	"github.com/lablup/perfbot/runner/patch"
+	"github.com/lablup/perfbot/runner/results"
 )
 
 // The demo runs the whole flow from the binary alone and its outputs meet the
@@ -57,7 +57,7 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("results folders %v", folders)
 	}
 	folder := folders[0]
-	sess, err := job.ReadSession(filepath.Join(folder, job.SessionFile))
+	sess, err := results.ReadSession(filepath.Join(folder, results.SessionFile))
 	if err != nil {
 		t.Fatal(err)
 	}

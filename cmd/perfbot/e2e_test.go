@@ -17,7 +17,6 @@ import (
 	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/internal/hosttest"
 	"github.com/lablup/perfbot/internal/testfix"
-	"github.com/lablup/perfbot/runner/job"
 	"github.com/lablup/perfbot/runner/patch"
 	"github.com/lablup/perfbot/runner/results"
 )
@@ -147,14 +146,14 @@ func TestProfileFlowEndToEnd(t *testing.T) {
 	profiles := filepath.Join(out, "benchmarks", "rocm_profiles")
 	folderName := results.FolderName("gfx1151", tg.base)
 	folder := filepath.Join(profiles, folderName)
-	sess, err := job.ReadSession(filepath.Join(folder, job.SessionFile))
+	sess, err := results.ReadSession(filepath.Join(folder, results.SessionFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var names []string
 	for _, r := range sess.Runs {
 		names = append(names, r.Name)
-		if r.Status != job.StatusOK {
+		if r.Status != results.StatusOK {
 			t.Errorf("run %s: %s (%s)", r.Name, r.Status, r.Reason)
 		}
 	}
@@ -170,7 +169,7 @@ func TestProfileFlowEndToEnd(t *testing.T) {
 			t.Errorf("the traces of %s are not in the traces folder: %v", run, err)
 		}
 	}
-	want = append(want, job.GuardLogFile, job.GuardLogFile+".jsonl", job.HostInfoFile, job.SessionFile)
+	want = append(want, results.GuardLogFile, results.GuardLogFile+".jsonl", results.HostInfoFile, results.SessionFile)
 	slices.Sort(want)
 	if diff := cmp.Diff(want, listDir(t, folder)); diff != "" {
 		t.Fatalf("the results folder (-want +got):\n%s", diff)
@@ -179,14 +178,14 @@ func TestProfileFlowEndToEnd(t *testing.T) {
 	// 2. The numeric tests: all pass here; one aborts in a copy of the same results.
 	aborted := filepath.Join(dir, "aborted", folderName)
 	copyDir(t, folder, aborted)
-	code, stdout, stderr = runJobCLI("gemm-tests", "--repo", tg.repo, "--out", filepath.Join(folder, job.GemmTestsFile),
-		"--guard-log", filepath.Join(folder, job.GuardLogFile))
+	code, stdout, stderr = runJobCLI("gemm-tests", "--repo", tg.repo, "--out", filepath.Join(folder, results.GemmTestsFile),
+		"--guard-log", filepath.Join(folder, results.GuardLogFile))
 	if code != 0 {
 		t.Fatalf("run gemm-tests: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	t.Setenv("FAKE_CARGO_TESTS", patch.TestNames[2]+"=abort")
-	code, stdout, stderr = runJobCLI("gemm-tests", "--repo", tg.repo, "--out", filepath.Join(aborted, job.GemmTestsFile),
-		"--guard-log", filepath.Join(aborted, job.GuardLogFile))
+	code, stdout, stderr = runJobCLI("gemm-tests", "--repo", tg.repo, "--out", filepath.Join(aborted, results.GemmTestsFile),
+		"--guard-log", filepath.Join(aborted, results.GuardLogFile))
 	if code != 0 {
 		t.Fatalf("run gemm-tests with an abort: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -236,11 +235,11 @@ func TestProfileFlowEndToEnd(t *testing.T) {
 			t.Errorf("the committed %s is not the patch of three passed tests (-want +got):\n%s", f, diff)
 		}
 	}
-	committedSess := tg.show(t, commit, resultsPath+"/"+job.SessionFile)
-	if onDisk, _ := os.ReadFile(filepath.Join(folder, job.SessionFile)); committedSess != string(onDisk) {
+	committedSess := tg.show(t, commit, resultsPath+"/"+results.SessionFile)
+	if onDisk, _ := os.ReadFile(filepath.Join(folder, results.SessionFile)); committedSess != string(onDisk) {
 		t.Errorf("the committed session manifest differs from the runner's")
 	}
-	guardLog := tg.show(t, commit, resultsPath+"/"+job.GuardLogFile)
+	guardLog := tg.show(t, commit, resultsPath+"/"+results.GuardLogFile)
 	for _, run := range e2eRuns {
 		for _, phase := range []string{"plain", "profiled"} {
 			if !strings.Contains(guardLog, "== "+run+" "+phase+"\n") {
@@ -389,7 +388,7 @@ func changedFiles(t *testing.T, tg e2eTarget, commit string) []string {
 
 func readOutcome(t *testing.T, folder string) patch.Outcome {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(folder, job.GemmTestsFile))
+	b, err := os.ReadFile(filepath.Join(folder, results.GemmTestsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -471,7 +470,7 @@ func (s summaryJSON) str(key string) string {
 
 // checkE2EPage compares the page's tables with every run's summary file, figure by
 // figure, and the method table with the session manifest.
-func checkE2EPage(t *testing.T, page, folder string, sess job.Session, o patch.Outcome) {
+func checkE2EPage(t *testing.T, page, folder string, sess results.Session, o patch.Outcome) {
 	t.Helper()
 	results := e2eTable(t, page, "## Results")
 	cost := e2eTable(t, page, "## Profiler cost")

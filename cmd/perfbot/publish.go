@@ -20,8 +20,8 @@ import (
 	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/config"
 	"github.com/lablup/perfbot/internal/infile"
-	"github.com/lablup/perfbot/runner/job"
 	"github.com/lablup/perfbot/runner/patch"
+	"github.com/lablup/perfbot/runner/results"
 )
 
 func init() {
@@ -120,7 +120,7 @@ func prepareHere(ctx context.Context, o publishOptions, cfg config.Config, stder
 	if _, err := os.Lstat(filepath.Join(dir, patch.PreparedFile)); err == nil {
 		return nil, nil
 	}
-	b, err := infile.ReadFile(filepath.Join(dir, job.GemmTestsFile), 1<<20)
+	b, err := infile.ReadFile(filepath.Join(dir, results.GemmTestsFile), 1<<20)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -129,11 +129,11 @@ func prepareHere(ctx context.Context, o publishOptions, cfg config.Config, stder
 	}
 	outcome, err := patch.ParseOutcome(b)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, job.GemmTestsFile), err)
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, results.GemmTestsFile), err)
 	}
 	commit := o.base
 	if commit == "" {
-		if s, err := job.ReadSession(filepath.Join(dir, job.SessionFile)); err == nil {
+		if s, err := results.ReadSession(filepath.Join(dir, results.SessionFile)); err == nil {
 			commit = s.Commit
 		}
 	}
@@ -141,7 +141,7 @@ func prepareHere(ctx context.Context, o publishOptions, cfg config.Config, stder
 		_, commit, _ = strings.Cut(filepath.Base(dir), "_")
 	}
 	fmt.Fprintf(stderr, "perfbot publish: %s has %s but no %s: preparing the grouped_gemm gate patch here, in a scratch worktree of %s at %s (this runs the clone's checker and verify commands)\n",
-		dir, job.GemmTestsFile, patch.PreparedFile, o.repo, commit)
+		dir, results.GemmTestsFile, patch.PreparedFile, o.repo, commit)
 	p, err := patch.Prepare(ctx, patch.PrepareOptions{RepoDir: o.repo, Commit: commit, Outcome: outcome, Verify: cfg.Verify,
 		Python: o.python, VerifyTimeout: o.verifyTimeout})
 	if err != nil {
@@ -253,7 +253,7 @@ func envInt(name string) int64 {
 }
 
 func loadPublishConfig(o publishOptions) (config.Config, error) {
-	return job.LoadConfig(o.configPath, o.repo, false)
+	return config.LoadRepo(o.configPath, o.repo, false)
 }
 
 // appendStepSummary adds the summary to the Actions job's step summary, when there is one.

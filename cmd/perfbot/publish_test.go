@@ -87,16 +87,16 @@ func TestPublishDryRunOnAnalysedRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	started := time.Date(2026, 10, 2, 9, 30, 0, 0, time.UTC)
-	sess, _ := json.Marshal(job.Session{
+	sess, _ := json.Marshal(results.Session{
 		Commit: base, GFX: "gfx1151", Folder: filepath.Base(folder), Date: "2026-10-02", Started: started, Finished: started.Add(time.Hour),
 		State: "complete", Models: []string{"llama", "qwen3"}, Sampling: []string{"greedy", "t0.7"},
-		Build: job.Build{Command: job.BuildCommand, Status: "skipped"},
-		Runs: []job.RunRecord{
-			{Name: "Meta-Llama-3.1-8B-Instruct-4bit_greedy", Model: "llama", Sampling: "greedy", Status: job.StatusOK},
-			{Name: "Qwen3-30B-A3B-4bit_t0.7", Model: "qwen3", Sampling: "t0.7", Status: job.StatusOK},
+		Build: results.Build{Command: results.BuildCommand, Status: "skipped"},
+		Runs: []results.RunRecord{
+			{Name: "Meta-Llama-3.1-8B-Instruct-4bit_greedy", Model: "llama", Sampling: "greedy", Status: results.StatusOK},
+			{Name: "Qwen3-30B-A3B-4bit_t0.7", Model: "qwen3", Sampling: "t0.7", Status: results.StatusOK},
 		},
 	})
-	if err := os.WriteFile(filepath.Join(folder, job.SessionFile), sess, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(folder, results.SessionFile), sess, 0o644); err != nil {
 		t.Fatal(err)
 	}
 
@@ -106,7 +106,7 @@ func TestPublishDryRunOnAnalysedRuns(t *testing.T) {
 	for _, n := range patch.TestNames {
 		tests = append(tests, patch.TestResult{Name: n, Outcome: patch.Passed, Detail: "ok"})
 	}
-	if err := job.WriteOutcome(filepath.Join(folder, job.GemmTestsFile), patch.Outcome{OverlayCommit: "75915908", Tests: tests}); err != nil {
+	if err := job.WriteOutcome(filepath.Join(folder, results.GemmTestsFile), patch.Outcome{OverlayCommit: "75915908", Tests: tests}); err != nil {
 		t.Fatal(err)
 	}
 

@@ -15,6 +15,7 @@ import (
 	"github.com/lablup/perfbot/runner/guard"
 	"github.com/lablup/perfbot/runner/host"
 	"github.com/lablup/perfbot/runner/job"
+	"github.com/lablup/perfbot/runner/results"
 )
 
 func init() {
@@ -61,10 +62,10 @@ func jobSetup(root, cfgPath, repo string, cfgRequired bool) (*host.Machine, conf
 	return h, cfg, g, err
 }
 
-// loadRunConfig reads the target repo's config (job.LoadConfig, as the Action does); a
+// loadRunConfig reads the target repo's config (config.LoadRepo, as the Action does); a
 // request error is a usage error.
 func loadRunConfig(path, repo string, required bool) (config.Config, error) {
-	c, err := job.LoadConfig(path, repo, required)
+	c, err := config.LoadRepo(path, repo, required)
 	return c, asUsage(err)
 }
 
@@ -75,10 +76,10 @@ func guardFromConfig(c config.Config, h host.Host) (guard.Options, error) {
 	return g, asUsage(err)
 }
 
-// asUsage turns an error in what was asked for (job.ErrBadRequest) into a usage error
-// (exit 2).
+// asUsage turns an error in what was asked for (job.ErrBadRequest, config.ErrMissing)
+// into a usage error (exit 2).
 func asUsage(err error) error {
-	if err != nil && errors.Is(err, job.ErrBadRequest) {
+	if err != nil && (errors.Is(err, job.ErrBadRequest) || errors.Is(err, config.ErrMissing)) {
 		return usageError("%v", err)
 	}
 	return err
@@ -153,7 +154,7 @@ examples:
 			names[i] = r.Name + " (" + string(r.Status) + ")"
 		}
 		err := fmt.Errorf("%d of %d runs failed: %s; their logs and reasons are in %s",
-			len(failed), len(rep.Session.Runs), strings.Join(names, ", "), filepath.Join(rep.Folder, job.SessionFile))
+			len(failed), len(rep.Session.Runs), strings.Join(names, ", "), filepath.Join(rep.Folder, results.SessionFile))
 		if rep.OnlyGuardGaveUp() {
 			// The host was busy: worth trying again later (the guard's own code).
 			return &exitError{code: guard.ExitContended, err: err}
@@ -169,7 +170,7 @@ func runGemmTests(ctx context.Context, args []string, stdout, stderr io.Writer) 
 examples:
   perfbot run gemm-tests --repo mlxcel --out out/gemm_tests.json --logs out/gemm-logs --timeout 45m`, stderr)
 	repo := fs.String("repo", "", "the mlxcel checkout to test")
-	out := fs.String("out", "", "write the outcome JSON (docs/formats.md §7) to `FILE`, e.g. <results folder>/"+job.GemmTestsFile)
+	out := fs.String("out", "", "write the outcome JSON (docs/formats.md §7) to `FILE`, e.g. <results folder>/"+results.GemmTestsFile)
 	cfgPath := fs.String("config", "", "perfbot config for the guard settings (default: the checkout's "+config.DefaultPath+" if any)")
 	guardLog := fs.String("guard-log", "", "append the guard's evidence to `FILE` (e.g. the session's guard.log)")
 	logs := fs.String("logs", "", "keep the build's and each test's full output in `DIR`")

@@ -11,8 +11,8 @@ import (
 
 	"github.com/lablup/perfbot/internal/gittest"
 	"github.com/lablup/perfbot/internal/testfix"
-	"github.com/lablup/perfbot/runner/job"
 	"github.com/lablup/perfbot/runner/patch"
+	"github.com/lablup/perfbot/runner/results"
 )
 
 const runTestConfig = `version: 1
@@ -164,7 +164,7 @@ func TestRunCLIGemmTests(t *testing.T) {
 	dir := runJobEnv(t)
 	repo := runJobRepo(t)
 	t.Setenv("FAKE_CARGO_TESTS", patch.TestNames[1]+"=panic")
-	outFile := filepath.Join(dir, "results", job.GemmTestsFile)
+	outFile := filepath.Join(dir, "results", results.GemmTestsFile)
 	guardLog := filepath.Join(dir, "guard.log")
 	code, stdout, stderr := runJobCLI("gemm-tests", "--repo", repo, "--out", outFile, "--guard-log", guardLog)
 	if code != 0 {

@@ -6,11 +6,7 @@ import (
 	"io"
 	"os"
 	"sync"
-	"time"
 )
-
-// TimeLayout is the evidence log's timestamp, `date +%Y-%m-%dT%H:%M:%S%z`.
-const TimeLayout = "2006-01-02T15:04:05-0700"
 
 // EchoPrefix starts every guard line echoed to stderr, as the shell guard's do; bench
 // log readers skip lines with it.
@@ -97,38 +93,4 @@ func Section(path, title string) error {
 		return fmt.Errorf("writing guard log section: %w", err)
 	}
 	return f.Close()
-}
-
-// Verdict is how an attempt ended.
-type Verdict string
-
-// Verdicts of an attempt.
-const (
-	Clean       Verdict = "clean"       // no foreign sample: the result stands
-	Contended   Verdict = "contended"   // some sample saw a foreign holder, compiler or CPU hog
-	GaveUp      Verdict = "gave_up"     // the wait budget ran out before it started
-	Interrupted Verdict = "interrupted" // SIGINT/SIGTERM (or a cancelled context)
-	NotStarted  Verdict = "not_started" // the command could not be started
-)
-
-// Attempt is one record of `<log>.jsonl`: what one attempt saw, for the report to cite.
-type Attempt struct {
-	Label            string    `json:"label,omitempty"`
-	Attempt          int       `json:"attempt"`
-	MaxAttempts      int       `json:"max_attempts"`
-	Start            time.Time `json:"start"`
-	End              time.Time `json:"end"`
-	Command          []string  `json:"command"`
-	ExitCode         int       `json:"exit_code"`
-	Verdict          Verdict   `json:"verdict"`
-	SampleHz         float64   `json:"sample_hz"`
-	Samples          int       `json:"samples"`
-	ContendedSamples int       `json:"contended_samples"`
-	ForeignGPU       []Holder  `json:"foreign_gpu"`
-	Compilers        []Holder  `json:"compilers"`
-	ForeignCPU       []CPUUse  `json:"foreign_cpu,omitempty"`
-	IdleWaitSecs     float64   `json:"idle_wait_secs"`
-	IdleResets       int       `json:"idle_resets"`
-	LockWaitSecs     float64   `json:"lock_wait_secs"`
-	Nested           bool      `json:"nested,omitempty"`
 }

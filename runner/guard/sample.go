@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -12,27 +11,6 @@ import (
 	"github.com/lablup/perfbot/runner/host"
 	"github.com/lablup/perfbot/runner/proc"
 )
-
-// Holder is a process a sample saw: its pid and kernel comm name ("?" when unreadable).
-type Holder struct {
-	PID  int    `json:"pid"`
-	Comm string `json:"comm"`
-}
-
-// String is `pid:comm`, as in the log.
-func (h Holder) String() string { return strconv.Itoa(h.PID) + ":" + h.Comm }
-
-// CPUUse is a foreign process above the CPU limit, in percent of one core.
-type CPUUse struct {
-	PID     int     `json:"pid"`
-	Comm    string  `json:"comm"`
-	Percent float64 `json:"percent"`
-}
-
-// String is `pid:comm:NN%`, as in the log.
-func (c CPUUse) String() string {
-	return fmt.Sprintf("%d:%s:%.0f%%", c.PID, c.Comm, c.Percent)
-}
 
 // Sample is one look at the host.
 type Sample struct {

@@ -106,7 +106,7 @@ func TestSamplerHolders(t *testing.T) {
 		t.Fatal(err)
 	}
 	self := os.Getpid()
-	wantAll := []Holder{{live.Process.Pid, "sleep"}, {self, procOf(t, self).Comm}}
+	wantAll := []Holder{{PID: live.Process.Pid, Comm: "sleep"}, {PID: self, Comm: procOf(t, self).Comm}}
 	if live.Process.Pid > self {
 		wantAll[0], wantAll[1] = wantAll[1], wantAll[0]
 	}
@@ -114,7 +114,7 @@ func TestSamplerHolders(t *testing.T) {
 		t.Errorf("GPU = %v, want %v", smp.GPU, wantAll)
 	}
 	// The guard itself is never foreign.
-	if holderList(smp.ForeignGPU) != holderList([]Holder{{live.Process.Pid, "sleep"}}) {
+	if holderList(smp.ForeignGPU) != holderList([]Holder{{PID: live.Process.Pid, Comm: "sleep"}}) {
 		t.Errorf("foreign = %v, want only the live sleep", smp.ForeignGPU)
 	}
 	if !smp.Contended() {

@@ -2,7 +2,6 @@ package job
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,27 +11,15 @@ import (
 	"time"
 
 	"github.com/lablup/perfbot/config"
+	"github.com/lablup/perfbot/internal/strs"
 	"github.com/lablup/perfbot/runner/baseline"
 	"github.com/lablup/perfbot/runner/benchcsv"
 	"github.com/lablup/perfbot/runner/guard"
 	"github.com/lablup/perfbot/runner/host"
 	"github.com/lablup/perfbot/runner/hostinfo"
+	"github.com/lablup/perfbot/runner/results"
 	"github.com/lablup/perfbot/runner/sandbox"
 )
-
-// The nightly's commands (docs/nightly.md): the build, the mlxcel sweep and the mlx-lm
-// baseline's sweep on the same build, the single-model re-measure.
-var (
-	BenchBuildCommand = []string{"cargo", "build", "--release", "--features", "rocm", "--bin", "mlxcel", "--bin", "mlxcel-bench-decode"}
-	HarnessCommand    = []string{"scripts/bench_decode.sh", "all", "--cooldown", "30", "--big-cooldown", "30"}
-	BaselineCommand   = []string{"scripts/bench_mlxlm.py", "all", "--cooldown", "30", "--big-cooldown", "30"}
-)
-
-// RemeasureCommand is the harness's single-model mode for one model folder
-// (docs/formats.md §6).
-func RemeasureCommand(modelDir string) []string {
-	return []string{"scripts/bench_decode.sh", "single", modelDir}
-}
 
 // HarnessOutput is where both harnesses write their CSVs in the checkout (bench_mlxlm.py
 // has no option for it).
@@ -69,7 +56,7 @@ type BenchOptions struct {
 type BenchReport struct {
 	// Folder holds the files to publish; "" when the run stopped before it knew the GPU.
 	Folder   string
-	Manifest Nightly
+	Manifest results.Nightly
 }
 
 // HarnessProblems are the checks' errors: a CSV the harness got wrong.
@@ -81,8 +68,8 @@ func (r BenchReport) HarnessProblems() []benchcsv.Problem {
 func (r BenchReport) Failed() []string {
 	var out []string
 	for _, s := range r.Manifest.Sweeps {
-		if s.Status != "ok" {
-			out = append(out, s.Name+" sweep ("+s.Status+")")
+		if s.Status != results.SweepOK {
+			out = append(out, s.Name+" sweep ("+string(s.Status)+")")
 		}
 	}
 	for _, m := range r.Manifest.Remeasures {
@@ -98,10 +85,10 @@ func (r BenchReport) Failed() []string {
 func (r BenchReport) OnlyGuardGaveUp() bool {
 	n := 0
 	for _, s := range r.Manifest.Sweeps {
-		if s.Status == "ok" {
+		if s.Status == results.SweepOK {
 			continue
 		}
-		if s.Status != StatusGaveUp {
+		if s.Status != results.SweepGuardGaveUp {
 			return false
 		}
 		n++
@@ -109,26 +96,16 @@ func (r BenchReport) OnlyGuardGaveUp() bool {
 	return n > 0 && len(r.HarnessProblems()) == 0
 }
 
-// Sweep and re-measure statuses besides ok.
-const (
-	StatusGaveUp = string(StatusGuardGaveUp)
-	statusFailed = "failed"
-)
-
 // bencher is one nightly run in progress.
 type bencher struct {
-	o        BenchOptions
-	prog     *progress
-	folder   string
-	logs     string
-	harness  string // the checkout's harness output folder
-	guardLog string
-	man      *Nightly
-	scrub    scrubber
-	last     Nightly // last night's manifest, for the ETA
-	hasLast  bool
-	models   []string         // the model folders' names, in the harness's order
-	sb       *sandbox.Sandbox // nil: commands run unsandboxed
+	session
+	o       BenchOptions
+	logs    string
+	harness string // the checkout's harness output folder
+	man     *results.Nightly
+	last    results.Nightly // last night's manifest, for the ETA
+	hasLast bool
+	models  []string // the model folders' names, in the harness's order
 }
 
 // Bench runs the nightly baseline: host facts, the build, the mlxcel sweep and the
@@ -141,8 +118,7 @@ func Bench(ctx context.Context, o BenchOptions) (BenchReport, error) {
 	if err != nil {
 		return BenchReport{}, err
 	}
-	b.prog.printf("probing the host (ROCm, GPU, memory, checkout)")
-	info := hostinfo.Collect(ctx, b.o.Host, b.o.RepoDir)
+	info := b.probe(ctx, "ROCm, GPU, memory, checkout")
 	if err := b.open(info); err != nil {
 		return BenchReport{}, err
 	}
@@ -183,15 +159,17 @@ func newBencher(o BenchOptions) (*bencher, error) {
 		// folders out of the committed CSVs.
 		return nil, fmt.Errorf("the models folder %s must be relative to the checkout (the harnesses write it into every CSV row)", o.ModelsDir)
 	}
-	for _, s := range []string{HarnessCommand[0], BaselineCommand[0]} {
-		if s == BaselineCommand[0] && o.NoBaseline {
+	for _, s := range []string{results.HarnessCommand[0], results.BaselineCommand[0]} {
+		if s == results.BaselineCommand[0] && o.NoBaseline {
 			continue
 		}
 		if fi, err := os.Stat(filepath.Join(o.RepoDir, s)); err != nil || fi.Mode()&0o111 == 0 {
 			return nil, fmt.Errorf("the checkout has no executable %s: the nightly runs the repo's own harness; check out a commit that has it", s)
 		}
 	}
-	b := &bencher{o: o, prog: &progress{w: o.Progress, now: o.Now}, harness: filepath.Join(o.RepoDir, HarnessOutput)}
+	b := &bencher{o: o, session: newSession(o.Host, o.RepoDir, o.Guard, &progress{w: o.Progress, now: o.Now}, o.Now, "nightly manifest"),
+		harness: filepath.Join(o.RepoDir, HarnessOutput)}
+	b.save = func() error { return b.man.Save(b.folder) }
 	ents, err := os.ReadDir(filepath.Join(o.RepoDir, filepath.FromSlash(o.ModelsDir)))
 	if err != nil {
 		return nil, fmt.Errorf("reading the models folder %s of the checkout: %w (give --models-dir)", o.ModelsDir, err)
@@ -243,15 +221,13 @@ func modelsDirOf(c config.Config) string {
 // already (a harness would overwrite or resume from them).
 func (b *bencher) open(info hostinfo.Info) error {
 	o := b.o
-	if !info.GFX.Known() {
-		return fmt.Errorf("the GPU target is unknown (%s): the files are named after it; check the ROCm install", info.GFX.Reason)
-	}
-	if !info.MlxcelCommit.Known() {
-		return fmt.Errorf("the checkout's commit is unknown (%s): give an mlxcel git checkout", info.MlxcelCommit.Reason)
+	gfx, commit, err := target(info, "", "the files are named after it; check the ROCm install")
+	if err != nil {
+		return err
 	}
 	now := o.Now()
 	date := now.Format(time.DateOnly)
-	name := benchcsv.Name{Backend: "rocm", Host: benchcsv.HostTag(info.GFX.Value), Date: date}
+	name := benchcsv.Name{Backend: "rocm", Host: benchcsv.HostTag(gfx), Date: date}
 	if ents, err := os.ReadDir(b.harness); err == nil {
 		for _, e := range ents {
 			if n, err := benchcsv.ParseName(e.Name()); err == nil && n.Date == date {
@@ -260,43 +236,29 @@ func (b *bencher) open(info hostinfo.Info) error {
 			}
 		}
 	}
-	b.folder = filepath.Join(o.OutDir, filepath.FromSlash(o.Config.Results.Benchmarks))
+	folder := filepath.Join(o.OutDir, filepath.FromSlash(o.Config.Results.Benchmarks))
 	b.logs = filepath.Join(o.OutDir, "logs")
-	for _, d := range []string{b.folder, b.logs} {
+	for _, d := range []string{folder, b.logs} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return fmt.Errorf("creating the results folder: %w", err)
 		}
 	}
 	stem := name.Stem()
-	b.guardLog = filepath.Join(b.folder, stem+GuardLogSuffix)
-	for _, f := range []string{b.guardLog, b.guardLog + ".jsonl"} {
-		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
-			return fmt.Errorf("starting the guard log: %w", err)
-		}
+	if err := b.start(folder, filepath.Join(folder, stem+results.GuardLogSuffix),
+		pathSub{o.RepoDir, "<checkout>"}, pathSub{o.OutDir, "<out>"}, pathSub{o.HistoryDir, "<history>"}, pathSub{os.TempDir(), "<tmp>"}); err != nil {
+		return err
 	}
-	subs := []pathSub{{o.RepoDir, "<checkout>"}, {o.OutDir, "<out>"}, {o.HistoryDir, "<history>"}, {os.TempDir(), "<tmp>"}}
-	if home, err := os.UserHomeDir(); err == nil && home != "/" {
-		subs = append(subs, pathSub{home, "~"})
-	}
-	b.scrub = newScrubber(subs...)
-	b.man = &Nightly{
-		Date: date, Started: now, State: "running", Commit: info.MlxcelCommit.Value, GFX: info.GFX.Value,
+	b.man = &results.Nightly{
+		Date: date, Started: now, State: results.SessionRunning, Commit: commit, GFX: gfx,
 		Host: name.Host, Stem: stem, ModelsDir: o.ModelsDir, HostInfo: info,
-		Build: Build{Command: BenchBuildCommand, Status: "skipped"}, GuardLog: filepath.Base(b.guardLog),
+		Build: results.Build{Command: results.BenchBuildCommand, Status: results.BuildSkipped}, GuardLog: filepath.Base(b.guardLog),
 	}
-	b.last, b.hasLast = LastNight(o.HistoryDir, name.Pair(), date)
+	b.last, b.hasLast = results.LastNight(o.HistoryDir, name.Pair(), date)
 	if b.hasLast {
 		b.prog.printf("ETA from the durations of %s", b.last.Stem)
 	}
-	b.prog.printf("nightly %s at %s: %d model folders in %s, files to %s", stem, short(b.man.Commit), len(b.models), o.ModelsDir, b.folder)
-	return b.man.save(b.folder)
-}
-
-func short(sha string) string {
-	if len(sha) > 8 {
-		return sha[:8]
-	}
-	return sha
+	b.prog.printf("nightly %s at %s: %d model folders in %s, files to %s", stem, strs.ShortSHA(b.man.Commit), len(b.models), o.ModelsDir, b.folder)
+	return b.save()
 }
 
 // run does the steps; it returns only what stops the run.
@@ -307,19 +269,16 @@ func (b *bencher) run(ctx context.Context) error {
 	sweeps := []struct {
 		name string
 		argv []string
-	}{{SweepMlxcel, HarnessCommand}, {SweepMlxLM, BaselineCommand}}
+	}{{results.SweepMlxcel, results.HarnessCommand}, {results.SweepMlxLM, results.BaselineCommand}}
 	for _, s := range sweeps {
-		if s.name == SweepMlxLM && b.o.NoBaseline {
-			b.man.Sweeps = append(b.man.Sweeps, Sweep{Name: s.name, Command: s.argv, Status: "not_run", Reason: "skipped (--no-baseline)"})
+		if s.name == results.SweepMlxLM && b.o.NoBaseline {
+			b.man.Sweeps = append(b.man.Sweeps, results.Sweep{Name: s.name, Command: s.argv, Status: results.SweepNotRun, Reason: "skipped (--no-baseline)"})
 			continue
 		}
 		sw, err := b.sweep(ctx, s.name, s.argv)
 		b.man.Sweeps = append(b.man.Sweeps, sw)
 		b.man.CSVs = append(b.man.CSVs, sw.CSVs...)
-		if serr := b.man.save(b.folder); serr != nil && err == nil {
-			err = serr
-		}
-		if err != nil {
+		if err := b.step(err); err != nil {
 			return err
 		}
 	}
@@ -327,33 +286,11 @@ func (b *bencher) run(ctx context.Context) error {
 	return b.compare(ctx)
 }
 
-// build runs the build outside the guard, as the profile job does.
+// build builds the nightly's binaries (results.BenchBuildCommand), its log in the logs
+// folder.
 func (b *bencher) build(ctx context.Context) error {
-	if b.o.SkipBuild {
-		b.prog.printf("build skipped: the harness runs the binaries already built")
-		return nil
-	}
-	bd := &b.man.Build
-	bd.Log = "build.log"
-	b.prog.printf("building: %s", strings.Join(BenchBuildCommand, " "))
-	start := time.Now()
-	code, out, err := runLogged(ctx, b.sb.Host(b.o.Host), b.o.RepoDir, filepath.Join(b.logs, bd.Log), BenchBuildCommand)
-	bd.Seconds = round1(time.Since(start).Seconds())
-	if err != nil || code != 0 {
-		bd.Status = "failed"
-		why := firstError(out)
-		if err != nil {
-			why = err.Error()
-		}
-		bd.Reason = b.scrub.text(fmt.Sprintf("cargo build exited with %s: %s", exitText(code), why))
-		if ctx.Err() != nil {
-			return fmt.Errorf("building: %w: %w", errInterrupted, ctx.Err())
-		}
-		return fmt.Errorf("building: %s (full log in logs/build.log)", bd.Reason)
-	}
-	bd.Status = "ok"
-	b.prog.printf("built in %.0fs", bd.Seconds)
-	return nil
+	return b.runBuild(ctx, b.o.SkipBuild, buildStep{argv: results.BenchBuildCommand, logDir: b.logs,
+		doing: "building", skipped: "the harness runs the binaries already built", logHint: "logs/build.log"}, &b.man.Build)
 }
 
 // snapshot lists the CSVs in the checkout's harness folder.
@@ -399,13 +336,7 @@ func (b *bencher) guarded(ctx context.Context, section, label string, argv []str
 	if err != nil {
 		return guarded{}, nil, err
 	}
-	if err := guard.Section(b.guardLog, section); err != nil {
-		return guarded{}, nil, err
-	}
-	g := b.o.Guard
-	g.Host = b.sb.Host(g.Host)
-	g.LogPath = b.guardLog
-	g.Dir = b.o.RepoDir
+	g := b.guardOptions()
 	g.BeforeAttempt = func(k int) error {
 		left, err := b.fresh(before)
 		if err != nil {
@@ -419,7 +350,10 @@ func (b *bencher) guarded(ctx context.Context, section, label string, argv []str
 		return nil
 	}
 	env := []string{"MODELS_DIR=" + b.o.ModelsDir}
-	r := runGuardedObserved(ctx, g, label, argv, env, filepath.Join(b.logs, logName), b.prog, label, observe)
+	r, err := b.runGuarded(ctx, section, g, label, argv, env, filepath.Join(b.logs, logName), label, observe)
+	if err != nil {
+		return guarded{}, nil, err
+	}
 	made, ferr := b.fresh(before)
 	if ferr != nil {
 		return r, nil, ferr
@@ -465,10 +399,10 @@ func moveFile(from, to string) error {
 }
 
 // sweep runs one harness over every model.
-func (b *bencher) sweep(ctx context.Context, name string, argv []string) (Sweep, error) {
-	sw := Sweep{Name: name, Command: argv, Log: name + ".log"}
+func (b *bencher) sweep(ctx context.Context, name string, argv []string) (results.Sweep, error) {
+	sw := results.Sweep{Name: name, Command: argv, Log: name + ".log"}
 	models := b.models
-	if name == SweepMlxLM {
+	if name == results.SweepMlxLM {
 		models = b.checkpoints()
 	}
 	t := &sweepTracker{name: name, names: models, prog: b.prog, now: b.o.Now}
@@ -483,35 +417,31 @@ func (b *bencher) sweep(ctx context.Context, name string, argv []string) (Sweep,
 	b.tenants(name+" sweep", r)
 	switch {
 	case err != nil && r.out.Verdict == "":
-		sw.Status, sw.Reason = statusFailed, b.scrub.text(err.Error())
+		sw.Status, sw.Reason = results.SweepFailed, b.scrub.text(err.Error())
 		return sw, err
 	case r.interrupted():
-		sw.Status, sw.Reason = string(StatusInterrupted), "stopped during the sweep"
-		cause := r.err
-		if cause == nil {
-			cause = context.Cause(ctx)
-		}
-		return sw, fmt.Errorf("%w during the %s sweep: %w", errInterrupted, name, cause)
+		sw.Status, sw.Reason = results.SweepInterrupted, "stopped during the sweep"
+		return sw, r.interruptedDuring(ctx, "the "+name+" sweep")
 	case r.err != nil && r.out.Verdict == guard.NotStarted:
-		sw.Status, sw.Reason = statusFailed, b.scrub.text(fmt.Sprintf("the sweep could not start: %v", r.err))
+		sw.Status, sw.Reason = results.SweepFailed, b.scrub.text(fmt.Sprintf("the sweep could not start: %v", r.err))
 	case r.err != nil:
-		sw.Status, sw.Reason = statusFailed, b.scrub.text(fmt.Sprintf("the GPU guard failed: %v", r.err))
+		sw.Status, sw.Reason = results.SweepFailed, b.scrub.text(fmt.Sprintf("the GPU guard failed: %v", r.err))
 		return sw, fmt.Errorf("guarding the %s sweep: %w", name, r.err)
 	case r.gaveUp():
-		sw.Status, sw.Reason = StatusGaveUp, b.scrub.text(r.gaveUpReason(b.o.Guard))
+		sw.Status, sw.Reason = results.SweepGuardGaveUp, b.scrub.text(r.gaveUpReason(b.o.Guard))
 	case r.out.ExitCode != 0:
-		sw.Status = statusFailed
+		sw.Status = results.SweepFailed
 		sw.Reason = fmt.Sprintf("%s exited with %s", argv[0], exitText(r.out.ExitCode))
 		if tail := tailLines(r.output, 3); len(tail) > 0 {
 			sw.Reason += "; last lines: " + strings.Join(tail, " | ")
 		}
 		sw.Reason = b.scrub.text(sw.Reason)
 	case len(csvs) == 0:
-		sw.Status, sw.Reason = statusFailed, fmt.Sprintf("%s exited 0 but wrote no CSV in %s/", argv[0], HarnessOutput)
+		sw.Status, sw.Reason = results.SweepFailed, fmt.Sprintf("%s exited 0 but wrote no CSV in %s/", argv[0], HarnessOutput)
 	default:
-		sw.Status = "ok"
+		sw.Status = results.SweepOK
 	}
-	if err == nil && sw.Status == "ok" {
+	if err == nil && sw.Status == results.SweepOK {
 		b.prog.printf("%s sweep done: %s", name, strings.Join(csvs, ", "))
 	} else if sw.Reason != "" {
 		b.prog.printf("%s sweep: %s", name, sw.Reason)
@@ -595,7 +525,7 @@ func (b *bencher) modelBytes() map[string]int64 {
 
 // compare judges the mlxcel CSV against the history and re-measures each suspect once.
 func (b *bencher) compare(ctx context.Context) error {
-	sw, _ := b.man.Sweep(SweepMlxcel)
+	sw, _ := b.man.Sweep(results.SweepMlxcel)
 	var f *benchcsv.File
 	for _, name := range sw.CSVs {
 		n, err := benchcsv.ParseName(name)
@@ -625,16 +555,13 @@ func (b *bencher) compare(ctx context.Context) error {
 	}
 	for _, model := range rep.Suspects() {
 		if b.o.NoRemeasure {
-			b.man.Remeasures = append(b.man.Remeasures, Remeasure{Model: model, Verdict: baseline.Suspected, Reason: "not re-measured (--no-remeasure)"})
+			b.man.Remeasures = append(b.man.Remeasures, results.Remeasure{Model: model, Verdict: baseline.Suspected, Reason: "not re-measured (--no-remeasure)"})
 			continue
 		}
 		rm, err := b.remeasure(ctx, model, &rep)
 		b.man.Remeasures = append(b.man.Remeasures, rm)
 		b.man.CSVs = append(b.man.CSVs, rm.CSV)
-		if serr := b.man.save(b.folder); serr != nil && err == nil {
-			err = serr
-		}
-		if err != nil {
+		if err := b.step(err); err != nil {
 			return err
 		}
 	}
@@ -643,12 +570,12 @@ func (b *bencher) compare(ctx context.Context) error {
 }
 
 // remeasure runs the harness's single-model mode for model under the guard.
-func (b *bencher) remeasure(ctx context.Context, model string, rep *baseline.Report) (Remeasure, error) {
-	rm := Remeasure{Model: model, Verdict: baseline.Suspected}
+func (b *bencher) remeasure(ctx context.Context, model string, rep *baseline.Report) (results.Remeasure, error) {
+	rm := results.Remeasure{Model: model, Verdict: baseline.Suspected}
 	dir := filepath.ToSlash(filepath.Join(b.o.ModelsDir, model))
 	label := "remeasure " + model
-	b.prog.printf("%s: outside its noise band; re-measuring once: %s", model, strings.Join(RemeasureCommand(dir), " "))
-	r, csvs, err := b.guarded(ctx, "== "+label, label, RemeasureCommand(dir), "remeasure-"+model+".log", nil)
+	b.prog.printf("%s: outside its noise band; re-measuring once: %s", model, strings.Join(results.RemeasureCommand(dir), " "))
+	r, csvs, err := b.guarded(ctx, "== "+label, label, results.RemeasureCommand(dir), "remeasure-"+model+".log", nil)
 	rm.Phase = phaseOf(label, "remeasure-"+model+".log", r)
 	b.tenants("re-measure of "+model, r)
 	if err != nil && r.out.Verdict == "" {
@@ -705,24 +632,6 @@ func (b *bencher) remeasure(ctx context.Context, model string, rep *baseline.Rep
 // finish closes the manifest.
 func (b *bencher) finish(err error) {
 	b.man.Finished = b.o.Now()
-	switch {
-	case err == nil:
-		b.man.State = "complete"
-	case errors.Is(err, errInterrupted):
-		b.man.State, b.man.Error = "interrupted", b.scrub.text(err.Error())
-	default:
-		b.man.State, b.man.Error = "failed", b.scrub.text(err.Error())
-	}
-	b.scrubGuardLog()
-	if serr := b.man.save(b.folder); serr != nil {
-		b.prog.printf("could not write the nightly manifest: %v", serr)
-	}
-}
-
-func (b *bencher) scrubGuardLog() {
-	for _, f := range []string{b.guardLog, b.guardLog + ".jsonl"} {
-		if err := b.scrub.file(f); err != nil {
-			b.prog.printf("could not clean local paths out of %s: %v", filepath.Base(f), err)
-		}
-	}
+	b.man.State, b.man.Error = b.end(err)
+	b.close()
 }

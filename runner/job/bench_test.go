@@ -19,6 +19,7 @@ import (
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/lablup/perfbot/runner/baseline"
 	"github.com/lablup/perfbot/runner/benchcsv"
+	"github.com/lablup/perfbot/runner/results"
 )
 
 // benchModel is a model of the 2026-09-30 baseline: its folder, weights and both
@@ -52,15 +53,12 @@ models:
 func benchRepo(t testing.TB, date string, nights int) string {
 	t.Helper()
 	repo := filepath.Join(t.TempDir(), "mlxcel")
-	upstream, err := os.ReadFile(testfix.Path(t, "mlxcel-gfx1151", "UPSTREAM"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	upstream := upstreamFile(t)
 	files := map[string]string{
 		"Cargo.toml":                            "[workspace]\n",
 		".gitignore":                            "target/\nmodels/\n",
 		".github/perfbot.yml":                   benchConfig,
-		"src/lib/mlx-cpp/patches-rocm/UPSTREAM": string(upstream),
+		"src/lib/mlx-cpp/patches-rocm/UPSTREAM": upstream,
 	}
 	for _, m := range benchModels {
 		dir := "models/mlx/" + m.name + "/"
@@ -185,13 +183,7 @@ func TestBenchNightlyConfirmsARegression(t *testing.T) {
 	fh := newFakeHost(t, "FAKE_HARNESS_DATE="+date,
 		"FAKE_HARNESS_SCALE=Meta-Llama-3.1-8B-Instruct-4bit=0.9", "FAKE_HARNESS_SINGLE_SCALE=Meta-Llama-3.1-8B-Instruct-4bit=0.9")
 	repo := benchRepo(t, date, 10)
-	o := benchOptions(t, fh, repo, date)
-	prog := &lineHook{}
-	o.Progress = prog
-	rep, err := Bench(context.Background(), o)
-	if err != nil {
-		t.Fatalf("Bench: %v\n%s", err, prog.String())
-	}
+	rep, prog := runBench(t, benchOptions(t, fh, repo, date))
 	m := rep.Manifest
 	stem := "rocm_strixhalo-gfx1151_" + date
 	if m.State != "complete" || m.Stem != stem || m.Build.Status != "ok" || m.ModelsDir != "models/mlx" {
@@ -201,7 +193,7 @@ func TestBenchNightlyConfirmsARegression(t *testing.T) {
 	if !slices.Equal(m.CSVs, wantCSVs) {
 		t.Errorf("CSVs %v, want %v", m.CSVs, wantCSVs)
 	}
-	for _, name := range append(wantCSVs, stem+GuardLogSuffix, stem+NightlySuffix) {
+	for _, name := range append(wantCSVs, stem+results.GuardLogSuffix, stem+results.NightlySuffix) {
 		if _, err := os.Stat(filepath.Join(rep.Folder, name)); err != nil {
 			t.Error(err)
 		}
@@ -231,18 +223,13 @@ func TestBenchNightlyConfirmsARegression(t *testing.T) {
 	if len(m.Remeasures) != 1 || m.Remeasures[0].Verdict != baseline.Regression || m.Remeasures[0].Decode != 31.87 {
 		t.Errorf("re-measures %+v", m.Remeasures)
 	}
-	glog := readFile(t, filepath.Join(rep.Folder, stem+GuardLogSuffix))
-	for _, want := range []string{"== nightly mlxcel\n", "== nightly mlx-lm\n", "== remeasure Meta-Llama-3.1-8B-Instruct-4bit\n",
-		"attempt 1/2: start: scripts/bench_decode.sh all --cooldown 30 --big-cooldown 30", "attempt 1/2: start: scripts/bench_decode.sh single models/mlx/Meta-Llama-3.1-8B-Instruct-4bit"} {
-		if !strings.Contains(glog, want) {
-			t.Errorf("guard log lacks %q:\n%s", want, glog)
-		}
-	}
+	glog := readFile(t, filepath.Join(rep.Folder, stem+results.GuardLogSuffix))
+	wantIn(t, "guard log", glog, "== nightly mlxcel\n", "== nightly mlx-lm\n", "== remeasure Meta-Llama-3.1-8B-Instruct-4bit\n",
+		"attempt 1/2: start: scripts/bench_decode.sh all --cooldown 30 --big-cooldown 30", "attempt 1/2: start: scripts/bench_decode.sh single models/mlx/Meta-Llama-3.1-8B-Instruct-4bit")
 	if strings.Contains(glog, fh.tmp) {
 		t.Errorf("the guard log names local folders:\n%s", glog)
 	}
-	out := prog.String()
-	for _, want := range []string{
+	wantIn(t, "progress", prog.String(),
 		"[mlxcel 1/5] Meta-Llama-3.1-8B-Instruct-4bit: started, ",
 		"ETA unknown: no model times from an earlier night",
 		"[mlxcel 1/5] Meta-Llama-3.1-8B-Instruct-4bit: 31.87 tok/s",
@@ -250,16 +237,12 @@ func TestBenchNightlyConfirmsARegression(t *testing.T) {
 		"[mlx-lm 3/5] Qwen3-0.6B-4bit: started",
 		"Meta-Llama-3.1-8B-Instruct-4bit: outside its noise band; re-measuring once: scripts/bench_decode.sh single models/mlx/Meta-Llama-3.1-8B-Instruct-4bit",
 		"Meta-Llama-3.1-8B-Instruct-4bit: regression: decode 31.87 tok/s, -",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("progress lacks %q:\n%s", want, out)
-		}
-	}
+	)
 
 	// The next night, with tonight's files merged into the history: an ETA from
 	// tonight's model times.
 	const next = "2026-10-21"
-	for _, name := range []string{stem + ".csv", stem + NightlySuffix} {
+	for _, name := range []string{stem + ".csv", stem + results.NightlySuffix} {
 		b, err := os.ReadFile(filepath.Join(rep.Folder, name))
 		if err != nil {
 			t.Fatal(err)
@@ -323,9 +306,7 @@ func TestBenchFlagsAPreROCmHarness(t *testing.T) {
 func TestBenchContendedSweepStartsOver(t *testing.T) {
 	t.Parallel()
 	const date = "2026-10-20"
-	gate := filepath.Join(t.TempDir(), "gate")
-	fh := newFakeHost(t, "FAKE_HARNESS_DATE="+date, "FAKE_MLXLM_GATE="+gate)
-	repo := benchRepo(t, date, 0)
+	fh, repo, gate := gatedBench(t, date, "FAKE_MLXLM_GATE")
 	holder := exec.Command("sleep", "600")
 	if err := holder.Start(); err != nil {
 		t.Fatal(err)
@@ -356,7 +337,7 @@ func TestBenchContendedSweepStartsOver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sw, _ := rep.Manifest.Sweep(SweepMlxLM)
+	sw, _ := rep.Manifest.Sweep(results.SweepMlxLM)
 	if sw.Status != "ok" || sw.Phase.Attempts != 2 || sw.Phase.Verdict != "clean" {
 		t.Fatalf("mlx-lm sweep %+v", sw)
 	}
@@ -405,9 +386,7 @@ func TestBenchRefusesTodaysCSVInTheCheckout(t *testing.T) {
 func TestBenchInterruptedSweep(t *testing.T) {
 	t.Parallel()
 	const date = "2026-10-20"
-	gate := filepath.Join(t.TempDir(), "never")
-	fh := newFakeHost(t, "FAKE_HARNESS_DATE="+date, "FAKE_HARNESS_GATE="+gate)
-	repo := benchRepo(t, date, 0)
+	fh, repo, _ := gatedBench(t, date, "FAKE_HARNESS_GATE") // a gate that never opens
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	o := benchOptions(t, fh, repo, date)
@@ -433,11 +412,19 @@ func TestBenchInterruptedSweep(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 	m := rep.Manifest
-	if m.State != "interrupted" || len(m.Sweeps) != 1 || m.Sweeps[0].Status != string(StatusInterrupted) || len(m.CSVs) != 0 {
+	if m.State != "interrupted" || len(m.Sweeps) != 1 || m.Sweeps[0].Status != results.SweepInterrupted || len(m.CSVs) != 0 {
 		t.Errorf("manifest %+v", m)
 	}
-	if _, err := os.Stat(filepath.Join(rep.Folder, m.Stem+NightlySuffix)); err != nil {
+	if _, err := os.Stat(filepath.Join(rep.Folder, m.Stem+results.NightlySuffix)); err != nil {
 		t.Error(err)
 	}
 	gitClean(t, repo)
+}
+
+// gatedBench is a fake host whose harness waits, at the step gateVar names, for the
+// file gate to exist, and a checkout without history.
+func gatedBench(t *testing.T, date, gateVar string) (fh *fakeHost, repo, gate string) {
+	t.Helper()
+	gate = filepath.Join(t.TempDir(), "gate")
+	return newFakeHost(t, "FAKE_HARNESS_DATE="+date, gateVar+"="+gate), benchRepo(t, date, 0), gate
 }

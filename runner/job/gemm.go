@@ -11,10 +11,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lablup/perfbot/internal/strs"
 	"github.com/lablup/perfbot/runner/guard"
 	"github.com/lablup/perfbot/runner/host"
 	"github.com/lablup/perfbot/runner/hostinfo"
 	"github.com/lablup/perfbot/runner/patch"
+	"github.com/lablup/perfbot/runner/results"
 	"github.com/lablup/perfbot/runner/sandbox"
 )
 
@@ -22,14 +24,11 @@ import (
 // the host lock) until the workflow's own timeout.
 const DefaultTestTimeout = 30 * time.Minute
 
-// TestModule is the Rust module of the numeric tests.
-const TestModule = "grouped_gemm_numeric_tests"
-
 // TestCommand is the command of one numeric test (docs/formats.md §7): one test alone,
 // never the whole suite, since an abort in an earlier test would kill the binary.
 func TestCommand(name string) []string {
 	return []string{"cargo", "test", "--release", "--features", "rocm", "-p", "mlxcel-core", "--lib",
-		TestModule + "::" + name, "--", "--exact", "--test-threads=1", "--nocapture"}
+		results.TestModule + "::" + name, "--", "--exact", "--test-threads=1", "--nocapture"}
 }
 
 // TestBuildCommand compiles the test binary once, before the guarded runs, so that a
@@ -116,7 +115,7 @@ func GemmTests(ctx context.Context, o GemmOptions) (patch.Outcome, error) {
 	}
 
 	for i, name := range patch.TestNames {
-		label := TestModule + "::" + name
+		label := results.TestModule + "::" + name
 		if o.Guard.LogPath != "" {
 			if err := guard.Section(o.Guard.LogPath, label); err != nil {
 				return out, err
@@ -133,11 +132,7 @@ func GemmTests(ctx context.Context, o GemmOptions) (patch.Outcome, error) {
 		case r.interrupted():
 			res.Outcome, res.Detail = patch.NotRun, "not run: the job was interrupted"
 			out.Tests[i] = res
-			cause := r.err
-			if cause == nil {
-				cause = context.Cause(ctx)
-			}
-			return out, fmt.Errorf("%w during %s: %w", errInterrupted, label, cause)
+			return out, r.interruptedDuring(ctx, label)
 		case r.err != nil && r.out.Verdict == guard.NotStarted:
 			res.Outcome, res.Detail = patch.NotRun, scrub.text("not run: the test could not start: "+r.err.Error())
 			out.Tests[i] = res
@@ -181,10 +176,7 @@ func overlayCommit(repo string) (string, error) {
 	if !regexp.MustCompile(`^[0-9a-f]{7,40}$`).MatchString(c) {
 		return "", fmt.Errorf("%s has no commit: line with a commit SHA (got %q): fix the file", hostinfo.UpstreamPath, c)
 	}
-	if len(c) > 8 {
-		c = c[:8]
-	}
-	return c, nil
+	return strs.ShortSHA(c), nil
 }
 
 var (

@@ -11,6 +11,7 @@ import (
 
 	"github.com/lablup/perfbot/runner/guard"
 	"github.com/lablup/perfbot/runner/patch"
+	"github.com/lablup/perfbot/runner/results"
 )
 
 var (
@@ -91,9 +92,9 @@ func TestGemmTestsPassFailAbort(t *testing.T) {
 			starts = append(starts, e.Command)
 		}
 	}
-	if len(notes) != 3 || notes[1] != TestModule+"::"+t1 || len(starts) != 3 ||
+	if len(notes) != 3 || notes[1] != results.TestModule+"::"+t1 || len(starts) != 3 ||
 		!strings.HasSuffix(starts[1], "timeout --kill-after=10s 60s cargo test --release --features rocm -p mlxcel-core --lib "+
-			TestModule+"::"+t1+" -- --exact --test-threads=1 --nocapture") {
+			results.TestModule+"::"+t1+" -- --exact --test-threads=1 --nocapture") {
 		t.Errorf("guard sections %q, commands:\n%s", notes, strings.Join(starts, "\n"))
 	}
 	if lg := readFile(t, filepath.Join(tmp, "logs", t2+".log")); !strings.Contains(lg, "SIGABRT") {
@@ -114,7 +115,7 @@ func TestGemmTestsSegvTimeoutNotRun(t *testing.T) {
 		outcome patch.TestOutcome
 		detail  string
 	}{
-		{t0, patch.NotRun, "the filter " + TestModule + "::" + t0 + " matched no test (running 0 tests; 214 filtered out)"},
+		{t0, patch.NotRun, "the filter " + results.TestModule + "::" + t0 + " matched no test (running 0 tests; 214 filtered out)"},
 		{t1, patch.Aborted, "signal 11 (SIGSEGV): [mlx-rocm] gather_mm: expert index 131 out of range for 128 experts"},
 		{t2, patch.TimedOut, "no result within 1s: stopped by the timeout"},
 	} {
@@ -173,7 +174,7 @@ func TestGemmTestsNeedTheOverlayCommit(t *testing.T) {
 // Real cargo output shapes, including ones the fake does not print.
 func TestClassifyTest(t *testing.T) {
 	t.Parallel()
-	const filter = TestModule + "::gather_mm_selects_the_indexed_expert"
+	const filter = results.TestModule + "::gather_mm_selects_the_indexed_expert"
 	for _, tc := range []struct {
 		name    string
 		exit    int

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lablup/perfbot/runner/guard"
 	"github.com/lablup/perfbot/runner/host"
+	"github.com/lablup/perfbot/runner/results"
 	"github.com/lablup/perfbot/runner/sandbox"
 )
 
@@ -176,8 +177,8 @@ func signalName(s syscall.Signal) string {
 }
 
 // phaseOf records a guarded phase for the session manifest.
-func phaseOf(label, log string, r guarded) *Phase {
-	p := &Phase{Label: label, ExitCode: r.out.ExitCode, Verdict: string(r.out.Verdict), Attempts: len(r.out.Attempts), Log: log}
+func phaseOf(label, log string, r guarded) *results.Phase {
+	p := &results.Phase{Label: label, ExitCode: r.out.ExitCode, Verdict: string(r.out.Verdict), Attempts: len(r.out.Attempts), Log: log}
 	for _, a := range r.out.Attempts {
 		p.WaitSecs += a.IdleWaitSecs + a.LockWaitSecs
 	}

@@ -2,6 +2,7 @@ package job
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -18,6 +19,7 @@ import (
 	"github.com/lablup/perfbot/runner/guard"
 	"github.com/lablup/perfbot/runner/host"
 	"github.com/lablup/perfbot/runner/patch"
+	"github.com/lablup/perfbot/runner/results"
 	"github.com/lablup/perfbot/runner/sandbox"
 )
 
@@ -96,18 +98,15 @@ func fakeRepo(t testing.TB, defined ...string) string {
 	for _, n := range defined {
 		fmt.Fprintf(&rs, "\n#[test]\nfn %s() {\n    if !crate::metal_is_available() && !crate::cuda_is_available() {\n        return;\n    }\n}\n", n)
 	}
-	upstream, err := os.ReadFile(testfix.Path(t, "mlxcel-gfx1151", "UPSTREAM"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	upstream := upstreamFile(t)
 	files := map[string]string{
-		"Cargo.toml":                                    "[workspace]\nmembers = [\"src/lib/mlxcel-core\"]\n",
-		".gitignore":                                    "target/\n",
-		config.DefaultPath:                              testConfig,
-		llamaDir + "/config.json":                       `{"model_type": "llama", "num_hidden_layers": 32}`,
-		qwenDir + "/config.json":                        `{"model_type": "qwen3_moe", "num_hidden_layers": 48}`,
-		"src/lib/mlx-cpp/patches-rocm/UPSTREAM":         string(upstream),
-		"src/lib/mlxcel-core/src/" + TestModule + ".rs": rs.String(),
+		"Cargo.toml":                            "[workspace]\nmembers = [\"src/lib/mlxcel-core\"]\n",
+		".gitignore":                            "target/\n",
+		config.DefaultPath:                      testConfig,
+		llamaDir + "/config.json":               `{"model_type": "llama", "num_hidden_layers": 32}`,
+		qwenDir + "/config.json":                `{"model_type": "qwen3_moe", "num_hidden_layers": 48}`,
+		"src/lib/mlx-cpp/patches-rocm/UPSTREAM": upstream,
+		"src/lib/mlxcel-core/src/" + results.TestModule + ".rs": rs.String(),
 	}
 	for name, body := range files {
 		p := filepath.Join(repo, filepath.FromSlash(name))
@@ -196,6 +195,38 @@ func testOutcome(t *testing.T, o patch.Outcome, name string) patch.TestResult {
 func readFile(t *testing.T, p string) string {
 	t.Helper()
 	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// wantIn fails for each of wants that text lacks; what names the text.
+func wantIn(t testing.TB, what, text string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(text, want) {
+			t.Errorf("%s lacks %q:\n%s", what, want, text)
+		}
+	}
+}
+
+// runBench runs the nightly with its progress kept, failing the test on an error.
+func runBench(t testing.TB, o BenchOptions) (BenchReport, *lineHook) {
+	t.Helper()
+	prog := &lineHook{}
+	o.Progress = prog
+	rep, err := Bench(context.Background(), o)
+	if err != nil {
+		t.Fatalf("Bench: %v\n%s", err, prog.String())
+	}
+	return rep, prog
+}
+
+// upstreamFile is the real checkout's UPSTREAM file of the ROCm overlay.
+func upstreamFile(t testing.TB) string {
+	t.Helper()
+	b, err := os.ReadFile(testfix.Path(t, "mlxcel-gfx1151", "UPSTREAM"))
 	if err != nil {
 		t.Fatal(err)
 	}

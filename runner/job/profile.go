@@ -3,7 +3,6 @@ package job
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -32,9 +31,6 @@ import (
 
 // DefaultBench is the bench binary the build leaves, relative to the checkout.
 const DefaultBench = "target/release/mlxcel-bench-decode"
-
-// BuildCommand builds the bench (the flow of `/profile rocm` in docs/runner.md).
-var BuildCommand = []string{"cargo", "build", "--release", "--features", "rocm", "--bin", "mlxcel-bench-decode"}
 
 // PhaseMarksEnv makes the bench print its phase marks (docs/formats.md §2).
 const PhaseMarksEnv = "MLXCEL_BENCH_PHASE_MARKS=1"
@@ -96,18 +92,14 @@ type modelRun struct {
 
 // profiler is one profile session in progress.
 type profiler struct {
+	session
 	o        ProfileOptions
-	prog     *progress
-	folder   string
-	guardLog string
-	sess     *Session
+	sess     *results.Session
 	info     hostinfo.Info
 	flags    []string
-	scrub    scrubber
 	rules    *attrib.Rules
 	models   []modelRun
 	sampling []results.Sampling
-	sb       *sandbox.Sandbox // nil: commands run unsandboxed
 }
 
 // Profile runs a profile session: it probes the host, builds the bench, runs every
@@ -123,13 +115,12 @@ func Profile(ctx context.Context, o ProfileOptions) (ProfileReport, error) {
 	}
 	// Probes first: rocminfo and friends open /dev/kfd and would count as GPU holders
 	// inside a guarded wait.
-	p.prog.printf("probing the host (ROCm, GPU, rocprofv3, checkout)")
-	p.info = hostinfo.Collect(ctx, p.o.Host, p.o.RepoDir)
+	p.info = p.probe(ctx, "ROCm, GPU, rocprofv3, checkout")
 	if err := p.open(); err != nil {
 		return ProfileReport{}, err
 	}
 	rep := func() ProfileReport { return ProfileReport{Folder: p.folder, Session: *p.sess} }
-	if err := p.session(ctx); err != nil {
+	if err := p.runs(ctx); err != nil {
 		p.finish(err)
 		return rep(), err
 	}
@@ -153,7 +144,8 @@ func newProfiler(o ProfileOptions) (*profiler, error) {
 	if fi, err := os.Stat(o.RepoDir); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("the checkout %s is not a folder: give the mlxcel checkout to profile", o.RepoDir)
 	}
-	p := &profiler{o: o, prog: &progress{w: o.Progress, now: o.Now}}
+	p := &profiler{o: o, session: newSession(o.Host, o.RepoDir, o.Guard, &progress{w: o.Progress, now: o.Now}, o.Now, "session manifest")}
+	p.save = func() error { return p.sess.Save(p.folder) }
 	if err := p.pickModels(); err != nil {
 		return nil, err
 	}
@@ -298,56 +290,32 @@ func (p *profiler) loadRules() (*attrib.Rules, error) {
 // open names and prepares the results folder and writes the host facts and the
 // first manifest.
 func (p *profiler) open() error {
-	gfx := p.o.GFX
-	if gfx == "" {
-		if !p.info.GFX.Known() {
-			return fmt.Errorf("the GPU target is unknown (%s): the results folder is named after it; check the ROCm install or give the target (gfx1151)", p.info.GFX.Reason)
-		}
-		gfx = p.info.GFX.Value
+	gfx, commit, err := target(p.info, p.o.GFX, "the results folder is named after it; check the ROCm install or give the target (gfx1151)")
+	if err != nil {
+		return err
 	}
-	if !p.info.MlxcelCommit.Known() {
-		return fmt.Errorf("the checkout's commit is unknown (%s): give an mlxcel git checkout", p.info.MlxcelCommit.Reason)
-	}
-	commit := p.info.MlxcelCommit.Value
-	p.folder = filepath.Join(p.o.OutDir, filepath.FromSlash(p.o.Config.Results.Profiles), results.FolderName(gfx, commit))
-	if err := os.MkdirAll(p.folder, 0o755); err != nil {
+	folder := filepath.Join(p.o.OutDir, filepath.FromSlash(p.o.Config.Results.Profiles), results.FolderName(gfx, commit))
+	if err := os.MkdirAll(folder, 0o755); err != nil {
 		return fmt.Errorf("creating the results folder: %w", err)
 	}
 	if err := os.MkdirAll(p.o.TraceDir, 0o755); err != nil {
 		return fmt.Errorf("creating the traces folder: %w", err)
 	}
-	p.guardLog = filepath.Join(p.folder, GuardLogFile)
-	// One guard log per session: a rerun on the same commit starts it again.
-	for _, f := range []string{p.guardLog, p.guardLog + ".jsonl"} {
-		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
-			return fmt.Errorf("starting the guard log: %w", err)
-		}
+	if err := p.start(folder, filepath.Join(folder, results.GuardLogFile),
+		pathSub{p.o.TraceDir, "<trace-dir>"}, pathSub{p.o.RepoDir, "<checkout>"}, pathSub{p.o.OutDir, "<out>"}, pathSub{os.TempDir(), "<tmp>"}); err != nil {
+		return err
 	}
-	subs := []pathSub{
-		{p.o.TraceDir, "<trace-dir>"},
-		{p.o.RepoDir, "<checkout>"},
-		{p.o.OutDir, "<out>"},
-		{os.TempDir(), "<tmp>"},
-	}
-	if home, err := os.UserHomeDir(); err == nil && home != "/" {
-		subs = append(subs, pathSub{home, "~"})
-	}
-	p.scrub = newScrubber(subs...)
-	b, err := json.MarshalIndent(p.info, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encoding the host facts: %w", err)
-	}
-	if err := results.WriteFileAtomic(filepath.Join(p.folder, HostInfoFile), append(b, '\n')); err != nil {
-		return fmt.Errorf("writing the host facts: %w", err)
+	if err := results.WriteJSON(p.folder, results.HostInfoFile, "host facts", p.info); err != nil {
+		return err
 	}
 	p.flags = profilerFlags(p.info.Rocprof)
 	now := p.o.Now()
-	p.sess = &Session{
+	p.sess = &results.Session{
 		Commit: commit, GFX: gfx, Folder: filepath.Base(p.folder),
-		Date: now.Format(time.DateOnly), Started: now, State: "running",
+		Date: now.Format(time.DateOnly), Started: now, State: results.SessionRunning,
 		Shape: shapeOf(p.o.Config.Shape), Profiler: p.flags,
-		Build:    Build{Command: BuildCommand, Status: "skipped"},
-		GuardLog: GuardLogFile, HostInfo: HostInfoFile,
+		Build:    results.Build{Command: results.BuildCommand, Status: results.BuildSkipped},
+		GuardLog: results.GuardLogFile, HostInfo: results.HostInfoFile,
 	}
 	if p.info.OverlayCommit.Known() {
 		p.sess.OverlayCommit = p.info.OverlayCommit.Value
@@ -360,15 +328,15 @@ func (p *profiler) open() error {
 	}
 	for _, m := range p.models {
 		for _, s := range p.sampling {
-			p.sess.Runs = append(p.sess.Runs, RunRecord{
+			p.sess.Runs = append(p.sess.Runs, results.RunRecord{
 				Name: results.RunName(m.cfg.Dir, s), Model: m.cfg.Name, ModelDir: m.cfg.Dir,
-				Sampling: s.Tag(), Status: StatusNotRun,
+				Sampling: s.Tag(), Status: results.StatusNotRun,
 			})
 		}
 	}
 	p.prog.printf("results folder %s: %d runs (%s x %s)", p.folder, len(p.sess.Runs),
 		strings.Join(p.sess.Models, ","), strings.Join(p.sess.Sampling, ","))
-	return p.sess.save(p.folder)
+	return p.save()
 }
 
 // profilerFlags are the rocprofv3 flags the installed version supports (docs/formats.md
@@ -390,32 +358,18 @@ func profilerFlags(f hostinfo.RocprofFlags) []string {
 // finish closes the manifest: the state, the end time, runs that never started.
 func (p *profiler) finish(err error) {
 	p.sess.Finished = p.o.Now()
-	switch {
-	case err == nil:
-		p.sess.State = "complete"
-	case errors.Is(err, errInterrupted):
-		p.sess.State = "interrupted"
-		p.sess.Error = p.scrub.text(err.Error())
-	default:
-		p.sess.State = "failed"
-		p.sess.Error = p.scrub.text(err.Error())
-	}
+	p.sess.State, p.sess.Error = p.end(err)
 	for i := range p.sess.Runs {
 		r := &p.sess.Runs[i]
-		if r.Status == StatusNotRun && r.Reason == "" {
+		if r.Status == results.StatusNotRun && r.Reason == "" {
 			r.Reason = "the session stopped before this run: " + p.sess.Error
 		}
 	}
-	p.scrubGuardLog()
-	if serr := p.sess.save(p.folder); serr != nil {
-		p.prog.printf("could not write the session manifest: %v", serr)
-	}
+	p.close()
 }
 
-var errInterrupted = errors.New("interrupted")
-
-// session builds the bench and runs everything.
-func (p *profiler) session(ctx context.Context) error {
+// runs builds the bench and runs everything.
+func (p *profiler) runs(ctx context.Context) error {
 	if _, err := p.o.Host.LookPath("rocprofv3"); err != nil {
 		return fmt.Errorf("rocprofv3 is not on the PATH (%v): install rocprofiler-sdk (ROCm 6.2 or later) on the runner", err)
 	}
@@ -437,12 +391,7 @@ func (p *profiler) session(ctx context.Context) error {
 		for _, s := range p.sampling {
 			rec := &p.sess.Runs[i]
 			i++
-			err := p.runOne(ctx, fmt.Sprintf("[%d/%d]", i, len(p.sess.Runs)), m, s, rec)
-			p.scrubGuardLog()
-			if serr := p.sess.save(p.folder); serr != nil && err == nil {
-				err = serr
-			}
-			if err != nil {
+			if err := p.step(p.runOne(ctx, fmt.Sprintf("[%d/%d]", i, len(p.sess.Runs)), m, s, rec)); err != nil {
 				return err
 			}
 		}
@@ -450,38 +399,18 @@ func (p *profiler) session(ctx context.Context) error {
 	return nil
 }
 
-// build runs BuildCommand in the checkout, outside the guard: a build is not a
-// measurement (and a compiler inside a guarded run would be its own contention).
+// build builds the bench (results.BuildCommand) in the checkout, its log in the traces
+// folder; when it fails, no run can go on.
 func (p *profiler) build(ctx context.Context) error {
-	if p.o.SkipBuild {
-		p.prog.printf("build skipped: using %s", p.o.Bench)
-		return nil
-	}
-	b := &p.sess.Build
-	b.Log = "build.log"
-	p.prog.printf("building the bench: %s", strings.Join(BuildCommand, " "))
-	start := time.Now()
-	code, out, err := runLogged(ctx, p.sb.Host(p.o.Host), p.o.RepoDir, filepath.Join(p.o.TraceDir, b.Log), BuildCommand)
-	b.Seconds = round1(time.Since(start).Seconds())
-	if err != nil || code != 0 {
-		b.Status = "failed"
-		why := firstError(out)
-		if err != nil {
-			why = err.Error()
-		}
-		b.Reason = p.scrub.text(fmt.Sprintf("%s exited with %s: %s", strings.Join(BuildCommand[:2], " "), exitText(code), why))
+	err := p.runBuild(ctx, p.o.SkipBuild, buildStep{argv: results.BuildCommand, logDir: p.o.TraceDir,
+		doing: "building the bench", skipped: "using " + p.o.Bench, logHint: "the traces folder, build.log"}, &p.sess.Build)
+	if b := p.sess.Build; b.Status == results.BuildFailed {
 		for i := range p.sess.Runs {
 			p.sess.Runs[i].Reason = "the bench did not build: " + b.Reason
 		}
 		p.prog.printf("build failed after %.0fs: %s", b.Seconds, b.Reason)
-		if ctx.Err() != nil {
-			return fmt.Errorf("building the bench: %w: %w", errInterrupted, ctx.Err())
-		}
-		return fmt.Errorf("building the bench: %s (full log in the traces folder, build.log)", b.Reason)
 	}
-	b.Status = "ok"
-	p.prog.printf("built in %.0fs", b.Seconds)
-	return nil
+	return err
 }
 
 // runLogged runs argv in dir (not guarded), writing its output to logPath ("" for
@@ -534,7 +463,7 @@ func firstError(out []byte) string {
 
 // runOne runs one model at one sampling setting: the plain bench, the profiled bench,
 // the analysis. It returns an error only when the session cannot go on.
-func (p *profiler) runOne(ctx context.Context, idx string, m modelRun, s results.Sampling, rec *RunRecord) error {
+func (p *profiler) runOne(ctx context.Context, idx string, m modelRun, s results.Sampling, rec *results.RunRecord) error {
 	run := rec.Name
 	defer slices.Sort(rec.Files)
 	if m.err != nil {
@@ -542,14 +471,14 @@ func (p *profiler) runOne(ctx context.Context, idx string, m modelRun, s results
 		p.prog.printf("%s %s: not run: %s", idx, run, rec.Reason)
 		return nil
 	}
-	rec.Status = StatusRunning
+	rec.Status = results.StatusRunning
 	rec.Reason = ""
-	if err := p.sess.save(p.folder); err != nil {
+	if err := p.sess.Save(p.folder); err != nil {
 		return err
 	}
 	// A rerun replaces the run's files: stale ones would pass for this session's.
-	for _, suffix := range []string{"_kernel_stats.csv", "_decode_kernels.csv", "_summary.json", "_bench.log", "_plain_bench.log"} {
-		if err := os.Remove(filepath.Join(p.folder, run+suffix)); err != nil && !os.IsNotExist(err) {
+	for _, name := range results.RunFiles(run) {
+		if err := os.Remove(filepath.Join(p.folder, name)); err != nil && !os.IsNotExist(err) {
 			return fmt.Errorf("removing the last session's files of %s: %w", run, err)
 		}
 	}
@@ -570,7 +499,7 @@ func (p *profiler) runOne(ctx context.Context, idx string, m modelRun, s results
 	plainLog := run + "_plain_bench.log"
 	plain, err := p.phase(ctx, idx, run, "plain", bench, nil, filepath.Join(traces, run+"_plain_bench.raw.log"), plainLog, rec)
 	rec.Plain = phaseOf(run+" plain", plainLog, plain)
-	if err != nil || rec.Status != StatusRunning {
+	if err != nil || rec.Status != results.StatusRunning {
 		return err
 	}
 
@@ -581,7 +510,7 @@ func (p *profiler) runOne(ctx context.Context, idx string, m modelRun, s results
 	benchLog := run + "_bench.log"
 	profiled, err := p.phase(ctx, idx, run, "profiled", prof, []string{PhaseMarksEnv}, filepath.Join(traces, run+"_bench.raw.log"), benchLog, rec)
 	rec.Profiled = phaseOf(run+" profiled", benchLog, profiled)
-	if err != nil || rec.Status != StatusRunning {
+	if err != nil || rec.Status != results.StatusRunning {
 		return err
 	}
 	p.analyze(ctx, idx, m, s, rec, traces, plain.output, profiled.output)
@@ -590,16 +519,13 @@ func (p *profiler) runOne(ctx context.Context, idx string, m modelRun, s results
 
 // phase runs one guarded bench command and records its cleaned log. It leaves
 // rec.Status at running when the command ran clean and exited 0.
-func (p *profiler) phase(ctx context.Context, idx, run, what string, argv, env []string, rawPath, logName string, rec *RunRecord) (guarded, error) {
+func (p *profiler) phase(ctx context.Context, idx, run, what string, argv, env []string, rawPath, logName string, rec *results.RunRecord) (guarded, error) {
 	label := run + " " + what
-	if err := guard.Section(p.guardLog, label); err != nil {
+	g := p.guardOptions()
+	r, err := p.runGuarded(ctx, label, g, label, argv, env, rawPath, idx+" "+label, nil)
+	if err != nil {
 		return guarded{}, err
 	}
-	g := p.o.Guard
-	g.Host = p.sb.Host(g.Host)
-	g.LogPath = p.guardLog
-	g.Dir = p.o.RepoDir // cargo and the bench read config from their working folder
-	r := runGuarded(ctx, g, label, argv, env, rawPath, p.prog, idx+" "+label)
 	// A log is kept whenever the command printed something, a crash's above all; a
 	// run the guard never started has only the guard's lines, which are in guard.log.
 	if clean := benchlog.Clean(r.output, p.scrub.paths()); len(bytes.TrimSpace(clean)) > 0 {
@@ -610,28 +536,24 @@ func (p *profiler) phase(ctx context.Context, idx, run, what string, argv, env [
 	}
 	switch {
 	case r.interrupted():
-		rec.Status, rec.Reason = StatusInterrupted, "stopped during the "+what+" run"
+		rec.Status, rec.Reason = results.StatusInterrupted, "stopped during the "+what+" run"
 		p.prog.printf("%s %s: interrupted", idx, label)
-		cause := r.err
-		if cause == nil {
-			cause = context.Cause(ctx)
-		}
-		return r, fmt.Errorf("%w during %s: %w", errInterrupted, label, cause)
+		return r, r.interruptedDuring(ctx, label)
 	case r.err != nil && r.out.Verdict == guard.NotStarted:
-		rec.Status = StatusBenchCrashed
+		rec.Status = results.StatusBenchCrashed
 		rec.Reason = p.scrub.text(fmt.Sprintf("the %s run could not start: %v", what, r.err))
 		return r, fmt.Errorf("running %s: %w", label, r.err)
 	case r.err != nil:
 		// The guard itself could not work (no KFD dir, unwritable log, a broken
 		// monitor): every later run would fail the same way.
-		rec.Status = StatusNotRun
+		rec.Status = results.StatusNotRun
 		rec.Reason = p.scrub.text(fmt.Sprintf("the GPU guard failed in the %s run: %v", what, r.err))
 		return r, fmt.Errorf("guarding %s: %w", label, r.err)
 	case r.gaveUp():
-		rec.Status, rec.Reason = StatusGuardGaveUp, p.scrub.text(r.gaveUpReason(g))+" ("+what+" run)"
+		rec.Status, rec.Reason = results.StatusGuardGaveUp, p.scrub.text(r.gaveUpReason(g))+" ("+what+" run)"
 		p.prog.printf("%s %s: %s", idx, label, rec.Reason)
 	case r.out.ExitCode != 0:
-		rec.Status = StatusBenchCrashed
+		rec.Status = results.StatusBenchCrashed
 		why := fmt.Sprintf("the %s run exited with %s", what, exitText(r.out.ExitCode))
 		if tail := tailLines(benchlog.Clean(r.output, p.scrub.paths()), 3); len(tail) > 0 {
 			why += "; last lines: " + strings.Join(tail, " | ")
@@ -649,10 +571,10 @@ const maxStatsBytes = 16 << 20
 
 // analyze finds the profiler's files, copies the stats and writes the decode kernels
 // and the summary.
-func (p *profiler) analyze(ctx context.Context, idx string, m modelRun, s results.Sampling, rec *RunRecord, traces string, plainLog, benchLog []byte) {
+func (p *profiler) analyze(ctx context.Context, idx string, m modelRun, s results.Sampling, rec *results.RunRecord, traces string, plainLog, benchLog []byte) {
 	run := rec.Name
 	fail := func(format string, a ...any) {
-		rec.Status, rec.Reason = StatusAnalysisFailed, p.scrub.text(fmt.Sprintf(format, a...))
+		rec.Status, rec.Reason = results.StatusAnalysisFailed, p.scrub.text(fmt.Sprintf(format, a...))
 		p.prog.printf("%s %s: analysis failed: %s", idx, run, rec.Reason)
 	}
 	outs, err := rocprof.FindOutputs(traces, run)
@@ -728,7 +650,7 @@ func (p *profiler) analyze(ctx context.Context, idx string, m modelRun, s result
 		p.prog.printf("%s %s: warning: %s", idx, run, w)
 	}
 	sum := res.Summary
-	rec.Status = StatusOK
+	rec.Status = results.StatusOK
 	rec.DecodeDispatches = sum.DecodeDispatches
 	rec.GPUMsPerToken = float64(sum.GPUMsPerToken)
 	rec.HostGapMsPerToken = float64(sum.HostGapMsPerToken)
@@ -757,14 +679,4 @@ func (p *profiler) modelConfig(m modelRun) (modelcfg.Model, error) {
 	}
 	mc.ModelType = m.cfg.ModelType
 	return mc, nil
-}
-
-// scrubGuardLog replaces local folders in the guard log and its JSON lines, which are
-// committed. Between runs no guard has them open.
-func (p *profiler) scrubGuardLog() {
-	for _, f := range []string{p.guardLog, p.guardLog + ".jsonl"} {
-		if err := p.scrub.file(f); err != nil {
-			p.prog.printf("could not clean local paths out of %s: %v", filepath.Base(f), err)
-		}
-	}
 }

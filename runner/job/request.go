@@ -20,7 +20,8 @@ import (
 
 // ErrBadRequest marks an error in what the caller asked for (a model the config does not
 // have, a sampling tag that is not one, a checkout without a config): `perfbot run`
-// exits 2 on it, the Action names the input at fault.
+// exits 2 on it, the Action names the input at fault. A caller that loads the config
+// itself (config.LoadRepo) finds a missing one as config.ErrMissing.
 var ErrBadRequest = errors.New("bad request")
 
 type badRequest struct{ err error }
@@ -56,7 +57,7 @@ type ProfileRequest struct {
 
 // Options loads the config and checks the request against it.
 func (r ProfileRequest) Options() (ProfileOptions, error) {
-	cfg, err := LoadConfig(r.ConfigPath, r.RepoDir, true)
+	cfg, err := loadRequestConfig(r.ConfigPath, r.RepoDir, true)
 	if err != nil {
 		return ProfileOptions{}, err
 	}
@@ -77,11 +78,7 @@ func (r ProfileRequest) Options() (ProfileOptions, error) {
 			return ProfileOptions{}, badRequestf("models: %q is not a model of the config; known: %s", m, strings.Join(names, ", "))
 		}
 	}
-	g, err := GuardFromConfig(cfg, r.Host, r.Getenv)
-	if err != nil {
-		return ProfileOptions{}, err
-	}
-	sb, err := sandbox.FromEnv(r.Getenv)
+	g, sb, err := hostSettings(cfg, r.Host, r.Getenv)
 	if err != nil {
 		return ProfileOptions{}, err
 	}
@@ -113,41 +110,36 @@ type GemmRequest struct {
 
 // Options loads the config's guard settings.
 func (r GemmRequest) Options() (GemmOptions, error) {
-	cfg, err := LoadConfig(r.ConfigPath, r.RepoDir, false)
+	cfg, err := loadRequestConfig(r.ConfigPath, r.RepoDir, false)
 	if err != nil {
 		return GemmOptions{}, err
 	}
-	g, err := GuardFromConfig(cfg, r.Host, r.Getenv)
+	g, sb, err := hostSettings(cfg, r.Host, r.Getenv)
 	if err != nil {
 		return GemmOptions{}, err
 	}
 	g.LogPath = r.GuardLog
-	sb, err := sandbox.FromEnv(r.Getenv)
-	if err != nil {
-		return GemmOptions{}, err
-	}
 	return GemmOptions{Host: r.Host, RepoDir: r.RepoDir, Guard: g, Timeout: r.Timeout, LogDir: r.LogDir, Sandbox: &sb, Progress: r.Progress}, nil
 }
 
-// LoadConfig reads the target repo's config: path, else the checkout's
-// .github/perfbot.yml. Without either, required says whether that is an error or the
-// defaults do.
-func LoadConfig(path, repo string, required bool) (config.Config, error) {
-	explicit := path != ""
-	if !explicit {
-		path = filepath.Join(repo, filepath.FromSlash(config.DefaultPath))
-	}
-	if _, err := os.Stat(path); err != nil && !explicit && !required {
-		return config.Default(), nil
-	}
-	c, err := config.Load(path)
+// hostSettings are the guard options (the config's, with the shell guard's environment
+// overrides) and the host's sandbox settings of a request.
+func hostSettings(cfg config.Config, h host.Host, getenv func(string) string) (guard.Options, sandbox.Settings, error) {
+	g, err := GuardFromConfig(cfg, h, getenv)
 	if err != nil {
-		if !explicit && errors.Is(err, os.ErrNotExist) {
-			return c, badRequestf("the checkout has no %s: add one, or name the config file to use", config.DefaultPath)
-		}
-		return c, fmt.Errorf("loading the config: %w", err)
+		return g, sandbox.Settings{}, err
 	}
-	return c, nil
+	sb, err := sandbox.FromEnv(getenv)
+	return g, sb, err
+}
+
+// loadRequestConfig is config.LoadRepo with a missing config a bad request.
+func loadRequestConfig(path, repo string, required bool) (config.Config, error) {
+	c, err := config.LoadRepo(path, repo, required)
+	if errors.Is(err, config.ErrMissing) {
+		return c, &badRequest{err: err}
+	}
+	return c, err
 }
 
 // GuardFromConfig is the config's guard settings with the shell guard's environment

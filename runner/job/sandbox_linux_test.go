@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lablup/perfbot/runner/patch"
+	"github.com/lablup/perfbot/runner/results"
 	"github.com/lablup/perfbot/runner/sandbox"
 )
 
@@ -69,7 +70,7 @@ func TestProfileSandboxed(t *testing.T) {
 		t.Fatalf("runs %+v\nprogress:\n%s", rep.Session.Runs, prog.String())
 	}
 	r := rep.Session.Runs[0]
-	if r.Status != StatusOK || r.Plain.Attempts != 1 || r.Profiled.Attempts != 1 || r.Plain.Verdict != "clean" || r.Profiled.Verdict != "clean" {
+	if r.Status != results.StatusOK || r.Plain.Attempts != 1 || r.Profiled.Attempts != 1 || r.Plain.Verdict != "clean" || r.Profiled.Verdict != "clean" {
 		t.Errorf("run %+v, plain %+v, profiled %+v", r, r.Plain, r.Profiled)
 	}
 	if _, err := os.Stat(filepath.Join(repo, "target", "release", "mlxcel-bench-decode")); err != nil {
@@ -114,7 +115,7 @@ func TestProfileSandboxedHiddenModel(t *testing.T) {
 		t.Fatalf("Profile: %v\nprogress:\n%s", err, prog.String())
 	}
 	r := rep.Session.Runs[0]
-	if r.Status != StatusNotRun || !strings.Contains(r.Reason, "is outside the sandbox") || !strings.Contains(r.Reason, sandbox.EnvReadOnly) {
+	if r.Status != results.StatusNotRun || !strings.Contains(r.Reason, "is outside the sandbox") || !strings.Contains(r.Reason, sandbox.EnvReadOnly) {
 		t.Errorf("run %+v, want not run: outside the sandbox", r)
 	}
 }
@@ -150,12 +151,7 @@ func TestBenchSandboxed(t *testing.T) {
 	repo := benchRepo(t, date, 0)
 	o := benchOptions(t, fh, repo, date)
 	o.Sandbox = sb
-	prog := &lineHook{}
-	o.Progress = prog
-	rep, err := Bench(context.Background(), o)
-	if err != nil {
-		t.Fatalf("Bench: %v\n%s", err, prog.String())
-	}
+	rep, prog := runBench(t, o)
 	m := rep.Manifest
 	if m.State != "complete" || m.Build.Status != "ok" || len(m.CSVs) != 2 || len(rep.Failed()) != 0 || len(rep.HarnessProblems()) != 0 {
 		t.Errorf("manifest %+v\n%s", m, prog.String())

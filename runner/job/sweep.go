@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lablup/perfbot/runner/guard"
+	"github.com/lablup/perfbot/runner/results"
 )
 
 // The harnesses' lines that start a model (docs/nightly.md): bench_decode.sh prints
@@ -36,7 +37,7 @@ type sweepTracker struct {
 	cur      string
 	curStart time.Time
 	result   string
-	times    []ModelTime
+	times    []results.ModelTime
 }
 
 func (t *sweepTracker) line(l string) {
@@ -147,7 +148,7 @@ func (t *sweepTracker) close(now time.Time) {
 	if t.cur == "" {
 		return
 	}
-	t.times = append(t.times, ModelTime{Model: t.cur, Seconds: round1(now.Sub(t.curStart).Seconds()), Result: t.result})
+	t.times = append(t.times, results.ModelTime{Model: t.cur, Seconds: round1(now.Sub(t.curStart).Seconds()), Result: t.result})
 	t.cur = ""
 }
 

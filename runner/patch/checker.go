@@ -465,10 +465,10 @@ func recordFailure(ls []line, lit setLiteral, e int, o Outcome) []line {
 	head := fmt.Sprintf("waits for %s(); on ROCm at overlay %s:", pred, o.OverlayCommit)
 	var fails []string
 	for _, t := range o.inFileOrder() {
-		if !t.Outcome.recorded() {
+		if !recorded(t.Outcome) {
 			continue
 		}
-		f := t.Name + " " + t.Outcome.words()
+		f := t.Name + " " + words(t.Outcome)
 		// The thread name repeats the test name; the panic location and message matter.
 		if d := oneLine(threadPrefix.ReplaceAllString(t.Detail, ""), 200); d != "" {
 			f += ": " + d

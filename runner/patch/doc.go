@@ -11,4 +11,6 @@
 // talk to GitHub. Prepare runs on the runner that ran the pinned commit; its Prepared
 // (gemm_patch.json) carries the report, the patched files and the verification as data
 // to a publisher that runs nothing of the repository, through the strict ParsePrepared.
+// The tests' entries of gemm_tests.json (TestOutcome, TestResult, TestNames) are the
+// results folder's format, owned by runner/results and named here by alias.
 package patch

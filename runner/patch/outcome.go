@@ -10,36 +10,30 @@ import (
 	"unicode/utf8"
 
 	"github.com/lablup/perfbot/internal/strs"
+	"github.com/lablup/perfbot/runner/results"
 )
 
-// TestOutcome is what happened to one grouped_gemm numeric test on the ROCm host.
-type TestOutcome string
+// TestOutcome is what happened to one grouped_gemm numeric test on the ROCm host
+// (results.TestOutcome: the results folder's format owns it).
+type TestOutcome = results.TestOutcome
 
 // The outcomes of docs/formats.md §7.
 const (
-	Passed      TestOutcome = "passed"
-	Failed      TestOutcome = "failed"       // a panic: message and file:line in the detail
-	Aborted     TestOutcome = "aborted"      // killed by a signal (SIGABRT, SIGSEGV, ...)
-	BuildFailed TestOutcome = "build_failed" // the test binary did not build
-	TimedOut    TestOutcome = "timed_out"
-	NotRun      TestOutcome = "not_run" // the filter matched no test ("running 0 tests")
+	Passed      = results.TestPassed
+	Failed      = results.TestFailed
+	Aborted     = results.TestAborted
+	BuildFailed = results.TestBuildFailed
+	TimedOut    = results.TestTimedOut
+	NotRun      = results.TestNotRun
 )
 
 var knownOutcomes = []TestOutcome{Passed, Failed, Aborted, BuildFailed, TimedOut, NotRun}
 
 // TestNames are the three numeric tests, in the order of the file.
-var TestNames = [3]string{
-	"gather_mm_matches_dense_per_expert_reference",
-	"gather_mm_selects_the_indexed_expert",
-	"gather_mm_half_precision_matches_reference",
-}
+var TestNames = results.GemmTestNames
 
-// TestResult is one test's entry in the outcome file.
-type TestResult struct {
-	Name    string      `json:"name"`
-	Outcome TestOutcome `json:"outcome"`
-	Detail  string      `json:"detail"`
-}
+// TestResult is one test's entry in the outcome file (results.TestResult).
+type TestResult = results.TestResult
 
 // Outcome is the runner's hand-over to the patcher: the overlay commit the tests ran
 // on and the result of each of the three tests.
@@ -139,12 +133,12 @@ func isOutcome(o TestOutcome) bool {
 // recorded says whether an outcome is evidence against the gates on ROCm, worth
 // recording in the checker entry. A build failure or a test that did not run says
 // nothing about gather_mm on the GPU.
-func (t TestOutcome) recorded() bool {
+func recorded(t TestOutcome) bool {
 	return t == Failed || t == Aborted || t == TimedOut
 }
 
 // words is the outcome as prose ("timed out").
-func (t TestOutcome) words() string {
+func words(t TestOutcome) string {
 	switch t {
 	case BuildFailed:
 		return "did not build"
@@ -160,7 +154,7 @@ func (t TestOutcome) words() string {
 func (o Outcome) Decide() Decision {
 	passed := 0
 	for _, t := range o.Tests {
-		if t.Outcome.recorded() {
+		if recorded(t.Outcome) {
 			return Record
 		}
 		if t.Outcome == Passed {

@@ -15,7 +15,7 @@ func (r Report) Markdown() string {
 		if d := oneLine(t.Detail, 300); d != "" {
 			detail = cellCode(d)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s |\n", cellCode(t.Name), t.Outcome.words(), detail)
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", cellCode(t.Name), words(t.Outcome), detail)
 	}
 	b.WriteString("\n")
 	switch r.Decision {

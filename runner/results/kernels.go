@@ -105,8 +105,8 @@ func ReadKernels(r io.Reader, name string) ([]KernelRow, error) {
 		line, _ := cr.FieldPos(0)
 		var row KernelRow
 		row.Kernel, row.Class = rec[0], rec[1]
-		row.Roles = splitList(rec[2])
-		row.Units = splitList(rec[3])
+		row.Roles = splitExact(rec[2], ";")
+		row.Units = splitExact(rec[3], ";")
 		ints := []*int64{&row.Calls, &row.TotalNs, &row.AvgNs}
 		for i, col := range []int{4, 6, 7} {
 			v, err := strconv.ParseInt(rec[col], 10, 64)
@@ -139,9 +139,12 @@ func ReadKernelsFile(path string) ([]KernelRow, error) {
 	return ReadKernels(bytes.NewReader(data), path)
 }
 
-func splitList(s string) []string {
+// splitExact splits a list field at sep as it was written: no trimming and no empty
+// items dropped (strs.SplitList does both), so that a file read and written back keeps
+// its bytes. An empty field is no item.
+func splitExact(s, sep string) []string {
 	if s == "" {
 		return nil
 	}
-	return strings.Split(s, ";")
+	return strings.Split(s, sep)
 }

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/lablup/perfbot/internal/safetext"
+	"github.com/lablup/perfbot/internal/strs"
 )
 
 // Sampling is one sampling setting of a decode run. Greedy is Temperature 0, TopP 1.
@@ -150,8 +151,5 @@ func RunName(modelDir string, s Sampling) string {
 
 // FolderName is the results folder of one profile: `<gfx>_<commit8>`.
 func FolderName(gfx, commit string) string {
-	if len(commit) > 8 {
-		commit = commit[:8]
-	}
-	return gfx + "_" + commit
+	return gfx + "_" + strs.ShortSHA(commit)
 }

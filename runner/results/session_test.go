@@ -1,4 +1,4 @@
-package job
+package results
 
 import (
 	"errors"
@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// What Profile saves, ReadSession gives back unchanged.
+// What Session.Save writes, ReadSession gives back unchanged.
 func TestReadSessionRoundTrip(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -32,7 +32,7 @@ func TestReadSessionRoundTrip(t *testing.T) {
 		},
 		GuardLog: GuardLogFile, HostInfo: HostInfoFile,
 	}
-	if err := want.save(dir); err != nil {
+	if err := want.Save(dir); err != nil {
 		t.Fatal(err)
 	}
 	got, err := ReadSession(filepath.Join(dir, SessionFile))

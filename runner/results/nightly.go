@@ -1,10 +1,11 @@
-package job
+package results
 
 import (
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -12,7 +13,6 @@ import (
 	"github.com/lablup/perfbot/runner/baseline"
 	"github.com/lablup/perfbot/runner/benchcsv"
 	"github.com/lablup/perfbot/runner/hostinfo"
-	"github.com/lablup/perfbot/runner/results"
 )
 
 // Suffixes of the files that go with a nightly run's CSV, named after its stem
@@ -22,10 +22,32 @@ const (
 	NightlySuffix  = ".nightly.json"
 )
 
+var nightlyManifest = regexp.MustCompile(`^[A-Za-z0-9._+-]+` + regexp.QuoteMeta(NightlySuffix) + `$`)
+
+// IsNightlyManifest says name is a nightly manifest's: <stem>.nightly.json, the stem of
+// letters, digits and ._+- only.
+func IsNightlyManifest(name string) bool { return nightlyManifest.MatchString(name) }
+
+// NightlyLayout says what a nightly results folder holds, for an error about a name
+// that is not of it.
+const NightlyLayout = "a nightly results folder holds one <stem>.nightly.json, the harness CSVs it names, <stem>.guard.log and <stem>.guard.log.jsonl (docs/nightly.md)"
+
 // Sweep names.
 const (
 	SweepMlxcel = "mlxcel"
 	SweepMlxLM  = "mlx-lm"
+)
+
+// SweepStatus is how one harness sweep of a nightly ended.
+type SweepStatus string
+
+// Sweep statuses.
+const (
+	SweepOK          SweepStatus = "ok"
+	SweepFailed      SweepStatus = "failed" // the harness exited non-zero or wrote no CSV
+	SweepGuardGaveUp SweepStatus = SweepStatus(StatusGuardGaveUp)
+	SweepNotRun      SweepStatus = SweepStatus(StatusNotRun)
+	SweepInterrupted SweepStatus = SweepStatus(StatusInterrupted)
 )
 
 // Nightly is perfbot's manifest of one nightly baseline run (<stem>.nightly.json): what
@@ -37,7 +59,7 @@ type Nightly struct {
 	Started  time.Time `json:"started"`
 	Finished time.Time `json:"finished,omitzero"`
 	// State is running, complete (every step was tried), failed or interrupted.
-	State     string        `json:"state"`
+	State     SessionState  `json:"state"`
 	Error     string        `json:"error,omitempty"`
 	Commit    string        `json:"commit"`
 	GFX       string        `json:"gfx"`
@@ -64,7 +86,7 @@ type Sweep struct {
 	Command []string `json:"command"`
 	// Status is ok, failed (the harness exited non-zero or wrote no CSV),
 	// guard_gave_up, not_run or interrupted.
-	Status string      `json:"status"`
+	Status SweepStatus `json:"status"`
 	Reason string      `json:"reason,omitempty"`
 	Phase  *Phase      `json:"phase,omitempty"`
 	CSVs   []string    `json:"csvs,omitempty"`
@@ -118,21 +140,15 @@ func (n *Nightly) Durations(sweep string) map[string]float64 {
 	return out
 }
 
-func (n *Nightly) save(folder string) error {
-	b, err := json.MarshalIndent(n, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encoding the nightly manifest: %w", err)
-	}
-	if err := results.WriteFileAtomic(filepath.Join(folder, n.Stem+NightlySuffix), append(b, '\n')); err != nil {
-		return fmt.Errorf("writing the nightly manifest: %w", err)
-	}
-	return nil
+// Save writes the manifest to folder/<stem>.nightly.json, atomically.
+func (n *Nightly) Save(folder string) error {
+	return writeManifest(filepath.Join(folder, n.Stem+NightlySuffix), "nightly manifest", n)
 }
 
 // maxManifestBytes bounds a manifest read back: a few hundred kilobytes at most.
 const maxManifestBytes = 16 << 20
 
-// ReadNightly reads a nightly manifest as Bench writes it.
+// ReadNightly reads a nightly manifest as the nightly job writes it.
 func ReadNightly(path string) (Nightly, error) {
 	var n Nightly
 	b, err := infile.ReadFile(path, maxManifestBytes)
