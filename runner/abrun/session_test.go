@@ -398,3 +398,55 @@ func TestProgressRateLimited(t *testing.T) {
 		t.Errorf("%d reports for %d runs", n, len(f.calls))
 	}
 }
+
+// TestSeveralMetrics: a model runs until the plan is done with every metric; a metric
+// called at the first look keeps that look's result, the other runs to the cap, and
+// Holm's family counts both.
+func TestSeveralMetrics(t *testing.T) {
+	metrics := []Metric{{Name: "decode tok/s", Direction: abstat.HigherIsBetter}, {Name: "prefill tok/s", Direction: abstat.HigherIsBetter}}
+	decode := noisy(60, 0.45, 0.005)
+	prefill := noisy(1000, 0, 0.05)
+	f := &fake{value: func(side Side, model string, i int) []float64 {
+		return []float64{decode(side, model, i)[0], prefill(side, model+"p", i)[0]}
+	}}
+	out, err := Session{}.Run(context.Background(), Spec{Models: []string{"g"}, Metrics: metrics, Cap: 10}, f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mo := out.Models[0]
+	if mo.Count(A) != 10 || mo.Count(B) != 10 {
+		t.Errorf("%d and %d runs, want the cap", mo.Count(A), mo.Count(B))
+	}
+	if d := mo.Decisions[0]; d.Look != 1 || d.Result.NA != 3 || mo.Results[0].Verdict != abstat.Faster {
+		t.Errorf("decode: look %d on %d, %s", d.Look, d.Result.NA, mo.Results[0].Text())
+	}
+	if d := mo.Decisions[1]; d.Look != 2 || d.Result.NA != 10 || mo.Results[1].Verdict.Called() {
+		t.Errorf("prefill: look %d on %d, %s", d.Look, d.Result.NA, mo.Results[1].Text())
+	}
+	if !strings.Contains(mo.Results[0].Why, "Holm over 2 comparisons") {
+		t.Errorf("decode: %s", mo.Results[0].Why)
+	}
+	if len(mo.Values(B, 1)) != 10 || mo.Values(B, 1)[0] == mo.Values(B, 0)[0] {
+		t.Errorf("prefill readings %v", mo.Values(B, 1))
+	}
+}
+
+// TestCancelDuringARun: a run that ends because the session was cancelled is not
+// counted, and the error says the session was stopped.
+func TestCancelDuringARun(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	n := 0
+	m := MeasureFunc(func(ctx context.Context, side Side, model string, i int) (Sample, error) {
+		n++
+		if n == 4 {
+			cancel()
+			return Sample{}, fmt.Errorf("the harness was killed: %w", ctx.Err())
+		}
+		return Sample{Values: []float64{50 + float64(n)}}, nil
+	})
+	out, err := Session{}.Run(ctx, Spec{Models: []string{"m"}, Metrics: tokS, Cap: 10}, m, nil)
+	if !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "stopped after 3 runs") || out.Runs != 3 || len(out.Models[0].Runs) != 3 {
+		t.Errorf("%v, outcome %+v", err, out)
+	}
+}

@@ -47,8 +47,8 @@ type Spec struct {
 	// DefaultStart); Cap the most per side (the plan's last look).
 	Start int
 	Cap   int
-	// MaxRedo is how many times the guard may reject one run before the session fails
-	// (0: DefaultMaxRedo).
+	// MaxRedo is how many redos of one run the guard may refuse: the first attempt
+	// and MaxRedo redos, all refused, fail the session (0: DefaultMaxRedo).
 	MaxRedo int
 	// Options are the statistics' knobs (zero: abstat.DefaultOptions).
 	Options abstat.Options

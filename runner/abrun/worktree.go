@@ -93,7 +93,7 @@ func Prepare(ctx context.Context, repoDir, shaA, shaB, dir string) (w Worktrees,
 		side      Side
 		path, sha string
 	}{{A, w.A, shaA}, {B, w.B, shaB}} {
-		if _, err := gitrun.Out(ctx, repoDir, "rev-parse", "--verify", "--quiet", "--end-of-options", s.sha+"^{commit}"); err != nil {
+		if _, err := gitrun.Out(ctx, repoDir, "rev-parse", "--verify", "--quiet", s.sha+"^{commit}"); err != nil {
 			return w, fmt.Errorf("commit %s (%s) is not in the repository: %w", s.side, s.sha, err)
 		}
 		if _, err := gitrun.Out(ctx, repoDir, "worktree", "add", "--detach", "--quiet", "--", s.path, s.sha); err != nil {
