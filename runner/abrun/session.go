@@ -52,8 +52,9 @@ type ModelOutcome struct {
 	Runs []Run `json:"runs"`
 	// Decisions are the plan's final decision per metric (the look it stopped at, the
 	// result at that look's level, before Holm); Results the same results after Holm's
-	// correction over every model and metric of the session. Both are empty until the
-	// model is done.
+	// correction over every model and metric of the session: P is the test's own,
+	// AdjustedP is on Options.Alpha's scale (see holm) and the verdict is decided on it.
+	// Both are empty until the model is done.
 	Decisions []abstat.Decision `json:"decisions,omitempty"`
 	Results   []abstat.Result   `json:"results,omitempty"`
 	Done      bool              `json:"done"`
