@@ -114,17 +114,22 @@ func abFile(t *testing.T, suffix string, models []string, decode, prefill map[st
 	var rows []benchcsv.Row
 	for _, m := range models {
 		for i, d := range decode[m] {
-			p := prefill[m][i]
-			rows = append(rows, benchcsv.Row{
-				Model: m, ModelPath: "models/mlx/" + m + "/", PromptTokens: 512, GeneratedTokens: 128,
-				PrefillMs: round2(512 / p * 1000), PrefillTokS: p, DecodeMs: round2(128 / d * 1000), DecodeTokS: d,
-				HasPrefill: true, HasDecode: true, Date: "2026-11-02", Hardware: "AMD_Radeon_8060S_Graphics_gfx1151_ROCm10.0.0_96GB",
-				Version: "0.7.0", BuildType: "release", MaxTokens: "128", Prompt: "Hello, how are you today?", PromptTargetLen: "512",
-				MlxcelCommit: "2fcdbe5f", MlxCommit: "81ba1c6a", OverlayCommit: realEnv.overlay, HIPVersion: realEnv.hip,
-			})
+			rows = append(rows, rowOf(m, "2026-11-02", d, prefill[m][i], realEnv))
 		}
 	}
 	return parsed(t, benchcsv.Name{Backend: "rocm", Host: "strixhalo-gfx1151", Date: "2026-11-02", Suffix: suffix}, benchcsv.ROCmHeader, rows)
+}
+
+// rowOf is a measured row of model in the real format, decode_ms and prefill_ms
+// following from the tok/s as the harness writes them.
+func rowOf(model, date string, decode, prefill float64, env simEnv) benchcsv.Row {
+	return benchcsv.Row{
+		Model: model, ModelPath: "models/mlx/" + model + "/", PromptTokens: 512, GeneratedTokens: 128,
+		PrefillMs: round2(512 / prefill * 1000), PrefillTokS: prefill, DecodeMs: round2(128 / decode * 1000), DecodeTokS: decode,
+		HasPrefill: true, HasDecode: true, Date: date, Hardware: "AMD_Radeon_8060S_Graphics_gfx1151_ROCm10.0.0_96GB",
+		Version: "0.7.0", BuildType: "release", MaxTokens: "128", Prompt: "Hello, how are you today?", PromptTargetLen: "512",
+		MlxcelCommit: "2fcdbe5f", MlxCommit: "81ba1c6a", OverlayCommit: env.overlay, HIPVersion: env.hip,
+	}
 }
 
 func scaled(v []float64, f float64) []float64 {
