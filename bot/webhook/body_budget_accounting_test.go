@@ -58,7 +58,8 @@ func readOf(t *testing.T, h *Handler, payload []byte, declared int64) (*body, er
 
 // A body of unknown length reserves whole chunks as it grows (three chunks and ten
 // bytes hold four), is refused as busy when the budget has no room for its next chunk,
-// and its chunks, once released, are the ones the next body reads into.
+// and its chunks, once released, are the ones the next body reads into. MaxBody holds
+// for it exactly, and a body that ends before its declared length is an error.
 func TestUnknownLengthBodyReservesAsItGrows(t *testing.T) {
 	t.Parallel()
 	h := &Handler{o: Options{MaxBody: 1 << 20}, budget: newBudget(8 << 20)}
@@ -97,11 +98,22 @@ func TestUnknownLengthBodyReservesAsItGrows(t *testing.T) {
 		t.Fatalf("over the budget: %v, reserved %d", err, r.reserved())
 	}
 	r.release()
-	// Over MaxBody, unknown length: too large.
+	// Unknown length: a body of exactly MaxBody is read, one byte more is too large.
 	small := &Handler{o: Options{MaxBody: 2 * chunkSize}, budget: newBudget(8 << 20)}
-	r, err = readOf(t, small, payload, -1)
+	r, err = readOf(t, small, payload[:2*chunkSize], -1)
+	if err != nil || r.n != 2*chunkSize {
+		t.Fatalf("exactly MaxBody: %v after %d bytes", err, r.n)
+	}
+	r.release()
+	r, err = readOf(t, small, payload[:2*chunkSize+1], -1)
 	if !errors.Is(err, errTooLarge) {
 		t.Fatalf("over MaxBody: %v", err)
+	}
+	r.release()
+	// A body shorter than it declared ends in an error, not a short delivery.
+	r, err = readOf(t, h, payload[:2*chunkSize], int64(len(payload)))
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("short of its declared length: %v", err)
 	}
 	r.release()
 }
