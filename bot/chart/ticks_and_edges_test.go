@@ -163,7 +163,8 @@ func TestTextMeasureAndClip(t *testing.T) {
 }
 
 // A point exactly on its band's edge is inside it; a night without a band is never
-// out; the default size is taken when either side is not given; a band is drawn only
+// out; the default size is taken when either side is not given; the top margin has
+// room for the unit only when there is one; a band is drawn only
 // over two or more consecutive nights that have one; a series without points draws
 // nothing.
 func TestLinesAtTheirEdges(t *testing.T) {
@@ -194,6 +195,17 @@ func TestLinesAtTheirEdges(t *testing.T) {
 		}
 		if p.ViewBox != tc.want || p.HasBand || len(p.Bands) != 0 {
 			t.Errorf("%+v: viewBox %q (want %q), band %v", tc.o, p.ViewBox, tc.want, p.HasBand)
+		}
+	}
+	// The top margin holds the unit's line (6 + 12 + 8 = 26); without a unit, half a
+	// line (6 + 6 = 12).
+	for unit, top := range map[string]string{"tok/s": "26.0", "": "12.0"} {
+		p, err := Lines(one, LineOptions{Unit: unit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Plot.Y0 != top || p.Plot.Y1 != "202.0" {
+			t.Errorf("unit %q: plot from %s to %s, want %s to 202.0 (230 - (6 + 12 + 10))", unit, p.Plot.Y0, p.Plot.Y1, top)
 		}
 	}
 	// Band, none, band, band: the lone first night draws no polygon, the last two one.
