@@ -90,7 +90,8 @@ func nightsOf(t *testing.T, model string, v float64, history ...float64) (*Histo
 	return New(files...), night(len(history), v, "")
 }
 
-// The nightly texts: a change of exactly zero reads +0.0 %, the last baseline is named
+// The nightly texts: a change of exactly zero reads +0.0 %, one of 1 in 40 +2.5 %, the
+// last baseline is named
 // beside the band, and an outlier whose re-measure is back inside says on which side of
 // the band it was.
 func TestNightlyTextsOfTheBand(t *testing.T) {
@@ -102,6 +103,12 @@ func TestNightlyTextsOfTheBand(t *testing.T) {
 	want := "decode 40.00 tok/s, +0.0% against the median 40.00 of its last 8 comparable runs (noise band 38.00 to 42.00; last baseline 40.00 of " + dateOf(7) + "): inside the band, no significant change"
 	if got := rep.Models[0].Text; got != want {
 		t.Errorf("no change:\n got %s\nwant %s", got, want)
+	}
+	// 41 against a median of 40 is +2.5 %, and so against the last baseline of 40.
+	h, f = nightsOf(t, m, 41, flat...)
+	up := CompareNightly(h, f, DefaultRules()).Models[0]
+	if up.ChangePct != 2.5 || up.BaselinePct != 2.5 || !strings.HasPrefix(up.Text, "decode 41.00 tok/s, +2.5% against the median 40.00") {
+		t.Errorf("41 against 40: %+v", up)
 	}
 	if signed(-0.04) != "-0.0%" || signed(0) != "+0.0%" || signed(1.25) != "+1.2%" {
 		t.Errorf("signed: %s %s %s", signed(-0.04), signed(0), signed(1.25))
