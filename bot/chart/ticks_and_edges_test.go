@@ -1,8 +1,10 @@
 package chart
 
 import (
+	"bytes"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -222,5 +224,49 @@ func TestLinesAtTheirEdges(t *testing.T) {
 	}
 	if len(p.Lines) != 1 || len(p.Dots) != 4 || p.Lines[0].D == "" {
 		t.Errorf("%d lines and %d dots, want the banded series' 1 and 4: %+v", len(p.Lines), len(p.Dots), p.Lines)
+	}
+}
+
+// A label is clipped only as far as it must: one exactly as wide as the room is kept
+// whole, and one with no room at all keeps one character and the ellipsis.
+func TestLabelFit(t *testing.T) {
+	t.Parallel()
+	if got := fit("abcd", TextWidth("abcd", 12), 12); got != "abcd" {
+		t.Errorf("a label exactly as wide as its room: %q", got)
+	}
+	// "abc…" is 3 x 7.44 + 12 = 34.32 wide.
+	if got := fit("abcde", 34.32, 12); got != "abc…" {
+		t.Errorf("one character too many: %q", got)
+	}
+	if got := fit("abcdef", 1, 12); got != "a…" {
+		t.Errorf("no room: %q", got)
+	}
+}
+
+// The legend, worked by hand at a font size of 12: an item is 22 + the label's width
+// + 14 wide; a label gets the row's width less the edges (6 each) and 26, so in 100
+// units "abcdefghijklmnopqrstuvwxyz" keeps "abcdef…" (6 x 7.44 + 12 = 56.64 of 62);
+// a first item never wraps, however wide; two items of "模模" (two full ems: 60 each)
+// share a row exactly 6 + 2 x 60 + 6 wide, and wrap in one a hundredth narrower.
+func TestLegendLayout(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	long := []LegendItem{{Label: "abcdefghijklmnopqrstuvwxyz", Color: "#000"}}
+	if rows := legend(&b, long, 6, 20, 100); rows != 1 || !strings.Contains(b.String(), ">abcdef…</text>") {
+		t.Errorf("%d rows:\n%s", rows, b.String())
+	}
+	two := []LegendItem{{Label: "模模"}, {Label: "模模"}}
+	exact := 6 + 2*(22+2*12+14) + 6.0
+	if rows := legendRows(two, 6, exact); rows != 1 {
+		t.Errorf("two items in a row exactly their width: %d rows", rows)
+	}
+	if rows := legendRows(two, 6, exact-0.01); rows != 2 {
+		t.Errorf("two items in a row a hair narrower: %d rows", rows)
+	}
+	if rows := legendRows(append(two, LegendItem{Label: "模模"}), 6, exact); rows != 2 {
+		t.Errorf("three items: %d rows", rows)
+	}
+	if rows := legendRows(nil, 6, exact); rows != 0 {
+		t.Errorf("no items: %d rows", rows)
 	}
 }
