@@ -13,11 +13,19 @@ import (
 // headers.
 func post(t *testing.T, r *rig, id string, body []byte) (int, http.Header) {
 	t.Helper()
+	return postAs(t, r, id, "application/json", body)
+}
+
+// postAs is post with a Content-Type ("" sends none).
+func postAs(t *testing.T, r *rig, id, contentType string, body []byte) (int, http.Header) {
+	t.Helper()
 	req, err := http.NewRequest("POST", r.srv.URL, bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Content-Type", "application/json")
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
 	req.Header.Set(webhook.HeaderEvent, "issue_comment")
 	req.Header.Set(webhook.HeaderDelivery, id)
 	req.Header.Set(webhook.HeaderSignature, webhook.Sign(secret, body))
@@ -31,7 +39,8 @@ func post(t *testing.T, r *rig, id string, body []byte) (int, http.Header) {
 
 // The edges a sender sees: a delivery of exactly MaxBody bytes (declared) is read and
 // stored, one byte more is 413 before it is read; an installation id of 0 is no App
-// delivery; every answer is plain text, and only a 503 asks to retry after a minute.
+// delivery; a delivery without a Content-Type is read as JSON, one whose Content-Type
+// cannot be parsed is refused; every answer is plain text, and only a 503 asks to retry after a minute.
 func TestDeliveryEdges(t *testing.T) {
 	t.Parallel()
 	comment := withInstallation(t, readFile(t, "github", "webhooks", "issue_comment.created.json"), 42)
@@ -47,6 +56,13 @@ func TestDeliveryEdges(t *testing.T) {
 	}
 	if status, _ := post(t, r, "aaaaaaaa-0000-11ef-8000-000000000003", withInstallation(t, readFile(t, "github", "webhooks", "issue_comment.created.json"), 0)); status != http.StatusBadRequest {
 		t.Errorf("installation 0: %d, want 400", status)
+	}
+	// No Content-Type is JSON; one that cannot be parsed is refused.
+	if status, _ := postAs(t, r, "aaaaaaaa-0000-11ef-8000-000000000005", "", comment); status != http.StatusAccepted {
+		t.Errorf("no Content-Type: %d, want 202", status)
+	}
+	if status, _ := postAs(t, r, "aaaaaaaa-0000-11ef-8000-000000000006", "application/json; charset", comment); status != http.StatusBadRequest {
+		t.Errorf("an unreadable Content-Type: %d, want 400", status)
 	}
 	r.admit = false
 	status, hdr = post(t, r, "aaaaaaaa-0000-11ef-8000-000000000004", comment)
