@@ -228,7 +228,8 @@ func TestLinesAtTheirEdges(t *testing.T) {
 }
 
 // A label is clipped only as far as it must: one exactly as wide as the room is kept
-// whole, and one with no room at all keeps one character and the ellipsis.
+// whole, one with no room at all keeps one character and the ellipsis, and a label of
+// one character is never made longer.
 func TestLabelFit(t *testing.T) {
 	t.Parallel()
 	if got := fit("abcd", TextWidth("abcd", 12), 12); got != "abcd" {
@@ -240,6 +241,9 @@ func TestLabelFit(t *testing.T) {
 	}
 	if got := fit("abcdef", 1, 12); got != "a…" {
 		t.Errorf("no room: %q", got)
+	}
+	if got := fit("W", 1, 12); got != "W" {
+		t.Errorf("one character with no room: %q, never longer than the label", got)
 	}
 }
 
