@@ -274,3 +274,28 @@ func TestLegendLayout(t *testing.T) {
 		t.Errorf("no items: %d rows", rows)
 	}
 }
+
+// The bar chart's edges, worked by hand at 760 wide: the axis of a lone 0.96 runs to
+// 1.0 by 0.2, and its last tick sits where the room for the total ("0.96", 29.76 wide,
+// and 6 more) begins: 760 - 6 - 35.76 = 718.24; a bar whose segments add up to its
+// total exactly has no rest segment; a title too long for the chart keeps what fits in
+// 200 - 12 = 188 at an em of 15.4 (18 letters of 9.548 and the ellipsis).
+func TestBarsAtTheirEdges(t *testing.T) {
+	t.Parallel()
+	svg, err := WriteBars([]Bar{{Label: "m", Total: 0.96, Segments: []Segment{{"k", 0.96}}}}, BarsOptions{Title: "t", Keys: []string{"k"}, Rest: "the rest"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(svg)
+	if !strings.Contains(s, `<line x1="718.2" y1=`) || !strings.Contains(s, `>1.0</text>`) || strings.Contains(s, "the rest: ") {
+		t.Errorf("a lone 0.96:\n%s", s)
+	}
+	long := strings.Repeat("abcdefghijklmnopqrstuvwxyz", 3)
+	svg, err = WriteBars([]Bar{{Label: "m", Total: 1}}, BarsOptions{Title: long, Width: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(svg), ">abcdefghijklmnopqr…</text>") {
+		t.Errorf("the title in 188 units:\n%s", svg)
+	}
+}
