@@ -8,6 +8,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/lablup/perfbot/runner/abstat"
 	"github.com/lablup/perfbot/runner/baseline"
 	"github.com/lablup/perfbot/runner/benchcsv"
 )
@@ -49,7 +50,7 @@ func rulesFlags(fs *flag.FlagSet, r *baseline.Rules) {
 func runBaselineCompare(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	o := compareOptions{rules: baseline.DefaultRules()}
 	fs := newFlags("baseline compare", `--history DIR --new FILE [--window N] [--min-history N] [--k K] [--min-change PCT] [--json]
-       perfbot baseline compare A.csv B.csv [--history DIR] [--window N] [--min-history N] [--k K] [--min-change PCT] [--json]
+       perfbot baseline compare A.csv B.csv [--history DIR] [--json]
 
 examples:
   perfbot baseline compare --history benchmarks --new out/benchmarks/rocm_strixhalo-gfx1151_2026-10-01.csv
@@ -138,13 +139,25 @@ func compareAB(o compareOptions, stdout io.Writer) error {
 	if h, err = baseline.LoadDir(o.history); err != nil {
 		return err
 	}
-	rep := baseline.CompareAB(a, b, h, o.rules)
+	rep, err := baseline.CompareAB(a, b, h, abstat.DefaultOptions())
+	if err != nil {
+		return err
+	}
 	if o.json {
 		return writeJSON(stdout, rep)
 	}
-	fmt.Fprintf(stdout, "A: %s\nB: %s\n\n", rep.A, rep.B)
+	fmt.Fprintf(stdout, "A: %s\nB: %s\n", rep.A, rep.B)
+	fmt.Fprintf(stdout, "repeats of each file per model and metric: Mann-Whitney U from %d a side, Welch's t on the logarithms from %d, no test below; %g %% intervals of B/A; Holm's correction over the %d tested comparisons; no significant change: the interval within ±%g %%\n\n",
+		abstat.UMinRepeats, abstat.MinRepeats, 100*(1-rep.Options.Alpha), rep.Tested, rep.Options.SamePct)
 	for _, r := range rep.Results {
-		fmt.Fprintf(stdout, "%-22s %s: %s\n", r.Verdict, r.Model, r.Text)
+		if len(r.Metrics) == 0 {
+			fmt.Fprintf(stdout, "%-22s %s: %s\n", r.Verdict, r.Model, r.Text)
+			continue
+		}
+		fmt.Fprintf(stdout, "%-22s %s\n", r.Verdict, r.Model)
+		for _, m := range r.Metrics {
+			fmt.Fprintf(stdout, "  %-14s %s\n", m.Metric+":", m.Text)
+		}
 	}
 	printSuperseded(stdout, rep.Superseded)
 	printUnread(stdout, h.Unread)

@@ -50,7 +50,8 @@ func TestBaselineCompareUsage(t *testing.T) {
 	}
 }
 
-// The SSM kernel A/B from the command line, flags after the files, as text and JSON.
+// The SSM kernel A/B from the command line, flags after the files, as text and JSON:
+// each metric on its line under its model, with the test that decided.
 func TestBaselineCompareAB(t *testing.T) {
 	t.Parallel()
 	off, on := realBench(t, "rocm_strixhalo-gfx1151_2026-10-04_ssm-kernel-off.csv"), realBench(t, "rocm_strixhalo-gfx1151_2026-10-04_ssm-kernel-on.csv")
@@ -60,8 +61,10 @@ func TestBaselineCompareAB(t *testing.T) {
 	}
 	for _, want := range []string{
 		"A: rocm_strixhalo-gfx1151_2026-10-04_ssm-kernel-off.csv\nB: rocm_strixhalo-gfx1151_2026-10-04_ssm-kernel-on.csv",
-		"gain                   granite-4.0-h-tiny-4bit: B 88.49 tok/s (mean of 3) vs A 60.34 tok/s (mean of 3): +46.7% (95% interval +45.0% to +48.4%, noise from the 6 repeats): the whole interval is above zero, a gain",
-		"gain                   NVIDIA-Nemotron-3-Nano-30B-A3B-4bit: B 74.04 tok/s (mean of 3) vs A 51.29 tok/s (mean of 3): +44.3%",
+		"Holm's correction over the 4 tested comparisons",
+		"faster                 granite-4.0-h-tiny-4bit\n  decode tok/s:  B 88.43 vs A 60.39 (medians of 3 and 3, higher is better): +46.43 % (95 % interval +45.32 % to +48.03 %, Welch's t, p = 2.1e-06, 8.4e-06 after Holm): faster",
+		"\n  prefill tok/s: B 589.3 vs A 504.5 (medians of 3 and 3, higher is better): +16.81 % (95 % interval -40.04 % to +78.53 %, Welch's t, p = 0.8677, 1.0000 after Holm): too noisy to call",
+		"faster                 NVIDIA-Nemotron-3-Nano-30B-A3B-4bit\n  decode tok/s:  B 74.37 vs A 51.35 (medians of 3 and 3, higher is better): +44.83 %",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
@@ -69,7 +72,7 @@ func TestBaselineCompareAB(t *testing.T) {
 	}
 	code, stdout, _ = baselineCLI("compare", off, on, "--json")
 	var rep baseline.ABReport
-	if err := json.Unmarshal([]byte(stdout), &rep); code != 0 || err != nil || len(rep.Results) != 2 || rep.Results[0].Verdict != baseline.Gain {
+	if err := json.Unmarshal([]byte(stdout), &rep); code != 0 || err != nil || len(rep.Results) != 2 || rep.Results[0].Verdict != baseline.Faster || rep.Tested != 4 || rep.Results[0].Metrics[0].Test != "welch" {
 		t.Errorf("--json: exit %d, %v: %s", code, err, stdout)
 	}
 }

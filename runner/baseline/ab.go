@@ -2,7 +2,6 @@ package baseline
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
@@ -10,46 +9,57 @@ import (
 	"github.com/lablup/perfbot/runner/benchcsv"
 )
 
-// Noise sources of an A/B interval.
+// The metrics an A/B compares, each model's in this order. decode_ms is not one: the
+// harness writes it as generated_tokens / decode_tok_s, so it would test the same
+// readings twice and count twice in Holm's correction.
 const (
-	NoiseRepeats = "repeats" // the files' own repeats of the model
-	NoiseHistory = "history" // the model's nightly noise band (single runs with history)
-	NoiseNone    = "none"
+	MetricDecode  = "decode tok/s"
+	MetricPrefill = "prefill tok/s"
 )
 
-// ABResult is the A/B verdict for one model: B against A.
+// ABMetric is one metric of one model in an A/B: abstat's comparison of B's repeats
+// with A's (the test that decided, p, Holm's adjusted p, the medians, the change and
+// its interval, the verdict and why) and its one-line text.
+type ABMetric struct {
+	Metric string `json:"metric"`
+	abstat.Result
+	Text string `json:"text"`
+}
+
+// ABResult is the A/B verdict for one model: B against A. Verdict is the decode tok/s
+// comparison's (faster, slower, no significant change, too noisy to call, too few
+// repeats), or no result / not compared; Metrics holds every metric compared.
 type ABResult struct {
-	Model   string  `json:"model"`
-	Verdict Verdict `json:"verdict"`
-	A       *Point  `json:"a,omitempty"`
-	B       *Point  `json:"b,omitempty"`
-	// DiffPct is B's mean decode tok/s against A's, in percent of A's; LoPct and HiPct
-	// its 95% interval (zero when there is no noise estimate).
-	DiffPct float64 `json:"diff_pct"`
-	LoPct   float64 `json:"lo_pct"`
-	HiPct   float64 `json:"hi_pct"`
-	Noise   string  `json:"noise"`
-	// NoiseRuns is how many readings the noise estimate stands on.
-	NoiseRuns int    `json:"noise_runs,omitempty"`
-	Why       string `json:"why,omitempty"` // why it was not compared
-	Text      string `json:"text"`
+	Model   string     `json:"model"`
+	Verdict Verdict    `json:"verdict"`
+	A       *Point     `json:"a,omitempty"`
+	B       *Point     `json:"b,omitempty"`
+	Metrics []ABMetric `json:"metrics,omitempty"`
+	Why     string     `json:"why,omitempty"` // why it was not compared
+	Text    string     `json:"text"`
 }
 
 // ABReport compares two files of one commit (a configuration A/B) model by model.
+// Tested is the number of comparisons that ran a test: Holm's correction is over them.
 type ABReport struct {
-	A          string       `json:"a"`
-	B          string       `json:"b"`
-	Rules      Rules        `json:"rules"`
-	Results    []ABResult   `json:"models"`
-	Superseded []Superseded `json:"superseded,omitempty"`
+	A          string         `json:"a"`
+	B          string         `json:"b"`
+	Options    abstat.Options `json:"options"`
+	Tested     int            `json:"tested"`
+	Results    []ABResult     `json:"models"`
+	Superseded []Superseded   `json:"superseded,omitempty"`
 }
 
-// CompareAB compares b with a per model. Repeats of a model in a file are the noise
-// estimate; a model read once on both sides takes its nightly band from h (which may
-// be nil) as the noise estimate, else it is labelled a single run. Models of different
-// environments are never compared.
-func CompareAB(a, b *benchcsv.File, h *History, r Rules) ABReport {
-	rep := ABReport{A: a.Name.String(), B: b.Name.String(), Rules: r}
+// CompareAB compares b with a per model and metric with runner/abstat: a model's
+// repeats in each file are the samples (the U test from 5 a side, Welch's t on 3 or 4,
+// too few repeats below 3), and Holm's correction over every tested metric of every
+// model decides the calls. Models of different environments are never compared. h
+// (which may be nil) is only read for the superseded-baseline warning.
+func CompareAB(a, b *benchcsv.File, h *History, o abstat.Options) (ABReport, error) {
+	if err := o.Validate(); err != nil {
+		return ABReport{}, err
+	}
+	rep := ABReport{A: a.Name.String(), B: b.Name.String(), Options: o}
 	models := a.Models()
 	for _, m := range b.Models() {
 		if !slices.Contains(models, m) {
@@ -57,22 +67,50 @@ func CompareAB(a, b *benchcsv.File, h *History, r Rules) ABReport {
 		}
 	}
 	base := map[string]Point{}
+	var rs []abstat.Result
+	var dirs []abstat.Direction
 	for _, model := range models {
-		res := compareAB(a, b, h, model, r)
+		res, err := compareAB(a, b, model, o)
+		if err != nil {
+			return ABReport{}, err
+		}
 		if res.A != nil && res.Verdict != NotCompared {
 			base[model] = *res.A
 		}
+		for _, m := range res.Metrics {
+			rs, dirs = append(rs, m.Result), append(dirs, abstat.HigherIsBetter)
+		}
 		rep.Results = append(rep.Results, res)
+	}
+	held, err := abstat.CorrectHolm(rs, dirs, o)
+	if err != nil {
+		return ABReport{}, err
+	}
+	i := 0
+	for k := range rep.Results {
+		res := &rep.Results[k]
+		for j := range res.Metrics {
+			m := &res.Metrics[j]
+			m.Result = held[i]
+			i++
+			m.Text = m.Result.Text()
+			if m.Test != abstat.TestNone {
+				rep.Tested++
+			}
+		}
+		if len(res.Metrics) > 0 {
+			res.Verdict, res.Text = Verdict(res.Metrics[0].Verdict), res.Metrics[0].Metric+": "+res.Metrics[0].Text
+		}
 	}
 	if h != nil {
 		until := b.Name.Date
 		rep.Superseded = h.superseded(a.Name.Pair(), base, until, rep.B)
 	}
-	return rep
+	return rep, nil
 }
 
-func compareAB(a, b *benchcsv.File, h *History, model string, r Rules) ABResult {
-	res := ABResult{Model: model, Noise: NoiseNone}
+func compareAB(a, b *benchcsv.File, model string, o abstat.Options) (ABResult, error) {
+	res := ABResult{Model: model}
 	pa, okA := PointOf(a, model)
 	pb, okB := PointOf(b, model)
 	if okA {
@@ -81,102 +119,49 @@ func compareAB(a, b *benchcsv.File, h *History, model string, r Rules) ABResult 
 	if okB {
 		res.B = &pb
 	}
-	if !okA || !okB {
-		res.Verdict = NoResult
-		res.Text = res.describe()
-		return res
+	switch {
+	case okA && okB:
+	case okA || okB:
+		side := "B"
+		if !okA {
+			side = "A"
+		}
+		res.Verdict, res.Text = NoResult, "no measured row in "+side+": not compared"
+		return res, nil
+	default:
+		res.Verdict, res.Text = NoResult, "no measured row in either file"
+		return res, nil
 	}
 	if d := pa.Env.Diff(pb.Env); len(d) > 0 {
 		res.Verdict, res.Why = NotCompared, "the environments differ: "+strings.Join(d, ", ")
-		res.Text = res.describe()
-		return res
+		res.Text = "not compared: " + res.Why
+		return res, nil
 	}
-	ma, mb := abstat.Mean(pa.Values), abstat.Mean(pb.Values)
-	res.DiffPct = pct(ma, mb)
-	na, nb := float64(len(pa.Values)), float64(len(pb.Values))
-	floor := r.MinSigmaPct / 100 * ma
-	var se, df float64
-	switch {
-	case na >= 2 && nb >= 2:
-		va, vb := max(abstat.SampleVar(pa.Values), floor*floor), max(abstat.SampleVar(pb.Values), floor*floor)
-		qa, qb := va/na, vb/nb
-		se = math.Sqrt(qa + qb)
-		df = (qa + qb) * (qa + qb) / (qa*qa/(na-1) + qb*qb/(nb-1))
-		res.Noise, res.NoiseRuns = NoiseRepeats, len(pa.Values)+len(pb.Values)
-	case na >= 2 || nb >= 2:
-		// One side repeated: its spread is the noise of both.
-		rep := pa.Values
-		if nb >= 2 {
-			rep = pb.Values
+	r, err := abstat.Compare(pa.Values, pb.Values, abstat.HigherIsBetter, o)
+	if err != nil {
+		return res, fmt.Errorf("%s: %s: %w", model, MetricDecode, err)
+	}
+	res.Metrics = append(res.Metrics, ABMetric{Metric: MetricDecode, Result: r})
+	// Prefill only when every repeat on both sides has it: a test on part of the rows
+	// would not be the same repeats as the decode one.
+	preA, preB := prefillOf(a, pa), prefillOf(b, pb)
+	if len(preA) == len(pa.Values) && len(preB) == len(pb.Values) {
+		r, err := abstat.Compare(preA, preB, abstat.HigherIsBetter, o)
+		if err != nil {
+			return res, fmt.Errorf("%s: %s: %w", model, MetricPrefill, err)
 		}
-		s := math.Max(math.Sqrt(abstat.SampleVar(rep)), floor)
-		se = s * math.Sqrt(1/na+1/nb)
-		df = float64(len(rep) - 1)
-		res.Noise, res.NoiseRuns = NoiseRepeats, len(rep)
-	case h != nil:
-		runs, _, _ := h.Nightly(model, pa.Env, "", "")
-		if len(runs) >= r.MinHistory {
-			band := BandOf(runs, r)
-			se = band.Sigma * math.Sqrt(2)
-			df = float64(band.Runs - 1)
-			res.Noise, res.NoiseRuns = NoiseHistory, band.Runs
-		}
+		res.Metrics = append(res.Metrics, ABMetric{Metric: MetricPrefill, Result: r})
 	}
-	if res.Noise == NoiseNone {
-		res.Verdict = SingleRun
-		res.Text = res.describe()
-		return res
-	}
-	half := tQuantile(df) * se
-	res.LoPct, res.HiPct = pct(ma, mb-half), pct(ma, mb+half)
-	switch {
-	case res.LoPct > 0:
-		res.Verdict = Gain
-	case res.HiPct < 0:
-		res.Verdict = Regression
-	default:
-		res.Verdict = NoChange
-	}
-	res.Text = res.describe()
-	return res
+	return res, nil
 }
 
-func (res ABResult) describe() string {
-	switch res.Verdict {
-	case NoResult:
-		side := "B"
-		if res.A == nil && res.B == nil {
-			return "no measured row in either file"
+// prefillOf is the prefill tok/s of p's rows of f that have one.
+func prefillOf(f *benchcsv.File, p Point) []float64 {
+	var v []float64
+	for _, r := range f.Rows {
+		if slices.Contains(p.Lines, r.Line) && r.HasPrefill {
+			v = append(v, r.PrefillTokS)
 		}
-		if res.A == nil {
-			side = "A"
-		}
-		return "no measured row in " + side + ": not compared"
-	case NotCompared:
-		return "not compared: " + res.Why
 	}
-	s := fmt.Sprintf("B %s tok/s (%s) vs A %s tok/s (%s): %s", tokS(abstat.Mean(res.B.Values)), readings(res.B), tokS(abstat.Mean(res.A.Values)), readings(res.A), signed(res.DiffPct))
-	switch res.Verdict {
-	case SingleRun:
-		return s + "; single runs and no history: no noise estimate, so no verdict beyond the difference"
-	}
-	from := fmt.Sprintf("the %d repeats", res.NoiseRuns)
-	if res.Noise == NoiseHistory {
-		from = fmt.Sprintf("the nightly band of %d runs (single runs)", res.NoiseRuns)
-	}
-	s += fmt.Sprintf(" (95%% interval %s to %s, noise from %s): ", signed(res.LoPct), signed(res.HiPct), from)
-	switch res.Verdict {
-	case Gain:
-		return s + "the whole interval is above zero, a gain"
-	case Regression:
-		return s + "the whole interval is below zero, a regression"
-	}
-	return s + "the interval includes zero, no significant change"
-}
-
-func readings(p *Point) string {
-	if len(p.Values) == 1 {
-		return "single run"
-	}
-	return fmt.Sprintf("mean of %d", len(p.Values))
+	return v
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lablup/perfbot/internal/testfix"
+	"github.com/lablup/perfbot/runner/abstat"
 	"github.com/lablup/perfbot/runner/benchcsv"
 )
 
@@ -32,81 +33,6 @@ func result(t *testing.T, rs []ABResult, model string) ABResult {
 	return ABResult{}
 }
 
-// The SSM update kernel A/B of 2026-10-04 (three repeats a side) is the gain it is.
-func TestABSSMKernelIsAGain(t *testing.T) {
-	t.Parallel()
-	off, on := realFile(t, "rocm_strixhalo-gfx1151_2026-10-04_ssm-kernel-off.csv"), realFile(t, "rocm_strixhalo-gfx1151_2026-10-04_ssm-kernel-on.csv")
-	rep := CompareAB(off, on, nil, DefaultRules())
-	for _, tc := range []struct {
-		model        string
-		diff, lo, hi float64 // percent, to one decimal
-	}{
-		{"granite-4.0-h-tiny-4bit", 46.7, 45.0, 48.4},
-		{"NVIDIA-Nemotron-3-Nano-30B-A3B-4bit", 44.3, 39.0, 49.7},
-	} {
-		r := result(t, rep.Results, tc.model)
-		if r.Verdict != Gain || r.Noise != NoiseRepeats || r.NoiseRuns != 6 {
-			t.Errorf("%s: %+v", tc.model, r)
-		}
-		if round1(r.DiffPct) != tc.diff || round1(r.LoPct) != tc.lo || round1(r.HiPct) != tc.hi {
-			t.Errorf("%s: %+.1f%% (%+.1f%% to %+.1f%%), want %+.1f%% (%+.1f%% to %+.1f%%)", tc.model, r.DiffPct, r.LoPct, r.HiPct, tc.diff, tc.lo, tc.hi)
-		}
-		if !strings.Contains(r.Text, "the whole interval is above zero, a gain") || !strings.Contains(r.Text, "mean of 3") {
-			t.Errorf("%s: %s", tc.model, r.Text)
-		}
-	}
-	// Backwards it is the regression it would be.
-	back := CompareAB(on, off, nil, DefaultRules())
-	if r := result(t, back.Results, "granite-4.0-h-tiny-4bit"); r.Verdict != Regression || !strings.Contains(r.Text, "below zero, a regression") {
-		t.Errorf("off against on: %+v", r)
-	}
-	// The same file against itself: no change, an interval around zero.
-	self := CompareAB(on, on, nil, DefaultRules())
-	for _, r := range self.Results {
-		if r.Verdict != NoChange || r.LoPct >= 0 || r.HiPct <= 0 || r.DiffPct != 0 {
-			t.Errorf("on against itself: %+v", r)
-		}
-	}
-}
-
-func round1(x float64) float64 {
-	if x < 0 {
-		return -float64(int64(-x*10+0.5)) / 10
-	}
-	return float64(int64(x*10+0.5)) / 10
-}
-
-// The first baseline (one run a model) against the 2026-10-07 run (three repeats): the
-// repeats are the noise estimate; a model on one side only, and the mlx-lm file, are
-// never compared.
-func TestABSingleRowsAndOtherRuntimes(t *testing.T) {
-	t.Parallel()
-	first, fused := realFile(t, "rocm_strixhalo-gfx1151_2026-09-30.csv"), realFile(t, "rocm_strixhalo-gfx1151_2026-10-07_fused-default-on.csv")
-	rep := CompareAB(first, fused, nil, DefaultRules())
-	llama := result(t, rep.Results, "Meta-Llama-3.1-8B-Instruct-4bit")
-	if llama.Verdict != Gain || llama.Noise != NoiseRepeats || llama.NoiseRuns != 3 || !strings.Contains(llama.Text, "vs A 35.41 tok/s (single run)") {
-		t.Errorf("llama: %+v", llama)
-	}
-	if q := result(t, rep.Results, "Qwen2.5-7B-Instruct-4bit"); q.Verdict != NoResult || q.Text != "no measured row in A: not compared" {
-		t.Errorf("qwen2.5: %+v", q)
-	}
-	if q := result(t, rep.Results, "Qwen3-0.6B-4bit"); q.Verdict != NoResult {
-		t.Errorf("qwen3 0.6B: %+v", q)
-	}
-	// Single runs both sides and no history: labelled, no verdict.
-	pylm := realFile(t, "pylm_strixhalo-gfx1151_2026-09-30.csv")
-	single := CompareAB(first, first, nil, DefaultRules())
-	if r := result(t, single.Results, "Qwen3-0.6B-4bit"); r.Verdict != SingleRun || !strings.Contains(r.Text, "single runs and no history: no noise estimate") {
-		t.Errorf("single runs: %+v", r)
-	}
-	cross := CompareAB(pylm, first, nil, DefaultRules())
-	for _, r := range cross.Results {
-		if r.Verdict != NotCompared || !strings.Contains(r.Why, "backend pylm vs rocm") {
-			t.Errorf("mlx-lm against mlxcel: %+v", r)
-		}
-	}
-}
-
 // Rows of different environments are never compared: a HIP upgrade or another overlay
 // in an A/B, and in the nightly history, where the runs of the old environment do not
 // count towards the band.
@@ -117,7 +43,11 @@ func TestMismatchedEnvironmentsAreNeverCompared(t *testing.T) {
 	a := nightFile(t, rng, "2026-11-01", models, nil, RealSpreadPct, realEnv, "a")
 	for _, env := range []simEnv{{hip: "7.2.53211", overlay: realEnv.overlay}, {hip: realEnv.hip, overlay: "deadbeef"}} {
 		b := nightFile(t, rng, "2026-11-01", models, nil, RealSpreadPct, env, "b")
-		for _, r := range CompareAB(a, b, nil, DefaultRules()).Results {
+		rep, err := CompareAB(a, b, nil, abstat.DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rep.Results {
 			if r.Verdict != NotCompared {
 				t.Errorf("%+v: %s compared across environments: %s", env, r.Model, r.Text)
 			}
@@ -281,7 +211,10 @@ func TestSupersededForEveryPair(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := CompareAB(a, b, h, DefaultRules())
+	rep, err := CompareAB(a, b, h, abstat.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(rep.Superseded) != 1 || rep.Superseded[0].Model != "m1" || rep.Superseded[0].Newer != "cuda_v100_2026-01-05_probe.csv" {
 		t.Errorf("A/B superseded: %+v", rep.Superseded)
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/lablup/perfbot/internal/mathx"
 	"github.com/lablup/perfbot/runner/benchcsv"
 )
 
@@ -84,7 +85,7 @@ type Point struct {
 }
 
 // Value is the run's decode tok/s: the median of its repeats.
-func (p Point) Value() float64 { return median(p.Values) }
+func (p Point) Value() float64 { return mathx.Median(p.Values) }
 
 // PointOf is the run of model in f: its measured rows. ok is false when the file has
 // no measured row of the model.
@@ -108,7 +109,7 @@ func PointOf(f *benchcsv.File, model string) (Point, bool) {
 		}
 	}
 	if len(prefill) > 0 {
-		p.Prefill = median(prefill)
+		p.Prefill = mathx.Median(prefill)
 	}
 	return p, len(p.Values) > 0
 }

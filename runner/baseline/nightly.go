@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/lablup/perfbot/runner/abstat"
+
 	"github.com/lablup/perfbot/runner/benchcsv"
 )
 
@@ -12,17 +14,20 @@ type Verdict string
 
 // Verdicts of the nightly comparison and of an A/B comparison.
 const (
-	Regression   Verdict = "regression"            // below the band, and so was its re-measure (nightly); interval below zero (A/B)
+	Regression   Verdict = "regression"            // below the band, and so was its re-measure
 	Improvement  Verdict = "improvement"           // above the band, and so was its re-measure
-	NoChange     Verdict = "no significant change" // inside the band (nightly); interval across zero (A/B)
+	NoChange     Verdict = "no significant change" // inside the band (nightly); abstat's no significant change (A/B)
 	NotEnough    Verdict = "not enough history"    // fewer comparable runs than the minimum: no band, no guess
 	Suspected    Verdict = "suspected regression"  // below the band once: waits for its re-measure
 	SuspectedUp  Verdict = "suspected improvement" // above the band once: waits for its re-measure
 	NotConfirmed Verdict = "not confirmed"         // outside the band once, the re-measure was not
 	NoResult     Verdict = "no result"             // the new run has no measurement of the model
-	Gain         Verdict = "gain"                  // A/B: interval above zero
-	SingleRun    Verdict = "single run"            // A/B: one reading a side and no history: no noise estimate
 	NotCompared  Verdict = "not compared"          // the environments differ
+	// The A/B verdicts are runner/abstat's.
+	Faster   = Verdict(abstat.Faster)
+	Slower   = Verdict(abstat.Slower)
+	TooNoisy = Verdict(abstat.TooNoisy)
+	TooFew   = Verdict(abstat.TooFew)
 )
 
 // ModelResult is the nightly verdict for one model.

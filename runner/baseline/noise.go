@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/lablup/perfbot/internal/mathx"
 )
 
 // Rules are the knobs of the nightly comparison (docs/nightly.md explains the defaults).
@@ -81,12 +83,12 @@ func BandOf(runs []Point, r Rules) Band {
 		return b
 	}
 	b.First, b.Last = runs[0].Date, runs[len(runs)-1].Date
-	b.Median = median(vals)
+	b.Median = mathx.Median(vals)
 	dev := make([]float64, len(vals))
 	for i, v := range vals {
 		dev[i] = math.Abs(v - b.Median)
 	}
-	b.MAD = median(dev)
+	b.MAD = mathx.Median(dev)
 	b.IQR = quantile(vals, 0.75) - quantile(vals, 0.25)
 	// The MAD ignores up to half the runs; a model that flips between two states (Mixtral
 	// on this host) can have half its runs in one. The IQR sees a state a quarter of the
@@ -105,19 +107,6 @@ func (b Band) Below(v float64) bool { return v < b.Lo }
 
 // Above says v is over the band.
 func (b Band) Above(v float64) bool { return v > b.Hi }
-
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
 
 // quantile is the q-quantile of v by linear interpolation between order statistics.
 func quantile(v []float64, q float64) float64 {
@@ -140,22 +129,4 @@ func pct(a, b float64) float64 {
 		return 0
 	}
 	return (b - a) / a * 100
-}
-
-// t975 are the 97.5% quantiles of Student's t for 1 to 30 degrees of freedom.
-var t975 = []float64{12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-	2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-	2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042}
-
-// tQuantile is the two-sided 95% multiplier for df degrees of freedom, rounded down to a
-// whole df (the wider interval).
-func tQuantile(df float64) float64 {
-	if df < 1 {
-		df = 1
-	}
-	if df <= 30 {
-		return t975[int(df)-1]
-	}
-	// Beyond the table, t approaches 1.96 like 1/df.
-	return 1.96 + (t975[29]-1.96)*30/df
 }

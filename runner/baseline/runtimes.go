@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/lablup/perfbot/internal/mathx"
 	"github.com/lablup/perfbot/runner/benchcsv"
 )
 
@@ -36,7 +37,7 @@ func (p Point) SpreadPct() float64 {
 	if len(p.Values) < 2 {
 		return 0
 	}
-	m := median(p.Values)
+	m := mathx.Median(p.Values)
 	if m <= 0 {
 		return 0
 	}
@@ -88,7 +89,7 @@ func CompareRuntimes(mlxcel, mlxlm *benchcsv.File, maxSpreadPct float64) (pairs 
 		}
 		pairs = append(pairs, p)
 	}
-	return pairs, median(ratios), len(ratios)
+	return pairs, mathx.Median(ratios), len(ratios)
 }
 
 // Repeats lists the point's decode repeats as the CSV gives them ("7.65 / 8.22 /
