@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"math"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -240,5 +241,66 @@ func TestWriteBarsOfZero(t *testing.T) {
 	wellFormed(t, svg)
 	if strings.Contains(string(svg), ">-") || strings.Contains(string(svg), "NaN") || strings.Contains(string(svg), "Inf") {
 		t.Errorf("a bar chart of zeros drew a negative or undefined tick:\n%s", svg)
+	}
+}
+
+// Segments and change points: a level line spans its nights at its value, and a change
+// label at either edge of the plot is anchored so it stays inside the viewBox.
+func TestLevelsAndChangeMarks(t *testing.T) {
+	day := func(d int) time.Time { return time.Date(2026, 10, d, 0, 0, 0, 0, time.UTC) }
+	s := Series{Name: "mlxcel", Class: "mlxcel", Color: ColorMlxcel}
+	for d := 1; d <= 20; d++ {
+		v := 40.0
+		if d > 10 {
+			v = 36
+		}
+		s.Points = append(s.Points, Point{Date: day(d), Value: v})
+	}
+	s.Levels = []Level{{From: day(1), To: day(10), Value: 40}, {From: day(11), To: day(20), Value: 36}}
+	s.Changes = []Change{
+		{Date: day(1), Label: "+12.5%"},
+		{Date: day(11), Label: "-10.0%", Worse: true},
+		{Date: day(20), Label: "-99.9%"},
+	}
+	p, err := Lines([]Series{s}, LineOptions{Unit: "decode tok/s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Levels) != 2 || len(p.Marks) != 3 {
+		t.Fatalf("%d levels and %d marks, want 2 and 3", len(p.Levels), len(p.Marks))
+	}
+	num := func(s string) float64 {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	if num(p.Levels[0].Y) >= num(p.Levels[1].Y) {
+		t.Errorf("the higher level is drawn at y %s, not above the lower one at %s", p.Levels[0].Y, p.Levels[1].Y)
+	}
+	if p.Levels[0].X1 != p.Plot.X0 || p.Levels[1].X2 != p.Plot.X1 {
+		t.Errorf("the levels span %s..%s and %s..%s, want the plot's %s..%s", p.Levels[0].X1, p.Levels[0].X2, p.Levels[1].X1, p.Levels[1].X2, p.Plot.X0, p.Plot.X1)
+	}
+	for i, want := range []string{"start", "middle", "end"} {
+		if p.Marks[i].Anchor != want {
+			t.Errorf("mark %d (%s) is anchored %q, want %q", i, p.Marks[i].Label, p.Marks[i].Anchor, want)
+		}
+		if p.Marks[i].Y0 != p.Plot.Y0 || p.Marks[i].Y1 != p.Plot.Y1 {
+			t.Errorf("mark %d spans %s..%s, want the plot's height", i, p.Marks[i].Y0, p.Marks[i].Y1)
+		}
+	}
+	if !p.Marks[1].Worse {
+		t.Error("the regression's mark lost its Worse flag")
+	}
+	svg, err := WriteLines("levels", []Panel{{Title: "x", Plot: p}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(svg), `stroke-dasharray="2 3"`); n != 2 {
+		t.Errorf("the SVG draws %d level lines, want 2", n)
+	}
+	if !strings.Contains(string(svg), ">-10.0%</text>") {
+		t.Error("the SVG does not label the change")
 	}
 }

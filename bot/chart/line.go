@@ -28,6 +28,25 @@ type Series struct {
 	Color  string // the stroke of a standalone SVG, e.g. "#0969da"
 	Dashed bool
 	Points []Point
+	// Levels are the series' segments of stable performance, each drawn as a level
+	// line over its nights; Changes the nights a new level started, each marked by a
+	// vertical rule with its label.
+	Levels  []Level
+	Changes []Change
+}
+
+// Level is one segment: its level from its first to its last night.
+type Level struct {
+	From, To time.Time
+	Value    float64
+}
+
+// Change is a change point: the first night at a new level.
+type Change struct {
+	Date  time.Time
+	Label string // short, above the rule, e.g. "-15.0%"
+	Title string // the tooltip
+	Worse bool   // a regression (drawn in the alarm colour)
 }
 
 // LineOptions shape a line chart.
@@ -57,6 +76,21 @@ type Tick struct {
 	Label string
 }
 
+// LevelLine is a segment's level line.
+type LevelLine struct {
+	Class, Color string
+	X1, X2, Y    string
+	Title        string
+}
+
+// Mark is a change point's vertical rule over the plot, with its label at the top.
+type Mark struct {
+	X, Y0, Y1    string
+	Label, Title string
+	Worse        bool
+	Anchor       string // the label's text-anchor: start, middle or end, so it stays inside
+}
+
 // Rect is the plot area.
 type Rect struct{ X0, Y0, X1, Y1 string }
 
@@ -77,6 +111,8 @@ type LinePlot struct {
 	Axis     Axis
 	HasBand  bool
 	Outliers int
+	Levels   []LevelLine
+	Marks    []Mark
 }
 
 const (
@@ -100,6 +136,9 @@ func Lines(series []Series, o LineOptions) (LinePlot, error) {
 			if p.Hi > 0 {
 				vals = append(vals, p.Lo, p.Hi)
 			}
+		}
+		for _, l := range s.Levels {
+			vals = append(vals, l.Value)
 		}
 	}
 	if len(dates) == 0 {
@@ -157,6 +196,23 @@ func Lines(series []Series, o LineOptions) (LinePlot, error) {
 		flush()
 	}
 	p.HasBand = len(p.Bands) > 0
+	for _, s := range series {
+		for _, l := range s.Levels {
+			p.Levels = append(p.Levels, LevelLine{Class: s.Class, Color: s.Color, X1: f(x(l.From)), X2: f(x(l.To)), Y: f(y(l.Value)),
+				Title: fmt.Sprintf("%s level %s from %s to %s", s.Name, a.Label(l.Value), l.From.Format(time.DateOnly), l.To.Format(time.DateOnly))})
+		}
+		for _, c := range s.Changes {
+			cx := x(c.Date)
+			m := Mark{X: f(cx), Y0: f(y0), Y1: f(y1), Label: c.Label, Title: c.Title, Worse: c.Worse, Anchor: "middle"}
+			// Keep the label inside the viewBox: anchor it at its edge near the sides.
+			if half := TextWidth(c.Label, fontSize) / 2; cx-half < padEdge {
+				m.Anchor = "start"
+			} else if cx+half > o.Width-padEdge {
+				m.Anchor = "end"
+			}
+			p.Marks = append(p.Marks, m)
+		}
+	}
 	for _, s := range series {
 		if len(s.Points) == 0 {
 			continue

@@ -156,6 +156,17 @@ func drawLines(b *bytes.Buffer, p LinePlot) {
 	for _, poly := range p.Bands {
 		fmt.Fprintf(b, `<polygon points="%s" fill="%s" fill-opacity="0.14"/>`+"\n", poly, colorBand)
 	}
+	for _, l := range p.Levels {
+		fmt.Fprintf(b, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="1.5" stroke-dasharray="2 3" stroke-opacity="0.8"><title>%s</title></line>`+"\n", l.X1, l.Y, l.X2, l.Y, l.Color, Esc(l.Title))
+	}
+	for _, m := range p.Marks {
+		color := colorAxis
+		if m.Worse {
+			color = colorOut
+		}
+		fmt.Fprintf(b, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="1.5"><title>%s</title></line>`+"\n", m.X, m.Y0, m.X, m.Y1, color, Esc(m.Title))
+		fmt.Fprintf(b, `<text x="%s" y="%s" dy="-3" text-anchor="%s" fill="%s">%s</text>`+"\n", m.X, m.Y0, m.Anchor, color, Esc(m.Label))
+	}
 	for _, l := range p.Lines {
 		dash := ""
 		if l.Dashed {

@@ -15,6 +15,7 @@ import (
 	"github.com/lablup/perfbot/bot/chart"
 	"github.com/lablup/perfbot/runner/baseline"
 	"github.com/lablup/perfbot/runner/benchcsv"
+	"github.com/lablup/perfbot/runner/changepoint"
 	"github.com/lablup/perfbot/runner/results"
 )
 
@@ -29,6 +30,9 @@ type Options struct {
 	// NoLinks draws the points without links (an SVG file shown as an image cannot
 	// follow them); LinkBase "" with NoLinks false links relative to the page.
 	NoLinks bool
+	// Segments are the change-point rules the mlxcel series' segments and change
+	// points are found with (runner/changepoint); the zero value is its defaults.
+	Segments *changepoint.Params
 }
 
 // Runtime names of the charts' series.
@@ -63,6 +67,7 @@ type pageData struct {
 	Summary string
 	Hosts   []Host
 	Rule    string
+	SegRule string
 }
 
 //go:embed page.html.tmpl
@@ -119,6 +124,9 @@ func Page(h *baseline.History, o Options) ([]byte, error) {
 	r := o.Rules
 	d.Rule = fmt.Sprintf("The shaded band is the noise band each mlxcel night was judged against: the median of the model's last %d comparable nightly runs before it, ± %g robust standard deviations, at least ± %g%%, once %d runs exist.",
 		r.Window, r.K, r.MinChangePct, r.MinHistory)
+	sp := segmentParams(o)
+	d.SegRule = fmt.Sprintf("A dotted line is a segment of stable performance and a vertical rule the night a new level started (red when worse): change points of the mlxcel nights, found by binary segmentation kept only where a z test and a rank test agree on a change of at least %g%% over at least %d nights a side.",
+		sp.MinChangePct, sp.MinSegment)
 	var b bytes.Buffer
 	if err := tmpl.Execute(&b, d); err != nil {
 		return nil, fmt.Errorf("rendering the trend page: %w", err)
@@ -175,6 +183,7 @@ func modelsOf(h *baseline.History, host string) []string {
 // gets the band of the runs before it.
 func seriesOf(h *baseline.History, host, backend, runtime, model string, o Options) chart.Series {
 	s := chart.Series{Name: runtime, Class: "mlxcel", Color: chart.ColorMlxcel}
+	var cps []changepoint.Point
 	if runtime == MlxLM {
 		s.Class, s.Color, s.Dashed = "mlxlm", chart.ColorMlxLM, true
 	}
@@ -209,8 +218,42 @@ func seriesOf(h *baseline.History, host, backend, runtime, model string, o Optio
 			}
 		}
 		s.Points = append(s.Points, pt)
+		cps = append(cps, changepoint.Point{Date: n.Date, Value: pt.Value})
+	}
+	if runtime == Mlxcel {
+		segmentsOf(&s, cps, segmentParams(o))
 	}
 	return s
+}
+
+func segmentParams(o Options) changepoint.Params {
+	if o.Segments != nil {
+		return *o.Segments
+	}
+	return changepoint.DefaultParams()
+}
+
+// segmentsOf adds the series' segments and change points. Too short a history, or
+// one the detector refuses, simply has none: the points and the band still say it all.
+func segmentsOf(s *chart.Series, cps []changepoint.Point, p changepoint.Params) {
+	if len(cps) < 2*p.MinSegment {
+		return
+	}
+	r, err := changepoint.Detect(cps, p)
+	if err != nil || len(r.Changes) == 0 {
+		return
+	}
+	for _, seg := range r.Segments {
+		s.Levels = append(s.Levels, chart.Level{From: s.Points[seg.Start].Date, To: s.Points[seg.End-1].Date, Value: seg.Level})
+	}
+	for _, c := range r.Changes {
+		title := fmt.Sprintf("%s %s: the level moved from %.2f to %.2f tok/s (%+.1f%%), %s", s.Name, c.Date, c.From, c.To, c.ChangePct, c.Kind)
+		if c.RangeFrom != c.RangeTo {
+			title += fmt.Sprintf(", started between %s and %s", cps[c.RangeFrom].Date, cps[c.RangeTo].Date)
+		}
+		s.Changes = append(s.Changes, chart.Change{Date: s.Points[c.Index].Date, Label: fmt.Sprintf("%+.1f%%", c.ChangePct),
+			Title: title, Worse: c.Kind == changepoint.Regression})
+	}
 }
 
 func modelChart(h *baseline.History, host *Host, model string, o Options) (Chart, error) {

@@ -162,3 +162,55 @@ func TestWriteEmptyHistory(t *testing.T) {
 		t.Errorf("%v %s", err, b)
 	}
 }
+
+var (
+	articleRE = regexp.MustCompile(`(?s)<article class="model" id="[^"]*">\s*<h3>([^<]+)</h3>(.*?)</article>`)
+	changeRE  = regexp.MustCompile(`<line class="change( worse)?"[^>]*><title>([^<]*)</title></line>`)
+)
+
+// The mlxcel series is cut into segments of stable performance: Llama's 10 % drop from
+// the 20th generated night shows as one worse change at that night (or within the
+// nights the detector says it may have started on) with a level line either side; the
+// models that did not move get no change and no level line.
+func TestPageMarksChangePoints(t *testing.T) {
+	t.Parallel()
+	page := render(t, history(t))
+	arts := articleRE.FindAllStringSubmatch(page, -1)
+	if len(arts) != 5 {
+		t.Fatalf("%d model sections, want 5", len(arts))
+	}
+	for _, a := range arts {
+		model, body := a[1], a[2]
+		changes := changeRE.FindAllStringSubmatch(body, -1)
+		levels := strings.Count(body, `<line class="level mlxcel"`)
+		if model != "Meta-Llama-3.1-8B-Instruct-4bit" {
+			if len(changes) != 0 || levels != 0 {
+				t.Errorf("%s did not move but has %d changes and %d level lines", model, len(changes), levels)
+			}
+			continue
+		}
+		if len(changes) != 1 || changes[0][1] != " worse" {
+			t.Fatalf("Llama: changes %q, want one regression", changes)
+		}
+		title := changes[0][2]
+		m := regexp.MustCompile(`mlxcel (\d{4}-\d\d-\d\d): the level moved from ([\d.]+) to ([\d.]+) tok/s \(([-+][\d.]+)%\), regression`).FindStringSubmatch(title)
+		if m == nil {
+			t.Fatalf("Llama's change reads %q", title)
+		}
+		if m[1] < "2026-10-18" || m[1] > "2026-10-21" {
+			t.Errorf("the change is dated %s, want about 2026-10-20 (the first night at the new level)", m[1])
+		}
+		if pct, _ := strconv.ParseFloat(m[4], 64); pct > -8 || pct < -12 {
+			t.Errorf("the change is %v %%, want about -10 %%", pct)
+		}
+		if levels != 2 {
+			t.Errorf("Llama has %d level lines, want 2 (before and after the drop)", levels)
+		}
+		if !strings.Contains(body, `">-`) {
+			t.Errorf("the change's label (its percentage) is not drawn")
+		}
+	}
+	if !strings.Contains(page, "vertical rule the night a new level started") {
+		t.Error("the page does not say what the segments and rules mean")
+	}
+}
