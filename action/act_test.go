@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"github.com/lablup/perfbot/bot/gate/gatetest"
-	ghstub "github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/internal/hosttest"
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/lablup/perfbot/runner/attrib"
@@ -66,7 +66,7 @@ func actBinary(t *testing.T) string {
 // issue_comment payload moved to the target repository.
 func actEvent(t *testing.T, dir string) string {
 	t.Helper()
-	m, err := ghstub.Object(testfix.Path(t, "github", "webhooks", "issue_comment.created.json"))
+	m, err := fakegithub.Object(testfix.Path(t, "github", "webhooks", "issue_comment.created.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func actEvent(t *testing.T, dir string) string {
 		"comment.body": "Please profile this.\n/profile rocm models=llama sampling=greedy\n", "comment.user.login": actCommenter,
 		"comment.user.type": "User", "sender.login": actCommenter, "sender.type": "User",
 	} {
-		if err := ghstub.Set(m, k, v); err != nil {
+		if err := fakegithub.Set(m, k, v); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -94,38 +94,38 @@ func rest(t *testing.T, name string) string {
 
 // expectGate declares the gate's GitHub calls for the comment: it reads the config, the
 // commenter's permission and the default branch's head, and reacts eyes.
-func expectGate(t *testing.T, s *ghstub.Stub, base string) {
+func expectGate(t *testing.T, s *fakegithub.Stub, base string) {
 	repo := "/repos/" + actRepo
 	s.Expect("GET", repo+"/contents/.github/perfbot.yml?ref=main", s.Example(200, "content-file-response-if-content-is-a-file", map[string]any{
 		"content": base64.StdEncoding.EncodeToString([]byte(jobsConfig)), "encoding": "base64", "size": len(jobsConfig),
 		"name": "perfbot.yml", "path": ".github/perfbot.yml", "type": "file",
 	}))
-	s.Expect("GET", repo+"/collaborators/"+actCommenter+"/permission", ghstub.JSONFileWith(200,
+	s.Expect("GET", repo+"/collaborators/"+actCommenter+"/permission", fakegithub.JSONFileWith(200,
 		rest(t, "repository-collaborator-permission-response-if-user-has-admin-permissions"), map[string]any{"permission": "write", "role_name": "write"}))
-	s.Expect("GET", repo+"/git/ref/heads/main", ghstub.JSONFileWith(200, rest(t, "git-ref"), map[string]any{"ref": "refs/heads/main", "object.sha": base}))
+	s.Expect("GET", repo+"/git/ref/heads/main", fakegithub.JSONFileWith(200, rest(t, "git-ref"), map[string]any{"ref": "refs/heads/main", "object.sha": base}))
 	expectReaction(t, s, "eyes", "Bearer "+actToken)
 }
 
 // expectReaction declares the reaction on the command's comment, made with auth (the
 // Authorization header).
-func expectReaction(t *testing.T, s *ghstub.Stub, content, auth string) {
-	s.Expect("POST", fmt.Sprintf("/repos/%s/issues/comments/%d/reactions", actRepo, actCommentID), ghstub.JSONFileWith(201, rest(t, "reaction"), map[string]any{"content": content})).
-		JSONBody(map[string]any{"content": content}).Match(ghstub.Header("Authorization", auth))
+func expectReaction(t *testing.T, s *fakegithub.Stub, content, auth string) {
+	s.Expect("POST", fmt.Sprintf("/repos/%s/issues/comments/%d/reactions", actRepo, actCommentID), fakegithub.JSONFileWith(201, rest(t, "reaction"), map[string]any{"content": content})).
+		JSONBody(map[string]any{"content": content}).Match(fakegithub.Header("Authorization", auth))
 }
 
 // expectPublish declares publish's calls: it reads the default branch, opens the pull
 // request, writes the epic comment and reacts rocket on the command's comment (with
 // the Authorization header auth).
-func expectPublish(t *testing.T, s *ghstub.Stub, auth string) {
+func expectPublish(t *testing.T, s *fakegithub.Stub, auth string) {
 	repo := "/repos/" + actRepo
 	expectReaction(t, s, "rocket", auth)
-	s.Expect("GET", repo, ghstub.JSONFileWith(200, rest(t, "full-repository"), map[string]any{"default_branch": "main", "full_name": actRepo}))
-	s.Expect("GET", repo+"/pulls?state=open&head=lablup:perfbot/rocm-profile", ghstub.JSON(200, []any{}))
-	s.Expect("POST", repo+"/pulls", ghstub.JSONFileWith(201, rest(t, "pull-request"), map[string]any{
+	s.Expect("GET", repo, fakegithub.JSONFileWith(200, rest(t, "full-repository"), map[string]any{"default_branch": "main", "full_name": actRepo}))
+	s.Expect("GET", repo+"/pulls?state=open&head=lablup:perfbot/rocm-profile", fakegithub.JSON(200, []any{}))
+	s.Expect("POST", repo+"/pulls", fakegithub.JSONFileWith(201, rest(t, "pull-request"), map[string]any{
 		"number": 57, "html_url": "https://github.com/lablup/mlxcel/pull/57", "head.ref": "perfbot/rocm-profile", "base.ref": "main",
 	})).JSONBody(map[string]any{"head": "perfbot/rocm-profile", "base": "main"})
-	s.Expect("GET", repo+"/issues/1814/comments", ghstub.JSON(200, []any{})).Times(2)
-	s.Expect("POST", repo+"/issues/1814/comments", ghstub.JSONFileWith(201, rest(t, "issue-comment"), map[string]any{
+	s.Expect("GET", repo+"/issues/1814/comments", fakegithub.JSON(200, []any{})).Times(2)
+	s.Expect("POST", repo+"/issues/1814/comments", fakegithub.JSONFileWith(201, rest(t, "issue-comment"), map[string]any{
 		"id": 9001, "user.login": DefaultTokenLogin, "html_url": "https://github.com/lablup/mlxcel/issues/1814#issuecomment-9001",
 	}))
 }
@@ -299,7 +299,7 @@ func perfbotRef(t *testing.T, workflow string) string {
 
 // run runs act for one event of the example workflow in the clone repo (which the
 // checkout stand-in clones) and returns its log; act must succeed.
-func (r *actRig) run(t *testing.T, workflow, repo string, s *ghstub.Stub, ghRepo string, args ...string) string {
+func (r *actRig) run(t *testing.T, workflow, repo string, s *fakegithub.Stub, ghRepo string, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
@@ -423,7 +423,7 @@ func reportLines(t *testing.T, log string) map[string]string {
 func TestActRunsTheProfileWorkflow(t *testing.T) {
 	r := newActRig(t)
 	tg := hosttest.NewTarget(t, r.home, targetFiles(t, jobsConfig))
-	s := ghstub.New(t)
+	s := fakegithub.New(t)
 	expectGate(t, s, tg.Base)
 	expectPublish(t, s, "Bearer "+actToken)
 	log := r.run(t, commentWorkflow, tg.Repo, s, actRepo, "issue_comment", "-e", actEvent(t, r.dir), "--actor", actCommenter)
@@ -445,19 +445,19 @@ func TestActRunsTheDispatchedProfile(t *testing.T) {
 	keyPEM := string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}))
 	// The key's second line stands for the key: it must show nowhere but in the secret.
 	r.secrets = append(r.secrets, actAppToken, strings.Split(keyPEM, "\n")[1])
-	s := ghstub.New(t)
-	s.Expect("GET", "/repos/"+actRepo+"/installation", ghstub.JSONFileWith(200, rest(t, "installation"), map[string]any{"id": actInstallation}))
-	s.Expect("POST", fmt.Sprintf("/app/installations/%d/access_tokens", actInstallation), ghstub.JSONFileWith(201, rest(t, "installation-token"), map[string]any{
+	s := fakegithub.New(t)
+	s.Expect("GET", "/repos/"+actRepo+"/installation", fakegithub.JSONFileWith(200, rest(t, "installation"), map[string]any{"id": actInstallation}))
+	s.Expect("POST", fmt.Sprintf("/app/installations/%d/access_tokens", actInstallation), fakegithub.JSONFileWith(201, rest(t, "installation-token"), map[string]any{
 		"token": actAppToken, "expires_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)}))
-	s.Expect("GET", "/app", ghstub.JSONFileWith(200, rest(t, "integration"), map[string]any{"id": actAppID, "slug": actAppSlug}))
+	s.Expect("GET", "/app", fakegithub.JSONFileWith(200, rest(t, "integration"), map[string]any{"id": actAppID, "slug": actAppSlug}))
 	// An installation token goes as "token", the workflow's as "Bearer".
 	expectPublish(t, s, "token "+actAppToken)
 	comments := "/repos/" + actRepo + "/issues/comments/501"
-	status := ghstub.JSONFileWith(200, rest(t, "issue-comment"), map[string]any{"id": 501, "user.login": actAppSlug + "[bot]",
+	status := fakegithub.JSONFileWith(200, rest(t, "issue-comment"), map[string]any{"id": 501, "user.login": actAppSlug + "[bot]",
 		"body": "<!-- perfbot:status -->\n**/profile rocm**: running.", "html_url": "https://github.com/lablup/mlxcel/issues/12#issuecomment-501"})
 	s.Expect("GET", comments, status)
 	s.Expect("PATCH", comments, status)
-	s.Expect("PATCH", "/repos/"+actRepo+"/check-runs/777", ghstub.JSONFileWith(200, rest(t, "check-run"), map[string]any{"id": 777, "status": "completed", "conclusion": "success"})).
+	s.Expect("PATCH", "/repos/"+actRepo+"/check-runs/777", fakegithub.JSONFileWith(200, rest(t, "check-run"), map[string]any{"id": 777, "status": "completed", "conclusion": "success"})).
 		JSONBody(map[string]any{"status": "completed", "conclusion": "success"})
 	// The inputs as the server's dispatch sends them.
 	log := r.run(t, dispatchWorkflow, tg.Repo, s, actRepo, "workflow_dispatch",
@@ -482,16 +482,16 @@ func TestActRunsTheNightly(t *testing.T) {
 	files := targetFiles(t, jobsConfig)
 	maps.Copy(files, benchFiles(t))
 	tg := hosttest.NewTarget(t, r.home, files)
-	s := ghstub.New(t)
+	s := fakegithub.New(t)
 	repo := "/repos/" + actRepo
-	s.Expect("GET", repo, ghstub.JSONFileWith(200, rest(t, "full-repository"), map[string]any{"default_branch": "main", "full_name": actRepo}))
-	s.Expect("GET", repo+"/issues?state=open&creator=github-actions[bot]", ghstub.JSON(200, []any{}))
-	s.Expect("GET", repo+"/pulls?state=open&head=lablup:perfbot/rocm-baseline", ghstub.JSON(200, []any{}))
-	s.Expect("POST", repo+"/pulls", ghstub.JSONFileWith(201, rest(t, "pull-request"), map[string]any{
+	s.Expect("GET", repo, fakegithub.JSONFileWith(200, rest(t, "full-repository"), map[string]any{"default_branch": "main", "full_name": actRepo}))
+	s.Expect("GET", repo+"/issues?state=open&creator=github-actions[bot]", fakegithub.JSON(200, []any{}))
+	s.Expect("GET", repo+"/pulls?state=open&head=lablup:perfbot/rocm-baseline", fakegithub.JSON(200, []any{}))
+	s.Expect("POST", repo+"/pulls", fakegithub.JSONFileWith(201, rest(t, "pull-request"), map[string]any{
 		"number": 58, "html_url": "https://github.com/lablup/mlxcel/pull/58", "head.ref": "perfbot/rocm-baseline", "base.ref": "main",
 	})).JSONBody(map[string]any{"head": "perfbot/rocm-baseline", "base": "main"})
-	s.Expect("GET", repo+"/issues/1814/comments", ghstub.JSON(200, []any{})).Times(2)
-	s.Expect("POST", repo+"/issues/1814/comments", ghstub.JSONFileWith(201, rest(t, "issue-comment"), map[string]any{
+	s.Expect("GET", repo+"/issues/1814/comments", fakegithub.JSON(200, []any{})).Times(2)
+	s.Expect("POST", repo+"/issues/1814/comments", fakegithub.JSONFileWith(201, rest(t, "issue-comment"), map[string]any{
 		"id": 9002, "user.login": DefaultTokenLogin, "html_url": "https://github.com/lablup/mlxcel/issues/1814#issuecomment-9002",
 	}))
 	log := r.run(t, nightlyWorkflow, tg.Repo, s, actRepo, "workflow_dispatch")
@@ -526,12 +526,12 @@ func TestActGateRefusesLikeTheServer(t *testing.T) {
 				t.Fatalf("no shared case %q", name)
 			}
 			c := gatetest.Cases()[i]
-			s := ghstub.New(t)
+			s := fakegithub.New(t)
 			c.Expect(t, s)
 			repo, issue := "/repos/"+c.Repo(t), c.Issue(t)
-			s.Expect("GET", fmt.Sprintf("%s/issues/%d/comments", repo, issue), ghstub.JSON(200, []any{}))
+			s.Expect("GET", fmt.Sprintf("%s/issues/%d/comments", repo, issue), fakegithub.JSON(200, []any{}))
 			s.Expect("POST", fmt.Sprintf("%s/issues/%d/comments", repo, issue), s.Example(201, "issue-comment", map[string]any{"user.login": DefaultTokenLogin})).
-				Match(ghstub.MatchFunc("the reply", func(req ghstub.Request) error {
+				Match(fakegithub.MatchFunc("the reply", func(req fakegithub.Request) error {
 					b, _ := req.JSON()
 					if body, _ := b["body"].(string); !strings.Contains(body, c.Want.Reply) {
 						return fmt.Errorf("reply %q does not say %q", body, c.Want.Reply)
@@ -560,13 +560,13 @@ func TestActGateSkipsCommentsWithoutACommand(t *testing.T) {
 	tg := hosttest.NewTarget(t, r.home, targetFiles(t, jobsConfig))
 	for _, body := range []string{"LGTM, thanks!", "/lgtm\n/retest", "We should profile this on rocm.\nbench numbers later"} {
 		t.Run(body, func(t *testing.T) {
-			s := ghstub.New(t)
-			m, err := ghstub.Object(testfix.Path(t, "github", "webhooks", "issue_comment.created.json"))
+			s := fakegithub.New(t)
+			m, err := fakegithub.Object(testfix.Path(t, "github", "webhooks", "issue_comment.created.json"))
 			if err != nil {
 				t.Fatal(err)
 			}
 			for k, v := range map[string]any{"repository.full_name": actRepo, "comment.body": body} {
-				if err := ghstub.Set(m, k, v); err != nil {
+				if err := fakegithub.Set(m, k, v); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -589,7 +589,7 @@ func TestActGateSkipsCommentsWithoutACommand(t *testing.T) {
 // checkPublished checks what a full run left: the outputs the last step printed, the
 // step summaries, the bot commit on the remote with the results folder, and the pull
 // request and epic comment on the API.
-func checkPublished(t *testing.T, r *actRig, tg hosttest.Target, s *ghstub.Stub, log, requestID string) {
+func checkPublished(t *testing.T, r *actRig, tg hosttest.Target, s *fakegithub.Stub, log, requestID string) {
 	t.Helper()
 	report := reportLines(t, log)
 	if want := requestID + " at " + tg.Base; report["request"] != want {

@@ -17,13 +17,13 @@ import (
 	"github.com/lablup/perfbot/bot/command"
 	"github.com/lablup/perfbot/bot/gate"
 	"github.com/lablup/perfbot/bot/gate/gatetest"
-	ghstub "github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/internal/testfix"
 )
 
 // gateStep runs the gate job of the Action on one case: its event as the event file,
 // its GitHub on the API stub, token mode.
-func gateStep(t *testing.T, c gatetest.Case, s *ghstub.Stub, extra map[string]string) (result, *stepEnv, string, error) {
+func gateStep(t *testing.T, c gatetest.Case, s *fakegithub.Stub, extra map[string]string) (result, *stepEnv, string, error) {
 	t.Helper()
 	in := map[string]string{"job": "gate", "github-token": "ghs_gatetesttoken0123456789", "github-api-url": s.URL()}
 	for k, v := range extra {
@@ -46,7 +46,7 @@ func gateStep(t *testing.T, c gatetest.Case, s *ghstub.Stub, extra map[string]st
 // commentID is the id of the case's comment.
 func commentID(t *testing.T, c gatetest.Case) int64 {
 	t.Helper()
-	m, err := ghstub.Object(c.WriteEvent(t, t.TempDir()))
+	m, err := fakegithub.Object(c.WriteEvent(t, t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestGateJobRunsTheSharedCases(t *testing.T) {
 	for _, c := range gatetest.Cases() {
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
-			s := ghstub.New(t)
+			s := fakegithub.New(t)
 			c.Expect(t, s)
 			repo, issue, id := "/repos/"+c.Repo(t), c.Issue(t), commentID(t, c)
 			w := c.Want
@@ -80,7 +80,7 @@ func TestGateJobRunsTheSharedCases(t *testing.T) {
 			}
 			comments := fmt.Sprintf("%s/issues/%d/comments", repo, issue)
 			if reply {
-				s.Expect("GET", comments, ghstub.JSON(200, []any{}))
+				s.Expect("GET", comments, fakegithub.JSON(200, []any{}))
 				s.Expect("POST", comments, s.Example(201, "issue-comment", map[string]any{"user.login": gatetest.BotLogin}))
 			}
 			if reaction != "" {
@@ -134,10 +134,10 @@ func TestGateJobHostileComment(t *testing.T) {
 	c := gatetest.Cases()[0] // an issue comment by a write user
 	c.Edits = map[string]any{"comment.body": "/profile rocm models=" + strings.ReplaceAll(hostileValue, "\n", ",")}
 	c.World.Branches = nil
-	s := ghstub.New(t)
+	s := fakegithub.New(t)
 	c.Expect(t, s)
 	repo, issue := "/repos/"+c.Repo(t), c.Issue(t)
-	s.Expect("GET", fmt.Sprintf("%s/issues/%d/comments", repo, issue), ghstub.JSON(200, []any{}))
+	s.Expect("GET", fmt.Sprintf("%s/issues/%d/comments", repo, issue), fakegithub.JSON(200, []any{}))
 	s.Expect("POST", fmt.Sprintf("%s/issues/%d/comments", repo, issue), s.Example(201, "issue-comment", map[string]any{"user.login": gatetest.BotLogin}))
 	_, e, log, err := gateStep(t, c, s, nil)
 	if err != nil {
@@ -156,7 +156,7 @@ func TestGateJobHostileComment(t *testing.T) {
 func TestGateJobDryRun(t *testing.T) {
 	t.Parallel()
 	c := gatetest.Cases()[0]
-	s := ghstub.New(t)
+	s := fakegithub.New(t)
 	c.Expect(t, s)
 	res, e, log, err := gateStep(t, c, s, map[string]string{"dry-run": "true", "request-id": "req-7"})
 	if err != nil {
@@ -182,20 +182,20 @@ func TestGateJobAsApp(t *testing.T) {
 	}
 	pemKey := string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}))
 	c := gatetest.Cases()[0]
-	s := ghstub.New(t)
+	s := fakegithub.New(t)
 	const token = "ghs_16C7e42F292c6912E7710c838347Ae178B4a" // GitHub's documented example
-	jwt := ghstub.MatchFunc("App JWT", func(r ghstub.Request) error {
+	jwt := fakegithub.MatchFunc("App JWT", func(r fakegithub.Request) error {
 		if !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer ey") {
 			return fmt.Errorf("authorization %q is not the App's JWT", r.Header.Get("Authorization"))
 		}
 		return nil
 	})
-	s.Expect("GET", "/repos/"+c.Repo(t)+"/installation", ghstub.JSONFileWith(200, testfix.Path(t, "github", "rest-openapi-examples", "installation.json"), map[string]any{"id": 7})).Match(jwt)
-	s.Expect("POST", "/app/installations/7/access_tokens", ghstub.JSONFileWith(201, testfix.Path(t, "github", "rest-openapi-examples", "installation-token.json"),
+	s.Expect("GET", "/repos/"+c.Repo(t)+"/installation", fakegithub.JSONFileWith(200, testfix.Path(t, "github", "rest-openapi-examples", "installation.json"), map[string]any{"id": 7})).Match(jwt)
+	s.Expect("POST", "/app/installations/7/access_tokens", fakegithub.JSONFileWith(201, testfix.Path(t, "github", "rest-openapi-examples", "installation-token.json"),
 		map[string]any{"expires_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)})).Match(jwt)
 	c.Expect(t, s)
 	s.Expect("POST", fmt.Sprintf("/repos/%s/issues/comments/%d/reactions", c.Repo(t), commentID(t, c)), s.Example(201, "reaction", map[string]any{"content": "eyes"})).
-		Match(ghstub.Header("Authorization", "token "+token))
+		Match(fakegithub.Header("Authorization", "token "+token))
 	res, e, log, err := gateStep(t, c, s, map[string]string{"github-token": "", "app-id": "42", "app-private-key": pemKey})
 	if err != nil {
 		t.Fatalf("gate job: %v\n%s", err, log)

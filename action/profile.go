@@ -11,6 +11,7 @@ import (
 
 	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/config"
+	"github.com/lablup/perfbot/internal/strs"
 	"github.com/lablup/perfbot/runner/attrib"
 	"github.com/lablup/perfbot/runner/job"
 	"github.com/lablup/perfbot/runner/rank"
@@ -187,7 +188,8 @@ func (s *step) laterStep(ctx context.Context) (commit, cfgPath string, cfg confi
 // resultsFolder is the results folder the profile job left for the checkout's commit.
 func (s *step) resultsFolder(profiles, commit string) (string, error) {
 	dir := filepath.Join(s.root, filepath.FromSlash(profiles))
-	matches, _ := filepath.Glob(filepath.Join(dir, "*_"+commit[:8]))
+	short := strs.ShortSHA(commit)
+	matches, _ := filepath.Glob(filepath.Join(dir, "*_"+short))
 	var folders []string
 	for _, m := range matches {
 		if fi, err := os.Stat(filepath.Join(m, results.SessionFile)); err == nil && fi.Mode().IsRegular() {
@@ -198,7 +200,7 @@ func (s *step) resultsFolder(profiles, commit string) (string, error) {
 	case 1:
 		return folders[0], nil
 	case 0:
-		return "", fmt.Errorf("no results folder of commit %s in %s: run job: profile earlier in the same job", commit[:8], dir)
+		return "", fmt.Errorf("no results folder of commit %s in %s: run job: profile earlier in the same job", short, dir)
 	}
-	return "", fmt.Errorf("%d results folders of commit %s in %s: keep one", len(folders), commit[:8], dir)
+	return "", fmt.Errorf("%d results folders of commit %s in %s: keep one", len(folders), short, dir)
 }

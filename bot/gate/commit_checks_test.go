@@ -14,7 +14,7 @@ import (
 	"github.com/lablup/perfbot/bot/gate"
 	"github.com/lablup/perfbot/bot/gate/gatetest"
 	"github.com/lablup/perfbot/bot/gh"
-	ghstub "github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/internal/testfix"
 )
 
@@ -64,7 +64,7 @@ func TestShortSHAByMaintainerIsStillChecked(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
-			s := ghstub.New(t) // a call the case does not declare fails the test
+			s := fakegithub.New(t) // a call the case does not declare fails the test
 			c.Expect(t, s)
 			ev, err := gate.ParseEvent(c.Event(t))
 			if err != nil {
@@ -91,16 +91,16 @@ func TestCommitLookupAnswers(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		name   string
-		answer ghstub.Responder
+		answer fakegithub.Responder
 		denied bool
 	}{
-		{"ambiguous", ghstub.JSON(422, map[string]string{"message": "No commit found for SHA: 9fceb02"}), true},
-		{"server error", ghstub.Status(500), false},
-		{"unavailable", ghstub.Status(503), false},
+		{"ambiguous", fakegithub.JSON(422, map[string]string{"message": "No commit found for SHA: 9fceb02"}), true},
+		{"server error", fakegithub.Status(500), false},
+		{"unavailable", fakegithub.Status(503), false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			s := ghstub.New(t)
+			s := fakegithub.New(t)
 			s.Expect("GET", "/repos/Codertocat/Hello-World/collaborators/Codertocat/permission",
 				s.Example(200, "repository-collaborator-permission-response-if-user-has-admin-permissions", nil))
 			s.Expect("GET", "/repos/Codertocat/Hello-World/commits/"+gatetest.ShortSHA, c.answer)
@@ -136,11 +136,11 @@ func TestParseEventEdges(t *testing.T) {
 	}
 	for key, want := range map[string]string{"issue.number": "no issue number", "comment.id": "no comment id"} {
 		for _, v := range []int{0, -1} {
-			m, err := ghstub.Object(testfix.Path(t, "github", "webhooks", "issue_comment.created.json"))
+			m, err := fakegithub.Object(testfix.Path(t, "github", "webhooks", "issue_comment.created.json"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := ghstub.Set(m, key, v); err != nil {
+			if err := fakegithub.Set(m, key, v); err != nil {
 				t.Fatal(err)
 			}
 			b, err := json.Marshal(m)

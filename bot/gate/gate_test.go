@@ -20,10 +20,10 @@ import (
 	"github.com/lablup/perfbot/bot/gate"
 	"github.com/lablup/perfbot/bot/gate/gatetest"
 	"github.com/lablup/perfbot/bot/gh"
-	ghstub "github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/fakegithub"
 )
 
-func client(t *testing.T, s *ghstub.Stub) *gh.Client {
+func client(t *testing.T, s *fakegithub.Stub) *gh.Client {
 	t.Helper()
 	c, err := gh.NewTokenClient("ghs_testtoken0123456789", gh.Options{
 		BaseURL: s.URL(), Login: "perfbot[bot]", MaxRetries: -1,
@@ -43,7 +43,7 @@ func TestCases(t *testing.T) {
 	for _, c := range gatetest.Cases() {
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
-			s := ghstub.New(t)
+			s := fakegithub.New(t)
 			c.Expect(t, s)
 			ev, err := gate.ParseEvent(c.Event(t))
 			if err != nil {
@@ -111,7 +111,7 @@ func TestParseEventRefusesBadPayloads(t *testing.T) {
 		if err := json.Unmarshal(good, &m); err != nil {
 			t.Fatal(err)
 		}
-		if err := ghstub.Set(m, key, v); err != nil {
+		if err := fakegithub.Set(m, key, v); err != nil {
 			t.Fatal(err)
 		}
 		b, _ := json.Marshal(m)
@@ -153,7 +153,7 @@ func event(t *testing.T, body string) gate.Event {
 	return ev
 }
 
-func decide(t *testing.T, s *ghstub.Stub, ev gate.Event, o gate.Options) (gate.Decision, error) {
+func decide(t *testing.T, s *fakegithub.Stub, ev gate.Event, o gate.Options) (gate.Decision, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -173,7 +173,7 @@ func testConfig(t *testing.T) *config.Config {
 // in Options (no contents call) and its trigger.min_permission raised.
 func TestAcceptedRequest(t *testing.T) {
 	t.Parallel()
-	s := ghstub.New(t)
+	s := fakegithub.New(t)
 	cfg := testConfig(t)
 	cfg.Trigger.MinPermission = "maintain"
 	s.Expect("GET", "/repos/Codertocat/Hello-World/collaborators/Codertocat/permission",
@@ -202,7 +202,7 @@ func TestAcceptedRequest(t *testing.T) {
 
 func TestRaisedMinimumDeniesWrite(t *testing.T) {
 	t.Parallel()
-	s := ghstub.New(t)
+	s := fakegithub.New(t)
 	cfg := testConfig(t)
 	cfg.Trigger.MinPermission = "maintain"
 	s.Expect("GET", "/repos/Codertocat/Hello-World/collaborators/Codertocat/permission",
@@ -216,8 +216,8 @@ func TestRaisedMinimumDeniesWrite(t *testing.T) {
 // A commenter GitHub does not know on a private repository has no permission.
 func TestUnknownCommenterIsDenied(t *testing.T) {
 	t.Parallel()
-	s := ghstub.New(t)
-	s.Expect("GET", "/repos/Codertocat/Hello-World/collaborators/Codertocat/permission", ghstub.JSON(404, map[string]string{"message": "Not Found"}))
+	s := fakegithub.New(t)
+	s.Expect("GET", "/repos/Codertocat/Hello-World/collaborators/Codertocat/permission", fakegithub.JSON(404, map[string]string{"message": "Not Found"}))
 	d, err := decide(t, s, event(t, "/perfbot status"), gate.Options{Config: testConfig(t)})
 	if err != nil || d.Outcome != gate.Denied || !strings.Contains(d.Reply, "has the `none` permission") {
 		t.Errorf("decision %+v, error %v", d, err)
@@ -229,24 +229,24 @@ func TestAPIFailureIsAnError(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		name string
-		set  func(s *ghstub.Stub)
+		set  func(s *fakegithub.Stub)
 		o    func(t *testing.T) gate.Options
 	}{
-		{"config", func(s *ghstub.Stub) {
-			s.Expect("GET", "/repos/Codertocat/Hello-World/contents/.github/perfbot.yml", ghstub.Status(502))
+		{"config", func(s *fakegithub.Stub) {
+			s.Expect("GET", "/repos/Codertocat/Hello-World/contents/.github/perfbot.yml", fakegithub.Status(502))
 		}, func(*testing.T) gate.Options { return gate.Options{} }},
-		{"permission", func(s *ghstub.Stub) {
-			s.Expect("GET", "/repos/Codertocat/Hello-World/collaborators/Codertocat/permission", ghstub.Status(503))
+		{"permission", func(s *fakegithub.Stub) {
+			s.Expect("GET", "/repos/Codertocat/Hello-World/collaborators/Codertocat/permission", fakegithub.Status(503))
 		}, func(t *testing.T) gate.Options { return gate.Options{Config: testConfig(t)} }},
-		{"default branch head", func(s *ghstub.Stub) {
+		{"default branch head", func(s *fakegithub.Stub) {
 			s.Expect("GET", "/repos/Codertocat/Hello-World/collaborators/Codertocat/permission",
 				s.Example(200, "repository-collaborator-permission-response-if-user-has-admin-permissions", nil))
-			s.Expect("GET", "/repos/Codertocat/Hello-World/git/ref/heads/master", ghstub.Status(500))
+			s.Expect("GET", "/repos/Codertocat/Hello-World/git/ref/heads/master", fakegithub.Status(500))
 		}, func(t *testing.T) gate.Options { return gate.Options{Config: testConfig(t)} }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			s := ghstub.New(t)
+			s := fakegithub.New(t)
 			c.set(s)
 			d, err := decide(t, s, event(t, "/profile rocm"), c.o(t))
 			var ae *gh.APIError
@@ -259,7 +259,7 @@ func TestAPIFailureIsAnError(t *testing.T) {
 
 func TestBadConfigIsExplained(t *testing.T) {
 	t.Parallel()
-	s := ghstub.New(t)
+	s := fakegithub.New(t)
 	bad := "version: 1\nmodels:\n  llama: {dir: m, model_type: llama, weights_gib: -1}\n"
 	s.Expect("GET", "/repos/Codertocat/Hello-World/contents/.github/perfbot.yml?ref=master",
 		s.Example(200, "content-file-response-if-content-is-a-file", map[string]any{"content": base64.StdEncoding.EncodeToString([]byte(bad)), "size": len(bad)}))
@@ -289,7 +289,7 @@ func TestIgnoredWithoutAsking(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			s := ghstub.New(t) // no calls expected: any call fails the test
+			s := fakegithub.New(t) // no calls expected: any call fails the test
 			ev := event(t, "/profile rocm")
 			c.edit(&ev)
 			d, err := decide(t, s, ev, c.o)
@@ -304,7 +304,7 @@ func TestIgnoredWithoutAsking(t *testing.T) {
 // comment's text only inside a code span.
 func TestForkReplyQuotesSafely(t *testing.T) {
 	t.Parallel()
-	s := ghstub.New(t)
+	s := fakegithub.New(t)
 	ev := event(t, "/profile rocm models=llama")
 	ev.IsPR = true
 	s.Expect("GET", "/repos/Codertocat/Hello-World/collaborators/Codertocat/permission",

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	ghstub "github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/fakegithub"
 )
 
 const (
@@ -47,8 +47,8 @@ func appKey(t *testing.T) (*rsa.PrivateKey, []byte) {
 
 // appJWT checks that a request is authenticated as the App: an RS256 JWT signed with
 // the App's key, issued by the App id.
-func appJWT(key *rsa.PrivateKey) ghstub.Matcher {
-	return ghstub.MatchFunc("App JWT", func(r ghstub.Request) error {
+func appJWT(key *rsa.PrivateKey) fakegithub.Matcher {
+	return fakegithub.MatchFunc("App JWT", func(r fakegithub.Request) error {
 		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if !ok {
 			return fmt.Errorf("authorization %q is not a bearer JWT", r.Header.Get("Authorization"))
@@ -83,7 +83,7 @@ func appJWT(key *rsa.PrivateKey) ghstub.Matcher {
 	})
 }
 
-func newApp(t *testing.T, s *ghstub.Stub, login string) *AppTransport {
+func newApp(t *testing.T, s *fakegithub.Stub, login string) *AppTransport {
 	t.Helper()
 	_, pemKey := appKey(t)
 	tr, err := NewAppTransport(AppAuth{AppID: appID, PrivateKeyPEM: pemKey}, Options{BaseURL: s.URL(), Login: login})
@@ -98,14 +98,14 @@ func newApp(t *testing.T, s *ghstub.Stub, login string) *AppTransport {
 func TestAppInstallationMintsAndUsesToken(t *testing.T) {
 	t.Parallel()
 	key, _ := appKey(t)
-	s := ghstub.New(t)
+	s := fakegithub.New(t)
 	// ghinstallation checks expiry against the real clock; the documented example
 	// expired in 2016.
 	s.Expect("POST", fmt.Sprintf("/app/installations/%d/access_tokens", installationID),
-		ghstub.JSONFileWith(201, example(t, "installation-token"), map[string]any{"expires_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)})).
+		fakegithub.JSONFileWith(201, example(t, "installation-token"), map[string]any{"expires_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)})).
 		Match(appJWT(key))
-	s.Expect("GET", "/repos/lablup/mlxcel/collaborators/octocat/permission", ghstub.JSONFile(200, example(t, "repository-collaborator-permission"))).
-		Match(ghstub.Header("Authorization", "token "+installationToken)).Times(2)
+	s.Expect("GET", "/repos/lablup/mlxcel/collaborators/octocat/permission", fakegithub.JSONFile(200, example(t, "repository-collaborator-permission"))).
+		Match(fakegithub.Header("Authorization", "token "+installationToken)).Times(2)
 
 	c, err := newApp(t, s, botLogin).Installation(installationID)
 	if err != nil {
@@ -142,12 +142,12 @@ func TestTokenClientGitToken(t *testing.T) {
 func TestAppLoginIsSlugBot(t *testing.T) {
 	t.Parallel()
 	key, _ := appKey(t)
-	s := ghstub.New(t)
-	s.Expect("GET", "/app", ghstub.JSONFile(200, example(t, "integration"))).Match(appJWT(key))
+	s := fakegithub.New(t)
+	s.Expect("GET", "/app", fakegithub.JSONFile(200, example(t, "integration"))).Match(appJWT(key))
 	s.Expect("POST", fmt.Sprintf("/app/installations/%d/access_tokens", installationID),
-		ghstub.JSONFileWith(201, example(t, "installation-token"), map[string]any{"expires_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)}))
-	s.Expect("GET", commentsPath, ghstub.JSON(200, []any{comment(t, 1, "perfbot[bot]", marker), comment(t, 2, "octoapp[bot]", marker)})).
-		Match(ghstub.Header("Authorization", "token "+installationToken))
+		fakegithub.JSONFileWith(201, example(t, "installation-token"), map[string]any{"expires_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)}))
+	s.Expect("GET", commentsPath, fakegithub.JSON(200, []any{comment(t, 1, "perfbot[bot]", marker), comment(t, 2, "octoapp[bot]", marker)})).
+		Match(fakegithub.Header("Authorization", "token "+installationToken))
 
 	c, err := newApp(t, s, "").Installation(installationID)
 	if err != nil {
@@ -166,19 +166,19 @@ func TestAppMintFailures(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name   string
-		resp   ghstub.Responder
+		resp   fakegithub.Responder
 		is     error
 		substr string
 	}{
-		{"not installed", ghstub.JSON(404, map[string]string{"message": "Not Found"}), ErrNotFound,
+		{"not installed", fakegithub.JSON(404, map[string]string{"message": "Not Found"}), ErrNotFound,
 			"minting an installation token for installation 7 (is the App installed on this account?): not found"},
-		{"bad key", ghstub.JSON(401, map[string]string{"message": "A JSON web token could not be decoded"}), nil,
+		{"bad key", fakegithub.JSON(401, map[string]string{"message": "A JSON web token could not be decoded"}), nil,
 			"the credentials were refused (GitHub answered 401: A JSON web token could not be decoded)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			s := ghstub.New(t)
+			s := fakegithub.New(t)
 			s.Expect("POST", fmt.Sprintf("/app/installations/%d/access_tokens", installationID), c.resp)
 			ic, err := newApp(t, s, botLogin).Installation(installationID)
 			if err != nil {
@@ -225,15 +225,15 @@ func TestAppConfigErrors(t *testing.T) {
 // transport (run with -race).
 func TestAppInstallationsConcurrently(t *testing.T) {
 	t.Parallel()
-	s := ghstub.New(t)
+	s := fakegithub.New(t)
 	tr := newApp(t, s, botLogin)
 	expires := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
 	var clients []*Client
 	for _, id := range []int64{7, 8, 9} {
 		s.Expect("POST", fmt.Sprintf("/app/installations/%d/access_tokens", id),
-			ghstub.JSONFileWith(201, example(t, "installation-token"), map[string]any{"expires_at": expires, "token": fmt.Sprintf("ghs_installation%d", id)}))
-		s.Expect("GET", "/repos/lablup/mlxcel/collaborators/octocat/permission", ghstub.JSONFile(200, example(t, "repository-collaborator-permission"))).
-			Match(ghstub.Header("Authorization", fmt.Sprintf("token ghs_installation%d", id)))
+			fakegithub.JSONFileWith(201, example(t, "installation-token"), map[string]any{"expires_at": expires, "token": fmt.Sprintf("ghs_installation%d", id)}))
+		s.Expect("GET", "/repos/lablup/mlxcel/collaborators/octocat/permission", fakegithub.JSONFile(200, example(t, "repository-collaborator-permission"))).
+			Match(fakegithub.Header("Authorization", fmt.Sprintf("token ghs_installation%d", id)))
 		c, err := tr.Installation(id)
 		if err != nil {
 			t.Fatal(err)

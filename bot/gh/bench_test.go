@@ -5,14 +5,14 @@ import (
 	"fmt"
 	"testing"
 
-	ghstub "github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/fakegithub"
 )
 
 // BenchmarkFindCommentWithMarker searches a 500-comment thread (5 pages) whose marked
 // comment is the last one: the client side of the epic comment's upsert, over real
 // HTTP on 127.0.0.1.
 func BenchmarkFindCommentWithMarker(b *testing.B) {
-	s := ghstub.New(b, ghstub.WithoutSchemaCheck())
+	s := fakegithub.New(b, fakegithub.WithoutSchemaCheck())
 	c, err := NewTokenClient("t0ken", Options{BaseURL: s.URL(), Login: botLogin})
 	if err != nil {
 		b.Fatal(err)
@@ -28,7 +28,7 @@ func BenchmarkFindCommentWithMarker(b *testing.B) {
 			}
 			list = append(list, comment(b, id, user, body))
 		}
-		r := ghstub.JSON(200, list)
+		r := fakegithub.JSON(200, list)
 		path := commentsPath + "?page="
 		if p > 1 {
 			path = fmt.Sprintf("%s?page=%d", commentsPath, p)

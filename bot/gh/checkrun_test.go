@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"testing"
 
-	ghstub "github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/fakegithub"
 )
 
 const (
@@ -25,12 +25,12 @@ func checkSpec() CheckRunSpec {
 // checkRun builds a check run answer from GitHub's documented example.
 func checkRun(t testing.TB, id int64, externalID string) map[string]any {
 	t.Helper()
-	m, err := ghstub.Object(example(t, "check-run"))
+	m, err := fakegithub.Object(example(t, "check-run"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for k, v := range map[string]any{"id": id, "external_id": externalID, "name": checkName, "head_sha": checkSHA, "status": "queued", "conclusion": nil} {
-		if err := ghstub.Set(m, k, v); err != nil {
+		if err := fakegithub.Set(m, k, v); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -46,9 +46,9 @@ func checkList(runs ...any) map[string]any {
 func TestCreateCheckRunFindsTheRunOfAnEarlierAttempt(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.s.Expect("GET", checkRuns+checkListed, ghstub.JSON(200, checkList(checkRun(t, 7, "perfbot-request-41"), checkRun(t, 8, "perfbot-request-420"))).
+	e.s.Expect("GET", checkRuns+checkListed, fakegithub.JSON(200, checkList(checkRun(t, 7, "perfbot-request-41"), checkRun(t, 8, "perfbot-request-420"))).
 		Header("Link", fmt.Sprintf(`<%s>; rel="next"`, e.s.AbsURL(checkRuns+checkListed+"&page=2"))))
-	e.s.Expect("GET", checkRuns+checkListed+"&page=2", ghstub.JSON(200, checkList(checkRun(t, 9, checkExtID))))
+	e.s.Expect("GET", checkRuns+checkListed+"&page=2", fakegithub.JSON(200, checkList(checkRun(t, 9, checkExtID))))
 	got, err := e.c.CreateCheckRun(context.Background(), testRepo, checkSpec())
 	if err != nil {
 		t.Fatal(err)
@@ -60,8 +60,8 @@ func TestCreateCheckRunFindsTheRunOfAnEarlierAttempt(t *testing.T) {
 func TestCreateCheckRunCreatesWhenAbsent(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.s.Expect("GET", checkRuns+checkListed, ghstub.JSON(200, checkList(checkRun(t, 7, "perfbot-request-41"))))
-	e.s.Expect("POST", createRuns, ghstub.JSON(201, checkRun(t, 10, checkExtID))).
+	e.s.Expect("GET", checkRuns+checkListed, fakegithub.JSON(200, checkList(checkRun(t, 7, "perfbot-request-41"))))
+	e.s.Expect("POST", createRuns, fakegithub.JSON(201, checkRun(t, 10, checkExtID))).
 		JSONBody(map[string]any{"name": checkName, "head_sha": checkSHA, "external_id": checkExtID, "status": "queued"})
 	got, err := e.c.CreateCheckRun(context.Background(), testRepo, checkSpec())
 	if err != nil {
@@ -74,9 +74,9 @@ func TestCreateCheckRunCreatesWhenAbsent(t *testing.T) {
 func TestCreateCheckRunAfterAmbiguousFailure(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.s.Expect("GET", checkRuns+checkListed, ghstub.JSON(200, checkList()))
-	e.s.Expect("POST", createRuns, ghstub.Status(502))
-	e.s.Expect("GET", checkRuns+checkListed, ghstub.JSON(200, checkList(checkRun(t, 11, checkExtID))))
+	e.s.Expect("GET", checkRuns+checkListed, fakegithub.JSON(200, checkList()))
+	e.s.Expect("POST", createRuns, fakegithub.Status(502))
+	e.s.Expect("GET", checkRuns+checkListed, fakegithub.JSON(200, checkList(checkRun(t, 11, checkExtID))))
 	got, err := e.c.CreateCheckRun(context.Background(), testRepo, checkSpec())
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +88,7 @@ func TestCreateCheckRunAfterAmbiguousFailure(t *testing.T) {
 func TestCreateCheckRunLookupFails(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, func(o *Options) { o.MaxRetries = -1 })
-	e.s.Expect("GET", checkRuns+checkListed, ghstub.JSON(403, map[string]string{"message": "Resource not accessible by integration"}))
+	e.s.Expect("GET", checkRuns+checkListed, fakegithub.JSON(403, map[string]string{"message": "Resource not accessible by integration"}))
 	_, err := e.c.CreateCheckRun(context.Background(), testRepo, checkSpec())
 	if !errors.Is(err, ErrForbidden) {
 		t.Fatalf("err = %v, want forbidden", err)

@@ -7,13 +7,13 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	ghstub "github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/fakegithub"
 )
 
 func TestCompleteCheckRun(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.s.Expect("PATCH", "/repos/lablup/mlxcel/check-runs/4", ghstub.JSONFile(200, example(t, "check-run"))).
+	e.s.Expect("PATCH", "/repos/lablup/mlxcel/check-runs/4", fakegithub.JSONFile(200, example(t, "check-run"))).
 		JSONBody(map[string]any{
 			"status":         "completed",
 			"conclusion":     "success",
@@ -23,7 +23,7 @@ func TestCompleteCheckRun(t *testing.T) {
 			"output.summary": "GPU ms/token 11.2",
 			"output.text":    "| kernel | share |",
 			// go-github's options type would send "name": "" and rename the check run.
-			"name": ghstub.Absent,
+			"name": fakegithub.Absent,
 		})
 	err := e.c.CompleteCheckRun(context.Background(), testRepo, 4, CheckOutput{
 		Conclusion: "success", Title: "decode profile: 2 models", Summary: "GPU ms/token 11.2",
@@ -38,8 +38,8 @@ func TestCompleteCheckRunTruncatesLongSummary(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	long := "## Kernels\n\n```\n" + strings.Repeat("rocprim::detail::kernel<é>\n", 4000) + "```\n"
-	e.s.Expect("PATCH", "/repos/lablup/mlxcel/check-runs/4", ghstub.JSONFile(200, example(t, "check-run"))).
-		Match(ghstub.MatchFunc("summary within the limit", func(r ghstub.Request) error {
+	e.s.Expect("PATCH", "/repos/lablup/mlxcel/check-runs/4", fakegithub.JSONFile(200, example(t, "check-run"))).
+		Match(fakegithub.MatchFunc("summary within the limit", func(r fakegithub.Request) error {
 			m, err := r.JSON()
 			if err != nil {
 				return err

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	ghstub "github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/fakegithub"
 )
 
 const commentsPath = "/repos/lablup/mlxcel/issues/12/comments"
@@ -20,17 +20,17 @@ func TestUpsertCommentFindsMarkerOnSecondPage(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	page2 := e.s.AbsURL("/repositories/1296269/issues/12/comments?per_page=100&page=2")
-	e.s.Expect("GET", commentsPath+"?per_page=100&page=", ghstub.JSON(200, []any{
+	e.s.Expect("GET", commentsPath+"?per_page=100&page=", fakegithub.JSON(200, []any{
 		comment(t, 101, "octocat", "quoting the bot: "+marker),
 		comment(t, 102, botLogin, "queued"),
 	}).Header("Link", fmt.Sprintf(`<%s>; rel="next", <%s>; rel="last"`, page2, page2)))
-	e.s.Expect("GET", commentsPath+"?per_page=100&page=2", ghstub.JSON(200, []any{
+	e.s.Expect("GET", commentsPath+"?per_page=100&page=2", fakegithub.JSON(200, []any{
 		comment(t, 103, "someone", "+1"),
 		comment(t, 104, botLogin, marker+"\nold ranking"),
 	}))
 	body := marker + "\nnew ranking"
 	e.s.Expect("PATCH", "/repos/lablup/mlxcel/issues/comments/104",
-		ghstub.JSONFileWith(200, example(t, "issue-comment"), map[string]any{"id": 104, "body": body, "user.login": botLogin})).
+		fakegithub.JSONFileWith(200, example(t, "issue-comment"), map[string]any{"id": 104, "body": body, "user.login": botLogin})).
 		JSONBody(map[string]any{"body": body})
 
 	got, action, err := e.c.UpsertComment(context.Background(), testRepo, 12, marker, body)
@@ -46,9 +46,9 @@ func TestUpsertCommentFindsMarkerOnSecondPage(t *testing.T) {
 func TestUpsertCommentCreatesWhenAbsent(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.s.Expect("GET", commentsPath, ghstub.JSON(200, []any{comment(t, 1, "octocat", "/profile rocm")}))
+	e.s.Expect("GET", commentsPath, fakegithub.JSON(200, []any{comment(t, 1, "octocat", "/profile rocm")}))
 	body := marker + "\n| rank | unit |"
-	e.s.Expect("POST", commentsPath, ghstub.JSONFileWith(201, example(t, "issue-comment"), map[string]any{"id": 55, "body": body, "user.login": botLogin})).
+	e.s.Expect("POST", commentsPath, fakegithub.JSONFileWith(201, example(t, "issue-comment"), map[string]any{"id": 55, "body": body, "user.login": botLogin})).
 		JSONBody(map[string]any{"body": body})
 
 	got, action, err := e.c.UpsertComment(context.Background(), testRepo, 12, marker, body)
@@ -64,7 +64,7 @@ func TestUpsertCommentUnchangedWhenSameBody(t *testing.T) {
 	e := newEnv(t)
 	body := marker + "\nsame\n"
 	// GitHub may hand the body back with CRLF line ends.
-	e.s.Expect("GET", commentsPath, ghstub.JSON(200, []any{comment(t, 9, "PerfBot[bot]", strings.ReplaceAll(body, "\n", "\r\n"))}))
+	e.s.Expect("GET", commentsPath, fakegithub.JSON(200, []any{comment(t, 9, "PerfBot[bot]", strings.ReplaceAll(body, "\n", "\r\n"))}))
 
 	got, action, err := e.c.UpsertComment(context.Background(), testRepo, 12, marker, body)
 	if err != nil {
@@ -107,9 +107,9 @@ func TestUpsertCommentAfterAmbiguousFailureDoesNotDoublePost(t *testing.T) {
 	t.Run("posted after all", func(t *testing.T) {
 		t.Parallel()
 		e := newEnv(t)
-		e.s.Expect("GET", commentsPath, ghstub.JSON(200, []any{}))
-		e.s.Expect("POST", commentsPath, ghstub.Status(502)) // exactly once
-		e.s.Expect("GET", commentsPath, ghstub.JSON(200, []any{comment(t, 77, botLogin, body)}))
+		e.s.Expect("GET", commentsPath, fakegithub.JSON(200, []any{}))
+		e.s.Expect("POST", commentsPath, fakegithub.Status(502)) // exactly once
+		e.s.Expect("GET", commentsPath, fakegithub.JSON(200, []any{comment(t, 77, botLogin, body)}))
 
 		got, action, err := e.c.UpsertComment(context.Background(), testRepo, 12, marker, body)
 		if err != nil {
@@ -124,9 +124,9 @@ func TestUpsertCommentAfterAmbiguousFailureDoesNotDoublePost(t *testing.T) {
 	t.Run("not posted", func(t *testing.T) {
 		t.Parallel()
 		e := newEnv(t)
-		e.s.Expect("GET", commentsPath, ghstub.JSON(200, []any{})).Times(2)
-		e.s.Expect("POST", commentsPath, ghstub.Status(502))
-		e.s.Expect("POST", commentsPath, ghstub.JSONFileWith(201, example(t, "issue-comment"), map[string]any{"id": 78, "body": body, "user.login": botLogin}))
+		e.s.Expect("GET", commentsPath, fakegithub.JSON(200, []any{})).Times(2)
+		e.s.Expect("POST", commentsPath, fakegithub.Status(502))
+		e.s.Expect("POST", commentsPath, fakegithub.JSONFileWith(201, example(t, "issue-comment"), map[string]any{"id": 78, "body": body, "user.login": botLogin}))
 
 		got, action, err := e.c.UpsertComment(context.Background(), testRepo, 12, marker, body)
 		if err != nil {
@@ -140,7 +140,7 @@ func TestUpsertCommentAfterAmbiguousFailureDoesNotDoublePost(t *testing.T) {
 func TestCreateCommentIsSentOnceOnServerError(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.s.Expect("POST", commentsPath, ghstub.Status(502))
+	e.s.Expect("POST", commentsPath, fakegithub.Status(502))
 	_, err := e.c.CreateComment(context.Background(), testRepo, 12, "denied: you need write permission")
 	if err == nil || !strings.Contains(err.Error(), "may have been posted") || !strings.Contains(err.Error(), "502") {
 		t.Errorf("error %v", err)
@@ -154,8 +154,8 @@ func TestCreateCommentRetriesAfterSecondaryLimit(t *testing.T) {
 	t.Parallel()
 	// A rate-limited POST was refused before GitHub acted on it: resending is safe.
 	e := newEnv(t)
-	e.s.Expect("POST", commentsPath, ghstub.Recorded(rateLimitFile(t, "secondary-403.headers.txt"), rateLimitFile(t, "secondary-403.body.json")))
-	e.s.Expect("POST", commentsPath, ghstub.JSONFileWith(201, example(t, "issue-comment"), map[string]any{"id": 5}))
+	e.s.Expect("POST", commentsPath, fakegithub.Recorded(rateLimitFile(t, "secondary-403.headers.txt"), rateLimitFile(t, "secondary-403.body.json")))
+	e.s.Expect("POST", commentsPath, fakegithub.JSONFileWith(201, example(t, "issue-comment"), map[string]any{"id": 5}))
 	got, err := e.c.CreateComment(context.Background(), testRepo, 12, "accepted")
 	if err != nil {
 		t.Fatal(err)
@@ -190,9 +190,9 @@ func TestUpdateComment(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t)
-			e.s.Expect("GET", path, ghstub.JSONFileWith(200, example(t, "issue-comment"), map[string]any{"user.login": c.author, "body": c.current}))
+			e.s.Expect("GET", path, fakegithub.JSONFileWith(200, example(t, "issue-comment"), map[string]any{"user.login": c.author, "body": c.current}))
 			if c.expectEdit {
-				e.s.Expect("PATCH", path, ghstub.JSONFileWith(200, example(t, "issue-comment"), map[string]any{"user.login": c.author, "body": "running model 1/2"})).
+				e.s.Expect("PATCH", path, fakegithub.JSONFileWith(200, example(t, "issue-comment"), map[string]any{"user.login": c.author, "body": "running model 1/2"})).
 					JSONBody(map[string]any{"body": "running model 1/2"})
 			}
 			got, action, err := e.c.UpdateComment(context.Background(), testRepo, 1, "running model 1/2")
@@ -214,7 +214,7 @@ func TestUpdateComment(t *testing.T) {
 func TestFindCommentOnMissingIssueIsNotFound(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.s.Expect("GET", "/repos/lablup/mlxcel/issues/999/comments", ghstub.JSON(404, map[string]string{
+	e.s.Expect("GET", "/repos/lablup/mlxcel/issues/999/comments", fakegithub.JSON(404, map[string]string{
 		"message": "Not Found", "documentation_url": "https://docs.github.com/rest/issues/comments#list-issue-comments",
 	}))
 	got, err := e.c.FindCommentWithMarker(context.Background(), testRepo, 999, marker)
@@ -236,7 +236,7 @@ func TestLoginLookup(t *testing.T) {
 		t.Parallel()
 		e := newEnv(t, func(o *Options) { o.Login = "" })
 		e.s.Expect("GET", "/user", e.s.Example(200, "private-user-response-with-public-and-private-profile-information", nil))
-		e.s.Expect("GET", commentsPath, ghstub.JSON(200, []any{comment(t, 3, "octocat", marker)})).Times(2)
+		e.s.Expect("GET", commentsPath, fakegithub.JSON(200, []any{comment(t, 3, "octocat", marker)})).Times(2)
 		for range 2 {
 			got, err := e.c.FindCommentWithMarker(context.Background(), testRepo, 12, marker)
 			if err != nil {
@@ -250,7 +250,7 @@ func TestLoginLookup(t *testing.T) {
 	t.Run("an Actions token cannot ask", func(t *testing.T) {
 		t.Parallel()
 		e := newEnv(t, func(o *Options) { o.Login = "" })
-		e.s.Expect("GET", "/user", ghstub.JSON(403, map[string]string{
+		e.s.Expect("GET", "/user", fakegithub.JSON(403, map[string]string{
 			"message": "Resource not accessible by integration", "documentation_url": "https://docs.github.com/rest/users/users#get-the-authenticated-user",
 		}))
 		_, err := e.c.FindCommentWithMarker(context.Background(), testRepo, 12, marker)

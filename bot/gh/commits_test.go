@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	ghstub "github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/fakegithub"
 )
 
 func TestPullHead(t *testing.T) {
@@ -47,7 +47,7 @@ func TestPullHead(t *testing.T) {
 	t.Run("not a pull request", func(t *testing.T) {
 		t.Parallel()
 		e := newEnv(t)
-		e.s.Expect("GET", path, ghstub.JSON(404, map[string]string{"message": "Not Found"}))
+		e.s.Expect("GET", path, fakegithub.JSON(404, map[string]string{"message": "Not Found"}))
 		if _, err := e.c.PullHead(context.Background(), testRepo, 7); !errors.Is(err, ErrNotFound) {
 			t.Errorf("error %v", err)
 		}
@@ -71,9 +71,9 @@ func TestPullHead(t *testing.T) {
 
 // shaAnswer is GitHub's answer to the sha media type: the 40 digits as text, which the
 // REST description documents only in its JSON form.
-func shaAnswer(body string) ghstub.Responder {
-	return ghstub.Func(func(ghstub.Request) ghstub.Response {
-		return ghstub.Response{Status: 200, Header: http.Header{"Content-Type": {"application/vnd.github.sha; charset=utf-8"}}, Body: []byte(body)}
+func shaAnswer(body string) fakegithub.Responder {
+	return fakegithub.Func(func(fakegithub.Request) fakegithub.Response {
+		return fakegithub.Response{Status: 200, Header: http.Header{"Content-Type": {"application/vnd.github.sha; charset=utf-8"}}, Body: []byte(body)}
 	}).Unchecked()
 }
 
@@ -84,7 +84,7 @@ func TestCommitSHA(t *testing.T) {
 		t.Parallel()
 		e := newEnv(t)
 		e.s.Expect("GET", "/repos/lablup/mlxcel/commits/9fceb02", shaAnswer(full)).
-			Match(ghstub.Header("Accept", "application/vnd.github.v3.sha"))
+			Match(fakegithub.Header("Accept", "application/vnd.github.v3.sha"))
 		got, err := e.c.CommitSHA(context.Background(), testRepo, "9fceb02")
 		if err != nil {
 			t.Fatal(err)
@@ -103,7 +103,7 @@ func TestCommitSHA(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t)
-			e.s.Expect("GET", "/repos/lablup/mlxcel/commits/9fceb02", ghstub.JSON(c.status, map[string]string{"message": c.msg}))
+			e.s.Expect("GET", "/repos/lablup/mlxcel/commits/9fceb02", fakegithub.JSON(c.status, map[string]string{"message": c.msg}))
 			_, err := e.c.CommitSHA(context.Background(), testRepo, "9fceb02")
 			var ae *APIError
 			if !errors.As(err, &ae) || ae.Status != c.status || (c.is != nil && !errors.Is(err, c.is)) {
@@ -161,7 +161,7 @@ func TestContains(t *testing.T) {
 	t.Run("commit unknown to the repository", func(t *testing.T) {
 		t.Parallel()
 		e := newEnv(t)
-		e.s.Expect("GET", "/repos/lablup/mlxcel/compare/"+sha+"...main", ghstub.JSON(404, map[string]string{"message": "Not Found"}))
+		e.s.Expect("GET", "/repos/lablup/mlxcel/compare/"+sha+"...main", fakegithub.JSON(404, map[string]string{"message": "Not Found"}))
 		if _, err := e.c.Contains(context.Background(), testRepo, "main", sha); !errors.Is(err, ErrNotFound) {
 			t.Errorf("error %v", err)
 		}
@@ -189,7 +189,7 @@ func TestFileContent(t *testing.T) {
 	t.Run("missing", func(t *testing.T) {
 		t.Parallel()
 		e := newEnv(t)
-		e.s.Expect("GET", path, ghstub.JSON(404, map[string]string{"message": "Not Found"}))
+		e.s.Expect("GET", path, fakegithub.JSON(404, map[string]string{"message": "Not Found"}))
 		if _, err := e.c.FileContent(context.Background(), testRepo, ".github/perfbot.yml", "main"); !errors.Is(err, ErrNotFound) {
 			t.Errorf("error %v", err)
 		}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	ghstub "github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/fakegithub"
 )
 
 // An App without an installation id finds its installation on the repository with its
@@ -16,11 +16,11 @@ import (
 func TestConnectFindsTheRepoInstallation(t *testing.T) {
 	t.Parallel()
 	key, pemKey := appKey(t)
-	s := ghstub.New(t)
-	s.Expect("GET", "/repos/lablup/mlxcel/installation", ghstub.JSONFileWith(200, example(t, "installation"), map[string]any{"id": installationID})).
+	s := fakegithub.New(t)
+	s.Expect("GET", "/repos/lablup/mlxcel/installation", fakegithub.JSONFileWith(200, example(t, "installation"), map[string]any{"id": installationID})).
 		Match(appJWT(key))
 	s.Expect("POST", fmt.Sprintf("/app/installations/%d/access_tokens", installationID),
-		ghstub.JSONFileWith(201, example(t, "installation-token"), map[string]any{"expires_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)})).
+		fakegithub.JSONFileWith(201, example(t, "installation-token"), map[string]any{"expires_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)})).
 		Match(appJWT(key))
 	c, err := Connect(context.Background(), Credentials{AppID: appID, PrivateKeyPEM: pemKey, Repo: testRepo}, Options{BaseURL: s.URL(), Login: botLogin})
 	if err != nil {
@@ -36,8 +36,8 @@ func TestConnectFindsTheRepoInstallation(t *testing.T) {
 func TestConnectErrors(t *testing.T) {
 	t.Parallel()
 	_, pemKey := appKey(t)
-	s := ghstub.New(t)
-	s.Expect("GET", "/repos/lablup/mlxcel/installation", ghstub.JSON(404, map[string]string{"message": "Not Found"}))
+	s := fakegithub.New(t)
+	s.Expect("GET", "/repos/lablup/mlxcel/installation", fakegithub.JSON(404, map[string]string{"message": "Not Found"}))
 	_, err := Connect(context.Background(), Credentials{AppID: appID, PrivateKeyPEM: pemKey, Repo: testRepo}, Options{BaseURL: s.URL(), Login: botLogin})
 	if err == nil || !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "the App is not installed on lablup/mlxcel") {
 		t.Errorf("no installation: %v", err)

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	ghstub "github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/internal/logtest"
 	"github.com/lablup/perfbot/internal/testfix"
 )
@@ -65,7 +65,7 @@ func (w *syncBuffer) String() string {
 }
 
 type env struct {
-	s      *ghstub.Stub
+	s      *fakegithub.Stub
 	c      *Client
 	sleeps *sleeps
 	log    *syncBuffer
@@ -75,7 +75,7 @@ type env struct {
 // sleeps and a captured log. mods adjust the options.
 func newEnv(t *testing.T, mods ...func(*Options)) *env {
 	t.Helper()
-	e := &env{s: ghstub.New(t), sleeps: &sleeps{}, log: &syncBuffer{}}
+	e := &env{s: fakegithub.New(t), sleeps: &sleeps{}, log: &syncBuffer{}}
 	o := Options{
 		BaseURL: e.s.URL(),
 		Login:   botLogin,
@@ -105,13 +105,13 @@ func rateLimitFile(t testing.TB, name string) string {
 // comment builds an issue comment answer from GitHub's documented example.
 func comment(t testing.TB, id int64, user, body string) map[string]any {
 	t.Helper()
-	m, err := ghstub.Object(example(t, "issue-comment"))
+	m, err := fakegithub.Object(example(t, "issue-comment"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for k, v := range map[string]any{"id": id, "user.login": user, "body": body,
 		"html_url": "https://github.com/lablup/mlxcel/issues/12#issuecomment-" + strconv.FormatInt(id, 10)} {
-		if err := ghstub.Set(m, k, v); err != nil {
+		if err := fakegithub.Set(m, k, v); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	ghstub "github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/fakegithub"
 )
 
 const (
@@ -19,7 +19,7 @@ const (
 // pull_request links (the issue list holds pull requests too).
 func issue(t testing.TB, number int, user, title, body string, pr bool) map[string]any {
 	t.Helper()
-	m, err := ghstub.Object(example(t, "issue"))
+	m, err := fakegithub.Object(example(t, "issue"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func issue(t testing.TB, number int, user, title, body string, pr bool) map[stri
 	}
 	for k, v := range map[string]any{"number": number, "user.login": user, "title": title, "body": body, "state": "open",
 		"html_url": fmt.Sprintf("https://github.com/lablup/mlxcel/issues/%d", number)} {
-		if err := ghstub.Set(m, k, v); err != nil {
+		if err := fakegithub.Set(m, k, v); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -40,14 +40,14 @@ func issue(t testing.TB, number int, user, title, body string, pr bool) map[stri
 func TestUpsertIssueOpensWhenNoneIsMarked(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.s.Expect("GET", issuesPath+"?state=open&creator=perfbot[bot]&sort=created&direction=asc&per_page=100", ghstub.JSON(200, []any{
+	e.s.Expect("GET", issuesPath+"?state=open&creator=perfbot[bot]&sort=created&direction=asc&per_page=100", fakegithub.JSON(200, []any{
 		issue(t, 57, botLogin, "rocm: nightly baseline", issueMarker, true),
 		issue(t, 60, "octocat", "Llama is slow", "see "+issueMarker, false),
 		issue(t, 61, botLogin, "another regression", "<!-- perfbot:regression rocm_strixhalo-gfx1151 Qwen3-0.6B-4bit -->", false),
 	}))
 	body := issueMarker + "\nLlama decode fell 10.4%."
-	e.s.Expect("POST", issuesPath, ghstub.Func(func(req ghstub.Request) ghstub.Response {
-		return ghstub.Response{Status: 201, Body: mustJSON(issue(t, 62, botLogin, "Nightly: decode regression", body, false))}
+	e.s.Expect("POST", issuesPath, fakegithub.Func(func(req fakegithub.Request) fakegithub.Response {
+		return fakegithub.Response{Status: 201, Body: mustJSON(issue(t, 62, botLogin, "Nightly: decode regression", body, false))}
 	})).JSONBody(map[string]any{"title": "Nightly: decode regression", "body": body})
 	got, action, err := e.c.UpsertIssue(context.Background(), testRepo, issueMarker, "Nightly: decode regression", body)
 	if err != nil {
@@ -64,11 +64,11 @@ func TestUpsertIssueEditsTheMarkedOne(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	page2 := e.s.AbsURL("/repositories/1296269/issues?state=open&page=2")
-	e.s.Expect("GET", issuesPath+"?state=open&page=", ghstub.JSON(200, []any{issue(t, 3, botLogin, "old", "no marker", false)}).
+	e.s.Expect("GET", issuesPath+"?state=open&page=", fakegithub.JSON(200, []any{issue(t, 3, botLogin, "old", "no marker", false)}).
 		Header("Link", fmt.Sprintf(`<%s>; rel="next", <%s>; rel="last"`, page2, page2)))
-	e.s.Expect("GET", issuesPath+"?state=open&page=2", ghstub.JSON(200, []any{issue(t, 70, botLogin, "Nightly: decode regression", issueMarker+"\nnight 1", false)}))
+	e.s.Expect("GET", issuesPath+"?state=open&page=2", fakegithub.JSON(200, []any{issue(t, 70, botLogin, "Nightly: decode regression", issueMarker+"\nnight 1", false)}))
 	body := issueMarker + "\nnights 1 and 2"
-	e.s.Expect("PATCH", issuesPath+"/70", ghstub.JSON(200, issue(t, 70, botLogin, "Nightly: decode regression", body, false))).
+	e.s.Expect("PATCH", issuesPath+"/70", fakegithub.JSON(200, issue(t, 70, botLogin, "Nightly: decode regression", body, false))).
 		JSONBody(map[string]any{"body": body, "title": "Nightly: decode regression"})
 	got, action, err := e.c.UpsertIssue(context.Background(), testRepo, issueMarker, "Nightly: decode regression", body)
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	ghstub "github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/internal/testfix"
 )
 
@@ -28,12 +28,12 @@ var spec = PRSpec{
 // listed is one open PR as GET /pulls lists it, from GitHub's documented example.
 func listed(t *testing.T, overrides map[string]any) map[string]any {
 	t.Helper()
-	items, err := ghstub.Items(example(t, "pull-request-simple-items"))
+	items, err := fakegithub.Items(example(t, "pull-request-simple-items"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for k, v := range overrides {
-		if err := ghstub.Set(items[0], k, v); err != nil {
+		if err := fakegithub.Set(items[0], k, v); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -52,15 +52,15 @@ func labels(names ...string) []any {
 func TestUpsertPRCreates(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.s.Expect("GET", listOpenPR, ghstub.JSON(200, []any{}))
-	e.s.Expect("POST", pullsPath, ghstub.JSONFileWith(201, example(t, "pull-request"), map[string]any{
+	e.s.Expect("GET", listOpenPR, fakegithub.JSON(200, []any{}))
+	e.s.Expect("POST", pullsPath, fakegithub.JSONFileWith(201, example(t, "pull-request"), map[string]any{
 		"number": 7, "title": spec.Title, "body": spec.Body, "head.ref": spec.Head, "base.ref": spec.Base, "draft": true, "labels": []any{},
 		"html_url": "https://github.com/lablup/mlxcel/pull/7",
 	})).JSONBody(map[string]any{"title": spec.Title, "head": spec.Head, "base": spec.Base, "body": spec.Body, "draft": true})
 	// The labels answer is octokit's recording of this very call.
 	scenario := testfix.Path(t, "github", "octokit-fixtures", "add-labels-to-issue.normalized-fixture.json")
-	e.s.Expect("POST", "/repos/lablup/mlxcel/issues/7/labels", ghstub.Octokit(scenario, 1)).
-		Match(ghstub.BodyEquals([]string{"Foo", "bAr", "baZ"}))
+	e.s.Expect("POST", "/repos/lablup/mlxcel/issues/7/labels", fakegithub.Octokit(scenario, 1)).
+		Match(fakegithub.BodyEquals([]string{"Foo", "bAr", "baZ"}))
 
 	pr, action, err := e.c.UpsertPR(context.Background(), testRepo, spec)
 	if err != nil {
@@ -77,12 +77,12 @@ func TestUpsertPRCreates(t *testing.T) {
 func TestUpsertPRUpdatesTitleAndBody(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.s.Expect("GET", listOpenPR, ghstub.JSON(200, []any{listed(t, map[string]any{
+	e.s.Expect("GET", listOpenPR, fakegithub.JSON(200, []any{listed(t, map[string]any{
 		"number": 7, "title": "perf: old", "head.ref": spec.Head, "base.ref": "main", "labels": labels("Foo", "BAR", "baz"),
 	})}))
-	e.s.Expect("PATCH", pullsPath+"/7", ghstub.JSONFileWith(200, example(t, "pull-request"), map[string]any{
+	e.s.Expect("PATCH", pullsPath+"/7", fakegithub.JSONFileWith(200, example(t, "pull-request"), map[string]any{
 		"number": 7, "title": spec.Title, "body": spec.Body, "head.ref": spec.Head, "base.ref": "main", "labels": labels("Foo", "BAR", "baz"),
-	})).JSONBody(map[string]any{"title": spec.Title, "body": spec.Body, "base": ghstub.Absent})
+	})).JSONBody(map[string]any{"title": spec.Title, "body": spec.Body, "base": fakegithub.Absent})
 
 	pr, action, err := e.c.UpsertPR(context.Background(), testRepo, spec)
 	if err != nil {
@@ -98,10 +98,10 @@ func TestUpsertPRUpdatesTitleAndBody(t *testing.T) {
 func TestUpsertPRMovesBase(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.s.Expect("GET", listOpenPR, ghstub.JSON(200, []any{listed(t, map[string]any{
+	e.s.Expect("GET", listOpenPR, fakegithub.JSON(200, []any{listed(t, map[string]any{
 		"number": 7, "title": spec.Title, "body": spec.Body, "head.ref": spec.Head, "base.ref": "master", "labels": labels("Foo", "bAr", "baZ"),
 	})}))
-	e.s.Expect("PATCH", pullsPath+"/7", ghstub.JSONFileWith(200, example(t, "pull-request"), map[string]any{
+	e.s.Expect("PATCH", pullsPath+"/7", fakegithub.JSONFileWith(200, example(t, "pull-request"), map[string]any{
 		"number": 7, "title": spec.Title, "body": spec.Body, "head.ref": spec.Head, "base.ref": "main", "labels": labels("Foo", "bAr", "baZ"),
 	})).JSONBody(map[string]any{"base": "main"})
 	pr, action, err := e.c.UpsertPR(context.Background(), testRepo, spec)
@@ -115,7 +115,7 @@ func TestUpsertPRMovesBase(t *testing.T) {
 func TestUpsertPRUnchanged(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.s.Expect("GET", listOpenPR, ghstub.JSON(200, []any{listed(t, map[string]any{
+	e.s.Expect("GET", listOpenPR, fakegithub.JSON(200, []any{listed(t, map[string]any{
 		"number": 7, "title": spec.Title, "body": strings.ReplaceAll(spec.Body, "\n", "\r\n"), "head.ref": spec.Head, "base.ref": "main",
 		"draft": false, "labels": labels("foo", "bar", "BAZ", "perf"),
 	})}))
@@ -135,11 +135,11 @@ func TestUpsertPRUnchanged(t *testing.T) {
 func TestUpsertPRAddsMissingLabelOnly(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.s.Expect("GET", listOpenPR, ghstub.JSON(200, []any{listed(t, map[string]any{
+	e.s.Expect("GET", listOpenPR, fakegithub.JSON(200, []any{listed(t, map[string]any{
 		"number": 7, "title": spec.Title, "body": spec.Body, "head.ref": spec.Head, "base.ref": "main", "draft": true, "labels": labels("Foo", "bAr"),
 	})}))
-	e.s.Expect("POST", "/repos/lablup/mlxcel/issues/7/labels", ghstub.JSON(200, labels("Foo", "bAr", "baZ"))).
-		Match(ghstub.BodyEquals([]string{"baZ"}))
+	e.s.Expect("POST", "/repos/lablup/mlxcel/issues/7/labels", fakegithub.JSON(200, labels("Foo", "bAr", "baZ"))).
+		Match(fakegithub.BodyEquals([]string{"baZ"}))
 	_, action, err := e.c.UpsertPR(context.Background(), testRepo, spec)
 	if err != nil {
 		t.Fatal(err)
@@ -154,12 +154,12 @@ func TestUpsertPRAdoptsOnDuplicate(t *testing.T) {
 	e := newEnv(t)
 	s := spec
 	s.Labels = nil
-	e.s.Expect("GET", listOpenPR, ghstub.JSON(200, []any{}))
-	e.s.Expect("POST", pullsPath, ghstub.JSON(422, map[string]any{
+	e.s.Expect("GET", listOpenPR, fakegithub.JSON(200, []any{}))
+	e.s.Expect("POST", pullsPath, fakegithub.JSON(422, map[string]any{
 		"message": "Validation Failed",
 		"errors":  []any{map[string]any{"resource": "PullRequest", "code": "custom", "message": "A pull request already exists for lablup:perfbot/rocm-profile."}},
 	}))
-	e.s.Expect("GET", listOpenPR, ghstub.JSON(200, []any{listed(t, map[string]any{
+	e.s.Expect("GET", listOpenPR, fakegithub.JSON(200, []any{listed(t, map[string]any{
 		"number": 8, "title": s.Title, "body": s.Body, "head.ref": s.Head, "base.ref": "main", "draft": true,
 	})}))
 	pr, action, err := e.c.UpsertPR(context.Background(), testRepo, s)
@@ -175,8 +175,8 @@ func TestUpsertPRErrors(t *testing.T) {
 	t.Run("forbidden names the permission", func(t *testing.T) {
 		t.Parallel()
 		e := newEnv(t)
-		e.s.Expect("GET", listOpenPR, ghstub.JSON(200, []any{}))
-		e.s.Expect("POST", pullsPath, ghstub.JSON(403, map[string]string{
+		e.s.Expect("GET", listOpenPR, fakegithub.JSON(200, []any{}))
+		e.s.Expect("POST", pullsPath, fakegithub.JSON(403, map[string]string{
 			"message": "Resource not accessible by integration", "documentation_url": "https://docs.github.com/rest/pulls/pulls#create-a-pull-request",
 		}))
 		_, _, err := e.c.UpsertPR(context.Background(), testRepo, spec)
@@ -190,10 +190,10 @@ func TestUpsertPRErrors(t *testing.T) {
 		t.Parallel()
 		e := newEnv(t)
 		// Any 422 makes UpsertPR look again for a PR it could adopt.
-		e.s.Expect("GET", listOpenPR, ghstub.JSON(200, []any{})).Times(2)
+		e.s.Expect("GET", listOpenPR, fakegithub.JSON(200, []any{})).Times(2)
 		// The body of octokit's recorded 422, for a call of ours.
 		scenario := testfix.Path(t, "github", "octokit-fixtures", "errors.normalized-fixture.json")
-		e.s.Expect("POST", pullsPath, ghstub.Octokit(scenario, 0))
+		e.s.Expect("POST", pullsPath, fakegithub.Octokit(scenario, 0))
 		_, _, err := e.c.UpsertPR(context.Background(), testRepo, spec)
 		if err == nil || !strings.Contains(err.Error(), "GitHub answered 422: Validation Failed (Label color: invalid)") {
 			t.Errorf("error %v", err)
@@ -202,7 +202,7 @@ func TestUpsertPRErrors(t *testing.T) {
 	t.Run("several open PRs", func(t *testing.T) {
 		t.Parallel()
 		e := newEnv(t)
-		e.s.Expect("GET", listOpenPR, ghstub.JSON(200, []any{
+		e.s.Expect("GET", listOpenPR, fakegithub.JSON(200, []any{
 			listed(t, map[string]any{"number": 3, "base.ref": "dev"}),
 			listed(t, map[string]any{"number": 4, "base.ref": "release"}),
 		}))

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	ghstub "github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/fakegithub"
 )
 
 func TestParseRepo(t *testing.T) {
@@ -49,7 +49,7 @@ func TestReact(t *testing.T) {
 	t.Parallel()
 	for _, status := range []int{201, 200} { // 200: the reaction was already there
 		e := newEnv(t)
-		e.s.Expect("POST", "/repos/lablup/mlxcel/issues/comments/1/reactions", ghstub.JSONFile(status, example(t, "reaction"))).
+		e.s.Expect("POST", "/repos/lablup/mlxcel/issues/comments/1/reactions", fakegithub.JSONFile(status, example(t, "reaction"))).
 			JSONBody(map[string]any{"content": "eyes"})
 		if err := e.c.React(context.Background(), testRepo, 1, "eyes"); err != nil {
 			t.Errorf("status %d: %v", status, err)
@@ -65,8 +65,8 @@ func TestReact(t *testing.T) {
 func TestReactRetriesServerError(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.s.Expect("POST", "/repos/lablup/mlxcel/issues/comments/1/reactions", ghstub.Status(502))
-	e.s.Expect("POST", "/repos/lablup/mlxcel/issues/comments/1/reactions", ghstub.JSONFile(200, example(t, "reaction"))).
+	e.s.Expect("POST", "/repos/lablup/mlxcel/issues/comments/1/reactions", fakegithub.Status(502))
+	e.s.Expect("POST", "/repos/lablup/mlxcel/issues/comments/1/reactions", fakegithub.JSONFile(200, example(t, "reaction"))).
 		JSONBody(map[string]any{"content": "rocket"})
 	if err := e.c.React(context.Background(), testRepo, 1, "rocket"); err != nil {
 		t.Fatal(err)
@@ -91,7 +91,7 @@ func TestPermission(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t)
-			e.s.Expect("GET", path, ghstub.JSONFileWith(200, example(t, "repository-collaborator-permission"), c.overrides))
+			e.s.Expect("GET", path, fakegithub.JSONFileWith(200, example(t, "repository-collaborator-permission"), c.overrides))
 			got, err := e.c.Permission(context.Background(), testRepo, "octocat")
 			if err != nil {
 				t.Fatal(err)
@@ -102,7 +102,7 @@ func TestPermission(t *testing.T) {
 	t.Run("unknown user", func(t *testing.T) {
 		t.Parallel()
 		e := newEnv(t)
-		e.s.Expect("GET", path, ghstub.JSON(404, map[string]string{"message": "Not Found"}))
+		e.s.Expect("GET", path, fakegithub.JSON(404, map[string]string{"message": "Not Found"}))
 		if _, err := e.c.Permission(context.Background(), testRepo, "octocat"); !errors.Is(err, ErrNotFound) {
 			t.Errorf("error %v", err)
 		}
@@ -135,8 +135,8 @@ func TestBranchHeadAndDefaultBranch(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	// The slash in the branch name stays a slash, as GitHub expects for refs.
-	e.s.Expect("GET", "/repos/lablup/mlxcel/git/ref/heads/perfbot/rocm-profile", ghstub.JSONFile(200, example(t, "git-ref")))
-	e.s.Expect("GET", "/repos/lablup/mlxcel", ghstub.JSONFile(200, example(t, "full-repository")))
+	e.s.Expect("GET", "/repos/lablup/mlxcel/git/ref/heads/perfbot/rocm-profile", fakegithub.JSONFile(200, example(t, "git-ref")))
+	e.s.Expect("GET", "/repos/lablup/mlxcel", fakegithub.JSONFile(200, example(t, "full-repository")))
 	sha, err := e.c.BranchHead(context.Background(), testRepo, "perfbot/rocm-profile")
 	if err != nil {
 		t.Fatal(err)
@@ -155,7 +155,7 @@ func TestBranchHeadAndDefaultBranch(t *testing.T) {
 func TestBranchHeadMissingBranch(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.s.Expect("GET", "/repos/lablup/mlxcel/git/ref/heads/gone", ghstub.JSON(404, map[string]string{"message": "Not Found"}))
+	e.s.Expect("GET", "/repos/lablup/mlxcel/git/ref/heads/gone", fakegithub.JSON(404, map[string]string{"message": "Not Found"}))
 	_, err := e.c.BranchHead(context.Background(), testRepo, "gone")
 	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "reading the head of branch gone in lablup/mlxcel: not found") {
 		t.Errorf("error %v", err)
@@ -166,13 +166,13 @@ func TestBaseURL(t *testing.T) {
 	t.Parallel()
 	t.Run("without trailing slash", func(t *testing.T) {
 		t.Parallel()
-		s := ghstub.New(t)
+		s := fakegithub.New(t)
 		c, err := NewTokenClient("t0ken", Options{BaseURL: strings.TrimSuffix(s.URL(), "/"), Login: botLogin})
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.Expect("GET", "/repos/lablup/mlxcel", ghstub.JSONFile(200, example(t, "full-repository"))).
-			Match(ghstub.Header("User-Agent", "perfbot"))
+		s.Expect("GET", "/repos/lablup/mlxcel", fakegithub.JSONFile(200, example(t, "full-repository"))).
+			Match(fakegithub.Header("User-Agent", "perfbot"))
 		if _, err := c.DefaultBranch(context.Background(), testRepo); err != nil {
 			t.Fatal(err)
 		}

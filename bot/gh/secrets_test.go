@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	ghstub "github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/fakegithub"
 )
 
 // Every failure path of a token Client, and its log, stays free of the token, while the
@@ -24,17 +24,17 @@ func TestTokenNeverInErrorsOrLogs(t *testing.T) {
 		t.Fatal(err)
 	}
 	reset := strconv.FormatInt(testNow.Add(time.Hour).Unix(), 10)
-	for _, r := range []ghstub.Responder{
-		ghstub.JSON(401, map[string]string{"message": "Bad credentials"}),
-		ghstub.JSON(403, map[string]string{"message": "Resource not accessible by personal access token"}),
-		ghstub.JSON(404, map[string]string{"message": "Not Found"}),
-		ghstub.Status(502),
-		ghstub.Status(502),
-		ghstub.Recorded(rateLimitFile(t, "secondary-403.headers.txt"), rateLimitFile(t, "secondary-403.body.json")),
-		ghstub.Recorded(rateLimitFile(t, "secondary-403.headers.txt"), rateLimitFile(t, "secondary-403.body.json")),
-		ghstub.JSON(403, map[string]string{"message": "API rate limit exceeded"}).Header("X-Ratelimit-Remaining", "0").Header("X-Ratelimit-Reset", reset),
+	for _, r := range []fakegithub.Responder{
+		fakegithub.JSON(401, map[string]string{"message": "Bad credentials"}),
+		fakegithub.JSON(403, map[string]string{"message": "Resource not accessible by personal access token"}),
+		fakegithub.JSON(404, map[string]string{"message": "Not Found"}),
+		fakegithub.Status(502),
+		fakegithub.Status(502),
+		fakegithub.Recorded(rateLimitFile(t, "secondary-403.headers.txt"), rateLimitFile(t, "secondary-403.body.json")),
+		fakegithub.Recorded(rateLimitFile(t, "secondary-403.headers.txt"), rateLimitFile(t, "secondary-403.body.json")),
+		fakegithub.JSON(403, map[string]string{"message": "API rate limit exceeded"}).Header("X-Ratelimit-Remaining", "0").Header("X-Ratelimit-Reset", reset),
 	} {
-		e.s.Expect("GET", repoPath, r).Match(ghstub.Header("Authorization", "Bearer "+token))
+		e.s.Expect("GET", repoPath, r).Match(fakegithub.Header("Authorization", "Bearer "+token))
 	}
 	var msgs []string
 	for range 6 {

@@ -11,20 +11,20 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	ghstub "github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/fakegithub"
 )
 
 const repoPath = "/repos/lablup/mlxcel"
 
-func fullRepo(t *testing.T) ghstub.Responder {
-	return ghstub.JSONFile(200, example(t, "full-repository"))
+func fullRepo(t *testing.T) fakegithub.Responder {
+	return fakegithub.JSONFile(200, example(t, "full-repository"))
 }
 
 func TestRetries(t *testing.T) {
 	t.Parallel()
 	reset := testNow.Add(30 * time.Second)
-	rateLimited := func(status int, headers map[string]string) ghstub.Responder {
-		r := ghstub.JSON(status, map[string]string{
+	rateLimited := func(status int, headers map[string]string) fakegithub.Responder {
+		r := fakegithub.JSON(status, map[string]string{
 			"message":           "API rate limit exceeded for installation ID 12770951.",
 			"documentation_url": "https://docs.github.com/rest/overview/resources-in-the-rest-api#rate-limiting",
 		})
@@ -35,33 +35,33 @@ func TestRetries(t *testing.T) {
 	}
 	cases := []struct {
 		name   string
-		first  func(t *testing.T) ghstub.Responder
+		first  func(t *testing.T) fakegithub.Responder
 		sleeps []time.Duration
 	}{
-		{"502 then success", func(*testing.T) ghstub.Responder { return ghstub.Status(502) }, []time.Duration{time.Second}},
-		{"503 with retry-after", func(*testing.T) ghstub.Responder { return ghstub.Status(503).Header("Retry-After", "5") }, []time.Duration{5 * time.Second}},
-		{"real secondary limit: 403 + retry-after 60", func(t *testing.T) ghstub.Responder {
-			return ghstub.Recorded(rateLimitFile(t, "secondary-403.headers.txt"), rateLimitFile(t, "secondary-403.body.json"))
+		{"502 then success", func(*testing.T) fakegithub.Responder { return fakegithub.Status(502) }, []time.Duration{time.Second}},
+		{"503 with retry-after", func(*testing.T) fakegithub.Responder { return fakegithub.Status(503).Header("Retry-After", "5") }, []time.Duration{5 * time.Second}},
+		{"real secondary limit: 403 + retry-after 60", func(t *testing.T) fakegithub.Responder {
+			return fakegithub.Recorded(rateLimitFile(t, "secondary-403.headers.txt"), rateLimitFile(t, "secondary-403.body.json"))
 		}, []time.Duration{60 * time.Second}},
-		{"secondary limit without retry-after waits a minute", func(*testing.T) ghstub.Responder {
-			return ghstub.JSON(403, map[string]string{
+		{"secondary limit without retry-after waits a minute", func(*testing.T) fakegithub.Responder {
+			return fakegithub.JSON(403, map[string]string{
 				"message":           "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
 				"documentation_url": "https://docs.github.com/en/free-pro-team@latest/rest/overview/resources-in-the-rest-api#secondary-rate-limits",
 			})
 		}, []time.Duration{time.Minute}},
-		{"429 with retry-after", func(*testing.T) ghstub.Responder {
+		{"429 with retry-after", func(*testing.T) fakegithub.Responder {
 			return rateLimited(429, map[string]string{"Retry-After": "7"})
 		}, []time.Duration{7 * time.Second}},
-		{"429 with an HTTP-date retry-after", func(*testing.T) ghstub.Responder {
+		{"429 with an HTTP-date retry-after", func(*testing.T) fakegithub.Responder {
 			return rateLimited(429, map[string]string{"Retry-After": testNow.Add(90 * time.Second).Format(http.TimeFormat)})
 		}, []time.Duration{90 * time.Second}},
-		{"primary limit waits for the reset", func(*testing.T) ghstub.Responder {
+		{"primary limit waits for the reset", func(*testing.T) fakegithub.Responder {
 			return rateLimited(403, map[string]string{
 				"X-Ratelimit-Limit": "5000", "X-Ratelimit-Remaining": "0", "X-Ratelimit-Used": "5000",
 				"X-Ratelimit-Reset": strconv.FormatInt(reset.Unix(), 10), "X-Ratelimit-Resource": "core",
 			})
 		}, []time.Duration{31 * time.Second}},
-		{"primary limit as 429", func(*testing.T) ghstub.Responder {
+		{"primary limit as 429", func(*testing.T) fakegithub.Responder {
 			return rateLimited(429, map[string]string{"X-Ratelimit-Remaining": "0", "X-Ratelimit-Reset": strconv.FormatInt(reset.Unix(), 10)})
 		}, []time.Duration{31 * time.Second}},
 	}
@@ -89,7 +89,7 @@ func TestRetries(t *testing.T) {
 func TestServerErrorsExhaustRetries(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, func(o *Options) { o.MaxRetries = 2 })
-	e.s.Expect("GET", repoPath, ghstub.JSON(502, map[string]string{"message": "Server Error"})).Times(3)
+	e.s.Expect("GET", repoPath, fakegithub.JSON(502, map[string]string{"message": "Server Error"})).Times(3)
 	_, err := e.c.DefaultBranch(context.Background(), testRepo)
 	var ae *APIError
 	if !errors.As(err, &ae) || ae.Status != 502 || ae.Path != "/api/v3"+repoPath || ae.Method != "GET" {
@@ -103,7 +103,7 @@ func TestServerErrorsExhaustRetries(t *testing.T) {
 func TestRetriesCanBeDisabled(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, func(o *Options) { o.MaxRetries = -1 })
-	e.s.Expect("GET", repoPath, ghstub.Status(503))
+	e.s.Expect("GET", repoPath, fakegithub.Status(503))
 	if _, err := e.c.DefaultBranch(context.Background(), testRepo); err == nil {
 		t.Fatal("no error")
 	}
@@ -118,7 +118,7 @@ func TestPrimaryLimitBeyondMaxWait(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	reset := testNow.Add(40 * time.Minute)
-	e.s.Expect("GET", repoPath, ghstub.JSON(403, map[string]string{"message": "API rate limit exceeded for user ID 1."}).
+	e.s.Expect("GET", repoPath, fakegithub.JSON(403, map[string]string{"message": "API rate limit exceeded for user ID 1."}).
 		Header("X-Ratelimit-Remaining", "0").Header("X-Ratelimit-Reset", strconv.FormatInt(reset.Unix(), 10)))
 
 	for i := range 2 {
@@ -143,7 +143,7 @@ func TestPrimaryLimitBeyondMaxWait(t *testing.T) {
 func TestRateLimitRetriesExhausted(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, func(o *Options) { o.MaxRetries = 1 })
-	e.s.Expect("GET", repoPath, ghstub.Recorded(rateLimitFile(t, "secondary-403.headers.txt"), rateLimitFile(t, "secondary-403.body.json"))).Times(2)
+	e.s.Expect("GET", repoPath, fakegithub.Recorded(rateLimitFile(t, "secondary-403.headers.txt"), rateLimitFile(t, "secondary-403.body.json"))).Times(2)
 	_, err := e.c.DefaultBranch(context.Background(), testRepo)
 	var rl *RateLimitError
 	if !errors.As(err, &rl) || !rl.Secondary || !rl.RetryAt.Equal(testNow.Add(time.Minute)) {
@@ -178,7 +178,7 @@ func TestCancelledWhileWaiting(t *testing.T) {
 	e := newEnv(t, func(o *Options) {
 		o.Sleep = func(context.Context, time.Duration) error { cancel(); return ctx.Err() }
 	})
-	e.s.Expect("GET", repoPath, ghstub.Status(502))
+	e.s.Expect("GET", repoPath, fakegithub.Status(502))
 	_, err := e.c.DefaultBranch(ctx, testRepo)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want context.Canceled", err)
@@ -188,7 +188,7 @@ func TestCancelledWhileWaiting(t *testing.T) {
 func TestPlainForbiddenIsNotRetried(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.s.Expect("GET", repoPath, ghstub.JSON(403, map[string]string{"message": "Resource not accessible by integration"}))
+	e.s.Expect("GET", repoPath, fakegithub.JSON(403, map[string]string{"message": "Resource not accessible by integration"}))
 	_, err := e.c.DefaultBranch(context.Background(), testRepo)
 	if !errors.Is(err, ErrForbidden) {
 		t.Fatalf("error %v", err)

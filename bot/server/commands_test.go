@@ -13,7 +13,7 @@ import (
 	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/bot/inbox"
 	"github.com/lablup/perfbot/bot/queue"
-	ghstub "github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/internal/testfix"
 )
 
@@ -254,7 +254,7 @@ func commentDelivery(t *testing.T, edits map[string]any) inbox.Delivery {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, err := ghstub.Payload(raw, edits)
+	body, err := fakegithub.Payload(raw, edits)
 	if err != nil {
 		t.Fatal(err)
 	}

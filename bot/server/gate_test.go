@@ -9,7 +9,7 @@ import (
 	"github.com/lablup/perfbot/bot/command"
 	"github.com/lablup/perfbot/bot/gate"
 	"github.com/lablup/perfbot/bot/gate/gatetest"
-	ghstub "github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/fakegithub"
 )
 
 // TestGateCases runs the gate's shared table through the whole server: each case's
@@ -22,7 +22,7 @@ func TestGateCases(t *testing.T) {
 	for i, c := range gatetest.Cases() {
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
-			stub := ghstub.New(t)
+			stub := fakegithub.New(t)
 			c.Expect(t, stub)
 			r := start(t, stub, nil)
 			body := edit(t, c.Event(t), nil)

@@ -23,7 +23,7 @@ import (
 	"github.com/lablup/perfbot/bot/inbox"
 	"github.com/lablup/perfbot/bot/server"
 	"github.com/lablup/perfbot/bot/webhook"
-	ghstub "github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/internal/linestest"
 	"github.com/lablup/perfbot/internal/logtest"
 	"github.com/lablup/perfbot/internal/testfix"
@@ -71,22 +71,22 @@ func example(t testing.TB, name string) string {
 
 // expectToken declares the one installation token a server mints before its first
 // call as the installation.
-func expectToken(t testing.TB, s *ghstub.Stub) {
+func expectToken(t testing.TB, s *fakegithub.Stub) {
 	t.Helper()
 	s.Expect("POST", fmt.Sprintf("/app/installations/%d/access_tokens", installationID),
-		ghstub.JSONFileWith(201, example(t, "installation-token"), map[string]any{"expires_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)}))
+		fakegithub.JSONFileWith(201, example(t, "installation-token"), map[string]any{"expires_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)}))
 }
 
 // expectApp declares the calls every server makes: who the App is at start and the
 // first sweep (which finds nothing). swept is closed when the sweep has asked.
-func expectApp(t testing.TB, s *ghstub.Stub) (swept chan struct{}) {
+func expectApp(t testing.TB, s *fakegithub.Stub) (swept chan struct{}) {
 	t.Helper()
-	s.Expect("GET", "/app", ghstub.JSONFileWith(200, example(t, "integration"), map[string]any{"id": appID, "slug": appSlug}))
+	s.Expect("GET", "/app", fakegithub.JSONFileWith(200, example(t, "integration"), map[string]any{"id": appID, "slug": appSlug}))
 	swept = make(chan struct{})
 	var once sync.Once
-	s.Expect("GET", "/app/hook/deliveries", ghstub.Func(func(ghstub.Request) ghstub.Response {
+	s.Expect("GET", "/app/hook/deliveries", fakegithub.Func(func(fakegithub.Request) fakegithub.Response {
 		once.Do(func() { close(swept) })
-		return ghstub.Response{Status: 200, Body: []byte("[]")}
+		return fakegithub.Response{Status: 200, Body: []byte("[]")}
 	}))
 	return swept
 }
@@ -114,7 +114,7 @@ func settings(t testing.TB, apiURL string) server.Settings {
 // rig is a running server on 127.0.0.1 talking to an API stub.
 type rig struct {
 	t       *testing.T
-	stub    *ghstub.Stub
+	stub    *fakegithub.Stub
 	srv     *server.Server
 	url     string
 	logs    string           // the server's log file
@@ -131,7 +131,7 @@ func noSleep(ctx context.Context, _ time.Duration) error { return ctx.Err() }
 
 // start runs a server with set (nil: the defaults above) against stub, whose App calls
 // are declared here; the test declares the rest before sending deliveries.
-func start(t *testing.T, stub *ghstub.Stub, set *server.Settings) *rig {
+func start(t *testing.T, stub *fakegithub.Stub, set *server.Settings) *rig {
 	t.Helper()
 	swept := expectApp(t, stub)
 	if set == nil {
@@ -274,7 +274,7 @@ func edit(t testing.TB, payload []byte, edits map[string]any) []byte {
 	for k, v := range edits {
 		all[k] = v
 	}
-	b, err := ghstub.Payload(payload, all)
+	b, err := fakegithub.Payload(payload, all)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,8 +291,8 @@ func payload(t testing.TB, elem ...string) []byte {
 }
 
 // bodyHas matches a request whose JSON body's field contains all of subs.
-func bodyHas(field string, subs ...string) ghstub.Matcher {
-	return ghstub.MatchFunc(field+" contains", func(req ghstub.Request) error {
+func bodyHas(field string, subs ...string) fakegithub.Matcher {
+	return fakegithub.MatchFunc(field+" contains", func(req fakegithub.Request) error {
 		m, err := req.JSON()
 		if err != nil {
 			return err
@@ -308,11 +308,11 @@ func bodyHas(field string, subs ...string) ghstub.Matcher {
 }
 
 // expectReply declares the one reply to a comment: the marker search, then the post.
-func expectReply(t testing.TB, s *ghstub.Stub, repo string, issue int, commentID int64, subs ...string) {
+func expectReply(t testing.TB, s *fakegithub.Stub, repo string, issue int, commentID int64, subs ...string) {
 	t.Helper()
-	s.Expect("GET", fmt.Sprintf("/repos/%s/issues/%d/comments", repo, issue), ghstub.JSON(200, []any{}))
+	s.Expect("GET", fmt.Sprintf("/repos/%s/issues/%d/comments", repo, issue), fakegithub.JSON(200, []any{}))
 	s.Expect("POST", fmt.Sprintf("/repos/%s/issues/%d/comments", repo, issue),
-		ghstub.JSONFileWith(201, example(t, "issue-comment"), map[string]any{"id": 9000 + commentID%1000, "user.login": appSlug + "[bot]"})).
+		fakegithub.JSONFileWith(201, example(t, "issue-comment"), map[string]any{"id": 9000 + commentID%1000, "user.login": appSlug + "[bot]"})).
 		Match(bodyHas("body", append(subs, fmt.Sprintf("<!-- perfbot:reply %d -->", commentID))...))
 }
 
@@ -324,20 +324,20 @@ type accepted struct {
 // expectAccepted declares what accepting a /profile or /bench request does: the eyes
 // reaction, the status comment, the check run on a pull request and, when dispatch is
 // set, the workflow dispatch with the pinned SHA and the request's ids.
-func expectAccepted(t testing.TB, s *ghstub.Stub, repo string, issue int, isPR bool, commentID, requestID int64, sha string, dispatch map[string]any) accepted {
+func expectAccepted(t testing.TB, s *fakegithub.Stub, repo string, issue int, isPR bool, commentID, requestID int64, sha string, dispatch map[string]any) accepted {
 	t.Helper()
 	a := accepted{statusID: 5000 + requestID}
-	s.Expect("POST", fmt.Sprintf("/repos/%s/issues/comments/%d/reactions", repo, commentID), ghstub.JSONFile(201, example(t, "reaction"))).
+	s.Expect("POST", fmt.Sprintf("/repos/%s/issues/comments/%d/reactions", repo, commentID), fakegithub.JSONFile(201, example(t, "reaction"))).
 		JSONBody(map[string]any{"content": "eyes"})
-	s.Expect("GET", fmt.Sprintf("/repos/%s/issues/%d/comments", repo, issue), ghstub.JSON(200, []any{}))
+	s.Expect("GET", fmt.Sprintf("/repos/%s/issues/%d/comments", repo, issue), fakegithub.JSON(200, []any{}))
 	s.Expect("POST", fmt.Sprintf("/repos/%s/issues/%d/comments", repo, issue),
-		ghstub.JSONFileWith(201, example(t, "issue-comment"), map[string]any{"id": a.statusID, "user.login": appSlug + "[bot]"})).
+		fakegithub.JSONFileWith(201, example(t, "issue-comment"), map[string]any{"id": a.statusID, "user.login": appSlug + "[bot]"})).
 		Match(bodyHas("body", "queued.", fmt.Sprintf("Request %d on host %s", requestID, hostLabel), fmt.Sprintf("<!-- perfbot:request %d -->", requestID)))
 	if isPR {
 		a.checkRunID = 6000 + requestID
 		expectCheckRuns(t, s, repo, sha)
 		s.Expect("POST", fmt.Sprintf("/repos/%s/check-runs", repo),
-			ghstub.JSONFileWith(201, example(t, "check-run"), map[string]any{"id": a.checkRunID, "status": "queued", "head_sha": sha})).
+			fakegithub.JSONFileWith(201, example(t, "check-run"), map[string]any{"id": a.checkRunID, "status": "queued", "head_sha": sha})).
 			JSONBody(map[string]any{"head_sha": sha, "status": "queued", "external_id": fmt.Sprintf("perfbot-request-%d", requestID)})
 	}
 	if dispatch != nil {
@@ -349,29 +349,29 @@ func expectAccepted(t testing.TB, s *ghstub.Stub, repo string, issue int, isPR b
 		for k, v := range dispatch {
 			in[k] = v
 		}
-		s.Expect("POST", fmt.Sprintf("/repos/%s/actions/workflows/%s/dispatches", repo, workflow), ghstub.Status(204)).JSONBody(in)
+		s.Expect("POST", fmt.Sprintf("/repos/%s/actions/workflows/%s/dispatches", repo, workflow), fakegithub.Status(204)).JSONBody(in)
 	}
 	return a
 }
 
 // expectCheckRuns declares the look for a request's check run on sha before it is
 // created, finding the given runs (id -> external id).
-func expectCheckRuns(t testing.TB, s *ghstub.Stub, repo, sha string, runs ...map[string]any) *ghstub.Expectation {
+func expectCheckRuns(t testing.TB, s *fakegithub.Stub, repo, sha string, runs ...map[string]any) *fakegithub.Expectation {
 	t.Helper()
 	list := []any{}
 	for _, r := range runs {
-		m, err := ghstub.Object(example(t, "check-run"))
+		m, err := fakegithub.Object(example(t, "check-run"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		r["head_sha"] = sha
 		for k, v := range r {
-			if err := ghstub.Set(m, k, v); err != nil {
+			if err := fakegithub.Set(m, k, v); err != nil {
 				t.Fatal(err)
 			}
 		}
 		list = append(list, m)
 	}
 	return s.Expect("GET", fmt.Sprintf("/repos/%s/commits/%s/check-runs?filter=all", repo, sha),
-		ghstub.JSON(200, map[string]any{"total_count": len(list), "check_runs": list}))
+		fakegithub.JSON(200, map[string]any{"total_count": len(list), "check_runs": list}))
 }

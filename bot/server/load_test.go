@@ -15,11 +15,11 @@ import (
 	"github.com/lablup/perfbot/bot/gate/gatetest"
 	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/bot/server"
-	ghstub "github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/fakegithub"
 )
 
 // expectConfig declares one read of a repository's .github/perfbot.yml.
-func expectConfig(t testing.TB, s *ghstub.Stub, repo string) {
+func expectConfig(t testing.TB, s *fakegithub.Stub, repo string) {
 	t.Helper()
 	s.Expect("GET", "/repos/"+repo+"/contents/.github/perfbot.yml?ref="+gatetest.DefaultBranch, s.Example(200, "content-file-response-if-content-is-a-file", map[string]any{
 		"content": base64.StdEncoding.EncodeToString([]byte(gatetest.Config)), "encoding": "base64",
@@ -28,8 +28,8 @@ func expectConfig(t testing.TB, s *ghstub.Stub, repo string) {
 }
 
 // expectReadyApp answers every GET /app /readyz asks.
-func expectReadyApp(t testing.TB, s *ghstub.Stub) {
-	s.Expect("GET", "/app", ghstub.JSONFileWith(200, example(t, "integration"), map[string]any{"id": appID, "slug": appSlug})).AnyTimes()
+func expectReadyApp(t testing.TB, s *fakegithub.Stub) {
+	s.Expect("GET", "/app", fakegithub.JSONFileWith(200, example(t, "integration"), map[string]any{"id": appID, "slug": appSlug})).AnyTimes()
 }
 
 // hold is a responder that answers only when released (the test's cleanup releases
@@ -47,8 +47,8 @@ func newHold(t *testing.T) *hold {
 
 func (h *hold) free() { h.rel.Do(func() { close(h.release) }) }
 
-func (h *hold) then(r ghstub.Response) ghstub.Responder {
-	return ghstub.Func(func(ghstub.Request) ghstub.Response {
+func (h *hold) then(r fakegithub.Response) fakegithub.Responder {
+	return fakegithub.Func(func(fakegithub.Request) fakegithub.Response {
 		h.once.Do(func() { close(h.entered) })
 		<-h.release
 		return r
@@ -88,7 +88,7 @@ func (r *rig) waitReady(code int) string {
 // dispatch is recorded.
 func TestHungDispatchDoesNotStopWorkers(t *testing.T) {
 	t.Parallel()
-	stub := ghstub.New(t)
+	stub := fakegithub.New(t)
 	set := settings(t, stub.URL())
 	set.Workers = 1
 	set.APITimeout = time.Hour // the dispatch really hangs while help is answered
@@ -99,7 +99,7 @@ func TestHungDispatchDoesNotStopWorkers(t *testing.T) {
 	dispatch := newHold(t)
 	expectGate(t, stub, issueRepo, "Codertocat", "write", true)
 	expectAccepted(t, stub, issueRepo, issueNum, false, 8001, 1, gatetest.MasterSHA, nil)
-	stub.Expect("POST", fmt.Sprintf("/repos/%s/actions/workflows/%s/dispatches", issueRepo, workflow), dispatch.then(ghstub.Response{Status: 204})).
+	stub.Expect("POST", fmt.Sprintf("/repos/%s/actions/workflows/%s/dispatches", issueRepo, workflow), dispatch.then(fakegithub.Response{Status: 204})).
 		JSONBody(map[string]any{"inputs.request_id": "1", "inputs.sha": gatetest.MasterSHA})
 	if err := r.deliver("issue_comment", "88888888-0000-4000-8000-000000000001", commentEvent(t, 8001, "Codertocat", "/profile rocm")); err != nil {
 		t.Fatal(err)
@@ -128,7 +128,7 @@ func TestHungDispatchDoesNotStopWorkers(t *testing.T) {
 // before the dispatch is sent again).
 func TestDispatchTimesOut(t *testing.T) {
 	t.Parallel()
-	stub := ghstub.New(t)
+	stub := fakegithub.New(t)
 	set := settings(t, stub.URL())
 	set.APITimeout = 100 * time.Millisecond
 	r := start(t, stub, &set)
@@ -136,7 +136,7 @@ func TestDispatchTimesOut(t *testing.T) {
 	dispatch := newHold(t)
 	expectGate(t, stub, issueRepo, "Codertocat", "write", true)
 	expectAccepted(t, stub, issueRepo, issueNum, false, 8101, 1, gatetest.MasterSHA, nil)
-	stub.Expect("POST", fmt.Sprintf("/repos/%s/actions/workflows/%s/dispatches", issueRepo, workflow), dispatch.then(ghstub.Response{Status: 204}))
+	stub.Expect("POST", fmt.Sprintf("/repos/%s/actions/workflows/%s/dispatches", issueRepo, workflow), dispatch.then(fakegithub.Response{Status: 204}))
 	if err := r.deliver("issue_comment", "88888888-0000-4000-8000-000000000101", commentEvent(t, 8101, "Codertocat", "/profile rocm")); err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestDispatchTimesOut(t *testing.T) {
 // the call is answered.
 func TestReadyzReportsStuckWorkers(t *testing.T) {
 	t.Parallel()
-	stub := ghstub.New(t)
+	stub := fakegithub.New(t)
 	set := settings(t, stub.URL())
 	set.Workers = 1
 	set.APITimeout = time.Hour
@@ -164,7 +164,7 @@ func TestReadyzReportsStuckWorkers(t *testing.T) {
 	expectReadyApp(t, stub)
 	config := newHold(t)
 	stub.Expect("GET", "/repos/"+issueRepo+"/contents/.github/perfbot.yml?ref="+gatetest.DefaultBranch,
-		config.then(ghstub.Response{Status: 404, Body: []byte(`{"message":"Not Found"}`)}))
+		config.then(fakegithub.Response{Status: 404, Body: []byte(`{"message":"Not Found"}`)}))
 	expectReply(t, stub, issueRepo, issueNum, 8201, "has no `.github/perfbot.yml`")
 	const id = "88888888-0000-4000-8000-000000000201"
 	if code, msg := r.post("issue_comment", id, commentEvent(t, 8201, "Codertocat", "/perfbot help")); code != http.StatusAccepted {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/bot/server"
-	ghstub "github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/fakegithub"
 )
 
 // TestSweep: the App's delivery list (two pages, newest first) holds a delivery that
@@ -19,7 +19,7 @@ import (
 // before the window, and a ping that succeeded. Only the first is asked again.
 func TestSweep(t *testing.T) {
 	t.Parallel()
-	stub := ghstub.New(t)
+	stub := fakegithub.New(t)
 	set := settings(t, stub.URL())
 	set.SweepWindow = 48 * time.Hour
 	r := start(t, stub, &set)
@@ -64,10 +64,10 @@ func TestSweep(t *testing.T) {
 		item(102, old, 50*time.Hour, 502, false),
 		item(101, "44444444-0000-4000-8000-000000000007", 60*time.Hour, 502, false),
 	}
-	stub.Expect("GET", "/app/hook/deliveries?per_page=100", ghstub.JSON(200, page1).
+	stub.Expect("GET", "/app/hook/deliveries?per_page=100", fakegithub.JSON(200, page1).
 		Header("Link", fmt.Sprintf(`<%s>; rel="next"`, stub.AbsURL("/app/hook/deliveries?per_page=100&cursor=v1_104"))))
-	stub.Expect("GET", "/app/hook/deliveries?per_page=100&cursor=v1_104", ghstub.JSON(200, page2))
-	stub.Expect("POST", "/app/hook/deliveries/109/attempts", ghstub.JSON(202, map[string]any{}).Unchecked())
+	stub.Expect("GET", "/app/hook/deliveries?per_page=100&cursor=v1_104", fakegithub.JSON(200, page2))
+	stub.Expect("POST", "/app/hook/deliveries/109/attempts", fakegithub.JSON(202, map[string]any{}).Unchecked())
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -82,12 +82,12 @@ func TestSweep(t *testing.T) {
 // panic.
 func TestProbesAndMetrics(t *testing.T) {
 	t.Parallel()
-	stub := ghstub.New(t)
+	stub := fakegithub.New(t)
 	r := start(t, stub, nil)
 	if code, body := r.get("/healthz"); code != 200 || body != "ok\n" {
 		t.Errorf("/healthz: %d %q", code, body)
 	}
-	stub.Expect("GET", "/app", ghstub.JSONFileWith(200, example(t, "integration"), map[string]any{"id": appID, "slug": appSlug}))
+	stub.Expect("GET", "/app", fakegithub.JSONFileWith(200, example(t, "integration"), map[string]any{"id": appID, "slug": appSlug}))
 	if code, body := r.get("/readyz"); code != 200 {
 		t.Errorf("/readyz: %d %q", code, body)
 	}
@@ -113,7 +113,7 @@ func TestProbesAndMetrics(t *testing.T) {
 // stored, so GitHub records a failure the sweep can redeliver later.
 func TestBacklogFull(t *testing.T) {
 	t.Parallel()
-	stub := ghstub.New(t)
+	stub := fakegithub.New(t)
 	set := settings(t, stub.URL())
 	set.Backlog = 1
 	set.Workers = 1
@@ -121,9 +121,9 @@ func TestBacklogFull(t *testing.T) {
 	// Hold the only worker: its permission lookup answers only when released.
 	release := make(chan struct{})
 	expectToken(t, stub)
-	stub.Expect("GET", "/repos/"+issueRepo+"/contents/.github/perfbot.yml?ref=master", ghstub.Func(func(ghstub.Request) ghstub.Response {
+	stub.Expect("GET", "/repos/"+issueRepo+"/contents/.github/perfbot.yml?ref=master", fakegithub.Func(func(fakegithub.Request) fakegithub.Response {
 		<-release
-		return ghstub.Response{Status: 404, Body: []byte(`{"message":"Not Found"}`)}
+		return fakegithub.Response{Status: 404, Body: []byte(`{"message":"Not Found"}`)}
 	}))
 	expectReply(t, stub, issueRepo, issueNum, 6001, "has no `.github/perfbot.yml`")
 	const first = "66666666-0000-4000-8000-000000000001"
@@ -146,17 +146,17 @@ func TestRefusesToStart(t *testing.T) {
 	cases := []struct {
 		name   string
 		secret []byte
-		app    ghstub.Responder // GET /app; nil: not called
+		app    fakegithub.Responder // GET /app; nil: not called
 		want   string
 	}{
-		{"empty secret", nil, ghstub.Responder{}, "the webhook secret is empty: set the environment variable " + secretEnv},
-		{"key refused", secret, ghstub.JSON(401, map[string]string{"message": "A JSON web token could not be decoded"}),
+		{"empty secret", nil, fakegithub.Responder{}, "the webhook secret is empty: set the environment variable " + secretEnv},
+		{"key refused", secret, fakegithub.JSON(401, map[string]string{"message": "A JSON web token could not be decoded"}),
 			"GitHub refused the App's credentials (github.app_id 1, github.private_key_file"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			stub := ghstub.New(t)
+			stub := fakegithub.New(t)
 			if c.secret != nil {
 				stub.Expect("GET", "/app", c.app)
 			}

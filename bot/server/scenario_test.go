@@ -15,7 +15,7 @@ import (
 
 	"github.com/lablup/perfbot/bot/gate/gatetest"
 	"github.com/lablup/perfbot/bot/server"
-	ghstub "github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/fakegithub"
 )
 
 const (
@@ -60,7 +60,7 @@ func runURL(repo string, runID int64) string {
 
 // expectGate declares what the gate asks for one command: the config, the
 // commenter's permission and, for a run on an issue, the default branch's head.
-func expectGate(t testing.TB, s *ghstub.Stub, repo, user, perm string, head bool) {
+func expectGate(t testing.TB, s *fakegithub.Stub, repo, user, perm string, head bool) {
 	t.Helper()
 	s.Expect("GET", "/repos/"+repo+"/contents/.github/perfbot.yml?ref="+gatetest.DefaultBranch, s.Example(200, "content-file-response-if-content-is-a-file", map[string]any{
 		"content": base64.StdEncoding.EncodeToString([]byte(gatetest.Config)), "encoding": "base64",
@@ -75,9 +75,9 @@ func expectGate(t testing.TB, s *ghstub.Stub, repo, user, perm string, head bool
 }
 
 // expectStatusComment declares reads of a status comment with the given body.
-func expectStatusComment(t testing.TB, s *ghstub.Stub, repo string, id int64, body string, times int) {
+func expectStatusComment(t testing.TB, s *fakegithub.Stub, repo string, id int64, body string, times int) {
 	t.Helper()
-	s.Expect("GET", fmt.Sprintf("/repos/%s/issues/comments/%d", repo, id), ghstub.JSONFileWith(200, example(t, "issue-comment"),
+	s.Expect("GET", fmt.Sprintf("/repos/%s/issues/comments/%d", repo, id), fakegithub.JSONFileWith(200, example(t, "issue-comment"),
 		map[string]any{"id": id, "body": body, "user.login": appSlug + "[bot]"})).Times(times)
 }
 
@@ -88,7 +88,7 @@ func expectStatusComment(t testing.TB, s *ghstub.Stub, repo string, id int64, bo
 // cancels the second, another writer may not, and the cancel reaches its run.
 func TestQueueAndDispatch(t *testing.T) {
 	t.Parallel()
-	stub := ghstub.New(t)
+	stub := fakegithub.New(t)
 	r := start(t, stub, nil)
 	expectToken(t, stub)
 	const (
@@ -129,11 +129,11 @@ func TestQueueAndDispatch(t *testing.T) {
 	}
 	expectStatusComment(t, stub, issueRepo, a1.statusID, "<!-- perfbot:status -->\n**/profile rocm**: queued. Request 1 on host gfx1151.\n\n<!-- perfbot:request 1 -->\n", 2)
 	stub.Expect("PATCH", fmt.Sprintf("/repos/%s/issues/comments/%d", issueRepo, a1.statusID),
-		ghstub.JSONFileWith(200, example(t, "issue-comment"), map[string]any{"id": a1.statusID, "user.login": appSlug + "[bot]"})).
+		fakegithub.JSONFileWith(200, example(t, "issue-comment"), map[string]any{"id": a1.statusID, "user.login": appSlug + "[bot]"})).
 		Match(bodyHas("body", "**/profile rocm**: failed.", "without publishing", runURL(issueRepo, 7001)))
-	stub.Expect("POST", fmt.Sprintf("/repos/%s/issues/comments/%d/reactions", issueRepo, c1), ghstub.JSONFile(201, example(t, "reaction"))).
+	stub.Expect("POST", fmt.Sprintf("/repos/%s/issues/comments/%d/reactions", issueRepo, c1), fakegithub.JSONFile(201, example(t, "reaction"))).
 		JSONBody(map[string]any{"content": "confused"})
-	stub.Expect("POST", fmt.Sprintf("/repos/%s/actions/workflows/%s/dispatches", issueRepo, workflow), ghstub.Status(204)).
+	stub.Expect("POST", fmt.Sprintf("/repos/%s/actions/workflows/%s/dispatches", issueRepo, workflow), fakegithub.Status(204)).
 		JSONBody(map[string]any{"inputs.request_id": "2", "inputs.models": "qwen3", "inputs.sha": gatetest.MasterSHA, "inputs.status_comment_id": fmt.Sprint(a2.statusID)})
 	if err := r.deliver("workflow_run", "11111111-0000-4000-8000-000000000011", runEvent(t, issueRepo, "completed", 7001, 1, "completed", "failure")); err != nil {
 		t.Fatal(err)
@@ -152,13 +152,13 @@ func TestQueueAndDispatch(t *testing.T) {
 	if err := r.deliver("issue_comment", "11111111-0000-4000-8000-000000000005", commentEvent(t, c5, "Codertocat", "/perfbot cancel")); err != nil {
 		t.Fatal(err)
 	}
-	stub.Expect("POST", fmt.Sprintf("/repos/%s/actions/runs/7002/cancel", issueRepo), ghstub.Status(202).Unchecked())
+	stub.Expect("POST", fmt.Sprintf("/repos/%s/actions/runs/7002/cancel", issueRepo), fakegithub.Status(202).Unchecked())
 	if err := r.deliver("workflow_run", "11111111-0000-4000-8000-000000000012", runEvent(t, issueRepo, "requested", 7002, 2, "queued", nil)); err != nil {
 		t.Fatal(err)
 	}
 	expectStatusComment(t, stub, issueRepo, a2.statusID, "<!-- perfbot:status -->\n**/profile rocm models=qwen3**: queued. Request 2.\n\n<!-- perfbot:request 2 -->\n", 2)
 	stub.Expect("PATCH", fmt.Sprintf("/repos/%s/issues/comments/%d", issueRepo, a2.statusID),
-		ghstub.JSONFileWith(200, example(t, "issue-comment"), map[string]any{"id": a2.statusID, "user.login": appSlug + "[bot]"})).
+		fakegithub.JSONFileWith(200, example(t, "issue-comment"), map[string]any{"id": a2.statusID, "user.login": appSlug + "[bot]"})).
 		Match(bodyHas("body", "cancelled.", "cancelled by Codertocat while it ran", runURL(issueRepo, 7002)))
 	if err := r.deliver("workflow_run", "11111111-0000-4000-8000-000000000013", runEvent(t, issueRepo, "completed", 7002, 2, "completed", "cancelled")); err != nil {
 		t.Fatal(err)
@@ -181,7 +181,7 @@ func TestQueueAndDispatch(t *testing.T) {
 // completed, the status comment says done) gets no further writes when its run ends.
 func TestPublishedRunIsLeftAlone(t *testing.T) {
 	t.Parallel()
-	stub := ghstub.New(t)
+	stub := fakegithub.New(t)
 	r := start(t, stub, nil)
 	expectToken(t, stub)
 	expectGate(t, stub, prRepo, "spxtr", "write", false)
@@ -197,7 +197,7 @@ func TestPublishedRunIsLeftAlone(t *testing.T) {
 	r.waitDispatched(1)
 	expectStatusComment(t, stub, prRepo, a.statusID, "<!-- perfbot:status -->\n**/profile rocm**: done. 2 run(s) of gfx1151 at 6dcb09b5.\n", 1)
 	stub.Expect("GET", fmt.Sprintf("/repos/%s/check-runs/%d", prRepo, a.checkRunID),
-		ghstub.JSONFileWith(200, example(t, "check-run"), map[string]any{"id": a.checkRunID, "status": "completed", "conclusion": "success"}))
+		fakegithub.JSONFileWith(200, example(t, "check-run"), map[string]any{"id": a.checkRunID, "status": "completed", "conclusion": "success"}))
 	if err := r.deliver("workflow_run", "22222222-0000-4000-8000-000000000002", runEvent(t, prRepo, "completed", 8001, 1, "completed", "success")); err != nil {
 		t.Fatal(err)
 	}
@@ -207,14 +207,14 @@ func TestPublishedRunIsLeftAlone(t *testing.T) {
 // stays in the inbox and is processed again after a backoff, once.
 func TestRetryAfterServerError(t *testing.T) {
 	t.Parallel()
-	stub := ghstub.New(t)
+	stub := fakegithub.New(t)
 	r := start(t, stub, nil)
 	expectToken(t, stub)
 	stub.Expect("GET", "/repos/"+issueRepo+"/contents/.github/perfbot.yml?ref=master", stub.Example(200, "content-file-response-if-content-is-a-file", map[string]any{
 		"content": base64.StdEncoding.EncodeToString([]byte(gatetest.Config)), "encoding": "base64",
 		"size": len(gatetest.Config), "name": "perfbot.yml", "path": ".github/perfbot.yml", "type": "file",
 	}))
-	stub.Expect("GET", "/repos/"+issueRepo+"/collaborators/Codertocat/permission", ghstub.JSON(502, map[string]string{"message": "Server Error"}))
+	stub.Expect("GET", "/repos/"+issueRepo+"/collaborators/Codertocat/permission", fakegithub.JSON(502, map[string]string{"message": "Server Error"}))
 	expectGate(t, stub, issueRepo, "Codertocat", "read", false)
 	expectReply(t, stub, issueRepo, issueNum, 3001, "has the `read` permission")
 	const id = "33333333-0000-4000-8000-000000000001"
@@ -234,14 +234,14 @@ func TestRetryAfterServerError(t *testing.T) {
 // leaving it waiting forever.
 func TestUnqueuedRequestIsDropped(t *testing.T) {
 	t.Parallel()
-	stub := ghstub.New(t)
+	stub := fakegithub.New(t)
 	set := settings(t, stub.URL())
 	set.MaxAttempts = 1
 	r := start(t, stub, &set)
 	expectToken(t, stub)
 	expectGate(t, stub, issueRepo, "Codertocat", "write", true)
 	stub.Expect("POST", fmt.Sprintf("/repos/%s/issues/comments/%d/reactions", issueRepo, 7001),
-		ghstub.JSON(403, map[string]string{"message": "Resource not accessible by integration"}))
+		fakegithub.JSON(403, map[string]string{"message": "Resource not accessible by integration"}))
 	if err := r.deliver("issue_comment", "77777777-0000-4000-8000-000000000001", commentEvent(t, 7001, "Codertocat", "/profile rocm")); err == nil {
 		t.Fatal("acceptance succeeded, want the refused reaction")
 	}
@@ -259,7 +259,7 @@ func TestUnqueuedRequestIsDropped(t *testing.T) {
 // dispatched request does not end it; the run of the dispatched workflow file does.
 func TestRunOfAnotherWorkflowIsIgnored(t *testing.T) {
 	t.Parallel()
-	stub := ghstub.New(t)
+	stub := fakegithub.New(t)
 	r := start(t, stub, nil)
 	expectToken(t, stub)
 	expectGate(t, stub, issueRepo, "Codertocat", "write", true)
@@ -289,9 +289,9 @@ func TestRunOfAnotherWorkflowIsIgnored(t *testing.T) {
 	// the marks).
 	expectStatusComment(t, stub, issueRepo, a.statusID, "<!-- perfbot:status -->\n**/profile rocm**: queued. Request 1 on host gfx1151.\n\n<!-- perfbot:request 1 -->\n", 2)
 	stub.Expect("PATCH", fmt.Sprintf("/repos/%s/issues/comments/%d", issueRepo, a.statusID),
-		ghstub.JSONFileWith(200, example(t, "issue-comment"), map[string]any{"id": a.statusID, "user.login": appSlug + "[bot]"})).
+		fakegithub.JSONFileWith(200, example(t, "issue-comment"), map[string]any{"id": a.statusID, "user.login": appSlug + "[bot]"})).
 		Match(bodyHas("body", "**/profile rocm**: failed.", runURL(issueRepo, 7102)))
-	stub.Expect("POST", fmt.Sprintf("/repos/%s/issues/comments/%d/reactions", issueRepo, 9101), ghstub.JSONFile(201, example(t, "reaction"))).
+	stub.Expect("POST", fmt.Sprintf("/repos/%s/issues/comments/%d/reactions", issueRepo, 9101), fakegithub.JSONFile(201, example(t, "reaction"))).
 		JSONBody(map[string]any{"content": "confused"})
 	if err := r.deliver("workflow_run", "99999999-0000-4000-8000-000000000003", runEvent(t, issueRepo, "completed", 7102, 1, "completed", "failure")); err != nil {
 		t.Fatal(err)
@@ -300,7 +300,7 @@ func TestRunOfAnotherWorkflowIsIgnored(t *testing.T) {
 }
 
 // expectPull declares the gate's read of the pull request of prCommentEvent.
-func expectPull(t testing.TB, s *ghstub.Stub) {
+func expectPull(t testing.TB, s *fakegithub.Stub) {
 	t.Helper()
 	s.Expect("GET", fmt.Sprintf("/repos/%s/pulls/%d", prRepo, prNum), s.Example(200, "pull-request", map[string]any{
 		"number": prNum, "state": "open", "head.sha": gatetest.PRSHA, "head.ref": "topic",
@@ -315,7 +315,7 @@ func expectPull(t testing.TB, s *ghstub.Stub) {
 // dispatch carries its id.
 func TestCheckRunCreatedThenCrash(t *testing.T) {
 	t.Parallel()
-	stub := ghstub.New(t)
+	stub := fakegithub.New(t)
 	r := start(t, stub, nil)
 	var struck atomic.Int32
 	server.SetFault(r.srv, func(step string) error {
@@ -332,7 +332,7 @@ func TestCheckRunCreatedThenCrash(t *testing.T) {
 	// comment recorded, and the check run found.
 	expectGate(t, stub, prRepo, "spxtr", "write", false)
 	expectPull(t, stub)
-	stub.Expect("POST", fmt.Sprintf("/repos/%s/issues/comments/%d/reactions", prRepo, 2101), ghstub.JSONFile(200, example(t, "reaction"))).
+	stub.Expect("POST", fmt.Sprintf("/repos/%s/issues/comments/%d/reactions", prRepo, 2101), fakegithub.JSONFile(200, example(t, "reaction"))).
 		JSONBody(map[string]any{"content": "eyes"})
 	expectCheckRuns(t, stub, prRepo, gatetest.PRSHA,
 		map[string]any{"id": 6999, "external_id": "perfbot-request-10", "status": "completed"},
@@ -381,22 +381,22 @@ func TestOneRequestPerComment(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			stub := ghstub.New(t)
+			stub := fakegithub.New(t)
 			r := start(t, stub, nil)
 			expectToken(t, stub)
 			expectGate(t, stub, issueRepo, "Codertocat", "write", true)
 			expectGate(t, stub, issueRepo, "Codertocat", "write", true)
-			stub.Expect("POST", fmt.Sprintf("/repos/%s/issues/comments/%d/reactions", issueRepo, c), ghstub.JSONFile(201, example(t, "reaction"))).
+			stub.Expect("POST", fmt.Sprintf("/repos/%s/issues/comments/%d/reactions", issueRepo, c), fakegithub.JSONFile(201, example(t, "reaction"))).
 				JSONBody(map[string]any{"content": "eyes"})
-			stub.Expect("GET", fmt.Sprintf("/repos/%s/issues/%d/comments", issueRepo, issueNum), ghstub.JSON(200, []any{})).AnyTimes()
+			stub.Expect("GET", fmt.Sprintf("/repos/%s/issues/%d/comments", issueRepo, issueNum), fakegithub.JSON(200, []any{})).AnyTimes()
 			stub.Expect("POST", fmt.Sprintf("/repos/%s/issues/%d/comments", issueRepo, issueNum),
-				ghstub.JSONFileWith(201, example(t, "issue-comment"), map[string]any{"id": 5001, "user.login": appSlug + "[bot]"})).
+				fakegithub.JSONFileWith(201, example(t, "issue-comment"), map[string]any{"id": 5001, "user.login": appSlug + "[bot]"})).
 				Match(bodyHas("body", "queued.", "<!-- perfbot:request 1 -->"))
 			// When the creation wins, the edit is answered that it changes nothing.
 			stub.Expect("POST", fmt.Sprintf("/repos/%s/issues/%d/comments", issueRepo, issueNum),
-				ghstub.JSONFileWith(201, example(t, "issue-comment"), map[string]any{"id": 5002, "user.login": appSlug + "[bot]"})).
+				fakegithub.JSONFileWith(201, example(t, "issue-comment"), map[string]any{"id": 5002, "user.login": appSlug + "[bot]"})).
 				Match(bodyHas("body", "editing the comment does not change what runs", fmt.Sprintf("<!-- perfbot:reply %d -->", c))).AnyTimes()
-			stub.Expect("POST", fmt.Sprintf("/repos/%s/actions/workflows/%s/dispatches", issueRepo, workflow), ghstub.Status(204)).
+			stub.Expect("POST", fmt.Sprintf("/repos/%s/actions/workflows/%s/dispatches", issueRepo, workflow), fakegithub.Status(204)).
 				JSONBody(map[string]any{"inputs.request_id": "1", "inputs.status_comment_id": "5001", "inputs.trigger_comment_id": fmt.Sprint(c)})
 
 			ids := []string{"92000000-0000-4000-8000-000000000001", "92000000-0000-4000-8000-000000000002"}

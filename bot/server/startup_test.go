@@ -9,7 +9,7 @@ import (
 
 	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/bot/server"
-	ghstub "github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/fakegithub"
 )
 
 // TestStartNetworkErrors: GitHub's API host accepting the connection and then never
@@ -63,8 +63,8 @@ func TestStartNetworkErrors(t *testing.T) {
 			t.Errorf("%s: %v, want a network error naming %s", name, err, addr)
 		}
 	}
-	stub := ghstub.New(t)
-	stub.Expect("GET", "/app", ghstub.JSON(403, map[string]string{"message": "Forbidden"}))
+	stub := fakegithub.New(t)
+	stub.Expect("GET", "/app", fakegithub.JSON(403, map[string]string{"message": "Forbidden"}))
 	if err := newServer(t, stub.URL(), secret); err == nil || !strings.Contains(err.Error(), "GitHub refused the App's credentials (github.app_id 1") {
 		t.Errorf("403: %v, want the refusal of the credentials", err)
 	}

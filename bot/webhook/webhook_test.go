@@ -17,7 +17,7 @@ import (
 	"github.com/lablup/perfbot/bot/inbox"
 	"github.com/lablup/perfbot/bot/store"
 	"github.com/lablup/perfbot/bot/webhook"
-	ghstub "github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -37,7 +37,7 @@ func readFile(t testing.TB, elem ...string) []byte {
 // to an App (the octokit examples were captured from repository hooks).
 func withInstallation(t testing.TB, payload []byte, id int64) []byte {
 	t.Helper()
-	b, err := ghstub.Payload(payload, map[string]any{"installation": map[string]any{"id": id, "node_id": "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uMQ=="}})
+	b, err := fakegithub.Payload(payload, map[string]any{"installation": map[string]any{"id": id, "node_id": "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uMQ=="}})
 	if err != nil {
 		t.Fatal(err)
 	}

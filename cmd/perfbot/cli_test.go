@@ -16,7 +16,7 @@ import (
 	"github.com/lablup/perfbot/bot/inbox"
 	"github.com/lablup/perfbot/bot/queue"
 	"github.com/lablup/perfbot/bot/store"
-	ghstub "github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/fakegithub"
 )
 
 // A mistyped command, member or flag is named with the nearest right one when one is
@@ -205,7 +205,7 @@ func TestConfigCheckDefaultPath(t *testing.T) {
 // database (opened, locked and released), one OK line each, or exit 1 with the error.
 func TestServeCheck(t *testing.T) {
 	t.Setenv("PERFBOT_WEBHOOK_SECRET", "s3cret")
-	stub := ghstub.New(t) // no call is expected: any would fail the test
+	stub := fakegithub.New(t) // no call is expected: any would fail the test
 	dir := t.TempDir()
 	cfg, db := writeServerFiles(t, dir, stub.URL(), nil)
 

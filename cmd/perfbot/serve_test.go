@@ -29,7 +29,7 @@ import (
 	"github.com/lablup/perfbot/bot/queue"
 	"github.com/lablup/perfbot/bot/store"
 	"github.com/lablup/perfbot/bot/webhook"
-	ghstub "github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/internal/testfix"
 )
 
@@ -41,7 +41,7 @@ const serveSecret = "crash test secret"
 // under the workflow's runs at once, so a restarted server finds a dispatch whose
 // answer it lost instead of sending it again.
 type fakeGitHub struct {
-	stub *ghstub.Stub
+	stub *fakegithub.Stub
 
 	mu         sync.Mutex
 	dispatches map[string]int // request id -> dispatches
@@ -51,14 +51,14 @@ type fakeGitHub struct {
 
 func newFakeGitHub(t *testing.T, comments []int64) *fakeGitHub {
 	t.Helper()
-	s := ghstub.New(t)
+	s := fakegithub.New(t)
 	f := &fakeGitHub{stub: s, dispatches: map[string]int{}, started: make(chan string, 1000)}
 	ex := func(name string) string { return testfix.Path(t, "github", "rest-openapi-examples", name+".json") }
 	const repo = "/repos/Codertocat/Hello-World"
-	s.Expect("GET", "/app", ghstub.JSONFileWith(200, ex("integration"), map[string]any{"id": 1, "slug": "perfbot-runner"})).AnyTimes()
-	s.Expect("POST", "/app/installations/1/access_tokens", ghstub.JSONFileWith(201, ex("installation-token"),
+	s.Expect("GET", "/app", fakegithub.JSONFileWith(200, ex("integration"), map[string]any{"id": 1, "slug": "perfbot-runner"})).AnyTimes()
+	s.Expect("POST", "/app/installations/1/access_tokens", fakegithub.JSONFileWith(201, ex("installation-token"),
 		map[string]any{"expires_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)})).AnyTimes()
-	s.Expect("GET", "/app/hook/deliveries", ghstub.JSON(200, []any{})).AnyTimes()
+	s.Expect("GET", "/app/hook/deliveries", fakegithub.JSON(200, []any{})).AnyTimes()
 	s.Expect("GET", repo+"/contents/.github/perfbot.yml", s.Example(200, "content-file-response-if-content-is-a-file", map[string]any{
 		"content": base64.StdEncoding.EncodeToString([]byte(gatetest.Config)), "encoding": "base64",
 		"size": len(gatetest.Config), "name": "perfbot.yml", "path": ".github/perfbot.yml", "type": "file",
@@ -66,21 +66,21 @@ func newFakeGitHub(t *testing.T, comments []int64) *fakeGitHub {
 	s.Expect("GET", repo+"/collaborators/Codertocat/permission",
 		s.Example(200, "repository-collaborator-permission-response-if-user-has-admin-permissions", map[string]any{"permission": "write", "role_name": "write"})).AnyTimes()
 	s.Expect("GET", repo+"/git/ref/heads/master", s.Example(200, "git-ref", map[string]any{"ref": "refs/heads/master", "object.sha": gatetest.MasterSHA})).AnyTimes()
-	s.Expect("GET", repo+"/issues/1/comments", ghstub.JSON(200, []any{})).AnyTimes()
-	s.Expect("POST", repo+"/issues/1/comments", ghstub.JSONFileWith(201, ex("issue-comment"), map[string]any{"id": 5001, "user.login": "perfbot-runner[bot]"})).AnyTimes()
-	s.Expect("GET", repo+"/issues/comments/5001", ghstub.JSONFileWith(200, ex("issue-comment"),
+	s.Expect("GET", repo+"/issues/1/comments", fakegithub.JSON(200, []any{})).AnyTimes()
+	s.Expect("POST", repo+"/issues/1/comments", fakegithub.JSONFileWith(201, ex("issue-comment"), map[string]any{"id": 5001, "user.login": "perfbot-runner[bot]"})).AnyTimes()
+	s.Expect("GET", repo+"/issues/comments/5001", fakegithub.JSONFileWith(200, ex("issue-comment"),
 		map[string]any{"id": 5001, "body": "<!-- perfbot:status -->\n**/profile rocm**: done.\n", "user.login": "perfbot-runner[bot]"})).AnyTimes()
 	for _, id := range comments {
-		s.Expect("POST", fmt.Sprintf("%s/issues/comments/%d/reactions", repo, id), ghstub.JSONFile(201, ex("reaction"))).AnyTimes()
+		s.Expect("POST", fmt.Sprintf("%s/issues/comments/%d/reactions", repo, id), fakegithub.JSONFile(201, ex("reaction"))).AnyTimes()
 	}
 	// Queued status comments are refreshed as the queue moves.
-	s.Expect("PATCH", repo+"/issues/comments/5001", ghstub.JSONFileWith(200, ex("issue-comment"), map[string]any{"id": 5001, "user.login": "perfbot-runner[bot]"})).AnyTimes()
-	s.Expect("POST", repo+"/actions/workflows/perfbot.yml/dispatches", ghstub.Func(func(req ghstub.Request) ghstub.Response {
+	s.Expect("PATCH", repo+"/issues/comments/5001", fakegithub.JSONFileWith(200, ex("issue-comment"), map[string]any{"id": 5001, "user.login": "perfbot-runner[bot]"})).AnyTimes()
+	s.Expect("POST", repo+"/actions/workflows/perfbot.yml/dispatches", fakegithub.Func(func(req fakegithub.Request) fakegithub.Response {
 		var body struct {
 			Inputs map[string]string `json:"inputs"`
 		}
 		if err := json.Unmarshal(req.Body, &body); err != nil || body.Inputs["sha"] != gatetest.MasterSHA {
-			return ghstub.Response{Status: 422, Body: []byte(`{"message":"bad inputs"}`)}
+			return fakegithub.Response{Status: 422, Body: []byte(`{"message":"bad inputs"}`)}
 		}
 		id := body.Inputs["request_id"]
 		f.mu.Lock()
@@ -88,13 +88,13 @@ func newFakeGitHub(t *testing.T, comments []int64) *fakeGitHub {
 		f.order = append(f.order, id)
 		f.mu.Unlock()
 		f.started <- id
-		return ghstub.Response{Status: 204}
+		return fakegithub.Response{Status: 204}
 	})).AnyTimes()
-	run, err := ghstub.Object(ex("workflow-run"))
+	run, err := fakegithub.Object(ex("workflow-run"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Expect("GET", repo+"/actions/workflows/perfbot.yml/runs", ghstub.Func(func(ghstub.Request) ghstub.Response {
+	s.Expect("GET", repo+"/actions/workflows/perfbot.yml/runs", fakegithub.Func(func(fakegithub.Request) fakegithub.Response {
 		f.mu.Lock()
 		ids := append([]string(nil), f.order...)
 		f.mu.Unlock()
@@ -109,13 +109,13 @@ func newFakeGitHub(t *testing.T, comments []int64) *fakeGitHub {
 			runs = append(runs, r)
 		}
 		b, _ := json.Marshal(map[string]any{"total_count": len(runs), "workflow_runs": runs})
-		return ghstub.Response{Status: 200, Body: b}
+		return fakegithub.Response{Status: 200, Body: b}
 	})).AnyTimes()
 	// A restarted server asks about the runs it holds; the fake Actions side delivers
 	// their completion, so they are in progress here.
 	for i := range comments {
 		id := 7001 + i
-		s.Expect("GET", fmt.Sprintf("%s/actions/runs/%d", repo, id), ghstub.JSONFileWith(200, ex("workflow-run"),
+		s.Expect("GET", fmt.Sprintf("%s/actions/runs/%d", repo, id), fakegithub.JSONFileWith(200, ex("workflow-run"),
 			map[string]any{"id": id, "status": "in_progress", "conclusion": nil})).AnyTimes()
 	}
 	return f
@@ -456,14 +456,14 @@ func edited(t testing.TB, payload []byte, edits map[string]any) []byte {
 	for k, v := range edits {
 		all[k] = v
 	}
-	b, err := ghstub.Payload(payload, all)
+	b, err := fakegithub.Payload(payload, all)
 	if err != nil {
 		t.Error(err)
 	}
 	return b
 }
 
-func runChecks(s *ghstub.Stub) int {
+func runChecks(s *fakegithub.Stub) int {
 	n := 0
 	for _, r := range s.Requests() {
 		if r.Method == "GET" && strings.Contains(r.Path, "/actions/runs/") {
@@ -553,8 +553,8 @@ func TestServeStartRefusals(t *testing.T) {
 	})
 
 	t.Run("credentials refused", func(t *testing.T) {
-		stub := ghstub.New(t)
-		stub.Expect("GET", "/app", ghstub.JSON(401, map[string]string{"message": "A JSON web token could not be decoded"}))
+		stub := fakegithub.New(t)
+		stub.Expect("GET", "/app", fakegithub.JSON(401, map[string]string{"message": "A JSON web token could not be decoded"}))
 		cfg := serveSetup(t, t.TempDir(), "serve", freeAddr(t), stub.URL(), filepath.Join(t.TempDir(), "perfbot.db"))
 		out := serveRefused(t, bin, cfg, serveSecret)
 		if !strings.Contains(out, "GitHub refused the App's credentials (github.app_id 1") || !strings.Contains(out, "401") {
@@ -563,7 +563,7 @@ func TestServeStartRefusals(t *testing.T) {
 	})
 
 	t.Run("white-space secret", func(t *testing.T) {
-		stub := ghstub.New(t) // no call expected: the secret is checked first
+		stub := fakegithub.New(t) // no call expected: the secret is checked first
 		cfg := serveSetup(t, t.TempDir(), "serve", freeAddr(t), stub.URL(), filepath.Join(t.TempDir(), "perfbot.db"))
 		for _, secret := range []string{" ", " \t  ", "\u00a0\u3000"} {
 			out := serveRefused(t, bin, cfg, secret)
@@ -574,9 +574,9 @@ func TestServeStartRefusals(t *testing.T) {
 	})
 
 	t.Run("one database through a symlink", func(t *testing.T) {
-		stub := ghstub.New(t)
-		stub.Expect("GET", "/app", ghstub.JSONFileWith(200, ex("integration"), map[string]any{"id": 1, "slug": "perfbot-runner"})).Times(2)
-		stub.Expect("GET", "/app/hook/deliveries", ghstub.JSON(200, []any{})).AnyTimes()
+		stub := fakegithub.New(t)
+		stub.Expect("GET", "/app", fakegithub.JSONFileWith(200, ex("integration"), map[string]any{"id": 1, "slug": "perfbot-runner"})).Times(2)
+		stub.Expect("GET", "/app/hook/deliveries", fakegithub.JSON(200, []any{})).AnyTimes()
 		d := t.TempDir()
 		if err := os.Mkdir(filepath.Join(d, "data"), 0o700); err != nil {
 			t.Fatal(err)
@@ -618,11 +618,11 @@ func TestServeKilledAfterCheckRunCreated(t *testing.T) {
 		repo    = "/repos/kubernetes/test-infra"
 		comment = 262693732
 	)
-	s := ghstub.New(t)
-	s.Expect("GET", "/app", ghstub.JSONFileWith(200, ex("integration"), map[string]any{"id": 1, "slug": "perfbot-runner"})).Times(2)
-	s.Expect("POST", "/app/installations/1/access_tokens", ghstub.JSONFileWith(201, ex("installation-token"),
+	s := fakegithub.New(t)
+	s.Expect("GET", "/app", fakegithub.JSONFileWith(200, ex("integration"), map[string]any{"id": 1, "slug": "perfbot-runner"})).Times(2)
+	s.Expect("POST", "/app/installations/1/access_tokens", fakegithub.JSONFileWith(201, ex("installation-token"),
 		map[string]any{"expires_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)})).AnyTimes()
-	s.Expect("GET", "/app/hook/deliveries", ghstub.JSON(200, []any{})).AnyTimes()
+	s.Expect("GET", "/app/hook/deliveries", fakegithub.JSON(200, []any{})).AnyTimes()
 	s.Expect("GET", repo+"/contents/.github/perfbot.yml", s.Example(200, "content-file-response-if-content-is-a-file", map[string]any{
 		"content": base64.StdEncoding.EncodeToString([]byte(gatetest.Config)), "encoding": "base64",
 		"size": len(gatetest.Config), "name": "perfbot.yml", "path": ".github/perfbot.yml", "type": "file",
@@ -634,33 +634,33 @@ func TestServeKilledAfterCheckRunCreated(t *testing.T) {
 		"head.repo.id": 1296269, "head.repo.full_name": "kubernetes/test-infra", "head.repo.owner.login": "kubernetes",
 		"base.repo.id": 1296269, "base.repo.full_name": "kubernetes/test-infra",
 	})).Times(2)
-	s.Expect("POST", fmt.Sprintf("%s/issues/comments/%d/reactions", repo, comment), ghstub.JSONFile(201, ex("reaction"))).Times(2)
-	s.Expect("GET", repo+"/issues/947/comments", ghstub.JSON(200, []any{}))
-	s.Expect("POST", repo+"/issues/947/comments", ghstub.JSONFileWith(201, ex("issue-comment"), map[string]any{"id": 5001, "user.login": "perfbot-runner[bot]"}))
+	s.Expect("POST", fmt.Sprintf("%s/issues/comments/%d/reactions", repo, comment), fakegithub.JSONFile(201, ex("reaction"))).Times(2)
+	s.Expect("GET", repo+"/issues/947/comments", fakegithub.JSON(200, []any{}))
+	s.Expect("POST", repo+"/issues/947/comments", fakegithub.JSONFileWith(201, ex("issue-comment"), map[string]any{"id": 5001, "user.login": "perfbot-runner[bot]"}))
 
 	var (
 		mu      sync.Mutex
 		proc    *serveProc
 		created []any
 	)
-	run, err := ghstub.Object(ex("check-run"))
+	run, err := fakegithub.Object(ex("check-run"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Expect("GET", repo+"/commits/"+gatetest.PRSHA+"/check-runs", ghstub.Func(func(ghstub.Request) ghstub.Response {
+	s.Expect("GET", repo+"/commits/"+gatetest.PRSHA+"/check-runs", fakegithub.Func(func(fakegithub.Request) fakegithub.Response {
 		mu.Lock()
 		defer mu.Unlock()
 		b, _ := json.Marshal(map[string]any{"total_count": len(created), "check_runs": append([]any{}, created...)})
-		return ghstub.Response{Status: 200, Body: b}
+		return fakegithub.Response{Status: 200, Body: b}
 	})).Times(2)
 	// GitHub creates the check run; the server dies before it can store its id.
-	s.Expect("POST", repo+"/check-runs", ghstub.Func(func(req ghstub.Request) ghstub.Response {
+	s.Expect("POST", repo+"/check-runs", fakegithub.Func(func(req fakegithub.Request) fakegithub.Response {
 		var in struct {
 			Name       string `json:"name"`
 			ExternalID string `json:"external_id"`
 		}
 		if err := json.Unmarshal(req.Body, &in); err != nil {
-			return ghstub.Response{Status: 422, Body: []byte(`{"message":"bad body"}`)}
+			return fakegithub.Response{Status: 422, Body: []byte(`{"message":"bad body"}`)}
 		}
 		r := map[string]any{}
 		for k, v := range run {
@@ -674,16 +674,16 @@ func TestServeKilledAfterCheckRunCreated(t *testing.T) {
 		_ = p.cmd.Process.Signal(syscall.SIGKILL)
 		<-p.done
 		b, _ := json.Marshal(r)
-		return ghstub.Response{Status: 201, Body: b}
+		return fakegithub.Response{Status: 201, Body: b}
 	}))
 	dispatched := make(chan map[string]string, 2)
-	s.Expect("POST", repo+"/actions/workflows/perfbot.yml/dispatches", ghstub.Func(func(req ghstub.Request) ghstub.Response {
+	s.Expect("POST", repo+"/actions/workflows/perfbot.yml/dispatches", fakegithub.Func(func(req fakegithub.Request) fakegithub.Response {
 		var body struct {
 			Inputs map[string]string `json:"inputs"`
 		}
 		_ = json.Unmarshal(req.Body, &body)
 		dispatched <- body.Inputs
-		return ghstub.Response{Status: 204}
+		return fakegithub.Response{Status: 204}
 	}))
 
 	addr := freeAddr(t)

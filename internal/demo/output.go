@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/strs"
 )
 
 // writeGitHub writes what the local GitHub holds as files a person can read: every
@@ -55,7 +56,7 @@ func writeGitHub(ctx context.Context, home, out string, fake *fakegithub.Server,
 	}
 	var b strings.Builder
 	for _, cr := range fake.CheckRuns() {
-		fmt.Fprintf(&b, "# check run %d: %s on %s\n\n%s / %s: %s\n\n%s\n\n%s\n\n", cr.ID, cr.Name, cr.HeadSHA[:8], cr.Status, cr.Conclusion, cr.Title, cr.Summary, cr.Text)
+		fmt.Fprintf(&b, "# check run %d: %s on %s\n\n%s / %s: %s\n\n%s\n\n%s\n\n", cr.ID, cr.Name, strs.ShortSHA(cr.HeadSHA), cr.Status, cr.Conclusion, cr.Title, cr.Summary, cr.Text)
 	}
 	p := filepath.Join(dir, "check-runs.md")
 	if err := writeFile(p, []byte(b.String())); err != nil {

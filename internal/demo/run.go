@@ -26,6 +26,7 @@ import (
 	"github.com/lablup/perfbot/bot/server"
 	"github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/internal/fakehost"
+	"github.com/lablup/perfbot/internal/strs"
 	"github.com/lablup/perfbot/runner/guard"
 )
 
@@ -282,7 +283,7 @@ func (d *demo) startGitHub(ctx context.Context) error {
 	d.runs = make(chan fakegithub.Dispatch, 4)
 	d.fake.OnDispatch(func(x fakegithub.Dispatch) { d.runs <- x })
 	d.p.step("local GitHub at %s: %s (bare remote %s), epic #%d, open pull request #%d (%s at %s)",
-		d.fake.URL(), full, d.tg.bare, epic, pr, d.tg.prBranch, d.tg.prHead[:8])
+		d.fake.URL(), full, d.tg.bare, epic, pr, d.tg.prBranch, strs.ShortSHA(d.tg.prHead))
 	return nil
 }
 
@@ -378,7 +379,7 @@ func (d *demo) awaitAcceptance(ctx context.Context, trigger fakegithub.Comment) 
 	checks := d.fake.CheckRuns()
 	check := "no check run"
 	if len(checks) > 0 {
-		check = fmt.Sprintf("check run %q on %s", checks[0].Name, checks[0].HeadSHA[:8])
+		check = fmt.Sprintf("check run %q on %s", checks[0].Name, strs.ShortSHA(checks[0].HeadSHA))
 	}
 	d.p.step("accepted: eyes on the command, status comment %q, %s", first, check)
 	return nil

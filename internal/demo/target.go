@@ -3,23 +3,15 @@ package demo
 import (
 	"bytes"
 	"context"
-	"embed"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 
+	"github.com/lablup/perfbot/internal/sampletree"
 	"github.com/lablup/perfbot/runner/synth"
 )
-
-// sample is the demo's mlxcel checkout: the grouped_gemm numeric tests and the kernel
-// port checker as the patcher knows them, the ROCm overlay's UPSTREAM file, and a
-// .github/perfbot.yml with four model families.
-//
-//go:embed all:sample/mlxcel
-var sample embed.FS
 
 // sampleModels are the config's model names with the synthesizer's families.
 var sampleModels = []struct{ name, family string }{
@@ -69,22 +61,9 @@ func layTarget(ctx context.Context, home, dir string) (target, error) {
 	if err := os.MkdirAll(seed, 0o755); err != nil {
 		return target{}, err
 	}
-	err := fs.WalkDir(sample, "sample/mlxcel", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel := strings.TrimPrefix(p, "sample/mlxcel/")
-		if rel == "gitignore" { // kept without its dot so it does not apply to perfbot's own tree
-			rel = ".gitignore"
-		}
-		data, err := sample.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return writeFile(filepath.Join(seed, filepath.FromSlash(rel)), data)
-	})
+	err := sampletree.Write(seed)
 	if err != nil {
-		return target{}, fmt.Errorf("writing the sample checkout: %w", err)
+		return target{}, err
 	}
 	for _, m := range sampleModels {
 		dirName, err := synth.ModelDirName(m.family)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/lablup/perfbot/action"
 	"github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/strs"
 )
 
 // actionStep is one `uses: lablup/perfbot@...` step of the dispatched workflow's
@@ -135,7 +136,7 @@ func (d *demo) gpuJob(ctx context.Context, dsp fakegithub.Dispatch) (string, err
 		return "", err
 	}
 	head, _ := runGit(ctx, d.home, ws, "rev-parse", "HEAD")
-	d.p.step("checkout: %s at %s", dsp.Ref, head[:8])
+	d.p.step("checkout: %s at %s", dsp.Ref, strs.ShortSHA(head))
 
 	outputs, err := d.runSteps(ctx, dsp, gpuJob, 0, ws, tmp, head, "")
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/lablup/perfbot/internal/sampletree"
 	"github.com/lablup/perfbot/internal/testfix"
 	"gopkg.in/yaml.v3"
 )
@@ -19,12 +20,12 @@ func TestSampleWorkflowIsTheExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := sample.ReadFile("sample/mlxcel/.github/workflows/" + workflow)
+	got, err := sampletree.ReadFile(".github/workflows/" + workflow)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("internal/demo/sample/mlxcel/.github/workflows/%s differs from examples/workflows/%s: copy it again", workflow, workflow)
+		t.Errorf("internal/sampletree/mlxcel/.github/workflows/%s differs from examples/workflows/%s: copy it again", workflow, workflow)
 	}
 }
 
@@ -32,7 +33,7 @@ func TestSampleWorkflowIsTheExample(t *testing.T) {
 // names, in the job the workflow runs it in, so the demo runs what Actions would.
 func TestJobStepsMatchTheWorkflow(t *testing.T) {
 	t.Parallel()
-	b, err := sample.ReadFile("sample/mlxcel/.github/workflows/" + workflow)
+	b, err := sampletree.ReadFile(".github/workflows/" + workflow)
 	if err != nil {
 		t.Fatal(err)
 	}

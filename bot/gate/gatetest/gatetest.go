@@ -20,7 +20,7 @@ import (
 
 	"github.com/lablup/perfbot/bot/command"
 	"github.com/lablup/perfbot/bot/gate"
-	ghstub "github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/internal/testfix"
 )
 
@@ -89,7 +89,7 @@ type Want struct {
 // Event returns the case's payload with its edits, as GitHub would send it.
 func (c Case) Event(t testing.TB) []byte {
 	t.Helper()
-	m, err := ghstub.Object(testfix.Path(t, c.Payload...))
+	m, err := fakegithub.Object(testfix.Path(t, c.Payload...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func (c Case) Event(t testing.TB) []byte {
 	}
 	slices.Sort(keys) // parents before children
 	for _, k := range keys {
-		if err := ghstub.Set(m, k, c.Edits[k]); err != nil {
+		if err := fakegithub.Set(m, k, c.Edits[k]); err != nil {
 			t.Fatalf("case %s: editing the payload: %v", c.Name, err)
 		}
 	}
@@ -144,11 +144,11 @@ func (c Case) meta(t testing.TB) meta {
 // answers. The stub then fails the test on any other call and on any call not made. The
 // config is read through the API (gate.Options.Config left nil), as the server and the
 // Action's gate job do; a caller adds its own calls (reactions, replies) to s.
-func (c Case) Expect(t testing.TB, s *ghstub.Stub) {
+func (c Case) Expect(t testing.TB, s *fakegithub.Stub) {
 	t.Helper()
 	repo := "/repos/" + c.Repo(t)
 	w := c.World
-	notFound := ghstub.JSON(404, map[string]string{"message": "Not Found"})
+	notFound := fakegithub.JSON(404, map[string]string{"message": "Not Found"})
 	if w.Config != "" || w.NoConfig {
 		path := repo + "/contents/.github/perfbot.yml?ref=" + DefaultBranch
 		if w.NoConfig {
@@ -200,14 +200,14 @@ func (c Case) Expect(t testing.TB, s *ghstub.Stub) {
 		path := repo + "/commits/" + ref
 		sha := w.Commits[ref]
 		if sha == "" {
-			s.Expect("GET", path, ghstub.JSON(404, map[string]string{"message": "No commit found for SHA: " + ref}))
+			s.Expect("GET", path, fakegithub.JSON(404, map[string]string{"message": "No commit found for SHA: " + ref}))
 			continue
 		}
 		// Asked with the sha media type, GitHub answers the 40 digits as text, which the
 		// description documents only as its JSON form: hence unchecked.
-		s.Expect("GET", path, ghstub.Func(func(ghstub.Request) ghstub.Response {
-			return ghstub.Response{Status: 200, Header: http.Header{"Content-Type": {"application/vnd.github.sha; charset=utf-8"}}, Body: []byte(sha)}
-		}).Unchecked()).Match(ghstub.Header("Accept", "application/vnd.github.v3.sha"))
+		s.Expect("GET", path, fakegithub.Func(func(fakegithub.Request) fakegithub.Response {
+			return fakegithub.Response{Status: 200, Header: http.Header{"Content-Type": {"application/vnd.github.sha; charset=utf-8"}}, Body: []byte(sha)}
+		}).Unchecked()).Match(fakegithub.Header("Accept", "application/vnd.github.v3.sha"))
 	}
 	for _, k := range w.Contains {
 		status := "diverged"
