@@ -12,6 +12,7 @@ import (
 	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/internal/infile"
 	"github.com/lablup/perfbot/runner/patch"
+	"github.com/lablup/perfbot/runner/patch/patchrun"
 	"github.com/lablup/perfbot/runner/results"
 )
 
@@ -57,7 +58,7 @@ func (s *step) patchJob(ctx context.Context) error {
 		}
 		return s.rt.Quiet("perfbot: grouped_gemm gate patch and verification", func(w io.Writer) error {
 			fmt.Fprintf(w, "applying the %s decision to a scratch worktree of %s\n", outcome.Decide(), commit)
-			prep, err = patch.Prepare(ctx, patch.PrepareOptions{RepoDir: s.workspace, Commit: commit, Outcome: outcome,
+			prep, err = patchrun.Prepare(ctx, patchrun.PrepareOptions{RepoDir: s.workspace, Commit: commit, Outcome: outcome,
 				Verify: cfg.Verify, ScratchDir: s.rt.Getenv("RUNNER_TEMP")})
 			if err != nil {
 				return err

@@ -18,7 +18,7 @@
 //
 // It runs in the job that holds the publishing secret, so it runs nothing of the target
 // repository: the patch and its verification are prepared on the runner that ran the
-// pinned commit (runner/patch.Prepare), and the few files it needs of the pinned commit
+// pinned commit (runner/patch/patchrun), and the few files it needs of the pinned commit
 // (the attribution rules) are read from the git objects, never from a working tree.
 //
 // It orchestrates: it must not compute figures (the summaries and runner/rank do), lay

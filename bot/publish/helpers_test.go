@@ -22,6 +22,7 @@ import (
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/lablup/perfbot/runner/hostinfo"
 	"github.com/lablup/perfbot/runner/patch"
+	"github.com/lablup/perfbot/runner/patch/patchrun"
 	"github.com/lablup/perfbot/runner/results"
 )
 
@@ -326,9 +327,9 @@ func prepare(t testing.TB, tg *target, res string, verify [][]string, python str
 		t.Fatal(err)
 	}
 	if verify == nil {
-		verify = patch.ShippedVerify
+		verify = patchrun.ShippedVerify
 	}
-	p, err := patch.Prepare(context.Background(), patch.PrepareOptions{RepoDir: tg.checkout, Commit: tg.base, Outcome: o, Verify: verify, Python: python, VerifyTimeout: 30 * time.Second})
+	p, err := patchrun.Prepare(context.Background(), patchrun.PrepareOptions{RepoDir: tg.checkout, Commit: tg.base, Outcome: o, Verify: verify, Python: python, VerifyTimeout: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lablup/perfbot/runner/patch"
+	"github.com/lablup/perfbot/runner/patch/patchrun"
 )
 
 // hostileCommit pushes a commit on top of the target's base whose checker, Makefile
@@ -53,8 +54,8 @@ func TestPublishRunsNothingOfTheRepository(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The patch job on the GPU runner runs the pinned code: the canary proves it would.
-	prep, err := patch.Prepare(context.Background(), patch.PrepareOptions{RepoDir: tg.checkout, Commit: commit, Outcome: o,
-		Verify: patch.ShippedVerify})
+	prep, err := patchrun.Prepare(context.Background(), patchrun.PrepareOptions{RepoDir: tg.checkout, Commit: commit, Outcome: o,
+		Verify: patchrun.ShippedVerify})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +136,7 @@ func TestPublishRefusesAPreparedPatchOfOtherResults(t *testing.T) {
 	other := layResults(t, commit, profile{date: "2026-09-30", tests: allPassed})
 	res := layResults(t, tg.base, profile{date: "2026-09-30", tests: allPassed})
 	o, _ := patch.ParseOutcome([]byte(readFile(t, filepath.Join(other, "gfx1151_"+commit[:8], gemmTests))))
-	prep, err := patch.Prepare(context.Background(), patch.PrepareOptions{RepoDir: tg.checkout, Commit: commit, Outcome: o, Verify: [][]string{}})
+	prep, err := patchrun.Prepare(context.Background(), patchrun.PrepareOptions{RepoDir: tg.checkout, Commit: commit, Outcome: o, Verify: [][]string{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lablup/perfbot/runner/patch"
+	"github.com/lablup/perfbot/runner/patch/patchrun"
 )
 
 func init() {
@@ -63,7 +64,7 @@ examples:
 	if err != nil {
 		return usageError("%s: %w", o.tests, err)
 	}
-	r, err := patch.GemmGates(ctx, o.repo, outcome, patch.Options{DryRun: o.dryRun, Python: o.python})
+	r, err := patchrun.GemmGates(ctx, o.repo, outcome, patchrun.Options{DryRun: o.dryRun, Python: o.python})
 	if err != nil {
 		return err
 	}
@@ -118,7 +119,7 @@ examples:
 		}
 		argv = append(argv, f)
 	}
-	rs := patch.VerifyWith(ctx, repo, argv, patch.VerifyOptions{Timeout: timeout})
+	rs := patchrun.VerifyWith(ctx, repo, argv, patchrun.VerifyOptions{Timeout: timeout})
 	if err := printReport(stdout, asJSON, rs, patch.VerifyMarkdown(rs)); err != nil {
 		return err
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/lablup/perfbot/config"
 	"github.com/lablup/perfbot/internal/infile"
 	"github.com/lablup/perfbot/runner/patch"
+	"github.com/lablup/perfbot/runner/patch/patchrun"
 	"github.com/lablup/perfbot/runner/results"
 )
 
@@ -142,7 +143,7 @@ func prepareHere(ctx context.Context, o publishOptions, cfg config.Config, stder
 	}
 	fmt.Fprintf(stderr, "perfbot publish: %s has %s but no %s: preparing the grouped_gemm gate patch here, in a scratch worktree of %s at %s (this runs the clone's checker and verify commands)\n",
 		dir, results.GemmTestsFile, patch.PreparedFile, o.repo, commit)
-	p, err := patch.Prepare(ctx, patch.PrepareOptions{RepoDir: o.repo, Commit: commit, Outcome: outcome, Verify: cfg.Verify,
+	p, err := patchrun.Prepare(ctx, patchrun.PrepareOptions{RepoDir: o.repo, Commit: commit, Outcome: outcome, Verify: cfg.Verify,
 		Python: o.python, VerifyTimeout: o.verifyTimeout})
 	if err != nil {
 		return nil, err

@@ -16,7 +16,10 @@
 //     (runner/job, runner/guard, runner/proc, runner/sandbox).
 //   - runner/... is the job on the GPU host and never imports bot/....
 //   - bot/... is the server and the publishing side; bot/report renders text and
-//     does not run jobs.
+//     does not run jobs. bot/publish and bot/intake read results and do not run
+//     jobs either, nor start processes: they use runner/patch (the patch as data and
+//     text), never runner/proc, runner/sandbox or runner/patch/patchrun (which runs
+//     the target repo's checker and verification).
 //   - cmd/perfbot is the top: nothing imports cmd/... or internal/demo but it.
 //
 // A rule covers the code that is built; test files count only where a rule says so

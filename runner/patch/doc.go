@@ -5,12 +5,13 @@
 //
 // It edits those two files line by line and preserves everything it does not mean to
 // change (indentation, CRLF or LF, a missing final newline). It checks both files before
-// writing either and refuses a file that does not look as expected. It runs only the
-// repo's own checker and verification commands, and git to make a scratch worktree of
-// the pinned commit (Prepare); it must not run the tests themselves, commit, push or
-// talk to GitHub. Prepare runs on the runner that ran the pinned commit; its Prepared
-// (gemm_patch.json) carries the report, the patched files and the verification as data
-// to a publisher that runs nothing of the repository, through the strict ParsePrepared.
-// The tests' entries of gemm_tests.json (TestOutcome, TestResult, TestNames) are the
-// results folder's format, owned by runner/results and named here by alias.
+// writing either and refuses a file that does not look as expected (Apply, Plan). It
+// starts no process: running the repo's checker and verification commands, and git to
+// make a scratch worktree of the pinned commit, is runner/patch/patchrun's job
+// (patchrun.GemmGates, patchrun.Verify, patchrun.Prepare). What that produces is data
+// here: a Prepared (gemm_patch.json) carries the report, the patched files and the
+// verification to a publisher that runs nothing of the repository, through the strict
+// ParsePrepared. The tests' entries of gemm_tests.json (TestOutcome, TestResult,
+// TestNames) are the results folder's format, owned by runner/results and named here
+// by alias.
 package patch

@@ -6,30 +6,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/lablup/perfbot/internal/infile"
 )
-
-// Options tunes GemmGates.
-type Options struct {
-	// DryRun computes the changes without writing them or running the checker.
-	DryRun bool
-	// Python runs the checker; default "python3".
-	Python string
-	// CheckerTimeout bounds the checker run; default 2 minutes.
-	CheckerTimeout time.Duration
-	// OutputLimit is how many bytes of checker output the report keeps; default 16 KiB.
-	OutputLimit int
-	// Wrap, when set, turns the checker's command into the same command in a sandbox
-	// (runner/sandbox's Wrap) before it starts.
-	Wrap func(*exec.Cmd) error
-}
 
 // FileReport says what happened to one of the two files.
 type FileReport struct {
@@ -50,7 +33,8 @@ type CheckerResult struct {
 	Failures []string `json:"failures,omitempty"`
 }
 
-// Report says what GemmGates did, for the PR body (Markdown) and the publisher (JSON).
+// Report says what Apply (and patchrun.GemmGates, which adds the checker's verdict)
+// did, for the PR body (Markdown) and the publisher (JSON).
 type Report struct {
 	OverlayCommit string       `json:"overlay_commit"`
 	Tests         []TestResult `json:"tests"`
@@ -77,12 +61,14 @@ func (r Report) Changed() bool {
 	return false
 }
 
-// GemmGates applies the outcome of the three grouped_gemm numeric tests to the repo at
+// Apply applies the outcome of the three grouped_gemm numeric tests to the repo at
 // repoDir: three passes switch the gates and drop the checker entry, a failure on the
 // GPU is recorded in the entry's comment, anything else changes nothing. It checks
-// both files before writing either, writes each atomically, then runs the repo's
-// checker. A *RefusedError means a file was not as expected and nothing was written.
-func GemmGates(ctx context.Context, repoDir string, outcome Outcome, opts Options) (Report, error) {
+// both files before writing either and writes each atomically; with dryRun it writes
+// nothing. It runs nothing: the repo's checker is run by runner/patch/patchrun's
+// GemmGates, which calls Apply. A *RefusedError means a file was not as expected and
+// nothing was written.
+func Apply(ctx context.Context, repoDir string, outcome Outcome, dryRun bool) (Report, error) {
 	if err := outcome.Validate(); err != nil {
 		return Report{}, fmt.Errorf("checking the test outcome: %w", err)
 	}
@@ -90,7 +76,7 @@ func GemmGates(ctx context.Context, repoDir string, outcome Outcome, opts Option
 		OverlayCommit: outcome.OverlayCommit,
 		Tests:         outcome.inFileOrder(),
 		Decision:      outcome.Decide(),
-		DryRun:        opts.DryRun,
+		DryRun:        dryRun,
 	}
 	var (
 		srcs    [2]string
@@ -126,7 +112,7 @@ func GemmGates(ctx context.Context, repoDir string, outcome Outcome, opts Option
 	if err != nil {
 		return r, err
 	}
-	if opts.DryRun {
+	if dryRun {
 		return r, nil
 	}
 	if err := ctx.Err(); err != nil {
@@ -142,14 +128,19 @@ func GemmGates(ctx context.Context, repoDir string, outcome Outcome, opts Option
 	if err := writeAll(writes); err != nil {
 		return r, err
 	}
-	r.Checker = runChecker(ctx, repoDir, opts)
-	if r.Checker.Verdict == "passed" && r.Checker.Awaiting >= 0 && r.Checker.Awaiting != r.EntriesAfter {
-		r.Notes = append(r.Notes, fmt.Sprintf("the checker counts %d awaiting a predicate but %s has %d entries", r.Checker.Awaiting, setName, r.EntriesAfter))
-	}
 	return r, nil
 }
 
-// Plan computes what GemmGates does to the two files for outcome from their contents,
+// SetChecker records the checker's verdict on the patched tree in the report, with a
+// note when the checker's count of entries disagrees with the patched set.
+func (r *Report) SetChecker(c *CheckerResult) {
+	r.Checker = c
+	if c != nil && c.Verdict == "passed" && c.Awaiting >= 0 && c.Awaiting != r.EntriesAfter {
+		r.Notes = append(r.Notes, fmt.Sprintf("the checker counts %d awaiting a predicate but %s has %d entries", c.Awaiting, setName, r.EntriesAfter))
+	}
+}
+
+// Plan computes what Apply does to the two files for outcome from their contents,
 // touching no disk and running nothing: the report (without the checker's verdict) and
 // the patched texts of RustPath and CheckerPath. A *RefusedError means a file is not
 // as expected. A publisher uses it to check a prepared patch against the pinned
@@ -194,8 +185,11 @@ func notes(r Report) []string {
 	return n
 }
 
-// maxSource bounds what the patcher reads of either file: the real ones are a few KB.
-const maxSource = 1 << 20
+// MaxSourceSize bounds what the patcher reads of either file, and of a patched file
+// it carries: the real ones are a few KB.
+const MaxSourceSize = 1 << 20
+
+const maxSource = MaxSourceSize
 
 func readSource(path string) (string, fs.FileMode, error) {
 	b, err := infile.ReadFile(path, maxSource)
@@ -267,26 +261,11 @@ var (
 	failureRe  = regexp.MustCompile(`^  (\S+:\d+: .*)$`)
 )
 
-// runChecker runs the repo's checker from the repo root and reads its verdict.
-func runChecker(ctx context.Context, repoDir string, opts Options) *CheckerResult {
-	py := opts.Python
-	if py == "" {
-		py = "python3"
-	}
-	timeout := opts.CheckerTimeout
-	if timeout <= 0 {
-		timeout = 2 * time.Minute
-	}
-	limit := opts.OutputLimit
-	if limit <= 0 {
-		limit = 16 << 10
-	}
-	res := &CheckerResult{
-		VerifyResult: runCommand(ctx, repoDir, []string{py, CheckerPath}, timeout, limit, opts.Wrap),
-		Verdict:      "failed",
-		Awaiting:     -1,
-	}
-	return parseChecker(res)
+// ParseChecker reads the verdict of the repo's checker from its run: "passed" only for
+// a clean exit with the success line, the "awaiting a predicate" figure, and the
+// failure lines.
+func ParseChecker(run VerifyResult) *CheckerResult {
+	return parseChecker(&CheckerResult{VerifyResult: run, Verdict: "failed", Awaiting: -1})
 }
 
 func parseChecker(res *CheckerResult) *CheckerResult {

@@ -24,8 +24,8 @@ const (
 	MaxPreparedSize = 3 << 20
 	// maxPreparedOutput bounds one command's kept output (the default keeps 16 KiB).
 	maxPreparedOutput = 64 << 10
-	// maxPreparedCommands bounds the verification commands.
-	maxPreparedCommands = 32
+	// MaxPreparedCommands bounds the verification results.
+	MaxPreparedCommands = 32
 	// maxPreparedArgs bounds one command's argv and one list of the report.
 	maxPreparedArgs = 64
 	// maxPreparedText bounds every other string (a detail, a note, an argument).
@@ -84,6 +84,9 @@ func (p Prepared) Write(path string) error {
 }
 
 var fullCommit = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// IsFullCommit reports whether s is a full lowercase commit SHA, as Prepared.Commit must be.
+func IsFullCommit(s string) bool { return fullCommit.MatchString(s) }
 
 // ParsePrepared decodes and checks a prepared patch. It is strict, as it reads what a
 // job running the pinned commit's code wrote: the size is bounded, the text must be
@@ -166,8 +169,8 @@ func (p Prepared) validate() error {
 			}
 		}
 	}
-	if len(p.Verify) > maxPreparedCommands {
-		return fmt.Errorf("%d verification results, more than %d", len(p.Verify), maxPreparedCommands)
+	if len(p.Verify) > MaxPreparedCommands {
+		return fmt.Errorf("%d verification results, more than %d", len(p.Verify), MaxPreparedCommands)
 	}
 	for i, v := range p.Verify {
 		if err := v.validate(); err != nil {

@@ -2,9 +2,7 @@ package patch
 
 import (
 	"bufio"
-	"context"
 	"io"
-	"os/exec"
 	"regexp"
 	"strings"
 	"time"
@@ -15,46 +13,28 @@ import (
 // MakeTarget is the repo's own verification target, run when its Makefile has it.
 const MakeTarget = "verify-kernel-port-dispatch"
 
-// VerifyOptions tunes VerifyWith.
-type VerifyOptions struct {
-	// Timeout bounds each command; default 10 minutes.
-	Timeout time.Duration
-	// OutputLimit is how many bytes of each command's output are kept; default 16 KiB.
-	OutputLimit int
-	// Wrap, when set, turns each command into the same command in a sandbox
-	// (runner/sandbox's Wrap) before it starts.
-	Wrap func(*exec.Cmd) error
+// VerifyResult is one command run on the patched tree.
+type VerifyResult struct {
+	Command []string `json:"command"`
+	// ExitCode is the process's exit code, -1 when it did not exit by itself
+	// (timed out, killed by a signal, or never started).
+	ExitCode int  `json:"exit_code"`
+	TimedOut bool `json:"timed_out,omitempty"`
+	// Err says why the command could not run or was stopped, empty otherwise.
+	Err string `json:"error,omitempty"`
+	// Output is the tail of stdout and stderr, interleaved as written.
+	Output string `json:"output"`
+	// OutputBytes is the full output size; Truncated says Output is only its tail.
+	OutputBytes int64         `json:"output_bytes"`
+	Truncated   bool          `json:"truncated,omitempty"`
+	Duration    time.Duration `json:"duration_ns"`
+	// LeftRunning names (`pid:comm`) the processes the command left running when it
+	// exited; they were stopped.
+	LeftRunning []string `json:"left_running,omitempty"`
 }
 
-// Verify runs the verification commands on the patched tree with the default
-// timeout and output bound; nil cmds means DefaultVerifyCommands.
-func Verify(ctx context.Context, repoDir string, cmds [][]string) []VerifyResult {
-	return VerifyWith(ctx, repoDir, cmds, VerifyOptions{})
-}
-
-// VerifyWith runs each command from repoDir in turn, all of them even after a failure
-// so the report shows every verdict. Commands left when ctx ends are reported as
-// not run.
-func VerifyWith(ctx context.Context, repoDir string, cmds [][]string, opts VerifyOptions) []VerifyResult {
-	if len(cmds) == 0 {
-		cmds = DefaultVerifyCommands(repoDir)
-	}
-	if opts.Timeout <= 0 {
-		opts.Timeout = 10 * time.Minute
-	}
-	if opts.OutputLimit <= 0 {
-		opts.OutputLimit = 16 << 10
-	}
-	out := make([]VerifyResult, 0, len(cmds))
-	for _, c := range cmds {
-		if err := ctx.Err(); err != nil {
-			out = append(out, VerifyResult{Command: c, ExitCode: -1, Err: "not run: " + err.Error()})
-			continue
-		}
-		out = append(out, runCommand(ctx, repoDir, c, opts.Timeout, opts.OutputLimit, opts.Wrap))
-	}
-	return out
-}
+// Passed reports a clean exit 0.
+func (v VerifyResult) Passed() bool { return v.Err == "" && !v.TimedOut && v.ExitCode == 0 }
 
 // VerifyPassed reports whether every verification passed; a PR whose verification
 // failed is opened as a draft.

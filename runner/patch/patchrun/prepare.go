@@ -1,4 +1,4 @@
-package patch
+package patchrun
 
 import (
 	"context"
@@ -11,13 +11,14 @@ import (
 
 	"github.com/lablup/perfbot/internal/gitrun"
 	"github.com/lablup/perfbot/internal/infile"
+	"github.com/lablup/perfbot/runner/patch"
 	"github.com/lablup/perfbot/runner/sandbox"
 )
 
 // ShippedVerify is the verification the shipped configuration names: the checker
 // alone. Prepare adds `make verify-kernel-port-dispatch` to it when the tree's
 // Makefile has that target.
-var ShippedVerify = [][]string{{"python3", CheckerPath}}
+var ShippedVerify = [][]string{{"python3", patch.CheckerPath}}
 
 // PrepareOptions say what Prepare patches and how it verifies.
 type PrepareOptions struct {
@@ -26,7 +27,7 @@ type PrepareOptions struct {
 	RepoDir string
 	// Commit is the pinned commit, a full or abbreviated SHA.
 	Commit  string
-	Outcome Outcome
+	Outcome patch.Outcome
 	// Verify are the configured verification commands (the configuration's verify:);
 	// ShippedVerify also gets the Makefile target, empty runs none.
 	Verify [][]string
@@ -48,34 +49,34 @@ type PrepareOptions struct {
 // and the commands): it belongs on the runner that ran the pinned commit, never in a
 // job that holds a publishing secret. A patch that was refused is recorded in
 // Prepared.Error, not returned; the error is for a worktree that could not be made.
-func Prepare(ctx context.Context, o PrepareOptions) (Prepared, error) {
+func Prepare(ctx context.Context, o PrepareOptions) (patch.Prepared, error) {
 	sha, err := gitrun.Out(ctx, o.RepoDir, "rev-parse", "--verify", "--quiet", "--end-of-options", o.Commit+"^{commit}")
-	if err != nil || !fullCommit.MatchString(sha) {
-		return Prepared{}, fmt.Errorf("preparing the patch: commit %s is not in %s", o.Commit, o.RepoDir)
+	if err != nil || !patch.IsFullCommit(sha) {
+		return patch.Prepared{}, fmt.Errorf("preparing the patch: commit %s is not in %s", o.Commit, o.RepoDir)
 	}
 	settings := o.Sandbox
 	if settings == nil {
 		s, err := sandbox.FromEnv(os.Getenv)
 		if err != nil {
-			return Prepared{}, fmt.Errorf("preparing the patch: %w", err)
+			return patch.Prepared{}, fmt.Errorf("preparing the patch: %w", err)
 		}
 		settings = &s
 	}
 	wt, err := addWorktree(ctx, o.RepoDir, o.ScratchDir, sha)
 	if err != nil {
-		return Prepared{}, err
+		return patch.Prepared{}, err
 	}
 	defer wt.remove()
 	var wrap func(*exec.Cmd) error
 	sb, err := sandbox.New(*settings, wt.dir, wt.dir)
 	if err != nil {
-		return Prepared{}, fmt.Errorf("preparing the sandbox of the patched tree: %w", err)
+		return patch.Prepared{}, fmt.Errorf("preparing the sandbox of the patched tree: %w", err)
 	}
 	if sb != nil {
 		wrap = sb.Wrap
 	}
 
-	p := Prepared{Commit: sha, Decision: o.Outcome.Decide(), Verify: []VerifyResult{}}
+	p := patch.Prepared{Commit: sha, Decision: o.Outcome.Decide(), Verify: []patch.VerifyResult{}}
 	r, err := GemmGates(ctx, wt.dir, o.Outcome, Options{Python: o.Python, Wrap: wrap})
 	if err != nil {
 		p.Error = err.Error()
@@ -85,17 +86,17 @@ func Prepare(ctx context.Context, o PrepareOptions) (Prepared, error) {
 			if !fr.Changed {
 				continue
 			}
-			b, err := infile.ReadFile(filepath.Join(wt.dir, filepath.FromSlash(fr.Path)), maxSource)
+			b, err := infile.ReadFile(filepath.Join(wt.dir, filepath.FromSlash(fr.Path)), patch.MaxSourceSize)
 			if err != nil {
 				p.Error = "reading the patched " + fr.Path + ": " + err.Error()
 				continue
 			}
-			p.Files = append(p.Files, PatchedFile{Path: fr.Path, Content: string(b)})
+			p.Files = append(p.Files, patch.PatchedFile{Path: fr.Path, Content: string(b)})
 		}
 	}
 	cmds := o.Verify
 	if slices.EqualFunc(cmds, ShippedVerify, slices.Equal[[]string]) {
-		cmds = DefaultVerifyCommands(wt.dir)
+		cmds = patch.DefaultVerifyCommands(wt.dir)
 	}
 	if len(cmds) > 0 {
 		p.Verify = VerifyWith(ctx, wt.dir, cmds, VerifyOptions{Timeout: o.VerifyTimeout, Wrap: wrap})

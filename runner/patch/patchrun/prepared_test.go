@@ -1,6 +1,8 @@
-package patch
+package patchrun
 
 import (
+	"github.com/lablup/perfbot/runner/patch"
+
 	"context"
 	"encoding/json"
 	"os"
@@ -60,7 +62,7 @@ func TestPrepareAndParse(t *testing.T) {
 			if p.Commit != commit || p.Error != "" || p.Report == nil || p.Decision != o.Decide() {
 				t.Fatalf("prepared commit %s error %q report %v decision %s", p.Commit, p.Error, p.Report != nil, p.Decision)
 			}
-			want := filepath.Join("testdata", "variants", "upstream", "want", mode)
+			want := filepath.Join("..", "testdata", "variants", "upstream", "want", mode)
 			got := map[string]string{}
 			for _, f := range p.Files {
 				got[f.Path] = f.Content
@@ -84,7 +86,7 @@ func TestPrepareAndParse(t *testing.T) {
 			if p.Report.Checker == nil || p.Report.Checker.Verdict != "passed" {
 				t.Errorf("checker %+v", p.Report.Checker)
 			}
-			if len(p.Verify) != 1 || !p.VerifyPassed() || p.Verify[0].Command[1] != CheckerPath {
+			if len(p.Verify) != 1 || !p.VerifyPassed() || p.Verify[0].Command[1] != patch.CheckerPath {
 				t.Errorf("verify %+v", p.Verify)
 			}
 			if s := gitStatus(t, repo); s != "" {
@@ -93,7 +95,7 @@ func TestPrepareAndParse(t *testing.T) {
 			if ents, _ := os.ReadDir(scratch); len(ents) != 0 {
 				t.Errorf("the scratch worktree was left behind: %v", ents)
 			}
-			file := filepath.Join(t.TempDir(), PreparedFile)
+			file := filepath.Join(t.TempDir(), patch.PreparedFile)
 			if err := p.Write(file); err != nil {
 				t.Fatal(err)
 			}
@@ -101,7 +103,7 @@ func TestPrepareAndParse(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			back, err := ParsePrepared(b)
+			back, err := patch.ParsePrepared(b)
 			if err != nil {
 				t.Fatalf("ParsePrepared: %v", err)
 			}
@@ -115,12 +117,12 @@ func TestPrepareAndParse(t *testing.T) {
 	}
 }
 
-// A tree the patcher refuses gives a Prepared with the reason and no files, and the
+// A tree the patcher refuses gives a patch.Prepared with the reason and no files, and the
 // verification still runs; no configured command runs nothing.
 func TestPrepareRefusedAndNoVerify(t *testing.T) {
 	t.Parallel()
 	repo, commit := gitRepo(t, "upstream")
-	gittest.Git(t, repo, "rm", "--quiet", CheckerPath)
+	gittest.Git(t, repo, "rm", "--quiet", patch.CheckerPath)
 	gittest.Git(t, repo, "commit", "--quiet", "-m", "no checker")
 	p, err := Prepare(context.Background(), PrepareOptions{RepoDir: repo, Commit: "HEAD", Outcome: passOutcome(t), Verify: [][]string{{"sh", "-c", "echo checked; exit 3"}}})
 	if err != nil {
@@ -133,7 +135,7 @@ func TestPrepareRefusedAndNoVerify(t *testing.T) {
 		t.Errorf("verify %+v", p.Verify)
 	}
 	b, _ := json.Marshal(p)
-	if _, err := ParsePrepared(b); err != nil {
+	if _, err := patch.ParsePrepared(b); err != nil {
 		t.Errorf("a refused patch does not parse: %v", err)
 	}
 
@@ -149,7 +151,7 @@ func TestPrepareRefusedAndNoVerify(t *testing.T) {
 	}
 }
 
-// ParsePrepared refuses what a hostile job could write instead of a prepared patch.
+// patch.ParsePrepared refuses what a hostile job could write instead of a prepared patch.
 func TestParsePreparedRefuses(t *testing.T) {
 	t.Parallel()
 	repo, commit := gitRepo(t, "upstream")
@@ -161,7 +163,7 @@ func TestParsePreparedRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ParsePrepared(good); err != nil {
+	if _, err := patch.ParsePrepared(good); err != nil {
 		t.Fatalf("the good one: %v", err)
 	}
 	edit := func(f func(m map[string]any)) []byte {
@@ -185,13 +187,13 @@ func TestParsePreparedRefuses(t *testing.T) {
 		"unknown key":   {edit(func(m map[string]any) { m["extra"] = 1 }), "unknown field"},
 		"trailing data": {append(append([]byte{}, good...), []byte(" {}")...), "trailing data"},
 		"invalid UTF-8": {append(append([]byte{}, good[:len(good)-1]...), []byte(",\"x\":\"\xff\"}")...), "UTF-8"},
-		"too large":     {make([]byte, MaxPreparedSize+1), "more than"},
+		"too large":     {make([]byte, patch.MaxPreparedSize+1), "more than"},
 		"short commit":  {edit(func(m map[string]any) { m["commit"] = commit[:8] }), "full commit SHA"},
 		"other path": {edit(func(m map[string]any) {
 			files(m)[0].(map[string]any)["path"] = ".github/workflows/x.yml"
 		}), "not a file the patch edits"},
 		"traversal": {edit(func(m map[string]any) {
-			files(m)[0].(map[string]any)["path"] = "src/../" + RustPath
+			files(m)[0].(map[string]any)["path"] = "src/../" + patch.RustPath
 		}), "not a file the patch edits"},
 		"twice": {edit(func(m map[string]any) {
 			m["files"] = append(files(m), files(m)[0])
@@ -204,10 +206,12 @@ func TestParsePreparedRefuses(t *testing.T) {
 		"report decision": {edit(func(m map[string]any) {
 			m["decision"], report(m)["decision"] = "hold", "hold"
 		}), "does not follow"},
-		"dry run":     {edit(func(m map[string]any) { report(m)["dry_run"] = true }), "dry run"},
-		"no report":   {edit(func(m map[string]any) { delete(m, "report") }), "neither"},
-		"NUL":         {edit(func(m map[string]any) { m["error"] = "a\x00b" }), "NUL"},
-		"big content": {edit(func(m map[string]any) { files(m)[0].(map[string]any)["content"] = strings.Repeat("x", maxSource+1) }), "more than"},
+		"dry run":   {edit(func(m map[string]any) { report(m)["dry_run"] = true }), "dry run"},
+		"no report": {edit(func(m map[string]any) { delete(m, "report") }), "neither"},
+		"NUL":       {edit(func(m map[string]any) { m["error"] = "a\x00b" }), "NUL"},
+		"big content": {edit(func(m map[string]any) {
+			files(m)[0].(map[string]any)["content"] = strings.Repeat("x", patch.MaxSourceSize+1)
+		}), "more than"},
 		"exit code": {edit(func(m map[string]any) {
 			m["verify"].([]any)[0].(map[string]any)["exit_code"] = 1000
 		}), "exit code"},
@@ -219,7 +223,7 @@ func TestParsePreparedRefuses(t *testing.T) {
 		}), "verdict"},
 		"many commands": {edit(func(m map[string]any) {
 			v := m["verify"].([]any)
-			for len(v) <= maxPreparedCommands {
+			for len(v) <= patch.MaxPreparedCommands {
 				v = append(v, v[0])
 			}
 			m["verify"] = v
@@ -227,7 +231,7 @@ func TestParsePreparedRefuses(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, err := ParsePrepared(c.data)
+			_, err := patch.ParsePrepared(c.data)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error %v, want it to say %q", err, c.want)
 			}
@@ -235,7 +239,7 @@ func TestParsePreparedRefuses(t *testing.T) {
 	}
 }
 
-// Check accepts a prepared patch that is what Plan makes of the commit's own files, and
+// Check accepts a prepared patch that is what patch.Plan makes of the commit's own files, and
 // nothing else: another content, another report, a checker that rewrote a file.
 func TestPreparedCheck(t *testing.T) {
 	t.Parallel()
@@ -247,8 +251,8 @@ func TestPreparedCheck(t *testing.T) {
 		}
 		return string(out)
 	}
-	rust, checker := show(RustPath), show(CheckerPath)
-	for _, o := range []Outcome{passOutcome(t), failOutcome(t)} {
+	rust, checker := show(patch.RustPath), show(patch.CheckerPath)
+	for _, o := range []patch.Outcome{passOutcome(t), failOutcome(t)} {
 		p, err := Prepare(context.Background(), PrepareOptions{RepoDir: repo, Commit: commit, Outcome: o, Verify: [][]string{}})
 		if err != nil {
 			t.Fatal(err)
@@ -257,7 +261,7 @@ func TestPreparedCheck(t *testing.T) {
 			t.Errorf("%s: the honest patch fails the check: %v", o.Decide(), err)
 		}
 		bad := p
-		bad.Files = append([]PatchedFile(nil), p.Files...)
+		bad.Files = append([]patch.PatchedFile(nil), p.Files...)
 		bad.Files[0].Content += "// one more line\n"
 		if err := bad.Check(o, rust, checker); err == nil || !strings.Contains(err.Error(), "is not what the patch makes") {
 			t.Errorf("%s: other content: %v", o.Decide(), err)
@@ -273,7 +277,7 @@ func TestPreparedCheck(t *testing.T) {
 			t.Errorf("%s: the check passed against other files", o.Decide())
 		}
 	}
-	if err := (Prepared{Error: "refused"}).Check(passOutcome(t), rust, checker); err != nil {
+	if err := (patch.Prepared{Error: "refused"}).Check(passOutcome(t), rust, checker); err != nil {
 		t.Errorf("a patch not applied: %v", err)
 	}
 }
@@ -283,10 +287,10 @@ func TestPreparedCheck(t *testing.T) {
 func TestPreparedCheckCatchesAHostileChecker(t *testing.T) {
 	t.Parallel()
 	repo, _ := gitRepo(t, "upstream")
-	path := filepath.Join(repo, filepath.FromSlash(CheckerPath))
+	path := filepath.Join(repo, filepath.FromSlash(patch.CheckerPath))
 	src := readFile(t, path)
 	src = strings.Replace(src, "from __future__ import annotations\n",
-		"from __future__ import annotations\nopen('"+filepath.ToSlash(RustPath)+"', 'a').write('// planted\\n')\n", 1)
+		"from __future__ import annotations\nopen('"+filepath.ToSlash(patch.RustPath)+"', 'a').write('// planted\\n')\n", 1)
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +310,7 @@ func TestPreparedCheckCatchesAHostileChecker(t *testing.T) {
 	if len(p.Files) == 0 || !strings.Contains(p.Files[0].Content, "// planted") {
 		t.Fatalf("the checker did not plant its line: the test proves nothing")
 	}
-	if err := p.Check(passOutcome(t), show(RustPath), show(CheckerPath)); err == nil {
+	if err := p.Check(passOutcome(t), show(patch.RustPath), show(patch.CheckerPath)); err == nil {
 		t.Error("a patch the checker rewrote passes the check")
 	}
 }

@@ -1,8 +1,10 @@
 //go:build linux
 
-package patch
+package patchrun
 
 import (
+	"github.com/lablup/perfbot/runner/patch"
+
 	"context"
 	"os"
 	"path/filepath"
@@ -86,7 +88,7 @@ func leftPIDs(t *testing.T, path string) []int {
 }
 
 // gone checks that every pid has exited, and names the ones left in res.
-func gone(t *testing.T, res VerifyResult, pids []int) {
+func gone(t *testing.T, res patch.VerifyResult, pids []int) {
 	t.Helper()
 	for _, pid := range pids {
 		if err := proc.WaitExit(pid, 10*time.Second); err != nil {

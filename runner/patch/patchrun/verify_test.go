@@ -1,6 +1,8 @@
-package patch
+package patchrun
 
 import (
+	"github.com/lablup/perfbot/runner/patch"
+
 	"context"
 	"os"
 	"path/filepath"
@@ -41,8 +43,8 @@ func writeFile(t *testing.T, path, data string) {
 
 func TestDefaultVerifyCommands(t *testing.T) {
 	t.Parallel()
-	checker := []string{"python3", CheckerPath}
-	withMake := [][]string{checker, {"make", MakeTarget}}
+	checker := []string{"python3", patch.CheckerPath}
+	withMake := [][]string{checker, {"make", patch.MakeTarget}}
 	cases := []struct {
 		name  string
 		files map[string]string
@@ -62,7 +64,7 @@ func TestDefaultVerifyCommands(t *testing.T) {
 			for name, data := range tc.files {
 				writeFile(t, filepath.Join(dir, name), data)
 			}
-			if d := cmp.Diff(tc.want, DefaultVerifyCommands(dir)); d != "" {
+			if d := cmp.Diff(tc.want, patch.DefaultVerifyCommands(dir)); d != "" {
 				t.Error(d)
 			}
 		})
@@ -79,7 +81,7 @@ func TestVerifyPatchedTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	rs := Verify(context.Background(), repo, nil)
-	if len(rs) != 2 || !VerifyPassed(rs) {
+	if len(rs) != 2 || !patch.VerifyPassed(rs) {
 		t.Fatalf("verification of the patched tree: %+v", rs)
 	}
 	for _, r := range rs {
@@ -91,7 +93,7 @@ func TestVerifyPatchedTree(t *testing.T) {
 	// An unlisted Metal/CUDA gate: both the checker and make fail.
 	writeFile(t, filepath.Join(repo, "examples", "warmup.rs"), "fn main() {\n    if metal_is_available() && cuda_is_available() {}\n}\n")
 	rs = Verify(context.Background(), repo, nil)
-	if VerifyPassed(rs) {
+	if patch.VerifyPassed(rs) {
 		t.Fatal("verification passed with an unlisted gate")
 	}
 	if rs[0].ExitCode != 1 || rs[1].ExitCode != 2 {
@@ -102,7 +104,7 @@ func TestVerifyPatchedTree(t *testing.T) {
 			t.Errorf("%v output lacks the failure line: %q", r.Command, r.Output)
 		}
 	}
-	md := VerifyMarkdown(rs)
+	md := patch.VerifyMarkdown(rs)
 	for _, s := range []string{"| `make verify-kernel-port-dispatch` | **failed** (exit 2) |", "examples/warmup.rs:2: rule 4", "this pull request stays a draft"} {
 		if !strings.Contains(md, s) {
 			t.Errorf("Markdown lacks %q:\n%s", s, md)
@@ -125,7 +127,7 @@ func TestVerifyOutputTail(t *testing.T) {
 	if !strings.HasPrefix(r.Output, "line ") || !strings.HasSuffix(r.Output, "héllo END\n") {
 		t.Errorf("tail does not start at a line or lacks the end: %q", r.Output)
 	}
-	md := VerifyMarkdown(rs)
+	md := patch.VerifyMarkdown(rs)
 	if !strings.Contains(md, "(last "+strconv.Itoa(len(r.Output))+" of "+strconv.FormatInt(r.OutputBytes, 10)+" bytes of output)") {
 		t.Errorf("Markdown does not say the output was cut:\n%s", md)
 	}
@@ -160,14 +162,14 @@ func TestReportMarkdownParses(t *testing.T) {
 	t.Parallel()
 	for _, v := range variants {
 		for _, mode := range []string{"pass", "fail"} {
-			md := readFile(t, filepath.Join("testdata", "variants", v, "want", mode, "report.md"))
+			md := readFile(t, filepath.Join("..", "testdata", "variants", v, "want", mode, "report.md"))
 			checkTables(t, md, 1)
 		}
 	}
-	r := Report{OverlayCommit: "75915908", Decision: Record, Tests: []TestResult{
-		{Name: TestNames[0], Outcome: Failed, Detail: "left | right: `a` != ``b``"},
-		{Name: TestNames[1], Outcome: Passed},
-		{Name: TestNames[2], Outcome: Passed},
+	r := patch.Report{OverlayCommit: "75915908", Decision: patch.Record, Tests: []patch.TestResult{
+		{Name: patch.TestNames[0], Outcome: patch.Failed, Detail: "left | right: `a` != ``b``"},
+		{Name: patch.TestNames[1], Outcome: patch.Passed},
+		{Name: patch.TestNames[2], Outcome: patch.Passed},
 	}}
 	checkTables(t, r.Markdown(), 1)
 }
@@ -209,18 +211,18 @@ func checkTables(t *testing.T, md string, n int) {
 // command's output is kept whole up to the default limit (16 KiB).
 func TestVerifyEdges(t *testing.T) {
 	t.Parallel()
-	if VerifyPassed(nil) {
+	if patch.VerifyPassed(nil) {
 		t.Error("no verification counted as passed")
 	}
 	rs := VerifyWith(context.Background(), t.TempDir(), [][]string{{"sh", "-c", "printf '%0100d' 0"}}, VerifyOptions{})
-	if len(rs) != 1 || !VerifyPassed(rs) || rs[0].Output != strings.Repeat("0", 100) || rs[0].Truncated {
+	if len(rs) != 1 || !patch.VerifyPassed(rs) || rs[0].Output != strings.Repeat("0", 100) || rs[0].Truncated {
 		t.Errorf("a command printing 100 bytes: %+v", rs)
 	}
 	// After a stop, the rest are not run and say so, with no exit code of their own.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	rs = VerifyWith(ctx, t.TempDir(), [][]string{{"true"}}, VerifyOptions{})
-	if len(rs) != 1 || rs[0].ExitCode != -1 || !strings.HasPrefix(rs[0].Err, "not run: ") || VerifyPassed(rs) {
+	if len(rs) != 1 || rs[0].ExitCode != -1 || !strings.HasPrefix(rs[0].Err, "not run: ") || patch.VerifyPassed(rs) {
 		t.Errorf("after a stop: %+v", rs)
 	}
 }

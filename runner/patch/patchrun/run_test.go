@@ -1,4 +1,4 @@
-package patch
+package patchrun
 
 import (
 	"testing"

@@ -1,6 +1,8 @@
-package patch
+package patchrun
 
 import (
+	"github.com/lablup/perfbot/runner/patch"
+
 	"bufio"
 	"context"
 	"errors"
@@ -20,7 +22,7 @@ import (
 	"github.com/lablup/perfbot/internal/testfix"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/variants/*/want")
+var update = flag.Bool("update", false, "rewrite the golden files under runner/patch/testdata/variants/*/want")
 
 var variants = []string{"upstream", "crlf-tabs-last", "reversed-prefix", "after-comments"}
 
@@ -43,20 +45,20 @@ func overlayCommit(t *testing.T) string {
 	return ""
 }
 
-func passOutcome(t *testing.T) Outcome {
-	return Outcome{OverlayCommit: overlayCommit(t), Tests: []TestResult{
-		{Name: TestNames[0], Outcome: Passed, Detail: "ok (0.91s)"},
-		{Name: TestNames[1], Outcome: Passed, Detail: "ok (0.37s)"},
-		{Name: TestNames[2], Outcome: Passed, Detail: "ok (1.20s)"},
+func passOutcome(t *testing.T) patch.Outcome {
+	return patch.Outcome{OverlayCommit: overlayCommit(t), Tests: []patch.TestResult{
+		{Name: patch.TestNames[0], Outcome: patch.Passed, Detail: "ok (0.91s)"},
+		{Name: patch.TestNames[1], Outcome: patch.Passed, Detail: "ok (0.37s)"},
+		{Name: patch.TestNames[2], Outcome: patch.Passed, Detail: "ok (1.20s)"},
 	}}
 }
 
-func failOutcome(t *testing.T) Outcome {
-	return Outcome{OverlayCommit: overlayCommit(t), Tests: []TestResult{
+func failOutcome(t *testing.T) patch.Outcome {
+	return patch.Outcome{OverlayCommit: overlayCommit(t), Tests: []patch.TestResult{
 		// Out of file order on purpose: the recorded comment follows the file.
-		{Name: TestNames[2], Outcome: Aborted, Detail: "  signal 6 (SIGABRT): HIP error: invalid device function (hipErrorInvalidDeviceFunction) at gather_mm.hip:211\n"},
-		{Name: TestNames[0], Outcome: Passed, Detail: "ok (0.91s)"},
-		{Name: TestNames[1], Outcome: Failed, Detail: "thread 'grouped_gemm_numeric_tests::gather_mm_selects_the_indexed_expert' panicked at src/lib/mlxcel-core/src/grouped_gemm_numeric_tests.rs:72:9:\r\n\texpert 3 was not selected: got [0.0, 0.0, 0.0, 0.0]"},
+		{Name: patch.TestNames[2], Outcome: patch.Aborted, Detail: "  signal 6 (SIGABRT): HIP error: invalid device function (hipErrorInvalidDeviceFunction) at gather_mm.hip:211\n"},
+		{Name: patch.TestNames[0], Outcome: patch.Passed, Detail: "ok (0.91s)"},
+		{Name: patch.TestNames[1], Outcome: patch.Failed, Detail: "thread 'grouped_gemm_numeric_tests::gather_mm_selects_the_indexed_expert' panicked at src/lib/mlxcel-core/src/grouped_gemm_numeric_tests.rs:72:9:\r\n\texpert 3 was not selected: got [0.0, 0.0, 0.0, 0.0]"},
 	}}
 }
 
@@ -102,7 +104,7 @@ func variantRepo(variant string) string {
 	if variant == "upstream" {
 		return ""
 	}
-	return filepath.Join("testdata", "variants", variant, "repo")
+	return filepath.Join("..", "testdata", "variants", variant, "repo")
 }
 
 // variantFile is the variant's copy of the repo file rel: its own, or the sample's.
@@ -183,11 +185,11 @@ func TestGemmGatesGolden(t *testing.T) {
 				if err != nil {
 					t.Fatalf("GemmGates: %v", err)
 				}
-				want := filepath.Join("testdata", "variants", v, "want", mode)
-				rust := readFile(t, filepath.Join(repo, RustPath))
-				checker := readFile(t, filepath.Join(repo, CheckerPath))
-				golden(t, filepath.Join(want, filepath.Base(RustPath)), rust)
-				golden(t, filepath.Join(want, filepath.Base(CheckerPath)), checker)
+				want := filepath.Join("..", "testdata", "variants", v, "want", mode)
+				rust := readFile(t, filepath.Join(repo, patch.RustPath))
+				checker := readFile(t, filepath.Join(repo, patch.CheckerPath))
+				golden(t, filepath.Join(want, filepath.Base(patch.RustPath)), rust)
+				golden(t, filepath.Join(want, filepath.Base(patch.CheckerPath)), checker)
 				golden(t, filepath.Join(want, "report.md"), r.Markdown())
 
 				if r.Checker == nil || r.Checker.Verdict != "passed" {
@@ -196,17 +198,17 @@ func TestGemmGatesGolden(t *testing.T) {
 				wantAwaiting := r.EntriesBefore
 				if mode == "pass" {
 					wantAwaiting--
-					if r.GatesReplaced != 3 || r.Entry != EntryRemoved {
+					if r.GatesReplaced != 3 || r.Entry != patch.EntryRemoved {
 						t.Errorf("pass: gates replaced %d, entry %q; want 3, removed", r.GatesReplaced, r.Entry)
 					}
 					if strings.Contains(rust, "metal_is_available() && !") || !strings.Contains(rust, "gpu_backend_available()`), ROCm included") {
 						t.Errorf("pass: the test file still enumerates Metal and CUDA or lacks the new doc sentence")
 					}
 				} else {
-					if r.GatesReplaced != 0 || r.Entry != EntryRecorded {
+					if r.GatesReplaced != 0 || r.Entry != patch.EntryRecorded {
 						t.Errorf("fail: gates replaced %d, entry %q; want 0, comment rewritten", r.GatesReplaced, r.Entry)
 					}
-					if rust != before[filepath.FromSlash(RustPath)] {
+					if rust != before[filepath.FromSlash(patch.RustPath)] {
 						t.Error("fail: the test file changed; the gates must stay")
 					}
 					for _, s := range []string{o.OverlayCommit, "gather_mm_selects_the_indexed_expert failed", "expert 3 was not selected", "gather_mm_half_precision_matches_reference aborted"} {
@@ -221,7 +223,7 @@ func TestGemmGatesGolden(t *testing.T) {
 				// Everything but the two files is untouched, and no temp file is left.
 				after := snapshot(t, repo)
 				for p := range before {
-					if p != filepath.FromSlash(RustPath) && p != filepath.FromSlash(CheckerPath) && after[p] != before[p] {
+					if p != filepath.FromSlash(patch.RustPath) && p != filepath.FromSlash(patch.CheckerPath) && after[p] != before[p] {
 						t.Errorf("%s changed", p)
 					}
 				}
@@ -251,7 +253,7 @@ func TestGemmGatesGolden(t *testing.T) {
 func TestGemmGatesKeepsFileMode(t *testing.T) {
 	t.Parallel()
 	repo := copyRepo(t, "upstream")
-	checker := filepath.Join(repo, CheckerPath)
+	checker := filepath.Join(repo, patch.CheckerPath)
 	if err := os.Chmod(checker, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +277,7 @@ func TestGemmGatesDryRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !r.Changed() || r.GatesReplaced != 3 || r.Entry != EntryRemoved || r.Checker != nil {
+	if !r.Changed() || r.GatesReplaced != 3 || r.Entry != patch.EntryRemoved || r.Checker != nil {
 		t.Errorf("dry run report: changed %v, gates %d, entry %q, checker %v", r.Changed(), r.GatesReplaced, r.Entry, r.Checker)
 	}
 	if d := cmp.Diff(before, snapshot(t, repo)); d != "" {
@@ -293,18 +295,18 @@ func TestGemmGatesDryRun(t *testing.T) {
 // either way, so nothing changes, but the checker still runs.
 func TestGemmGatesHold(t *testing.T) {
 	t.Parallel()
-	for _, oc := range []TestOutcome{BuildFailed, NotRun} {
+	for _, oc := range []patch.TestOutcome{patch.BuildFailed, patch.NotRun} {
 		t.Run(string(oc), func(t *testing.T) {
 			t.Parallel()
 			repo := copyRepo(t, "upstream")
 			before := snapshot(t, repo)
 			o := passOutcome(t)
-			o.Tests[1] = TestResult{Name: TestNames[1], Outcome: oc, Detail: "error[E0425]: cannot find function `gather_mm`"}
+			o.Tests[1] = patch.TestResult{Name: patch.TestNames[1], Outcome: oc, Detail: "error[E0425]: cannot find function `gather_mm`"}
 			r, err := GemmGates(context.Background(), repo, o, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.Decision != Hold || r.Changed() || r.Entry != EntryUnchanged {
+			if r.Decision != patch.Hold || r.Changed() || r.Entry != patch.EntryUnchanged {
 				t.Errorf("decision %q, changed %v, entry %q; want hold, no change", r.Decision, r.Changed(), r.Entry)
 			}
 			if d := cmp.Diff(before, snapshot(t, repo)); d != "" {
@@ -313,8 +315,8 @@ func TestGemmGatesHold(t *testing.T) {
 			if r.Checker == nil || r.Checker.Verdict != "passed" || r.Checker.Awaiting != 3 {
 				t.Errorf("checker: %+v", r.Checker)
 			}
-			if len(r.Notes) != 1 || !strings.Contains(r.Notes[0], TestNames[1]) {
-				t.Errorf("notes = %q, want one about %s", r.Notes, TestNames[1])
+			if len(r.Notes) != 1 || !strings.Contains(r.Notes[0], patch.TestNames[1]) {
+				t.Errorf("notes = %q, want one about %s", r.Notes, patch.TestNames[1])
 			}
 		})
 	}
@@ -377,7 +379,7 @@ func TestGemmGatesRefusals(t *testing.T) {
 				i := strings.Index(r, "fn gather_mm_selects_the_indexed_expert")
 				return r[:i] + strings.Replace(r[i:], rustGate+"        return;\n    }\n", "", 1), c
 			},
-			want: []string{RustPath + ":57: fn gather_mm_selects_the_indexed_expert does not start with the gate", "found `let (num_experts, k) = (8, 16);`"},
+			want: []string{patch.RustPath + ":57: fn gather_mm_selects_the_indexed_expert does not start with the gate", "found `let (num_experts, k) = (8, 16);`"},
 		},
 		{
 			name: "file ends at a gate", variant: "upstream",
@@ -385,7 +387,7 @@ func TestGemmGatesRefusals(t *testing.T) {
 				const sig = "fn gather_mm_half_precision_matches_reference() {\n"
 				return r[:strings.Index(r, sig)+len(sig)] + rustGate, c
 			},
-			want: []string{RustPath + ":83: the gate of fn gather_mm_half_precision_matches_reference is not followed by `return;` and `}` on their own lines: found ``"},
+			want: []string{patch.RustPath + ":83: the gate of fn gather_mm_half_precision_matches_reference is not followed by `return;` and `}` on their own lines: found ``"},
 		},
 		{
 			name: "file ends after a gate's return", variant: "upstream",
@@ -393,14 +395,14 @@ func TestGemmGatesRefusals(t *testing.T) {
 				const sig = "fn gather_mm_half_precision_matches_reference() {\n"
 				return r[:strings.Index(r, sig)+len(sig)] + rustGate + "        return;\n", c
 			},
-			want: []string{RustPath + ":83: the gate of fn gather_mm_half_precision_matches_reference is not followed by `return;` and `}` on their own lines: found `return;`"},
+			want: []string{patch.RustPath + ":83: the gate of fn gather_mm_half_precision_matches_reference is not followed by `return;` and `}` on their own lines: found `return;`"},
 		},
 		{
 			name: "fourth gate", variant: "upstream",
 			edit: func(r, c string) (string, string) {
 				return strings.Replace(r, "    let r = ramp(34, 1.0);\n", rustGate+"        return;\n    }\n    let r = ramp(34, 1.0);\n", 1), c
 			},
-			want: []string{RustPath + ":101: found a Metal/CUDA gate in fn ramp_is_deterministic_and_signed"},
+			want: []string{patch.RustPath + ":101: found a Metal/CUDA gate in fn ramp_is_deterministic_and_signed"},
 		},
 		{
 			name: "fourth gate in an expression", variant: "reversed-prefix",
@@ -435,7 +437,7 @@ func TestGemmGatesRefusals(t *testing.T) {
 			edit: func(r, c string) (string, string) {
 				return strings.Replace(r, "#[test]\nfn gather_mm_selects_the_indexed_expert", "fn gather_mm_selects_the_indexed_expert", 1), c
 			},
-			want: []string{RustPath + ":54: fn gather_mm_selects_the_indexed_expert is not marked #[test]"},
+			want: []string{patch.RustPath + ":54: fn gather_mm_selects_the_indexed_expert is not marked #[test]"},
 		},
 		{
 			name: "no body", variant: "upstream",
@@ -443,7 +445,7 @@ func TestGemmGatesRefusals(t *testing.T) {
 				const sig = "fn gather_mm_half_precision_matches_reference() {\n"
 				return r[:strings.Index(r, sig)+len(sig)] + "    // cut here\n\n", c
 			},
-			want: []string{RustPath + ":81: fn gather_mm_half_precision_matches_reference has no body"},
+			want: []string{patch.RustPath + ":81: fn gather_mm_half_precision_matches_reference has no body"},
 		},
 		{
 			name: "doc sentence missing", variant: "upstream",
@@ -464,7 +466,7 @@ func TestGemmGatesRefusals(t *testing.T) {
 			edit: func(r, c string) (string, string) {
 				return r, strings.Replace(c, "    \"src/lib/mlxcel-core/src/grouped_gemm_numeric_tests.rs\",\n", "", 1)
 			},
-			want: []string{CheckerPath + ":", "has no entry \"src/lib/mlxcel-core/src/grouped_gemm_numeric_tests.rs\"", "src/lib/mlxcel-core/src/attention/sdpa_dispatch.rs"},
+			want: []string{patch.CheckerPath + ":", "has no entry \"src/lib/mlxcel-core/src/grouped_gemm_numeric_tests.rs\"", "src/lib/mlxcel-core/src/attention/sdpa_dispatch.rs"},
 		},
 		{
 			name: "entry missing on failure", variant: "upstream", fail: true,
@@ -567,7 +569,7 @@ func TestGemmGatesRefusals(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			repo := copyRepo(t, tc.variant)
-			rustFile, checkerFile := filepath.Join(repo, RustPath), filepath.Join(repo, CheckerPath)
+			rustFile, checkerFile := filepath.Join(repo, patch.RustPath), filepath.Join(repo, patch.CheckerPath)
 			r, c := tc.edit(readFile(t, rustFile), readFile(t, checkerFile))
 			if r == readFile(t, rustFile) && c == readFile(t, checkerFile) {
 				t.Fatal("the edit changed nothing; the test is broken")
@@ -584,9 +586,9 @@ func TestGemmGatesRefusals(t *testing.T) {
 				o = failOutcome(t)
 			}
 			_, err := GemmGates(context.Background(), repo, o, Options{})
-			var refused *RefusedError
+			var refused *patch.RefusedError
 			if !errors.As(err, &refused) {
-				t.Fatalf("err = %v, want a *RefusedError", err)
+				t.Fatalf("err = %v, want a *patch.RefusedError", err)
 			}
 			for _, w := range tc.want {
 				if !strings.Contains(err.Error(), w) {
@@ -610,7 +612,7 @@ func TestGemmGatesMissingFiles(t *testing.T) {
 	t.Parallel()
 	repo := t.TempDir()
 	_, err := GemmGates(context.Background(), repo, passOutcome(t), Options{})
-	var refused *RefusedError
+	var refused *patch.RefusedError
 	if !errors.As(err, &refused) || len(refused.Problems) != 2 {
 		t.Fatalf("err = %v, want a refusal naming both files", err)
 	}
@@ -619,7 +621,7 @@ func TestGemmGatesMissingFiles(t *testing.T) {
 		paths = append(paths, p.Path)
 	}
 	sort.Strings(paths)
-	if d := cmp.Diff([]string{CheckerPath, RustPath}, paths); d != "" {
+	if d := cmp.Diff([]string{patch.CheckerPath, patch.RustPath}, paths); d != "" {
 		t.Error(d)
 	}
 	if len(snapshot(t, repo)) != 0 {
@@ -654,9 +656,9 @@ func TestGemmGatesCanceled(t *testing.T) {
 // upstream-like copy (no writes, no checker run).
 func BenchmarkGemmGatesDryRun(b *testing.B) {
 	dir := copyRepo(b, "upstream")
-	o := Outcome{OverlayCommit: "75915908"}
-	for _, n := range TestNames {
-		o.Tests = append(o.Tests, TestResult{Name: n, Outcome: Passed})
+	o := patch.Outcome{OverlayCommit: "75915908"}
+	for _, n := range patch.TestNames {
+		o.Tests = append(o.Tests, patch.TestResult{Name: n, Outcome: patch.Passed})
 	}
 	for b.Loop() {
 		if _, err := GemmGates(context.Background(), dir, o, Options{DryRun: true}); err != nil {
@@ -690,7 +692,7 @@ func TestCheckerSuccessLineIsNotEnough(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			repo := t.TempDir()
-			p := filepath.Join(repo, filepath.FromSlash(CheckerPath))
+			p := filepath.Join(repo, filepath.FromSlash(patch.CheckerPath))
 			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 				t.Fatal(err)
 			}
@@ -711,7 +713,7 @@ func TestCheckerSuccessLineIsNotEnough(t *testing.T) {
 			if res.Verdict != c.verdict || res.Awaiting != c.awaiting {
 				t.Errorf("verdict %q awaiting %d, want %q %d (result %+v)", res.Verdict, res.Awaiting, c.verdict, c.awaiting, res.VerifyResult)
 			}
-			md := (&Report{Decision: Switch, Checker: res}).Markdown()
+			md := (&patch.Report{Decision: patch.Switch, Checker: res}).Markdown()
 			var line string
 			for _, l := range strings.Split(md, "\n") {
 				if strings.HasPrefix(l, "Checker ") {
@@ -761,7 +763,7 @@ func TestGemmGatesNotesTheCheckersCount(t *testing.T) {
 				t.Fatal(err)
 			}
 			o := passOutcome(t)
-			o.Tests[1] = TestResult{Name: TestNames[1], Outcome: BuildFailed, Detail: "error[E0425]"}
+			o.Tests[1] = patch.TestResult{Name: patch.TestNames[1], Outcome: patch.BuildFailed, Detail: "error[E0425]"}
 			r, err := GemmGates(context.Background(), repo, o, Options{Python: py})
 			if err != nil {
 				t.Fatal(err)

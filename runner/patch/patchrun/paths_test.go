@@ -1,6 +1,8 @@
-package patch
+package patchrun
 
 import (
+	"github.com/lablup/perfbot/runner/patch"
+
 	"context"
 	"errors"
 	"os"
@@ -34,11 +36,11 @@ func TestGemmGatesStaysInTheRepo(t *testing.T) {
 		move    string // moved out of the repo and linked back
 		refused string // the path the refusal names; "" when the patch goes through
 	}{
-		{"scripts folder linked out", "scripts", CheckerPath},
-		{"ci folder linked out", "scripts/ci", CheckerPath},
-		{"src/lib linked out", "src/lib", RustPath},
-		{"the checker itself linked out", CheckerPath, CheckerPath},
-		{"the test file itself linked out", RustPath, RustPath},
+		{"scripts folder linked out", "scripts", patch.CheckerPath},
+		{"ci folder linked out", "scripts/ci", patch.CheckerPath},
+		{"src/lib linked out", "src/lib", patch.RustPath},
+		{"the checker itself linked out", patch.CheckerPath, patch.CheckerPath},
+		{"the test file itself linked out", patch.RustPath, patch.RustPath},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -47,7 +49,7 @@ func TestGemmGatesStaysInTheRepo(t *testing.T) {
 			outside := moveOut(t, repo, tc.move)
 			before, beforeOut := snapshot(t, repo), snapshotAny(t, outside)
 			_, err := GemmGates(context.Background(), repo, passOutcome(t), Options{})
-			var re *RefusedError
+			var re *patch.RefusedError
 			if !errors.As(err, &re) || len(re.Problems) != 1 || re.Problems[0].Path != tc.refused ||
 				!strings.Contains(re.Problems[0].Msg, "leaves the repo") {
 				t.Fatalf("err = %v, want a refusal of %s", err, tc.refused)
@@ -64,7 +66,7 @@ func TestGemmGatesStaysInTheRepo(t *testing.T) {
 		t.Parallel()
 		repo := copyRepo(t, "upstream")
 		inside := filepath.Join(repo, "scripts", "ci", "real_checker.py")
-		checker := filepath.Join(repo, filepath.FromSlash(CheckerPath))
+		checker := filepath.Join(repo, filepath.FromSlash(patch.CheckerPath))
 		if err := os.Rename(checker, inside); err != nil {
 			t.Fatal(err)
 		}
@@ -115,11 +117,11 @@ func TestMakefileOutsideTheRepoIsNotRead(t *testing.T) {
 	t.Parallel()
 	repo := t.TempDir()
 	writeFile(t, filepath.Join(repo, "Makefile"), verifyMakefile)
-	if got := DefaultVerifyCommands(repo); len(got) != 2 {
+	if got := patch.DefaultVerifyCommands(repo); len(got) != 2 {
 		t.Fatalf("inside: %v", got)
 	}
 	moveOut(t, repo, "Makefile")
-	if got := DefaultVerifyCommands(repo); len(got) != 1 {
+	if got := patch.DefaultVerifyCommands(repo); len(got) != 1 {
 		t.Fatalf("linked out: %v, want the checker only", got)
 	}
 }
@@ -128,18 +130,18 @@ func TestMakefileOutsideTheRepoIsNotRead(t *testing.T) {
 func TestGemmGatesRefusesHugeFiles(t *testing.T) {
 	t.Parallel()
 	repo := copyRepo(t, "upstream")
-	checker := filepath.Join(repo, filepath.FromSlash(CheckerPath))
+	checker := filepath.Join(repo, filepath.FromSlash(patch.CheckerPath))
 	f, err := os.OpenFile(checker, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.Write(make([]byte, maxSource)); err != nil {
+	if _, err := f.Write(make([]byte, patch.MaxSourceSize)); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
 	_, err = GemmGates(context.Background(), repo, passOutcome(t), Options{})
-	var re *RefusedError
-	if !errors.As(err, &re) || len(re.Problems) != 1 || re.Problems[0].Path != CheckerPath || !strings.Contains(re.Problems[0].Msg, "refusing to scan it") {
+	var re *patch.RefusedError
+	if !errors.As(err, &re) || len(re.Problems) != 1 || re.Problems[0].Path != patch.CheckerPath || !strings.Contains(re.Problems[0].Msg, "refusing to scan it") {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package patch
+package patchrun
 
 import (
 	"context"
@@ -10,31 +10,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/lablup/perfbot/runner/patch"
 	"github.com/lablup/perfbot/runner/proc"
 )
-
-// VerifyResult is one command run on the patched tree.
-type VerifyResult struct {
-	Command []string `json:"command"`
-	// ExitCode is the process's exit code, -1 when it did not exit by itself
-	// (timed out, killed by a signal, or never started).
-	ExitCode int  `json:"exit_code"`
-	TimedOut bool `json:"timed_out,omitempty"`
-	// Err says why the command could not run or was stopped, empty otherwise.
-	Err string `json:"error,omitempty"`
-	// Output is the tail of stdout and stderr, interleaved as written.
-	Output string `json:"output"`
-	// OutputBytes is the full output size; Truncated says Output is only its tail.
-	OutputBytes int64         `json:"output_bytes"`
-	Truncated   bool          `json:"truncated,omitempty"`
-	Duration    time.Duration `json:"duration_ns"`
-	// LeftRunning names (`pid:comm`) the processes the command left running when it
-	// exited; they were stopped.
-	LeftRunning []string `json:"left_running,omitempty"`
-}
-
-// Passed reports a clean exit 0.
-func (v VerifyResult) Passed() bool { return v.Err == "" && !v.TimedOut && v.ExitCode == 0 }
 
 // stopGrace is how long a command (and what it started) gets between SIGTERM and
 // SIGKILL when it times out, is cancelled, or leaves processes behind.
@@ -44,8 +22,8 @@ const stopGrace = 2 * time.Second
 // output. It goes through runner/proc: whatever the command starts, a child that calls
 // setsid included, is stopped when the command exits, times out or is cancelled, so a
 // `make` that started a python3 does not outlive it.
-func runCommand(ctx context.Context, dir string, argv []string, timeout time.Duration, limit int, wrap func(*exec.Cmd) error) VerifyResult {
-	res := VerifyResult{Command: append([]string(nil), argv...), ExitCode: -1}
+func runCommand(ctx context.Context, dir string, argv []string, timeout time.Duration, limit int, wrap func(*exec.Cmd) error) patch.VerifyResult {
+	res := patch.VerifyResult{Command: append([]string(nil), argv...), ExitCode: -1}
 	if len(argv) == 0 {
 		res.Err = "empty command"
 		return res
