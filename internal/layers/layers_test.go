@@ -284,3 +284,21 @@ func TestCheckNamesTheChain(t *testing.T) {
 		}
 	}
 }
+
+// docs/architecture.md gives every package outside internal/ and bench/ its one job in
+// a table row, so a new package cannot land without a place on the map.
+func TestArchitecturePageNamesEveryPackage(t *testing.T) {
+	g := load(t)
+	page, err := os.ReadFile("../../docs/architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name := range g {
+		if strings.HasPrefix(name, "internal/") || strings.HasPrefix(name, "bench/") || name == "bot" || name == "runner" || name == "docs" || name == "examples" {
+			continue
+		}
+		if !strings.Contains(string(page), "| `"+name+"` |") {
+			t.Errorf("docs/architecture.md has no row for %s: add its one job to the table", name)
+		}
+	}
+}
