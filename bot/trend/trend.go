@@ -117,8 +117,9 @@ func Page(h *baseline.History, o Options) ([]byte, error) {
 		d.Summary = fmt.Sprintf("%d nightly CSVs from %s to %s.", nightly, first, last)
 	}
 	r := o.Rules
-	d.Rule = fmt.Sprintf("The shaded band is the noise band each mlxcel night was judged against: the median of the model's last %d comparable nightly runs before it, ± %g robust standard deviations, at least ± %g%%, once %d runs exist.",
-		r.Window, r.K, r.MinChangePct, r.MinHistory)
+	// The band's rule is the one the baseline pages print; each night's band is made
+	// of the comparable runs before that night.
+	d.Rule = "The shaded band is the noise band each mlxcel night was judged against, from the comparable nightly runs before it. " + r.Describe()
 	var b bytes.Buffer
 	if err := tmpl.Execute(&b, d); err != nil {
 		return nil, fmt.Errorf("rendering the trend page: %w", err)
