@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -719,9 +718,7 @@ func TestPublishWithoutAnEpic(t *testing.T) {
 	if want := (Outcome{Action: "skipped", Detail: "no epic issue is configured"}); sum.Epic != want {
 		t.Errorf("epic %+v, want %+v", sum.Epic, want)
 	}
-	if _, err := os.Stat(filepath.Join(out, DryEpic)); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("%s: %v, want none written", DryEpic, err)
-	}
+	wantNotWritten(t, out, DryEpic)
 }
 
 // A byte count of 0 is shown as it is, not as 0 GiB.
@@ -839,9 +836,7 @@ func TestPublishBaselineWithoutATrackingIssue(t *testing.T) {
 	if want := (Outcome{Action: "skipped", Detail: "no tracking issue: set epic: in the configuration or pass --issue"}); sum.Tracking != want {
 		t.Errorf("tracking %+v, want %+v", sum.Tracking, want)
 	}
-	if _, err := os.Stat(filepath.Join(out, DryTracking)); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("%s: %v, want none written", DryTracking, err)
-	}
+	wantNotWritten(t, out, DryTracking)
 }
 
 // The nightly's step summary is its pull request body when the commit was pushed, and

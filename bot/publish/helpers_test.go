@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/config"
 	ghstub "github.com/lablup/perfbot/internal/fakegithub"
@@ -345,4 +347,30 @@ func layPrepared(t testing.TB, tg *target, pr profile) string {
 	res := layResults(t, tg.base, pr)
 	prepare(t, tg, res, nil, "")
 	return res
+}
+
+// wantIn checks that doc holds each of wants.
+func wantIn(t *testing.T, doc string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(doc, want) {
+			t.Errorf("no %q in:\n%s", want, doc)
+		}
+	}
+}
+
+// wantNotWritten checks that a dry run left no file name in out.
+func wantNotWritten(t *testing.T, out, name string) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(out, name)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("%s: %v, want none written", name, err)
+	}
+}
+
+// wantActions checks what each write of a publish did; publish names which one.
+func wantActions(t *testing.T, publish string, sum Summary, want map[string]string) {
+	t.Helper()
+	if diff := cmp.Diff(want, actions(sum)); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", strings.TrimSpace(publish+" actions"), diff)
+	}
 }

@@ -50,9 +50,7 @@ func TestPublishLifecycle(t *testing.T) {
 		t.Fatalf("first publish: %v", err)
 	}
 	want := map[string]string{"git": "created", "pr": "created", "epic": "created", "status": "updated", "check": "completed", "reaction": "reacted"}
-	if diff := cmp.Diff(want, actions(sum)); diff != "" {
-		t.Errorf("first publish actions (-want +got):\n%s", diff)
-	}
+	wantActions(t, "first publish", sum, want)
 	commit1 := tg.branch(t)
 	if commit1 == "" || commit1 != sum.Git.Commit || !sum.Git.Pushed {
 		t.Fatalf("the remote branch holds %q, summary says %+v", commit1, sum.Git)
@@ -123,9 +121,7 @@ func TestPublishLifecycle(t *testing.T) {
 		t.Fatalf("second publish: %v", err)
 	}
 	want = map[string]string{"git": "unchanged", "pr": "unchanged", "epic": "unchanged", "status": "unchanged", "check": "completed", "reaction": "reacted"}
-	if diff := cmp.Diff(want, actions(sum)); diff != "" {
-		t.Errorf("second publish actions (-want +got):\n%s", diff)
-	}
+	wantActions(t, "second publish", sum, want)
 	if sum.Git.Pushed || tg.branch(t) != commit1 {
 		t.Errorf("the second publish pushed: %+v", sum.Git)
 	}
@@ -149,9 +145,7 @@ func TestPublishLifecycle(t *testing.T) {
 		t.Fatalf("newer publish: %v", err)
 	}
 	want = map[string]string{"git": "updated", "pr": "updated", "epic": "updated", "status": "updated", "check": "completed", "reaction": "reacted"}
-	if diff := cmp.Diff(want, actions(sum)); diff != "" {
-		t.Errorf("newer publish actions (-want +got):\n%s", diff)
-	}
+	wantActions(t, "newer publish", sum, want)
 	commit2 := tg.branch(t)
 	if got := gitT(t, tg.bare, "rev-list", "--count", tg.base+".."+commit2); got != "1" {
 		t.Errorf("the branch has %s commits on the base, want 1 (replaced, not stacked)", got)
