@@ -298,9 +298,7 @@ type issueHub struct {
 }
 
 func (h *issueHub) list() ghstub.Responder {
-	return ghstub.Func(func(req ghstub.Request) ghstub.Response {
-		h.mu.Lock()
-		defer h.mu.Unlock()
+	return locked(&h.mu, func(req ghstub.Request) ghstub.Response {
 		list := []any{h.object("issue", map[string]any{"number": 1814, "title": "epic", "body": "ports", "user.login": "maintainer"})}
 		for _, is := range h.issues {
 			list = append(list, is)
@@ -310,9 +308,7 @@ func (h *issueHub) list() ghstub.Responder {
 }
 
 func (h *issueHub) create() ghstub.Responder {
-	return ghstub.Func(func(req ghstub.Request) ghstub.Response {
-		h.mu.Lock()
-		defer h.mu.Unlock()
+	return locked(&h.mu, func(req ghstub.Request) ghstub.Response {
 		b := body(req)
 		n := 100 + len(h.issues)
 		is := h.object("issue", map[string]any{"number": n, "title": b["title"], "body": b["body"], "user.login": botLogin, "state": "open",
@@ -324,9 +320,7 @@ func (h *issueHub) create() ghstub.Responder {
 }
 
 func (h *issueHub) edit() ghstub.Responder {
-	return ghstub.Func(func(req ghstub.Request) ghstub.Response {
-		h.mu.Lock()
-		defer h.mu.Unlock()
+	return locked(&h.mu, func(req ghstub.Request) ghstub.Response {
 		b := body(req)
 		for _, is := range h.issues {
 			if fmt.Sprint(is["number"]) == filepath.Base(req.Path) {

@@ -81,9 +81,7 @@ func (h *hub) addStatus(id int64) {
 }
 
 func (h *hub) listPRs() ghstub.Responder {
-	return ghstub.Func(func(req ghstub.Request) ghstub.Response {
-		h.mu.Lock()
-		defer h.mu.Unlock()
+	return locked(&h.mu, func(req ghstub.Request) ghstub.Response {
 		if h.pr == nil {
 			return answer(200, []any{})
 		}
@@ -103,9 +101,7 @@ func (h *hub) listPRs() ghstub.Responder {
 }
 
 func (h *hub) createPR() ghstub.Responder {
-	return ghstub.Func(func(req ghstub.Request) ghstub.Response {
-		h.mu.Lock()
-		defer h.mu.Unlock()
+	return locked(&h.mu, func(req ghstub.Request) ghstub.Response {
 		b := body(req)
 		h.pr = h.object("pull-request", map[string]any{
 			"number": 57, "html_url": "https://github.com/lablup/mlxcel/pull/57",
@@ -117,9 +113,7 @@ func (h *hub) createPR() ghstub.Responder {
 }
 
 func (h *hub) editPR() ghstub.Responder {
-	return ghstub.Func(func(req ghstub.Request) ghstub.Response {
-		h.mu.Lock()
-		defer h.mu.Unlock()
+	return locked(&h.mu, func(req ghstub.Request) ghstub.Response {
 		b := body(req)
 		h.pr["title"], h.pr["body"] = b["title"], b["body"]
 		return answer(200, h.pr)
@@ -127,9 +121,7 @@ func (h *hub) editPR() ghstub.Responder {
 }
 
 func (h *hub) listEpic() ghstub.Responder {
-	return ghstub.Func(func(req ghstub.Request) ghstub.Response {
-		h.mu.Lock()
-		defer h.mu.Unlock()
+	return locked(&h.mu, func(req ghstub.Request) ghstub.Response {
 		list := []any{h.object("issue-comment", map[string]any{"id": 1, "body": "Tracking the ROCm ports.", "user.login": "maintainer"})}
 		for _, c := range h.epic {
 			list = append(list, c)
@@ -139,9 +131,7 @@ func (h *hub) listEpic() ghstub.Responder {
 }
 
 func (h *hub) createEpic() ghstub.Responder {
-	return ghstub.Func(func(req ghstub.Request) ghstub.Response {
-		h.mu.Lock()
-		defer h.mu.Unlock()
+	return locked(&h.mu, func(req ghstub.Request) ghstub.Response {
 		h.nextID++
 		c := h.comment(h.nextID, epicIssue, body(req)["body"].(string))
 		h.epic = append(h.epic, c)
@@ -151,9 +141,7 @@ func (h *hub) createEpic() ghstub.Responder {
 
 // editComment edits an epic or a status comment by the id in the path.
 func (h *hub) editComment() ghstub.Responder {
-	return ghstub.Func(func(req ghstub.Request) ghstub.Response {
-		h.mu.Lock()
-		defer h.mu.Unlock()
+	return locked(&h.mu, func(req ghstub.Request) ghstub.Response {
 		id, _ := strconv.ParseInt(path.Base(req.Path), 10, 64)
 		text := body(req)["body"].(string)
 		for _, c := range h.epic {
@@ -171,9 +159,7 @@ func (h *hub) editComment() ghstub.Responder {
 }
 
 func (h *hub) getStatus() ghstub.Responder {
-	return ghstub.Func(func(req ghstub.Request) ghstub.Response {
-		h.mu.Lock()
-		defer h.mu.Unlock()
+	return locked(&h.mu, func(req ghstub.Request) ghstub.Response {
 		id, _ := strconv.ParseInt(path.Base(req.Path), 10, 64)
 		return answer(200, h.statuses[id])
 	})
@@ -206,4 +192,13 @@ func (h *hub) expectFinish(status int64, edit bool, conclusion, reaction string)
 
 func rateLimitFile(t testing.TB, name string) string {
 	return testfix.Path(t, "github", "rate-limit", name)
+}
+
+// locked answers with f holding mu: the stub serves requests concurrently.
+func locked(mu *sync.Mutex, f func(ghstub.Request) ghstub.Response) ghstub.Responder {
+	return ghstub.Func(func(req ghstub.Request) ghstub.Response {
+		mu.Lock()
+		defer mu.Unlock()
+		return f(req)
+	})
 }
