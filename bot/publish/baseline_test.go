@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/lablup/perfbot/bot/report"
-	ghstub "github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/internal/golden"
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/lablup/perfbot/runner/baseline"
@@ -297,8 +297,8 @@ type issueHub struct {
 	issues []map[string]any
 }
 
-func (h *issueHub) list() ghstub.Responder {
-	return locked(&h.mu, func(req ghstub.Request) ghstub.Response {
+func (h *issueHub) list() fakegithub.Responder {
+	return locked(&h.mu, func(req fakegithub.Request) fakegithub.Response {
 		list := []any{h.object("issue", map[string]any{"number": 1814, "title": "epic", "body": "ports", "user.login": "maintainer"})}
 		for _, is := range h.issues {
 			list = append(list, is)
@@ -307,8 +307,8 @@ func (h *issueHub) list() ghstub.Responder {
 	})
 }
 
-func (h *issueHub) create() ghstub.Responder {
-	return locked(&h.mu, func(req ghstub.Request) ghstub.Response {
+func (h *issueHub) create() fakegithub.Responder {
+	return locked(&h.mu, func(req fakegithub.Request) fakegithub.Response {
 		b := body(req)
 		n := 100 + len(h.issues)
 		is := h.object("issue", map[string]any{"number": n, "title": b["title"], "body": b["body"], "user.login": botLogin, "state": "open",
@@ -319,8 +319,8 @@ func (h *issueHub) create() ghstub.Responder {
 	})
 }
 
-func (h *issueHub) edit() ghstub.Responder {
-	return locked(&h.mu, func(req ghstub.Request) ghstub.Response {
+func (h *issueHub) edit() fakegithub.Responder {
+	return locked(&h.mu, func(req fakegithub.Request) fakegithub.Response {
 		b := body(req)
 		for _, is := range h.issues {
 			if fmt.Sprint(is["number"]) == filepath.Base(req.Path) {

@@ -19,7 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/config"
-	ghstub "github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/internal/gittest"
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/lablup/perfbot/runner/hostinfo"
@@ -282,7 +282,7 @@ func (s *sleeps) got() []time.Duration {
 var testNow = time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)
 
 // client is a token client of the stub with recorded sleeps and a fixed clock.
-func client(t *testing.T, s *ghstub.Stub, sl *sleeps) *gh.Client {
+func client(t *testing.T, s *fakegithub.Stub, sl *sleeps) *gh.Client {
 	t.Helper()
 	c, err := gh.NewTokenClient("ghs_testtoken0123456789", gh.Options{
 		BaseURL: s.URL(), Login: botLogin, Sleep: sl.sleep,

@@ -15,7 +15,7 @@ import (
 	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/bot/gitpub"
 	"github.com/lablup/perfbot/bot/report"
-	ghstub "github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/runner/patch"
 )
 
@@ -40,7 +40,7 @@ func TestPublishLifecycle(t *testing.T) {
 	// 1. First publish.
 	h.addStatus(501)
 	h.s.Expect("GET", pullsPath+"?state=open&head=lablup:"+botBranch, h.listPRs())
-	h.s.Expect("POST", pullsPath, h.createPR()).JSONBody(map[string]any{"head": botBranch, "base": "main", "draft": ghstub.Absent})
+	h.s.Expect("POST", pullsPath, h.createPR()).JSONBody(map[string]any{"head": botBranch, "base": "main", "draft": fakegithub.Absent})
 	h.s.Expect("GET", epicPath, h.listEpic()).Times(2)
 	h.s.Expect("POST", epicPath, h.createEpic())
 	h.expectFinish(501, true, "success", "rocket")
@@ -208,8 +208,8 @@ func sortedKeys(m map[string]bool) []string {
 // The API fails in the ways GitHub does; each case declares every call it expects.
 func TestPublishGitHubFailures(t *testing.T) {
 	t.Parallel()
-	notFound := ghstub.JSON(404, map[string]string{"message": "Not Found", "documentation_url": "https://docs.github.com/rest/issues/comments#list-issue-comments"})
-	forbidden := ghstub.JSON(403, map[string]string{"message": "Resource not accessible by integration", "documentation_url": "https://docs.github.com/rest/pulls/pulls#create-a-pull-request"})
+	notFound := fakegithub.JSON(404, map[string]string{"message": "Not Found", "documentation_url": "https://docs.github.com/rest/issues/comments#list-issue-comments"})
+	forbidden := fakegithub.JSON(403, map[string]string{"message": "Resource not accessible by integration", "documentation_url": "https://docs.github.com/rest/pulls/pulls#create-a-pull-request"})
 	cases := []struct {
 		name      string
 		expect    func(t *testing.T, h *hub)
@@ -220,9 +220,9 @@ func TestPublishGitHubFailures(t *testing.T) {
 		{
 			name: "502 then success",
 			expect: func(t *testing.T, h *hub) {
-				h.s.Expect("GET", pullsPath, ghstub.Status(502))
+				h.s.Expect("GET", pullsPath, fakegithub.Status(502))
 				h.s.Expect("GET", pullsPath, h.listPRs())
-				h.s.Expect("POST", pullsPath, ghstub.Status(502))
+				h.s.Expect("POST", pullsPath, fakegithub.Status(502))
 				h.s.Expect("POST", pullsPath, h.createPR())
 				h.s.Expect("GET", epicPath, h.listEpic()).Times(2)
 				h.s.Expect("POST", epicPath, h.createEpic())
@@ -237,7 +237,7 @@ func TestPublishGitHubFailures(t *testing.T) {
 				h.s.Expect("GET", pullsPath, h.listPRs())
 				h.s.Expect("POST", pullsPath, h.createPR())
 				h.s.Expect("GET", epicPath, h.listEpic()).Times(2)
-				h.s.Expect("POST", epicPath, ghstub.Recorded(rateLimitFile(t, "secondary-403.headers.txt"), rateLimitFile(t, "secondary-403.body.json")))
+				h.s.Expect("POST", epicPath, fakegithub.Recorded(rateLimitFile(t, "secondary-403.headers.txt"), rateLimitFile(t, "secondary-403.body.json")))
 				h.s.Expect("POST", epicPath, h.createEpic())
 				h.expectFinish(501, true, "success", "rocket")
 			},
@@ -384,7 +384,7 @@ func TestPublishDraftOfAnOpenPullRequest(t *testing.T) {
 	res := layPrepared(t, tg, profile{date: "2026-09-30", tests: allPassed})
 	h.addStatus(501)
 	h.s.Expect("GET", pullsPath, h.listPRs())
-	h.s.Expect("POST", pullsPath, h.createPR()).JSONBody(map[string]any{"draft": ghstub.Absent})
+	h.s.Expect("POST", pullsPath, h.createPR()).JSONBody(map[string]any{"draft": fakegithub.Absent})
 	h.s.Expect("GET", epicPath, h.listEpic()).Times(2)
 	h.s.Expect("POST", epicPath, h.createEpic())
 	h.expectFinish(501, true, "success", "rocket")
