@@ -21,6 +21,7 @@ import (
 	"github.com/lablup/perfbot/config"
 	"github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/internal/gittest"
+	"github.com/lablup/perfbot/internal/sampletree"
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/lablup/perfbot/runner/hostinfo"
 	"github.com/lablup/perfbot/runner/patch"
@@ -78,10 +79,11 @@ func newTarget(t testing.TB) *target {
 	root := t.TempDir()
 	seed := filepath.Join(root, "seed")
 	gitT(t, root, "init", "--quiet", "--initial-branch=main", seed)
-	// The two files the patcher edits are runner/patch's own test copies, laid over
-	// the rest of a small mlxcel tree that the checker scans.
-	copyTree(t, "../../runner/patch/testdata/variants/upstream/repo", seed)
-	copyTree(t, "testdata/repo", seed)
+	// The sample mlxcel checkout's sources: the two files the patcher edits and the
+	// dispatch sources the checker scans.
+	if err := sampletree.WriteSources(seed); err != nil {
+		t.Fatal(err)
+	}
 	writeFile(t, filepath.Join(seed, "README.md"), "# mlxcel\n")
 	gitT(t, seed, "add", "-A")
 	gitT(t, seed, "commit", "--quiet", "-m", "base")
@@ -121,28 +123,6 @@ func (tg *target) branch(t testing.TB) string {
 func (tg *target) file(t testing.TB, commit, p string) string {
 	t.Helper()
 	return gitT(t, tg.bare, "show", commit+":"+p)
-}
-
-func copyTree(t testing.TB, from, to string) {
-	t.Helper()
-	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		dst := filepath.Join(to, rel)
-		if d.IsDir() {
-			return os.MkdirAll(dst, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(dst, b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 func writeFile(t testing.TB, p, body string) {
