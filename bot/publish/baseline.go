@@ -396,16 +396,7 @@ func (p *BaselinePlan) chart() ([]byte, error) {
 }
 
 func (p *BaselinePlan) runtimes() ([]baseline.RuntimePair, string) {
-	return runtimePairs(p.n.mlxcel, p.n.mlxlm, p.o.MaxSpreadPct)
-}
-
-// runtimePairs pairs the runtimes and says the median ratio ("" when no model has one).
-func runtimePairs(mlxcel, mlxlm *benchcsv.File, maxSpreadPct float64) ([]baseline.RuntimePair, string) {
-	pairs, med, n := baseline.CompareRuntimes(mlxcel, mlxlm, maxSpreadPct)
-	if n == 0 {
-		return pairs, ""
-	}
-	return pairs, fmt.Sprintf("%.3fx over %d model(s)", med, n)
+	return report.RuntimePairs(p.n.mlxcel, p.n.mlxlm, p.o.MaxSpreadPct)
 }
 
 // csvLink is the repo path of a CSV row, relative to the page.
@@ -418,45 +409,13 @@ func (p *BaselinePlan) rowLink(file string, line int) string {
 	return rel
 }
 
-func tok(pt *baseline.Point, prefill bool) string {
-	if pt == nil {
-		return "—"
-	}
-	v := pt.Value()
-	if prefill {
-		v = pt.Prefill
-	}
-	if v == 0 {
-		return "—"
-	}
-	return fmt.Sprintf("%.2f", v)
-}
-
-// baselinePage is what the baseline page is made of: a nightly's manifest and its
-// files, or (man nil) a pair of harness CSVs and a guard log given by hand.
-type baselinePage struct {
-	man           *results.Nightly
-	mlxcel, mlxlm *benchcsv.File
-	// mlxcelCSV and mlxlmCSV are the files' names, "" for a side that has none.
-	mlxcelCSV, mlxlmCSV string
-	guard               []results.GuardEvent
-	guardLog            string // the evidence's file name, "" when there is none
-	commit              string
-	maxSpreadPct        float64
-	benchmarks          string // the repo folder of the CSVs, for the links' text
-	rowLink             func(file string, line int) string
-	issues              map[string]report.Link
-	history             *baseline.History // the nightly history, nil when unknown
-	chartURL            string            // the chart's link from the page, "" for none
-}
-
 func (p *BaselinePlan) pageData() report.BaselinePageData {
 	m := p.n.man
-	return baselinePageData(baselinePage{
-		man: &m, mlxcel: p.n.mlxcel, mlxlm: p.n.mlxlm, mlxcelCSV: sweepCSV(m, results.SweepMlxcel), mlxlmCSV: sweepCSV(m, results.SweepMlxLM),
-		guard: p.n.guard, guardLog: m.Stem + results.GuardLogSuffix, commit: p.base, maxSpreadPct: p.o.MaxSpreadPct,
-		benchmarks: p.o.Config.Results.Benchmarks, rowLink: p.rowLink, issues: map[string]report.Link{},
-		history: p.history, chartURL: p.chartURL(),
+	return report.NewBaselinePageData(report.BaselineInput{
+		Manifest: &m, Mlxcel: p.n.mlxcel, MlxLM: p.n.mlxlm, MlxcelCSV: sweepCSV(m, results.SweepMlxcel), MlxLMCSV: sweepCSV(m, results.SweepMlxLM),
+		Guard: p.n.guard, GuardLog: m.Stem + results.GuardLogSuffix, Commit: p.base, MaxSpreadPct: p.o.MaxSpreadPct,
+		Benchmarks: p.o.Config.Results.Benchmarks, RowLink: p.rowLink, Issues: map[string]report.Link{},
+		History: p.history, ChartURL: p.chartURL(),
 	})
 }
 
@@ -468,248 +427,12 @@ func (p *BaselinePlan) chartURL() string {
 	return path.Base(chartPath(p.pagePath))
 }
 
-// missingTonight are the models of the last accepted baseline that tonight's mlxcel
-// CSV has no row for, and that baseline's file name.
-func missingTonight(in baselinePage) (models []string, from string) {
-	if in.man == nil || in.man.Comparison == nil || in.man.Comparison.Baseline == "" || in.history == nil || in.mlxcel == nil {
-		return nil, ""
-	}
-	from = in.man.Comparison.Baseline
-	for _, f := range in.history.Files {
-		if f.Name.String() != from {
-			continue
-		}
-		for _, model := range f.Models() {
-			if len(in.mlxcel.RowsOf(model)) == 0 && !slices.Contains(models, model) {
-				models = append(models, model)
-			}
-		}
-	}
-	return models, from
-}
-
 // sweepCSV is the CSV the named sweep left, "" when it left none.
 func sweepCSV(m results.Nightly, name string) string {
 	if sw, ok := m.Sweep(name); ok {
 		return sw.CSV()
 	}
 	return ""
-}
-
-func baselinePageData(in baselinePage) report.BaselinePageData {
-	maxSpread := in.maxSpreadPct
-	if maxSpread <= 0 {
-		maxSpread = baseline.DefaultMaxSpreadPct
-	}
-	pairs, median := runtimePairs(in.mlxcel, in.mlxlm, maxSpread)
-	d := report.BaselinePageData{
-		GPU: "GPU unknown", Commit: in.commit, MedianRatio: median,
-		StabilityRule: fmt.Sprintf("A ratio is given only when each runtime's decode repeats spread at most %g%% of their median (largest minus smallest, over the median); a wider spread means the runs did not settle, and the row shows the repeats instead (`--max-spread` changes the threshold).", maxSpread),
-	}
-	if in.guardLog != "" {
-		d.GuardLog = &report.Link{Text: in.guardLog, URL: in.rowLink(in.guardLog, 0)}
-	}
-	var csvs []string
-	if m := in.man; m != nil {
-		info := m.HostInfo
-		d.GPU, d.GFX, d.Date, d.Host, d.Tenants = orUnknown(info.GPU.Value), m.GFX, m.Date, m.Host, m.Tenants
-		csvs = m.CSVs
-		d.Env = append(d.Env, report.Row{Label: "mlxcel commit", Value: in.commit})
-		for _, r := range info.Table() {
-			switch {
-			case r.Value == "unknown: ":
-				// A fact the manifest does not carry at all, not one the host could not tell.
-				continue
-			case r.Name == "mlxcel commit" && strings.HasPrefix(in.commit, r.Value):
-				continue
-			case r.Name == "mlxcel commit":
-				r.Name = "mlxcel checkout on the host"
-			}
-			d.Env = append(d.Env, report.Row{Label: r.Name, Value: r.Value})
-		}
-	} else {
-		csvs = slices.DeleteFunc([]string{in.mlxcelCSV, in.mlxlmCSV}, func(s string) bool { return s == "" })
-		csvPageHead(&d, in)
-	}
-	for _, name := range csvs {
-		d.CSVs = append(d.CSVs, report.Link{Text: path.Join(in.benchmarks, name), URL: in.rowLink(name, 0)})
-	}
-	if in.mlxcel != nil && len(in.mlxcel.Rows) > 0 {
-		d.Env = append(d.Env, report.Row{Label: "hardware (CSV)", Value: in.mlxcel.Rows[0].Hardware})
-	}
-	if in.mlxlm != nil && len(in.mlxlm.Rows) > 0 {
-		d.Env = append(d.Env, report.Row{Label: "mlx-lm baseline", Value: in.mlxlm.Rows[0].Version})
-	}
-	d.Shape = shapeRows(in.mlxcel)
-	d.Commands = []string{strings.Join(results.BenchBuildCommand, " ")}
-	if m := in.man; m != nil {
-		for _, sw := range m.Sweeps {
-			if sw.Status != "not_run" {
-				d.Commands = append(d.Commands, "MODELS_DIR="+m.ModelsDir+" "+strings.Join(sw.Command, " "))
-			}
-		}
-	}
-	for _, pr := range pairs {
-		row := report.BaselineRow{Model: pr.Model, MlxcelPrefill: tok(pr.Mlxcel, true), MlxLMPrefill: tok(pr.MlxLM, true),
-			MlxcelDecode: tok(pr.Mlxcel, false), MlxLMDecode: tok(pr.MlxLM, false), Ratio: "—"}
-		switch {
-		case len(pr.Unstable) > 0:
-			row.Ratio = "not stable"
-			for _, side := range pr.Unstable {
-				pt := pr.Mlxcel
-				if side == "mlx-lm" {
-					pt = pr.MlxLM
-				}
-				d.Unstable = append(d.Unstable, fmt.Sprintf("%s, %s: decode %s tok/s, a spread of %.1f%% of the median (over %g%%): no ratio", pr.Model, side, pt.Repeats(), pt.SpreadPct(), maxSpread))
-			}
-		case pr.DecodeRatio > 0:
-			row.Ratio = fmt.Sprintf("%.2fx", pr.DecodeRatio)
-		}
-		if pr.Mlxcel != nil {
-			row.Link = in.rowLink(pr.Mlxcel.File, pr.Mlxcel.Lines[0])
-		}
-		d.Rows = append(d.Rows, row)
-		for _, s := range []struct{ runtime, token string }{{"mlxcel", pr.MlxcelStatus}, {"mlx-lm", pr.MlxLMStatus}} {
-			if s.token != "" {
-				d.Skipped = append(d.Skipped, report.SkippedRow{Model: pr.Model, Runtime: s.runtime, Token: s.token, Meaning: benchcsv.StatusText(s.token)})
-			}
-		}
-	}
-	d.NoRatio = noRatio(in, median, d.Unstable)
-	if m := in.man; m != nil {
-		for _, pr := range m.Problems {
-			if pr.Severity != benchcsv.Note {
-				d.Problems = append(d.Problems, pr.String())
-			}
-		}
-		for _, sw := range m.Sweeps {
-			if sw.Status != "ok" && sw.Status != "not_run" {
-				d.Problems = append(d.Problems, fmt.Sprintf("the %s sweep: %s: %s", sw.Name, sw.Status, sw.Reason))
-			}
-		}
-		if c := m.Comparison; c != nil {
-			d.Baseline = c.Baseline
-			r := c.Rules
-			d.NoiseRule = r.Describe() + " A reading outside it is re-measured once, alone, before it is reported."
-			d.Verdicts = report.VerdictRows(c, in.issues)
-			for _, s := range c.Superseded {
-				d.Superseded = append(d.Superseded, s.String())
-			}
-		}
-		for _, rm := range m.Remeasures {
-			line := fmt.Sprintf("%s was re-measured alone (%s)", rm.Model, strings.Join(results.RemeasureCommand(path.Join(m.ModelsDir, rm.Model)), " "))
-			if rm.Reason != "" {
-				line += ": no reading, " + rm.Reason + "; the suspect stays unconfirmed"
-			} else {
-				line += fmt.Sprintf(": %.2f tok/s in %s", rm.Decode, rm.CSV)
-			}
-			d.Remeasures = append(d.Remeasures, line)
-		}
-	}
-	d.NoVerdict = noVerdict(in)
-	d.Missing, d.MissingFrom = missingTonight(in)
-	if in.chartURL != "" {
-		d.Chart = &report.Link{Text: "decode tok/s per model over the nightly history, with the noise band", URL: in.chartURL}
-	}
-	d.Guard, d.GuardNotes = report.GuardRows(in.guard)
-	return d
-}
-
-// csvPageHead fills what a nightly's manifest would say from the CSVs themselves: the
-// date, host and backend from the file name, the GPU and versions from the first row.
-func csvPageHead(d *report.BaselinePageData, in baselinePage) {
-	f := in.mlxcel
-	if f == nil {
-		f = in.mlxlm
-	}
-	if f == nil {
-		return
-	}
-	d.Date, d.Host = f.Name.Date, f.Name.Host
-	if _, gfx, ok := strings.Cut(f.Name.Host, "-"); ok {
-		d.GFX = gfx
-	}
-	if in.mlxcel != nil && len(in.mlxcel.Rows) > 0 {
-		r := in.mlxcel.Rows[0]
-		if d.Commit == "" {
-			d.Commit = r.MlxcelCommit
-		}
-		d.Env = append(d.Env, report.Row{Label: "mlxcel commit", Value: orDash(d.Commit)})
-		for _, kv := range []report.Row{{Label: "mlxcel version", Value: r.Version}, {Label: "build", Value: r.BuildType},
-			{Label: "MLX commit", Value: r.MlxCommit}, {Label: "MLX ROCm overlay", Value: r.OverlayCommit}, {Label: "HIP", Value: r.HIPVersion}} {
-			if kv.Value != "" {
-				d.Env = append(d.Env, kv)
-			}
-		}
-	}
-	d.Env = append(d.Env, report.Row{Label: "source", Value: "the CSVs alone: no nightly manifest, so no host facts beyond the rows and no comparison with the nightly history"})
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "—"
-	}
-	return s
-}
-
-// noRatio says why the results table has no ratio at all ("" when it has one): the
-// side that is missing, naming the CSV that is there.
-func noRatio(in baselinePage, median string, unstable []string) string {
-	switch {
-	case median != "":
-		return ""
-	case in.mlxlm == nil && in.mlxcelCSV != "":
-		return fmt.Sprintf("There is no mlx-lm side: no mlx-lm CSV was given or written, only mlxcel's %s, so there is no ratio.", in.mlxcelCSV)
-	case in.mlxcel == nil && in.mlxlmCSV != "":
-		return fmt.Sprintf("There is no mlxcel side: no mlxcel CSV was given or written, only mlx-lm's %s, so there is no ratio.", in.mlxlmCSV)
-	case len(unstable) > 0:
-		return "No model has a stable reading on both sides, so there is no ratio."
-	}
-	return "No model was measured by both runtimes, so there is no ratio."
-}
-
-// noVerdict says why there is no verdict against the nightly history, "" when there is
-// one; it names the CSV that exists, so the page never says a file is missing that is
-// there.
-func noVerdict(in baselinePage) string {
-	switch {
-	case in.man != nil && in.man.Comparison != nil && len(in.man.Comparison.Models) > 0:
-		return ""
-	case in.man != nil && in.man.Comparison != nil && in.mlxcelCSV != "":
-		return fmt.Sprintf("No model had a reading to compare with the nightly history tonight: the mlxcel sweep's %s holds no measured row.", in.mlxcelCSV)
-	case in.man == nil && in.mlxcelCSV != "":
-		return fmt.Sprintf("No comparison with the nightly history was made: this page was made from the CSVs alone (mlxcel's %s), without a nightly manifest.", in.mlxcelCSV)
-	case in.man == nil:
-		return "No comparison with the nightly history was made: this page was made from the CSVs alone, and none of them is mlxcel's."
-	case in.mlxcelCSV != "":
-		return fmt.Sprintf("No comparison with the nightly history was made tonight: the nightly manifest holds none, although the mlxcel sweep left %s.", in.mlxcelCSV)
-	}
-	return "The mlxcel sweep left no ROCm CSV to compare, so there is no verdict tonight."
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "GPU unknown"
-	}
-	return s
-}
-
-// shapeRows describe the workload from the rows themselves.
-func shapeRows(f *benchcsv.File) []report.Row {
-	out := []report.Row{{Label: "batch", Value: "1, greedy, the harness's defaults (a discarded warmup pass in the same process)"}}
-	if f == nil || len(f.Rows) == 0 {
-		return out
-	}
-	r := f.Rows[0]
-	if r.PromptTargetLen != "" {
-		out = append(out, report.Row{Label: "prompt tokens", Value: r.PromptTargetLen + " (a deterministic synthetic prompt)"})
-	}
-	out = append(out,
-		report.Row{Label: "generated tokens", Value: r.MaxTokens},
-		report.Row{Label: "prompt text", Value: r.Prompt},
-		report.Row{Label: "build", Value: r.BuildType},
-	)
-	return out
 }
 
 func (p *BaselinePlan) verdictRows(l Links) []report.VerdictRow {
@@ -902,7 +625,7 @@ type BaselineFiles struct {
 // BaselinePageOf renders the baseline page from harness CSVs and a guard log, without
 // a nightly manifest: no host facts beyond the rows, no verdicts against the history.
 func BaselinePageOf(o BaselineFiles) (string, error) {
-	in := baselinePage{maxSpreadPct: o.MaxSpreadPct, issues: map[string]report.Link{}}
+	in := report.BaselineInput{MaxSpreadPct: o.MaxSpreadPct, Issues: map[string]report.Link{}}
 	if len(o.CSVs) == 0 || len(o.CSVs) > 2 {
 		return "", fmt.Errorf("give mlxcel's CSV and, optionally, the mlx-lm baseline's: %d given", len(o.CSVs))
 	}
@@ -918,10 +641,10 @@ func BaselinePageOf(o BaselineFiles) (string, error) {
 		}
 		paths[name] = p
 		switch {
-		case f.Name.Backend == "pylm" && in.mlxlm == nil:
-			in.mlxlm, in.mlxlmCSV = f, name
-		case f.Name.Backend != "pylm" && in.mlxcel == nil:
-			in.mlxcel, in.mlxcelCSV = f, name
+		case f.Name.Backend == "pylm" && in.MlxLM == nil:
+			in.MlxLM, in.MlxLMCSV = f, name
+		case f.Name.Backend != "pylm" && in.Mlxcel == nil:
+			in.Mlxcel, in.MlxcelCSV = f, name
 		default:
 			return "", fmt.Errorf("%s and the other CSV are both %s files: give mlxcel's (rocm_...) and the mlx-lm baseline's (pylm_...)", name, f.Name.Backend)
 		}
@@ -931,11 +654,11 @@ func BaselinePageOf(o BaselineFiles) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("reading the guard log: %w", err)
 		}
-		if in.guard, err = results.ParseGuardLog(strings.NewReader(string(b))); err != nil {
+		if in.Guard, err = results.ParseGuardLog(strings.NewReader(string(b))); err != nil {
 			return "", fmt.Errorf("reading the guard log %s: %w", o.GuardLog, err)
 		}
-		in.guardLog = filepath.Base(o.GuardLog)
-		paths[in.guardLog] = o.GuardLog
+		in.GuardLog = filepath.Base(o.GuardLog)
+		paths[in.GuardLog] = o.GuardLog
 	}
 	var files []string
 	for _, p := range paths {
@@ -952,14 +675,14 @@ func BaselinePageOf(o BaselineFiles) (string, error) {
 		links[name] = relPath(path.Dir(pagePath), repoPath[p])
 		committed[repoPath[p]] = true
 	}
-	in.rowLink = func(file string, line int) string {
+	in.RowLink = func(file string, line int) string {
 		l := links[file]
 		if line > 0 {
 			l += fmt.Sprintf("#L%d", line)
 		}
 		return l
 	}
-	page, err := report.Render(report.BaselinePage, baselinePageData(in))
+	page, err := report.Render(report.BaselinePage, report.NewBaselinePageData(in))
 	if err != nil {
 		return "", err
 	}

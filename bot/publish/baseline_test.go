@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/lablup/perfbot/bot/report"
-	ghstub "github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/internal/golden"
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/lablup/perfbot/runner/baseline"
@@ -235,7 +235,7 @@ func TestPublishBaselineDryRunThreeNights(t *testing.T) {
 	if err := report.Validate(page, committed, sum.Page); err != nil {
 		t.Errorf("the page does not parse back: %v", err)
 	}
-	for _, want := range []string{
+	wantIn(t, page,
 		"# ROCm decode baseline: Radeon 8060S Graphics (gfx1151), 2026-10-20",
 		"| [Qwen3-0.6B-4bit](../../benchmarks/rocm_strixhalo-gfx1151_2026-10-20.csv#L5) | 4417.27 | 4316.74 | 278.48 | 220.13 | 1.27x |",
 		"Median decode ratio: 1\\.054x over 5 model(s).",
@@ -246,11 +246,7 @@ func TestPublishBaselineDryRunThreeNights(t *testing.T) {
 		"mlxcel sweep, attempt 1 rejected: foreign\\_gpu=\\[2682448:python3\\] compilers=\\[\\]",
 		"| `nightly mlxcel` |",
 		"```text\ncargo build --release --features rocm --bin mlxcel --bin mlxcel-bench-decode\nMODELS_DIR=models/mlx scripts/bench_decode.sh all --cooldown 30 --big-cooldown 30\n",
-	} {
-		if !strings.Contains(page, want) {
-			t.Errorf("the page lacks %q:\n%s", want, page)
-		}
-	}
+	)
 	issue := filepath.Join(out, "regression-"+llama+".md")
 	first := readFile(t, issue)
 	if len(sum.Regressions) != 1 || sum.Regressions[0].Action != "created" || !strings.Contains(first, report.RegressionMarker("rocm_strixhalo-gfx1151", llama)) ||
@@ -301,10 +297,8 @@ type issueHub struct {
 	issues []map[string]any
 }
 
-func (h *issueHub) list() ghstub.Responder {
-	return ghstub.Func(func(req ghstub.Request) ghstub.Response {
-		h.mu.Lock()
-		defer h.mu.Unlock()
+func (h *issueHub) list() fakegithub.Responder {
+	return locked(&h.mu, func(req fakegithub.Request) fakegithub.Response {
 		list := []any{h.object("issue", map[string]any{"number": 1814, "title": "epic", "body": "ports", "user.login": "maintainer"})}
 		for _, is := range h.issues {
 			list = append(list, is)
@@ -313,10 +307,8 @@ func (h *issueHub) list() ghstub.Responder {
 	})
 }
 
-func (h *issueHub) create() ghstub.Responder {
-	return ghstub.Func(func(req ghstub.Request) ghstub.Response {
-		h.mu.Lock()
-		defer h.mu.Unlock()
+func (h *issueHub) create() fakegithub.Responder {
+	return locked(&h.mu, func(req fakegithub.Request) fakegithub.Response {
 		b := body(req)
 		n := 100 + len(h.issues)
 		is := h.object("issue", map[string]any{"number": n, "title": b["title"], "body": b["body"], "user.login": botLogin, "state": "open",
@@ -327,10 +319,8 @@ func (h *issueHub) create() ghstub.Responder {
 	})
 }
 
-func (h *issueHub) edit() ghstub.Responder {
-	return ghstub.Func(func(req ghstub.Request) ghstub.Response {
-		h.mu.Lock()
-		defer h.mu.Unlock()
+func (h *issueHub) edit() fakegithub.Responder {
+	return locked(&h.mu, func(req fakegithub.Request) fakegithub.Response {
 		b := body(req)
 		for _, is := range h.issues {
 			if fmt.Sprint(is["number"]) == filepath.Base(req.Path) {
@@ -409,17 +399,13 @@ func TestPublishBaselineUnstableRatioNoComparison(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := tg.file(t, sum.Git.Commit, sum.Page)
-	for _, want := range []string{
+	wantIn(t, page,
 		"| 25.85 | 26.43 | 8.22 | 9.98 | not stable |",
 		"- Mixtral-8x7B-Instruct-v0.1-4bit, mlxcel: decode 7.65 / 8.22 / 11.16 tok/s, a spread of 42.7% of the median (over 10%): no ratio",
 		"spread at most 10% of their median",
 		"Median decode ratio: 1\\.067x over 4 model(s).",
 		"No comparison with the nightly history was made tonight: the nightly manifest holds none, although the mlxcel sweep left rocm\\_strixhalo-gfx1151\\_2026-10-20.csv.",
-	} {
-		if !strings.Contains(page, want) {
-			t.Errorf("no %q in:\n%s", want, page)
-		}
-	}
+	)
 	if strings.Contains(page, "left no ROCm CSV") {
 		t.Errorf("the page says the CSV is missing:\n%s", page)
 	}

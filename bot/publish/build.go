@@ -4,106 +4,17 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/lablup/perfbot/bot/chart"
 	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/internal/infile"
 	"github.com/lablup/perfbot/runner/attrib"
+	"github.com/lablup/perfbot/runner/hostinfo"
 	"github.com/lablup/perfbot/runner/patch"
 	"github.com/lablup/perfbot/runner/rank"
 	"github.com/lablup/perfbot/runner/results"
 )
-
-// methodRows says what ran: the build and the profiler's flags as the session
-// recorded them, and the first plain and profiled command lines the guard recorded, as
-// they ran.
-func methodRows(f *folder) []report.Row {
-	build, rest := f.sessionMethod()
-	rows := append([]report.Row{build}, rest...)
-	evs := f.guard
-	seen := map[string]bool{}
-	phase := ""
-	for _, ev := range evs {
-		switch ev.Kind {
-		case results.EvSection:
-			phase = ev.Phase
-		case results.EvNote:
-			phase = "test"
-		case results.EvAttemptStart:
-			label := map[string]string{"plain": "plain run (first)", "profiled": "profiled run (first)", "test": "numeric test (first)"}[phase]
-			if label != "" && !seen[label] {
-				seen[label] = true
-				rows = append(rows, report.Row{Label: label, Value: ev.Command})
-			}
-		}
-	}
-	switch {
-	case seen["numeric test (first)"]:
-	case f.gemm == nil:
-		rows = append(rows, report.Row{Label: "numeric tests", Value: "not run: the results folder holds no " + gemmTests})
-	default:
-		rows = append(rows, report.Row{Label: "numeric tests", Value: "cargo test --release --features rocm -p mlxcel-core --lib grouped_gemm_numeric_tests::<name> -- --exact --test-threads=1 --nocapture"})
-	}
-	rows = append(rows, report.Row{Label: "analysis", Value: "perfbot analyze (decode window from the phase marks, docs/analysis.md rules)"})
-	return rows
-}
-
-// unitIDs are the port units of the runs' summaries, in first-seen order.
-func unitIDs(f *folder) []string {
-	var ids []string
-	for _, s := range f.runs {
-		for _, kv := range s.PortUnits {
-			if !slices.Contains(ids, kv.ID) {
-				ids = append(ids, kv.ID)
-			}
-		}
-	}
-	return ids
-}
-
-// epicUnits are the ranked units as the epic comment lists them.
-// reproduce is how to run the same profile again: the comment, and the commands the
-// guard recorded for each run, as they ran.
-func reproduce(f *folder, profilesDir string, models, sampling []string, commit string) (comment string, lines []string) {
-	comment = "/profile rocm"
-	if len(models) > 0 {
-		comment += " models=" + strings.Join(models, ",")
-	}
-	if len(sampling) > 0 {
-		comment += " sampling=" + strings.Join(sampling, ",")
-	}
-	if commit != "" {
-		comment += " ref=" + commit
-	}
-	lines = []string{
-		"git checkout " + commit,
-		"cargo build --release --features rocm --bin mlxcel-bench-decode",
-	}
-	phase := ""
-	seen := map[string]bool{}
-	for _, ev := range f.guard {
-		switch ev.Kind {
-		case results.EvSection:
-			phase = ev.Run + " " + ev.Phase
-		case results.EvNote:
-			phase = ev.Text
-		case results.EvAttemptStart:
-			if !seen[phase] {
-				seen[phase] = true
-				// Only the profiled runs print phase marks (the analysis needs them).
-				if strings.HasSuffix(phase, " profiled") {
-					lines = append(lines, "MLXCEL_BENCH_PHASE_MARKS=1 "+ev.Command)
-				} else {
-					lines = append(lines, ev.Command)
-				}
-			}
-		}
-	}
-	lines = append(lines, "perfbot rank "+path.Join(profilesDir, f.name))
-	return comment, lines
-}
 
 // pageInput is what the report page is made of: a results folder, the commit it
 // measured and the ranking of its runs.
@@ -122,29 +33,27 @@ type pageInput struct {
 	chartURL         string                   // the unit chart's link from the page, "" for none
 }
 
-// pageData fills the report page; publish and `perfbot report` share it.
+// pageData fills the report page from the folder; publish and `perfbot report` share
+// it.
 func pageData(in pageInput) report.PageData {
 	f := in.f
-	rows, notes := report.GuardRows(f.guard)
-	comment, lines := reproduce(f, in.profilesDir, in.models, in.sampling, in.commit)
-	d := report.PageData{
-		GFX: f.gfx, Date: in.date, Commit: in.commit, Models: in.models, Sampling: in.sampling,
-		Env: envRows(f, in.commit), Method: methodRows(f), Guard: rows, GuardNotes: notes,
-		Runs: f.runs, Rules: report.RulesData(in.rules, in.rulesFile), UnitIDs: unitIDs(f),
-		RankingMD: in.rk.Markdown(), Gemm: gemmData(f.gemm, in.gemmPatch, in.patchProblem),
-		Reproduce: lines, ReproduceBy: comment,
-	}
-	d.GemmNotRun = gemmNotRun(f)
-	d.Window = windowRows(f)
-	d.Bandwidth, d.PeakNote = bandwidthRows(f)
-	d.FailedRuns = f.failedRuns()
+	build, rest := f.sessionMethod()
+	var files []report.Link
 	for _, name := range f.files {
-		d.Files = append(d.Files, report.Link{Text: name, URL: in.fileURL(name)})
+		files = append(files, report.Link{Text: name, URL: in.fileURL(name)})
 	}
-	if in.chartURL != "" {
-		d.Chart = &report.Link{Text: "GPU ms/token of each run split by port unit", URL: in.chartURL}
+	var peak *report.Peak
+	if p, known := hostinfo.PeakBandwidthOf(f.gfx); known {
+		peak = &report.Peak{GBps: p.GBps, Source: p.Source}
 	}
-	return d
+	return report.NewPageData(report.PageInput{
+		GFX: f.gfx, Folder: f.name, Commit: in.commit, Date: in.date, Models: in.models, Sampling: in.sampling,
+		HostEnv: f.env, HasHost: f.hasHost, Method: append([]report.Row{build}, rest...),
+		Guard: f.guard, Runs: f.runs, FailedRuns: f.failedRuns(),
+		Rules: report.RulesData(in.rules, in.rulesFile), RankingMD: in.rk.Markdown(),
+		Gemm: gemmData(f.gemm, in.gemmPatch, in.patchProblem), KernelSteps: kernelSteps(f), Peak: peak,
+		ProfilesDir: in.profilesDir, Files: files, ChartURL: in.chartURL,
+	})
 }
 
 // chartPath is where a page's SVG chart is committed: beside the page, same name.
@@ -171,7 +80,7 @@ func prRanking(d *report.PRData, rk *rank.Ranking, page report.Link, linkRoot, c
 	}
 	d.RankingLink = page
 	if _, ok := files[chart]; ok && linkRoot != "" {
-		d.Chart = &report.Link{Text: "GPU ms/token of each run split by port unit", URL: rawURL(linkRoot) + chart}
+		d.Chart = &report.Link{Text: report.ChartText, URL: rawURL(linkRoot) + chart}
 	}
 }
 
@@ -216,41 +125,6 @@ func renderChecked(d report.PageData, committed map[string]bool, pagePath string
 		return "", fmt.Errorf("checking the report page: %w", err)
 	}
 	return page, nil
-}
-
-// envRows are the page's environment rows: the measured commit and the results
-// folder, then the host's facts.
-func envRows(f *folder, base string) []report.Row {
-	env := []report.Row{{Label: "mlxcel commit", Value: base}, {Label: "results", Value: f.name}}
-	for _, r := range f.env {
-		// The pinned base is the commit that was measured; the host's own reading of
-		// its checkout is shown only when it says something else.
-		if r.Label == "mlxcel commit" {
-			if r.Value != "" && strings.HasPrefix(base, r.Value) {
-				continue
-			}
-			r.Label = "mlxcel checkout on the host"
-		}
-		env = append(env, r)
-	}
-	if !f.hasHost {
-		env = append(env, report.Row{Label: "host facts", Value: "hostinfo.json is missing from the results"})
-	}
-	return env
-}
-
-// gemmNotRun says why the page has no numeric test outcome ("" when it has one): the
-// tests were not run, or ran (the guard log has their sections) and left no outcome.
-func gemmNotRun(f *folder) string {
-	if f.gemm != nil {
-		return ""
-	}
-	for _, ev := range f.guard {
-		if ev.Kind == results.EvNote && strings.Contains(ev.Text, results.TestModule+"::") {
-			return "The numeric tests ran (the guard log has their sections) but left no outcome: the results folder holds no " + gemmTests + ", so the gates were left as they are."
-		}
-	}
-	return "The numeric tests were not run for this profile: the results folder holds no " + gemmTests + ", so the gates were left as they are."
 }
 
 // PageOptions say which results folder `perfbot report` renders.

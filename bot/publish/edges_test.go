@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -620,35 +619,6 @@ func TestPublishDates(t *testing.T) {
 	}
 }
 
-// The host's own reading of the mlxcel checkout is shown only when it says
-// something other than the measured commit.
-func TestEnvRows(t *testing.T) {
-	t.Parallel()
-	base := strings.Repeat("ab", 20)
-	gpu := report.Row{Label: "GPU", Value: "Radeon 8060S Graphics"}
-	for _, tc := range []struct {
-		name string
-		host string
-		want []report.Row
-	}{
-		{"the same commit, abbreviated", "abababab", []report.Row{gpu}},
-		{"the same commit, whole", base, []report.Row{gpu}},
-		{"another commit", "cdcdcdcd", []report.Row{{Label: "mlxcel checkout on the host", Value: "cdcdcdcd"}, gpu}},
-		{"an empty reading", "", []report.Row{{Label: "mlxcel checkout on the host", Value: ""}, gpu}},
-	} {
-		f := &folder{name: "gfx1151_abababab", hasHost: true, env: []report.Row{{Label: "mlxcel commit", Value: tc.host}, gpu}}
-		want := append([]report.Row{{Label: "mlxcel commit", Value: base}, {Label: "results", Value: f.name}}, tc.want...)
-		if diff := cmp.Diff(want, envRows(f, base)); diff != "" {
-			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
-		}
-	}
-	f := &folder{name: "gfx1151_abababab"}
-	want := []report.Row{{Label: "mlxcel commit", Value: base}, {Label: "results", Value: f.name}, {Label: "host facts", Value: "hostinfo.json is missing from the results"}}
-	if diff := cmp.Diff(want, envRows(f, base)); diff != "" {
-		t.Errorf("no hostinfo.json (-want +got):\n%s", diff)
-	}
-}
-
 // A rules file in use is named by its SHA-256; the embedded rules have no digest.
 func TestRulesDataDigest(t *testing.T) {
 	t.Parallel()
@@ -658,29 +628,6 @@ func TestRulesDataDigest(t *testing.T) {
 	}
 	if got := report.RulesData(attrib.Default(), nil).Digest; got != "" {
 		t.Errorf("embedded rules: digest %q, want none", got)
-	}
-}
-
-// The comment that reruns a profile names only what was chosen.
-func TestReproduceComment(t *testing.T) {
-	t.Parallel()
-	f := &folder{name: "gfx1151_abababab"}
-	for _, tc := range []struct {
-		models, sampling []string
-		commit, want     string
-	}{
-		{nil, nil, "", "/profile rocm"},
-		{nil, nil, "abababab", "/profile rocm ref=abababab"},
-		{[]string{"llama"}, nil, "abababab", "/profile rocm models=llama ref=abababab"},
-		{nil, []string{"greedy", "t0.7"}, "", "/profile rocm sampling=greedy,t0.7"},
-	} {
-		comment, lines := reproduce(f, "benchmarks/rocm_profiles", tc.models, tc.sampling, tc.commit)
-		if comment != tc.want {
-			t.Errorf("%q %q %q: comment %q, want %q", tc.models, tc.sampling, tc.commit, comment, tc.want)
-		}
-		if want := "perfbot rank benchmarks/rocm_profiles/gfx1151_abababab"; lines[len(lines)-1] != want {
-			t.Errorf("last line %q, want %q", lines[len(lines)-1], want)
-		}
 	}
 }
 
@@ -771,9 +718,7 @@ func TestPublishWithoutAnEpic(t *testing.T) {
 	if want := (Outcome{Action: "skipped", Detail: "no epic issue is configured"}); sum.Epic != want {
 		t.Errorf("epic %+v, want %+v", sum.Epic, want)
 	}
-	if _, err := os.Stat(filepath.Join(out, DryEpic)); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("%s: %v, want none written", DryEpic, err)
-	}
+	wantNotWritten(t, out, DryEpic)
 }
 
 // A byte count of 0 is shown as it is, not as 0 GiB.
@@ -891,9 +836,7 @@ func TestPublishBaselineWithoutATrackingIssue(t *testing.T) {
 	if want := (Outcome{Action: "skipped", Detail: "no tracking issue: set epic: in the configuration or pass --issue"}); sum.Tracking != want {
 		t.Errorf("tracking %+v, want %+v", sum.Tracking, want)
 	}
-	if _, err := os.Stat(filepath.Join(out, DryTracking)); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("%s: %v, want none written", DryTracking, err)
-	}
+	wantNotWritten(t, out, DryTracking)
 }
 
 // The nightly's step summary is its pull request body when the commit was pushed, and

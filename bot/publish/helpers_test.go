@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -15,10 +16,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/config"
-	ghstub "github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/internal/gittest"
+	"github.com/lablup/perfbot/internal/sampletree"
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/lablup/perfbot/runner/hostinfo"
 	"github.com/lablup/perfbot/runner/patch"
@@ -77,10 +80,11 @@ func newTarget(t testing.TB) *target {
 	root := t.TempDir()
 	seed := filepath.Join(root, "seed")
 	gitT(t, root, "init", "--quiet", "--initial-branch=main", seed)
-	// The two files the patcher edits are runner/patch's own test copies, laid over
-	// the rest of a small mlxcel tree that the checker scans.
-	copyTree(t, "../../runner/patch/testdata/variants/upstream/repo", seed)
-	copyTree(t, "testdata/repo", seed)
+	// The sample mlxcel checkout's sources: the two files the patcher edits and the
+	// dispatch sources the checker scans.
+	if err := sampletree.WriteSources(seed); err != nil {
+		t.Fatal(err)
+	}
 	writeFile(t, filepath.Join(seed, "README.md"), "# mlxcel\n")
 	gitT(t, seed, "add", "-A")
 	gitT(t, seed, "commit", "--quiet", "-m", "base")
@@ -120,28 +124,6 @@ func (tg *target) branch(t testing.TB) string {
 func (tg *target) file(t testing.TB, commit, p string) string {
 	t.Helper()
 	return gitT(t, tg.bare, "show", commit+":"+p)
-}
-
-func copyTree(t testing.TB, from, to string) {
-	t.Helper()
-	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		dst := filepath.Join(to, rel)
-		if d.IsDir() {
-			return os.MkdirAll(dst, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(dst, b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 func writeFile(t testing.TB, p, body string) {
@@ -281,7 +263,7 @@ func (s *sleeps) got() []time.Duration {
 var testNow = time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)
 
 // client is a token client of the stub with recorded sleeps and a fixed clock.
-func client(t *testing.T, s *ghstub.Stub, sl *sleeps) *gh.Client {
+func client(t *testing.T, s *fakegithub.Stub, sl *sleeps) *gh.Client {
 	t.Helper()
 	c, err := gh.NewTokenClient("ghs_testtoken0123456789", gh.Options{
 		BaseURL: s.URL(), Login: botLogin, Sleep: sl.sleep,
@@ -346,4 +328,30 @@ func layPrepared(t testing.TB, tg *target, pr profile) string {
 	res := layResults(t, tg.base, pr)
 	prepare(t, tg, res, nil, "")
 	return res
+}
+
+// wantIn checks that doc holds each of wants.
+func wantIn(t *testing.T, doc string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(doc, want) {
+			t.Errorf("no %q in:\n%s", want, doc)
+		}
+	}
+}
+
+// wantNotWritten checks that a dry run left no file name in out.
+func wantNotWritten(t *testing.T, out, name string) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(out, name)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("%s: %v, want none written", name, err)
+	}
+}
+
+// wantActions checks what each write of a publish did; publish names which one.
+func wantActions(t *testing.T, publish string, sum Summary, want map[string]string) {
+	t.Helper()
+	if diff := cmp.Diff(want, actions(sum)); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", strings.TrimSpace(publish+" actions"), diff)
+	}
 }

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	ghstub "github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/internal/testfix"
 )
 
@@ -19,7 +19,7 @@ import (
 // calls must happen, and the stub fails on any other and on any that does not.
 type hub struct {
 	t *testing.T
-	s *ghstub.Stub
+	s *fakegithub.Stub
 
 	mu       sync.Mutex
 	pr       map[string]any
@@ -38,29 +38,29 @@ const (
 )
 
 func newHub(t *testing.T) *hub {
-	return &hub{t: t, s: ghstub.New(t), statuses: map[int64]map[string]any{}, nextID: 9000}
+	return &hub{t: t, s: fakegithub.New(t), statuses: map[int64]map[string]any{}, nextID: 9000}
 }
 
 func (h *hub) object(name string, overrides map[string]any) map[string]any {
 	h.t.Helper()
-	m, err := ghstub.Object(example(h.t, name))
+	m, err := fakegithub.Object(example(h.t, name))
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	for k, v := range overrides {
-		if err := ghstub.Set(m, k, v); err != nil {
+		if err := fakegithub.Set(m, k, v); err != nil {
 			h.t.Fatal(err)
 		}
 	}
 	return m
 }
 
-func answer(status int, v any) ghstub.Response {
+func answer(status int, v any) fakegithub.Response {
 	b, _ := json.Marshal(v)
-	return ghstub.Response{Status: status, Header: http.Header{}, Body: b}
+	return fakegithub.Response{Status: status, Header: http.Header{}, Body: b}
 }
 
-func body(req ghstub.Request) map[string]any {
+func body(req fakegithub.Request) map[string]any {
 	m, _ := req.JSON()
 	return m
 }
@@ -80,14 +80,12 @@ func (h *hub) addStatus(id int64) {
 	h.statuses[id] = h.comment(id, 12, "<!-- perfbot:status -->\n**/profile rocm**: running model 2/2.")
 }
 
-func (h *hub) listPRs() ghstub.Responder {
-	return ghstub.Func(func(req ghstub.Request) ghstub.Response {
-		h.mu.Lock()
-		defer h.mu.Unlock()
+func (h *hub) listPRs() fakegithub.Responder {
+	return locked(&h.mu, func(req fakegithub.Request) fakegithub.Response {
 		if h.pr == nil {
 			return answer(200, []any{})
 		}
-		items, err := ghstub.Items(example(h.t, "pull-request-simple-items"))
+		items, err := fakegithub.Items(example(h.t, "pull-request-simple-items"))
 		if err != nil || len(items) == 0 {
 			h.t.Errorf("pull request list example: %v", err)
 			return answer(500, nil)
@@ -102,10 +100,8 @@ func (h *hub) listPRs() ghstub.Responder {
 	})
 }
 
-func (h *hub) createPR() ghstub.Responder {
-	return ghstub.Func(func(req ghstub.Request) ghstub.Response {
-		h.mu.Lock()
-		defer h.mu.Unlock()
+func (h *hub) createPR() fakegithub.Responder {
+	return locked(&h.mu, func(req fakegithub.Request) fakegithub.Response {
 		b := body(req)
 		h.pr = h.object("pull-request", map[string]any{
 			"number": 57, "html_url": "https://github.com/lablup/mlxcel/pull/57",
@@ -116,20 +112,16 @@ func (h *hub) createPR() ghstub.Responder {
 	})
 }
 
-func (h *hub) editPR() ghstub.Responder {
-	return ghstub.Func(func(req ghstub.Request) ghstub.Response {
-		h.mu.Lock()
-		defer h.mu.Unlock()
+func (h *hub) editPR() fakegithub.Responder {
+	return locked(&h.mu, func(req fakegithub.Request) fakegithub.Response {
 		b := body(req)
 		h.pr["title"], h.pr["body"] = b["title"], b["body"]
 		return answer(200, h.pr)
 	})
 }
 
-func (h *hub) listEpic() ghstub.Responder {
-	return ghstub.Func(func(req ghstub.Request) ghstub.Response {
-		h.mu.Lock()
-		defer h.mu.Unlock()
+func (h *hub) listEpic() fakegithub.Responder {
+	return locked(&h.mu, func(req fakegithub.Request) fakegithub.Response {
 		list := []any{h.object("issue-comment", map[string]any{"id": 1, "body": "Tracking the ROCm ports.", "user.login": "maintainer"})}
 		for _, c := range h.epic {
 			list = append(list, c)
@@ -138,10 +130,8 @@ func (h *hub) listEpic() ghstub.Responder {
 	})
 }
 
-func (h *hub) createEpic() ghstub.Responder {
-	return ghstub.Func(func(req ghstub.Request) ghstub.Response {
-		h.mu.Lock()
-		defer h.mu.Unlock()
+func (h *hub) createEpic() fakegithub.Responder {
+	return locked(&h.mu, func(req fakegithub.Request) fakegithub.Response {
 		h.nextID++
 		c := h.comment(h.nextID, epicIssue, body(req)["body"].(string))
 		h.epic = append(h.epic, c)
@@ -150,10 +140,8 @@ func (h *hub) createEpic() ghstub.Responder {
 }
 
 // editComment edits an epic or a status comment by the id in the path.
-func (h *hub) editComment() ghstub.Responder {
-	return ghstub.Func(func(req ghstub.Request) ghstub.Response {
-		h.mu.Lock()
-		defer h.mu.Unlock()
+func (h *hub) editComment() fakegithub.Responder {
+	return locked(&h.mu, func(req fakegithub.Request) fakegithub.Response {
 		id, _ := strconv.ParseInt(path.Base(req.Path), 10, 64)
 		text := body(req)["body"].(string)
 		for _, c := range h.epic {
@@ -170,24 +158,22 @@ func (h *hub) editComment() ghstub.Responder {
 	})
 }
 
-func (h *hub) getStatus() ghstub.Responder {
-	return ghstub.Func(func(req ghstub.Request) ghstub.Response {
-		h.mu.Lock()
-		defer h.mu.Unlock()
+func (h *hub) getStatus() fakegithub.Responder {
+	return locked(&h.mu, func(req fakegithub.Request) fakegithub.Response {
 		id, _ := strconv.ParseInt(path.Base(req.Path), 10, 64)
 		return answer(200, h.statuses[id])
 	})
 }
 
-func (h *hub) checkRun() ghstub.Responder {
-	return ghstub.Func(func(req ghstub.Request) ghstub.Response {
+func (h *hub) checkRun() fakegithub.Responder {
+	return fakegithub.Func(func(req fakegithub.Request) fakegithub.Response {
 		b := body(req)
 		return answer(200, h.object("check-run", map[string]any{"id": checkRunID, "status": "completed", "conclusion": b["conclusion"]}))
 	})
 }
 
-func (h *hub) reaction() ghstub.Responder {
-	return ghstub.Func(func(req ghstub.Request) ghstub.Response {
+func (h *hub) reaction() fakegithub.Responder {
+	return fakegithub.Func(func(req fakegithub.Request) fakegithub.Response {
 		return answer(201, h.object("reaction", map[string]any{"content": body(req)["content"]}))
 	})
 }
@@ -206,4 +192,13 @@ func (h *hub) expectFinish(status int64, edit bool, conclusion, reaction string)
 
 func rateLimitFile(t testing.TB, name string) string {
 	return testfix.Path(t, "github", "rate-limit", name)
+}
+
+// locked answers with f holding mu: the stub serves requests concurrently.
+func locked(mu *sync.Mutex, f func(fakegithub.Request) fakegithub.Response) fakegithub.Responder {
+	return fakegithub.Func(func(req fakegithub.Request) fakegithub.Response {
+		mu.Lock()
+		defer mu.Unlock()
+		return f(req)
+	})
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/bot/gitpub"
 	"github.com/lablup/perfbot/bot/report"
-	ghstub "github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/runner/patch"
 )
 
@@ -40,7 +40,7 @@ func TestPublishLifecycle(t *testing.T) {
 	// 1. First publish.
 	h.addStatus(501)
 	h.s.Expect("GET", pullsPath+"?state=open&head=lablup:"+botBranch, h.listPRs())
-	h.s.Expect("POST", pullsPath, h.createPR()).JSONBody(map[string]any{"head": botBranch, "base": "main", "draft": ghstub.Absent})
+	h.s.Expect("POST", pullsPath, h.createPR()).JSONBody(map[string]any{"head": botBranch, "base": "main", "draft": fakegithub.Absent})
 	h.s.Expect("GET", epicPath, h.listEpic()).Times(2)
 	h.s.Expect("POST", epicPath, h.createEpic())
 	h.expectFinish(501, true, "success", "rocket")
@@ -50,9 +50,7 @@ func TestPublishLifecycle(t *testing.T) {
 		t.Fatalf("first publish: %v", err)
 	}
 	want := map[string]string{"git": "created", "pr": "created", "epic": "created", "status": "updated", "check": "completed", "reaction": "reacted"}
-	if diff := cmp.Diff(want, actions(sum)); diff != "" {
-		t.Errorf("first publish actions (-want +got):\n%s", diff)
-	}
+	wantActions(t, "first publish", sum, want)
 	commit1 := tg.branch(t)
 	if commit1 == "" || commit1 != sum.Git.Commit || !sum.Git.Pushed {
 		t.Fatalf("the remote branch holds %q, summary says %+v", commit1, sum.Git)
@@ -123,9 +121,7 @@ func TestPublishLifecycle(t *testing.T) {
 		t.Fatalf("second publish: %v", err)
 	}
 	want = map[string]string{"git": "unchanged", "pr": "unchanged", "epic": "unchanged", "status": "unchanged", "check": "completed", "reaction": "reacted"}
-	if diff := cmp.Diff(want, actions(sum)); diff != "" {
-		t.Errorf("second publish actions (-want +got):\n%s", diff)
-	}
+	wantActions(t, "second publish", sum, want)
 	if sum.Git.Pushed || tg.branch(t) != commit1 {
 		t.Errorf("the second publish pushed: %+v", sum.Git)
 	}
@@ -149,9 +145,7 @@ func TestPublishLifecycle(t *testing.T) {
 		t.Fatalf("newer publish: %v", err)
 	}
 	want = map[string]string{"git": "updated", "pr": "updated", "epic": "updated", "status": "updated", "check": "completed", "reaction": "reacted"}
-	if diff := cmp.Diff(want, actions(sum)); diff != "" {
-		t.Errorf("newer publish actions (-want +got):\n%s", diff)
-	}
+	wantActions(t, "newer publish", sum, want)
 	commit2 := tg.branch(t)
 	if got := gitT(t, tg.bare, "rev-list", "--count", tg.base+".."+commit2); got != "1" {
 		t.Errorf("the branch has %s commits on the base, want 1 (replaced, not stacked)", got)
@@ -214,8 +208,8 @@ func sortedKeys(m map[string]bool) []string {
 // The API fails in the ways GitHub does; each case declares every call it expects.
 func TestPublishGitHubFailures(t *testing.T) {
 	t.Parallel()
-	notFound := ghstub.JSON(404, map[string]string{"message": "Not Found", "documentation_url": "https://docs.github.com/rest/issues/comments#list-issue-comments"})
-	forbidden := ghstub.JSON(403, map[string]string{"message": "Resource not accessible by integration", "documentation_url": "https://docs.github.com/rest/pulls/pulls#create-a-pull-request"})
+	notFound := fakegithub.JSON(404, map[string]string{"message": "Not Found", "documentation_url": "https://docs.github.com/rest/issues/comments#list-issue-comments"})
+	forbidden := fakegithub.JSON(403, map[string]string{"message": "Resource not accessible by integration", "documentation_url": "https://docs.github.com/rest/pulls/pulls#create-a-pull-request"})
 	cases := []struct {
 		name      string
 		expect    func(t *testing.T, h *hub)
@@ -226,9 +220,9 @@ func TestPublishGitHubFailures(t *testing.T) {
 		{
 			name: "502 then success",
 			expect: func(t *testing.T, h *hub) {
-				h.s.Expect("GET", pullsPath, ghstub.Status(502))
+				h.s.Expect("GET", pullsPath, fakegithub.Status(502))
 				h.s.Expect("GET", pullsPath, h.listPRs())
-				h.s.Expect("POST", pullsPath, ghstub.Status(502))
+				h.s.Expect("POST", pullsPath, fakegithub.Status(502))
 				h.s.Expect("POST", pullsPath, h.createPR())
 				h.s.Expect("GET", epicPath, h.listEpic()).Times(2)
 				h.s.Expect("POST", epicPath, h.createEpic())
@@ -243,7 +237,7 @@ func TestPublishGitHubFailures(t *testing.T) {
 				h.s.Expect("GET", pullsPath, h.listPRs())
 				h.s.Expect("POST", pullsPath, h.createPR())
 				h.s.Expect("GET", epicPath, h.listEpic()).Times(2)
-				h.s.Expect("POST", epicPath, ghstub.Recorded(rateLimitFile(t, "secondary-403.headers.txt"), rateLimitFile(t, "secondary-403.body.json")))
+				h.s.Expect("POST", epicPath, fakegithub.Recorded(rateLimitFile(t, "secondary-403.headers.txt"), rateLimitFile(t, "secondary-403.body.json")))
 				h.s.Expect("POST", epicPath, h.createEpic())
 				h.expectFinish(501, true, "success", "rocket")
 			},
@@ -390,7 +384,7 @@ func TestPublishDraftOfAnOpenPullRequest(t *testing.T) {
 	res := layPrepared(t, tg, profile{date: "2026-09-30", tests: allPassed})
 	h.addStatus(501)
 	h.s.Expect("GET", pullsPath, h.listPRs())
-	h.s.Expect("POST", pullsPath, h.createPR()).JSONBody(map[string]any{"draft": ghstub.Absent})
+	h.s.Expect("POST", pullsPath, h.createPR()).JSONBody(map[string]any{"draft": fakegithub.Absent})
 	h.s.Expect("GET", epicPath, h.listEpic()).Times(2)
 	h.s.Expect("POST", epicPath, h.createEpic())
 	h.expectFinish(501, true, "success", "rocket")

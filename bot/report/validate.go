@@ -8,6 +8,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/lablup/perfbot/internal/strs"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
@@ -273,9 +274,5 @@ func (v *validator) hidden(n ast.Node) bool {
 	return true
 }
 
-func clip(s string) string {
-	if r := []rune(s); len(r) > 120 {
-		return string(r[:117]) + "..."
-	}
-	return s
-}
+// clip shortens text quoted in an error to 120 characters.
+func clip(s string) string { return strs.ClipRunes(s, 120, "...") }

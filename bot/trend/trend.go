@@ -122,8 +122,9 @@ func Page(h *baseline.History, o Options) ([]byte, error) {
 		d.Summary = fmt.Sprintf("%d nightly CSVs from %s to %s.", nightly, first, last)
 	}
 	r := o.Rules
-	d.Rule = fmt.Sprintf("The shaded band is the noise band each mlxcel night was judged against: the median of the model's last %d comparable nightly runs before it, ± %g robust standard deviations, at least ± %g%%, once %d runs exist.",
-		r.Window, r.K, r.MinChangePct, r.MinHistory)
+	// The band's rule is the one the baseline pages print; each night's band is made
+	// of the comparable runs before that night.
+	d.Rule = "The shaded band is the noise band each mlxcel night was judged against, from the comparable nightly runs before it. " + r.Describe()
 	sp := segmentParams(o)
 	d.SegRule = fmt.Sprintf("A dotted line is a segment of stable performance and a vertical rule the night a new level started (red when worse): change points of the mlxcel nights, found by binary segmentation kept only where a z test and a rank test agree on a change of at least %g%% over at least %d nights a side.",
 		sp.MinChangePct, sp.MinSegment)

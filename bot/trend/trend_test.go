@@ -1,6 +1,7 @@
 package trend
 
 import (
+	"html"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -121,6 +122,10 @@ func TestPageChartsAndLinks(t *testing.T) {
 	// 31 nights: the band starts once 8 runs came before a night, and is one polygon.
 	if n := strings.Count(page, `<polygon class="band"`); n != 5 {
 		t.Errorf("%d band polygons, want one per model", n)
+	}
+	// The band's rule is said in the words the baseline pages use.
+	if rule := html.EscapeString(baseline.DefaultRules().Describe()); !strings.Contains(page, rule) {
+		t.Errorf("the page does not state the noise band's rule %q", rule)
 	}
 	for _, bad := range []string{"<script", "http://", "@import", "url("} {
 		if strings.Contains(page, bad) {
