@@ -36,8 +36,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/lablup/perfbot/bot/inbox"
-	"github.com/lablup/perfbot/bot/queue"
 	"github.com/lablup/perfbot/bot/store"
 	"github.com/lablup/perfbot/bot/webhook"
 )
@@ -268,7 +266,7 @@ func run(bin, data, dir string, secs, conc, rate, workers, hostile, hostileMB, h
 	case <-time.After(30 * time.Second):
 		return fmt.Errorf("perfbot serve did not stop within 30 s of SIGTERM")
 	}
-	st, err := store.Open(context.Background(), db, inbox.Schema, queue.Schema)
+	st, err := store.Open(context.Background(), db)
 	if err != nil {
 		return err
 	}

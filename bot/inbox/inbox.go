@@ -31,30 +31,6 @@ const (
 	Failed   State = "failed"   // gave up; a redelivery is processed again
 )
 
-// Schema creates the inbox's table; pass it to store.Open.
-const Schema = `CREATE TABLE IF NOT EXISTS deliveries (
-	seq          INTEGER PRIMARY KEY AUTOINCREMENT,
-	id           TEXT NOT NULL UNIQUE,
-	event        TEXT NOT NULL,
-	action       TEXT NOT NULL DEFAULT '',
-	installation INTEGER NOT NULL DEFAULT 0,
-	repo         TEXT NOT NULL DEFAULT '',
-	state        TEXT NOT NULL CHECK (state IN ('received', 'done', 'failed')),
-	attempts     INTEGER NOT NULL DEFAULT 0,
-	error        TEXT NOT NULL DEFAULT '',
-	received_at  INTEGER NOT NULL,
-	next_at      INTEGER NOT NULL,
-	updated_at   INTEGER NOT NULL,
-	times        INTEGER NOT NULL DEFAULT 1
-);
-CREATE INDEX IF NOT EXISTS deliveries_due ON deliveries (state, next_at);
--- Payloads live apart so that a state change rewrites a small row, not the payload's
--- overflow pages.
-CREATE TABLE IF NOT EXISTS payloads (
-	seq  INTEGER PRIMARY KEY REFERENCES deliveries (seq) ON DELETE CASCADE,
-	body BLOB NOT NULL
-);`
-
 // Delivery is one webhook delivery as stored.
 type Delivery struct {
 	ID           string // X-GitHub-Delivery
@@ -113,7 +89,8 @@ var writes = []string{
 	`INSERT OR REPLACE INTO payloads (seq, body) VALUES (?, ?)`,
 }
 
-// New opens the inbox in db (whose schema includes Schema) and counts what is pending.
+// New opens the inbox in db (opened with bot/store, whose migrations make its table)
+// and counts what is pending.
 func New(ctx context.Context, db *store.DB, now func() time.Time) (*Inbox, error) {
 	if now == nil {
 		now = time.Now

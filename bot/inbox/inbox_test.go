@@ -29,7 +29,7 @@ func (c *clock) add(d time.Duration) {
 func TestDueRetryPrune(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "i.db"), inbox.Schema)
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "i.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 func open(t *testing.T, clk *clock) *inbox.Inbox {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "i.db"), inbox.Schema)
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "i.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestPendingSurvivesRestart(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "i.db")
 	clk := &clock{t: time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)}
-	db, err := store.Open(ctx, path, inbox.Schema)
+	db, err := store.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestPendingSurvivesRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	db, err = store.Open(ctx, path, inbox.Schema)
+	db, err = store.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}

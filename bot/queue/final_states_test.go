@@ -13,7 +13,7 @@ import (
 // openQueue opens a fresh queue whose clock the test moves.
 func openQueue(t *testing.T, now *time.Time) *queue.Queue {
 	t.Helper()
-	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "q.db"), queue.Schema)
+	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "q.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,72 +43,11 @@ func (s State) Final() bool { return s == Done || s == Failed || s == Cancelled 
 // Active reports whether s holds its host.
 func (s State) Active() bool { return s == Dispatching || s == Dispatched || s == Running }
 
-// Schema creates the requests table; pass it to store.Open.
-const Schema = `CREATE TABLE IF NOT EXISTS requests (
-	id                INTEGER PRIMARY KEY AUTOINCREMENT,
-	delivery          TEXT NOT NULL UNIQUE,
-	repo              TEXT NOT NULL,
-	installation      INTEGER NOT NULL,
-	issue             INTEGER NOT NULL,
-	is_pr             INTEGER NOT NULL,
-	comment_id        INTEGER NOT NULL,
-	requester         TEXT NOT NULL,
-	kind              TEXT NOT NULL,
-	command           TEXT NOT NULL,
-	sha               TEXT NOT NULL,
-	pinned_from       TEXT NOT NULL,
-	models            TEXT NOT NULL,
-	sampling          TEXT NOT NULL,
-	epic              INTEGER NOT NULL,
-	host              TEXT NOT NULL,
-	workflow          TEXT NOT NULL,
-	ref               TEXT NOT NULL,
-	state             TEXT NOT NULL,
-	status_comment_id INTEGER NOT NULL DEFAULT 0,
-	check_run_id      INTEGER NOT NULL DEFAULT 0,
-	run_id            INTEGER NOT NULL DEFAULT 0,
-	run_url           TEXT NOT NULL DEFAULT '',
-	conclusion        TEXT NOT NULL DEFAULT '',
-	cancel_by         TEXT NOT NULL DEFAULT '',
-	error             TEXT NOT NULL DEFAULT '',
-	tries             INTEGER NOT NULL DEFAULT 0,
-	created_at        INTEGER NOT NULL,
-	dispatched_at     INTEGER NOT NULL DEFAULT 0,
-	started_at        INTEGER NOT NULL DEFAULT 0,
-	finished_at       INTEGER NOT NULL DEFAULT 0,
-	next_try_at       INTEGER NOT NULL DEFAULT 0,
-	run_ms            INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX IF NOT EXISTS requests_host_state ON requests (host, state, id);
-CREATE INDEX IF NOT EXISTS requests_repo_state ON requests (repo, state, id);
-` + dedupe + `
-CREATE UNIQUE INDEX IF NOT EXISTS requests_comment ON requests (repo, comment_id)
-	WHERE substr(delivery, 1, 10) <> 'duplicate:';`
-
 // DuplicatePrefix marks the delivery of a request that was a second request of a
 // comment already holding one, made before one request per comment was a rule of the
-// table (see dedupe). GitHub's delivery ids are hex digits and hyphens, so no real
+// table (bot/store's first migration marks them). GitHub's delivery ids are hex digits and hyphens, so no real
 // delivery starts with it.
 const DuplicatePrefix = "duplicate:"
-
-// dedupe runs once, on a database made before the requests_comment index existed:
-// of the requests of one comment it keeps the oldest as it is and marks the others
-// (their delivery gets DuplicatePrefix), so the unique index can be built and the
-// database still opens. A marked request that had not been dispatched yet (accepting
-// or queued) is cancelled with the reason in its error; one that was dispatched, or
-// ended, keeps its state, so its run is still followed to its end.
-const dedupe = `UPDATE requests SET
-	delivery = 'duplicate:' || delivery,
-	state = CASE WHEN state IN ('accepting', 'queued') THEN 'cancelled' ELSE state END,
-	finished_at = CASE WHEN state IN ('accepting', 'queued') THEN CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER) ELSE finished_at END,
-	error = CASE WHEN state IN ('accepting', 'queued')
-		THEN 'dropped: a second request of comment ' || comment_id || ' (request ' ||
-			(SELECT min(o.id) FROM requests o WHERE o.repo = requests.repo AND o.comment_id = requests.comment_id) || ' is its request)'
-		ELSE error END
-	WHERE substr(delivery, 1, 10) <> 'duplicate:'
-	AND NOT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'requests_comment')
-	AND EXISTS (SELECT 1 FROM requests o WHERE o.repo = requests.repo AND o.comment_id = requests.comment_id
-		AND o.id < requests.id AND substr(o.delivery, 1, 10) <> 'duplicate:');`
 
 // Request is one accepted /profile or /bench command.
 type Request struct {
@@ -153,7 +92,7 @@ type Queue struct {
 	now func() time.Time
 }
 
-// New returns the queue in db, whose schema includes Schema.
+// New returns the queue in db (opened with bot/store, whose migrations make its table).
 func New(db *store.DB, now func() time.Time) *Queue {
 	if now == nil {
 		now = time.Now

@@ -41,7 +41,7 @@ func add(t *testing.T, q *queue.Queue, host string, n int) []int64 {
 func TestOneActivePerHost(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "q.db"), queue.Schema)
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "q.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func request(delivery string, comment int64) queue.Request {
 func TestOneRequestPerComment(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "q.db"), queue.Schema)
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "q.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +245,7 @@ func TestDuplicatesInAnOldDatabase(t *testing.T) {
 		Finished bool
 	}
 	read := func() map[int64]row {
-		db, err := store.Open(ctx, path, queue.Schema)
+		db, err := store.Open(ctx, path)
 		if err != nil {
 			t.Fatalf("opening a database with duplicates: %v", err)
 		}
@@ -274,7 +274,7 @@ func TestDuplicatesInAnOldDatabase(t *testing.T) {
 	if again := read(); fmt.Sprint(again) != fmt.Sprint(want) {
 		t.Fatalf("after opening again:\n got %v\nwant %v", again, want)
 	}
-	db, err := store.Open(ctx, path, queue.Schema)
+	db, err := store.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/lablup/perfbot/bot/gate"
 	"github.com/lablup/perfbot/bot/gh"
-	"github.com/lablup/perfbot/bot/inbox"
 	"github.com/lablup/perfbot/bot/queue"
 	"github.com/lablup/perfbot/bot/store"
 	"github.com/prometheus/client_golang/prometheus"
@@ -229,7 +228,7 @@ func (c *clock) add(d time.Duration) { c.t = c.t.Add(d) }
 // openQueue opens the requests table on a fresh SQLite file.
 func openQueue(t *testing.T, now func() time.Time) (*queue.Queue, *store.DB) {
 	t.Helper()
-	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "perfbot.db"), inbox.Schema, queue.Schema)
+	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "perfbot.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -132,7 +132,7 @@ func New(ctx context.Context, set Settings, o Options) (*Server, error) {
 	if err != nil {
 		return nil, appCheckError(set, err)
 	}
-	db, err := store.Open(ctx, set.Database, inbox.Schema, queue.Schema)
+	db, err := store.Open(ctx, set.Database)
 	if err != nil {
 		return nil, err
 	}

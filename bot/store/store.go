@@ -63,9 +63,8 @@ type op struct {
 // a migration that fails leaves the file as it was.
 //
 // The schema statements, each idempotent (CREATE ... IF NOT EXISTS), run after the
-// migrations, outside their transaction: tables of a test, or statements a caller
-// still passes for tables the migrations already make (then they change nothing). A
-// table the server keeps belongs in a migration.
+// migrations, outside their transaction: they are for a test's own tables. Every
+// table the server keeps is made by a migration.
 func Open(ctx context.Context, path string, schema ...string) (*DB, error) {
 	return open(ctx, path, Migrations(), schema)
 }

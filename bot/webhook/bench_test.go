@@ -20,7 +20,7 @@ import (
 // worker's state change. It reports µs of the answer path per delivery.
 func BenchmarkIngress(b *testing.B) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(b.TempDir(), "bench.db"), inbox.Schema)
+	db, err := store.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
 	if err != nil {
 		b.Fatal(err)
 	}

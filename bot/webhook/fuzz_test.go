@@ -38,7 +38,7 @@ func FuzzIngress(f *testing.F) {
 	f.Add("no_such_event", "0-0", "text/plain; charset=\x00", []byte{0xff, '{'}, true, byte(0))
 
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(f.TempDir(), "fuzz.db"), inbox.Schema)
+	db, err := store.Open(ctx, filepath.Join(f.TempDir(), "fuzz.db"))
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -106,7 +106,7 @@ type rig struct {
 func newRig(t *testing.T, maxBody int64, mods ...func(*webhook.Options)) *rig {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "perfbot.db"), inbox.Schema)
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "perfbot.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,6 @@ import (
 	"testing"
 
 	"github.com/lablup/perfbot/bot/gate/gatetest"
-	"github.com/lablup/perfbot/bot/inbox"
-	"github.com/lablup/perfbot/bot/queue"
 	"github.com/lablup/perfbot/bot/store"
 	"github.com/lablup/perfbot/internal/fakegithub"
 )
@@ -215,7 +213,7 @@ func TestServeCheck(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
 	}
 	// Released: a server (here the store itself) can take the database now.
-	held, err := store.Open(t.Context(), db, inbox.Schema, queue.Schema)
+	held, err := store.Open(t.Context(), db)
 	if err != nil {
 		t.Fatalf("the check left the database locked: %v", err)
 	}

@@ -9,8 +9,6 @@ import (
 	"strings"
 
 	"github.com/lablup/perfbot/bot/gh"
-	"github.com/lablup/perfbot/bot/inbox"
-	"github.com/lablup/perfbot/bot/queue"
 	"github.com/lablup/perfbot/bot/server"
 	"github.com/lablup/perfbot/bot/store"
 	"github.com/lablup/perfbot/internal/infile"
@@ -83,7 +81,7 @@ func serveCheck(ctx context.Context, path string, getenv func(string) string, st
 	}
 	fmt.Fprintf(stdout, "private key %s: OK (app %d; GitHub is asked at start)\n", set.KeyFile, set.AppID)
 
-	db, err := store.Open(ctx, set.Database, inbox.Schema, queue.Schema)
+	db, err := store.Open(ctx, set.Database)
 	if err != nil {
 		return err
 	}

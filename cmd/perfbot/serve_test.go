@@ -26,7 +26,6 @@ import (
 
 	"github.com/lablup/perfbot/bot/gate/gatetest"
 	"github.com/lablup/perfbot/bot/inbox"
-	"github.com/lablup/perfbot/bot/queue"
 	"github.com/lablup/perfbot/bot/store"
 	"github.com/lablup/perfbot/bot/webhook"
 	"github.com/lablup/perfbot/internal/fakegithub"
@@ -380,7 +379,7 @@ dispatch: {confirm_secs: 0, check_secs: 3600}
 	wg.Wait()
 
 	// The database after the storm.
-	st, err := store.Open(context.Background(), db, inbox.Schema, queue.Schema)
+	st, err := store.Open(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
 	}
