@@ -62,13 +62,13 @@ type op struct {
 // whose version is newer, and one without a version whose tables are not perfbot's;
 // a migration that fails leaves the file as it was.
 //
-// The schema statements, each idempotent (CREATE ... IF NOT EXISTS), run after the
-// migrations, outside their transaction: they are for a test's own tables. Every
-// table the server keeps is made by a migration.
-func Open(ctx context.Context, path string, schema ...string) (*DB, error) {
-	return open(ctx, path, Migrations(), schema)
+// Every table the server keeps is made by a migration.
+func Open(ctx context.Context, path string) (*DB, error) {
+	return open(ctx, path, Migrations(), nil)
 }
 
+// open is Open with a migration set and extra statements (tests: their own tables),
+// each idempotent, run after the migrations outside their transaction.
 func open(ctx context.Context, path string, migrations fs.FS, schema []string) (*DB, error) {
 	if path == "" {
 		return nil, errors.New("no database path: set database: in the server settings")

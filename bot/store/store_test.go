@@ -15,7 +15,7 @@ import (
 
 func open(t *testing.T) *store.DB {
 	t.Helper()
-	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "t.db"), "CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY, v INTEGER NOT NULL)")
+	db, err := store.OpenWith(context.Background(), filepath.Join(t.TempDir(), "t.db"), store.Migrations(), "CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY, v INTEGER NOT NULL)")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestOneServerPerDatabaseThroughSymlinks(t *testing.T) {
 	if err := os.Symlink(link, chain); err != nil {
 		t.Fatal(err)
 	}
-	db, err := store.Open(ctx, link, "CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY)")
+	db, err := store.OpenWith(ctx, link, store.Migrations(), "CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY)")
 	if err != nil {
 		t.Fatal(err)
 	}
