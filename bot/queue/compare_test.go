@@ -53,3 +53,47 @@ func TestCompareComesBackThroughEveryRead(t *testing.T) {
 	}
 	check("Claim", claimed, base, 7)
 }
+
+// TestModelRunTimes: the time of each past run over its models, newest first, from
+// plain requests that ended done; failed runs and compares do not count.
+func TestModelRunTimes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	now := time.UnixMilli(1_700_000_000_000)
+	q := openQueue(t, &now)
+	finish := func(r queue.Request, state queue.State, took time.Duration) {
+		t.Helper()
+		r, _, err := q.Add(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		now = now.Add(time.Minute)
+		if ok, err := q.Finish(ctx, r.ID, state, "", "", took); err != nil || !ok {
+			t.Fatalf("Finish: %v %v", ok, err)
+		}
+	}
+	two := request("d-1", comments.Add(1))
+	two.Models = []string{"llama", "qwen3"}
+	finish(two, queue.Done, 40*time.Minute)
+	none := request("d-2", comments.Add(1)) // the config's default models: counted as one
+	finish(none, queue.Done, 12*time.Minute)
+	failed := request("d-3", comments.Add(1))
+	finish(failed, queue.Failed, time.Minute)
+	cmp := request("d-4", comments.Add(1))
+	cmp.Base, cmp.Repeats, cmp.Models = "9fceb02d0ae598e95dc970b74767f19372d61af8", 5, []string{"llama"}
+	finish(cmp, queue.Done, 3*time.Hour)
+	other := request("d-5", comments.Add(1))
+	other.Host = "gfx1201"
+	finish(other, queue.Done, time.Hour)
+
+	got, err := q.ModelRunTimes(ctx, "gfx1151", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0] != 12*time.Minute || got[1] != 20*time.Minute {
+		t.Errorf("ModelRunTimes = %v, want [12m 20m]", got)
+	}
+	if got, _ := q.ModelRunTimes(ctx, "gfx1151", 1); len(got) != 1 || got[0] != 12*time.Minute {
+		t.Errorf("the last one: %v, want [12m]", got)
+	}
+}

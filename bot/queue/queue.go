@@ -401,6 +401,29 @@ func (q *Queue) RunTimes(ctx context.Context, host string, n int) ([]time.Durati
 	return out, rows.Err()
 }
 
+// ModelRunTimes returns, for the last n plain requests (not compares) of host that
+// ended done with a run, how long the run took per model it ran (the run's time over
+// its number of models, at least one), newest first: what one measured run of a model
+// costs on that host, for the budget of a compare.
+func (q *Queue) ModelRunTimes(ctx context.Context, host string, n int) ([]time.Duration, error) {
+	rows, err := q.db.Read().QueryContext(ctx, `SELECT run_ms, models FROM requests
+		WHERE host = ? AND state = 'done' AND run_ms > 0 AND base = '' ORDER BY finished_at DESC LIMIT ?`, host, n)
+	if err != nil {
+		return nil, fmt.Errorf("reading past run times of host %s: %w", host, err)
+	}
+	defer rows.Close()
+	var out []time.Duration
+	for rows.Next() {
+		var v int64
+		var models string
+		if err := rows.Scan(&v, &models); err != nil {
+			return nil, err
+		}
+		out = append(out, time.Duration(v)*time.Millisecond/time.Duration(max(len(split(models)), 1)))
+	}
+	return out, rows.Err()
+}
+
 // maxError is how many bytes of a request's error are stored.
 const maxError = 4096
 
