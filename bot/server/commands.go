@@ -267,8 +267,12 @@ func (cm *commands) overBudget(ctx context.Context, host Host, req gate.Request)
 	if d <= cm.budget {
 		return false, "", nil
 	}
-	return true, fmt.Sprintf("This compare was not queued: it could take %s (%d models x 2 sides x up to %d repeats = %d runs of %s, %s), over the budget of %s of this perfbot server (compare.budget_mins). Compare fewer models with %s, or fewer repeats with %s.",
-		roundDuration(d), len(req.Models), req.Repeats, runs, roundDuration(perRun), from, roundDuration(cm.budget),
+	models := fmt.Sprintf("%d models", len(req.Models))
+	if len(req.Models) == 1 {
+		models = "1 model"
+	}
+	return true, fmt.Sprintf("This compare was not queued: it could take %s (%s x 2 sides x up to %d repeats = %d runs of %s, %s), over the budget of %s of this perfbot server (compare.budget_mins). Compare fewer models with %s, or fewer repeats with %s.",
+		roundDuration(d), models, req.Repeats, runs, roundDuration(perRun), from, roundDuration(cm.budget),
 		mdtext.Code("models="), mdtext.Code("repeats=")), nil
 }
 

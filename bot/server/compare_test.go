@@ -82,7 +82,7 @@ func TestCompareOverBudgetIsRefusedWithTheEstimate(t *testing.T) {
 	if err := r.cm.accept(ctx, r.gh, "delivery-3", commentOn(7, true, 44, "alice"), compareRequest([]string{"llama"}, 5), quiet()); err != nil {
 		t.Fatal(err)
 	}
-	wantIn(t, "the reply", r.gh.lastReply(t), "it could take 3 h 20 min (1 models x 2 sides x up to 5 repeats = 10 runs of 20 min, the time per model of the last run on this host)")
+	wantIn(t, "the reply", r.gh.lastReply(t), "it could take 3 h 20 min (1 model x 2 sides x up to 5 repeats = 10 runs of 20 min, the time per model of the last run on this host)")
 }
 
 // /perfbot status lists a compare as compare A..B, and /perfbot cancel drops it like
