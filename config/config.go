@@ -98,6 +98,9 @@ type Limits struct {
 	MaxModels       int
 	RunTimeout      time.Duration
 	CommentMaxBytes int
+	// MaxRepeats is the most repeats per side one compare may run (the cap of its
+	// adaptive plan); repeats= of /bench rocm compare may ask for fewer.
+	MaxRepeats int
 }
 
 // Default returns every default of the schema in one place: a key left out of the file
@@ -130,7 +133,7 @@ func Default() Config {
 		},
 		Rules:  "",
 		Verify: [][]string{{"python3", "scripts/ci/check_kernel_port_dispatch.py"}},
-		Limits: Limits{MaxModels: 8, RunTimeout: 240 * time.Minute, CommentMaxBytes: 65536},
+		Limits: Limits{MaxModels: 8, RunTimeout: 240 * time.Minute, CommentMaxBytes: 65536, MaxRepeats: 10},
 	}
 }
 

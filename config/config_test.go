@@ -56,7 +56,7 @@ func TestMinimalFileTakesTheDocumentedDefaults(t *testing.T) {
 		Results:  ResultPaths{Profiles: "benchmarks/rocm_profiles", Reports: "docs/benchmark_results", Benchmarks: "benchmarks"},
 		Rules:    "",
 		Verify:   [][]string{{"python3", "scripts/ci/check_kernel_port_dispatch.py"}},
-		Limits:   Limits{MaxModels: 8, RunTimeout: 4 * time.Hour, CommentMaxBytes: 65536},
+		Limits:   Limits{MaxModels: 8, RunTimeout: 4 * time.Hour, CommentMaxBytes: 65536, MaxRepeats: 10},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("minimal file (-want +got):\n%s", d)
@@ -176,7 +176,7 @@ branches: {profile: bots/p, baseline: bots/b}
 results: {profiles: out/profiles/, reports: out/reports, benchmarks: out}
 rules: .github/perfbot-rules.yml
 verify: [[make, check], [./scripts/verify.sh]]
-limits: {max_models: 2, run_timeout_mins: 7200, comment_max_bytes: 1000}
+limits: {max_models: 2, run_timeout_mins: 7200, comment_max_bytes: 1000, max_repeats: 100}
 `, func(t *testing.T, c Config) {
 			if c.Epic != 7 || c.Trigger.MinPermission != "maintain" || c.Shape != (Shape{1024, 64, 0}) {
 				t.Errorf("epic %d trigger %+v shape %+v", c.Epic, c.Trigger, c.Shape)
@@ -191,7 +191,7 @@ limits: {max_models: 2, run_timeout_mins: 7200, comment_max_bytes: 1000}
 			if c.Rules != ".github/perfbot-rules.yml" || len(c.Verify) != 2 || c.Verify[1][0] != "./scripts/verify.sh" {
 				t.Errorf("rules %q verify %q", c.Rules, c.Verify)
 			}
-			if c.Limits != (Limits{MaxModels: 2, RunTimeout: 120 * time.Hour, CommentMaxBytes: 1000}) {
+			if c.Limits != (Limits{MaxModels: 2, RunTimeout: 120 * time.Hour, CommentMaxBytes: 1000, MaxRepeats: 100}) {
 				t.Errorf("limits = %+v", c.Limits)
 			}
 		}},

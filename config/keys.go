@@ -97,6 +97,8 @@ var Keys = []Key{
 		Meaning: "Minutes one run may take, 1..7200 (GitHub Actions ends a self-hosted job after 5 days)."},
 	{Path: "limits.comment_max_bytes", Default: "65536",
 		Meaning: "Largest comment perfbot writes, 1..65536 (GitHub's limit)."},
+	{Path: "limits.max_repeats", Default: "10",
+		Meaning: "Most repeats per side of one compare (`/bench rocm compare`, `/profile rocm compare`), 5..100: each side starts with 5 and runs up to this cap while the verdict is open. `repeats=N` may ask for fewer."},
 }
 
 // Parent is the block a key belongs to: "" for a top-level key, "guard" for

@@ -79,6 +79,7 @@ type rawLimits struct {
 	MaxModels       wholeNumber `yaml:"max_models"`
 	RunTimeoutMins  wholeNumber `yaml:"run_timeout_mins"`
 	CommentMaxBytes wholeNumber `yaml:"comment_max_bytes"`
+	MaxRepeats      wholeNumber `yaml:"max_repeats"`
 }
 
 // wholeNumber refuses `1.5` and `"3"`, which yaml.v3 would silently truncate or convert.
@@ -156,6 +157,7 @@ func rawDefaults() rawFile {
 			MaxModels:       wholeNumber(d.Limits.MaxModels),
 			RunTimeoutMins:  wholeNumber(d.Limits.RunTimeout / time.Minute),
 			CommentMaxBytes: wholeNumber(d.Limits.CommentMaxBytes),
+			MaxRepeats:      wholeNumber(d.Limits.MaxRepeats),
 		},
 	}
 }
@@ -246,6 +248,7 @@ func build(raw rawFile, order []string) (Config, []fieldError) {
 			MaxModels:       int(raw.Limits.MaxModels),
 			RunTimeout:      dur("limits.run_timeout_mins", raw.Limits.RunTimeoutMins, time.Minute),
 			CommentMaxBytes: int(raw.Limits.CommentMaxBytes),
+			MaxRepeats:      int(raw.Limits.MaxRepeats),
 		},
 	}
 	def := Default()

@@ -33,6 +33,14 @@ var (
 // checks, which must stay cheap), refused with one error.
 const MaxModels = 256
 
+// MinRepeats and MaxRepeats bound limits.max_repeats: a compare starts with MinRepeats
+// runs per side (fewer cannot reach p < 0.05 with a rank test), and at most MaxRepeats
+// per side keeps one request within a working day of GPU time.
+const (
+	MinRepeats = 5
+	MaxRepeats = 100
+)
+
 // maxSamplings bounds the sampling settings: every model runs at each of them.
 const maxSamplings = 32
 
@@ -155,6 +163,10 @@ func (c Config) check() []fieldError {
 	if c.Limits.CommentMaxBytes < 1 || c.Limits.CommentMaxBytes > maxCommentBytes {
 		add("limits.comment_max_bytes", "must be in 1..%d, GitHub's comment size limit (got %d)",
 			maxCommentBytes, c.Limits.CommentMaxBytes)
+	}
+	if c.Limits.MaxRepeats < MinRepeats || c.Limits.MaxRepeats > MaxRepeats {
+		add("limits.max_repeats", "must be in %d..%d: a compare starts with %d repeats per side (got %d)",
+			MinRepeats, MaxRepeats, MinRepeats, c.Limits.MaxRepeats)
 	}
 	return fes
 }

@@ -124,7 +124,8 @@ func TestOneCommentStartsOneRun(t *testing.T) {
 	if err := yaml.Unmarshal(b, &declared); err != nil {
 		t.Fatal(err)
 	}
-	sent := server.Inputs(queue.Request{})
+	// A compare sends the most inputs: base and repeats besides the rest.
+	sent := server.Inputs(queue.Request{Base: "9fceb02d0ae598e95dc970b74767f19372d61af8", Repeats: 10})
 	for name, in := range declared.Inputs {
 		if _, ok := sent[name]; in.Required && !ok {
 			t.Errorf("%s requires input %s, which the server does not send", dispatchFile, name)

@@ -13,8 +13,8 @@ type Kind string
 
 // The commands. Their grammar is the table in Specs.
 const (
-	Profile Kind = "profile" // /profile rocm [models=...] [sampling=...] [ref=...] [epic=N]
-	Bench   Kind = "bench"   // /bench rocm
+	Profile Kind = "profile" // /profile rocm [models=...] [sampling=...] [ref=...] [epic=N]; /profile rocm compare ...
+	Bench   Kind = "bench"   // /bench rocm [ref=...]; /bench rocm compare ...
 	Help    Kind = "help"    // /perfbot help
 	Status  Kind = "status"  // /perfbot status [ID]
 	Cancel  Kind = "cancel"  // /perfbot cancel [ID]
@@ -64,6 +64,19 @@ type Command struct {
 	RefKind RefKind
 	// Epic is the issue epic= named; 0 when not given.
 	Epic int
+	// Compare is true for the compare forms (/profile rocm compare, /bench rocm
+	// compare): Ref names B, the changed commit, and Base names A, the commit it is
+	// compared with. Kind stays Profile or Bench.
+	Compare bool
+	// Base is what base= named, in Ref's forms; "" when not given (on a pull request A
+	// is then the merge base with its target branch).
+	Base     string
+	BaseKind RefKind
+	// Repeats is the most repeats per side of a compare (the cap of its adaptive
+	// plan): repeats= of /bench rocm compare, else the config's limits.max_repeats. 0
+	// when not a compare.
+	Repeats      int
+	RepeatsGiven bool
 	// ID is the request id status or cancel named; "" when not given.
 	ID string
 	// Line is the command's 1-based line in the comment; Text the line as written.
@@ -74,11 +87,16 @@ type Command struct {
 // FullSHA reports whether Ref is a full 40-digit SHA.
 func (c Command) FullSHA() bool { return c.RefKind == RefSHA && len(c.Ref) == FullSHALen }
 
+// FullBaseSHA reports whether Base is a full 40-digit SHA.
+func (c Command) FullBaseSHA() bool { return c.BaseKind == RefSHA && len(c.Base) == FullSHALen }
+
 // Spec is one row of the grammar table: the words that start the command, the
 // arguments it takes, and what it does. Parsing, the help text and the error replies
 // all come from these rows.
 type Spec struct {
 	Kind Kind
+	// Compare marks the compare forms, whose third word is "compare".
+	Compare bool
 	// Words are the fixed words: the verb, then the backend or the subcommand.
 	Words []string
 	Args  []Arg
@@ -156,6 +174,33 @@ var (
 		Example: func(config.Config) string { return "main" },
 		parse:   parseRef,
 	}
+	argBase = Arg{
+		Key: "base", Value: "SHA|BRANCH",
+		Help: func(config.Config) string {
+			return "A, the commit compared with: a SHA of 7 to 40 hex digits or a branch of this repository; " +
+				"default on a pull request the merge base of its head with its target branch; on an issue, name it"
+		},
+		Example: func(config.Config) string { return "9fceb02" },
+		parse:   parseBase,
+	}
+	argRefB = Arg{
+		Key: "ref", Value: "SHA|BRANCH",
+		Help: func(config.Config) string {
+			return "B, the changed commit: a SHA of 7 to 40 hex digits or a branch of this repository; " +
+				"default the pull request's head; on an issue, name it"
+		},
+		Example: func(config.Config) string { return "main" },
+		parse:   parseRef,
+	}
+	argRepeats = Arg{
+		Key: "repeats", Value: "N",
+		Help: func(cfg config.Config) string {
+			return fmt.Sprintf("the most runs per side, %d to %d: each side starts with %d and gets more, up to N, while the verdict is open; default %d (limits.max_repeats)",
+				MinRepeats, maxRepeats(cfg), MinRepeats, maxRepeats(cfg))
+		},
+		Example: func(cfg config.Config) string { return strconv.Itoa(maxRepeats(cfg)) },
+		parse:   parseRepeats,
+	}
 	argEpic = Arg{
 		Key: "epic", Value: "N",
 		Help: func(cfg config.Config) string {
@@ -183,8 +228,12 @@ func Specs() []Spec {
 	return []Spec{
 		{Kind: Profile, Words: []string{"/profile", "rocm"}, Args: []Arg{argModels, argSampling, argRef, argEpic},
 			Summary: "profile the decode of the models on the ROCm GPU host and open a pull request with the ranked results"},
+		{Kind: Profile, Compare: true, Words: []string{"/profile", "rocm", "compare"}, Args: []Arg{argBase, argRefB, argModels, argSampling},
+			Summary: "profile the decode of commit A and commit B in one session on the ROCm GPU host and compare them kernel by kernel"},
 		{Kind: Bench, Words: []string{"/bench", "rocm"}, Args: []Arg{argRef},
 			Summary: "run the throughput baseline on the ROCm GPU host"},
+		{Kind: Bench, Compare: true, Words: []string{"/bench", "rocm", "compare"}, Args: []Arg{argBase, argRefB, argModels, argRepeats},
+			Summary: "measure the throughput of commit A and commit B interleaved in one session on the ROCm GPU host and say, per model, whether B is faster, slower or the same"},
 		{Kind: Help, Words: []string{"/perfbot", "help"},
 			Summary: "show this help"},
 		{Kind: Status, Words: []string{"/perfbot", "status"}, Args: []Arg{argID},
@@ -212,6 +261,17 @@ func maxModels(cfg config.Config) int {
 		return cfg.Limits.MaxModels
 	}
 	return config.Default().Limits.MaxModels
+}
+
+// MinRepeats is the fewest repeats per side of a compare: each side starts with that
+// many (runner/abrun's DefaultStart), so the cap repeats= names cannot be lower.
+const MinRepeats = config.MinRepeats
+
+func maxRepeats(cfg config.Config) int {
+	if cfg.Limits.MaxRepeats > 0 {
+		return cfg.Limits.MaxRepeats
+	}
+	return config.Default().Limits.MaxRepeats
 }
 
 func modelNames(cfg config.Config) []string {

@@ -291,7 +291,7 @@ func TestHelpIsTheTable(t *testing.T) {
 			continue
 		}
 		seen[cmd.Kind] = true
-		if !strings.HasPrefix(m[1], strings.Join(specOf(cmd.Kind).Words, " ")) {
+		if m[1] != specOf(cmd.Kind, cmd.Compare).Usage() {
 			t.Errorf("help example %q parses as %s, but is listed under %s", m[2], cmd.Kind, m[1])
 		}
 	}
@@ -299,8 +299,8 @@ func TestHelpIsTheTable(t *testing.T) {
 	for _, s := range Specs() {
 		for _, line := range []string{strings.Join(s.Words, " "), Example(s, cfg)} {
 			cmd, found, err := Parse(line, cfg)
-			if !found || err != nil || cmd.Kind != s.Kind {
-				t.Errorf("%q: kind %s, found %v, error %v; want %s", line, cmd.Kind, found, err, s.Kind)
+			if !found || err != nil || cmd.Kind != s.Kind || cmd.Compare != s.Compare {
+				t.Errorf("%q: kind %s compare %v, found %v, error %v; want %s compare %v", line, cmd.Kind, cmd.Compare, found, err, s.Kind, s.Compare)
 			}
 		}
 		if len(s.Args) > 0 && !seen[s.Kind] {
@@ -312,9 +312,9 @@ func TestHelpIsTheTable(t *testing.T) {
 	}
 }
 
-func specOf(k Kind) Spec {
+func specOf(k Kind, compare bool) Spec {
 	for _, s := range Specs() {
-		if s.Kind == k {
+		if s.Kind == k && s.Compare == compare {
 			return s
 		}
 	}

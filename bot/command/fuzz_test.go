@@ -65,7 +65,7 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		if specOf(cmd.Kind).Kind != cmd.Kind || cmd.Kind == "" {
+		if specOf(cmd.Kind, cmd.Compare).Kind != cmd.Kind || cmd.Kind == "" {
 			t.Fatalf("kind %q is not in the table", cmd.Kind)
 		}
 		if len(cmd.Text) > MaxLineBytes || cmd.Line < 1 {

@@ -2,6 +2,7 @@ package command
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -91,14 +92,19 @@ func parseLine(l line, cfg config.Config) (Command, *Error) {
 	}
 	var seconds []string
 	for _, s := range specs {
-		seconds = append(seconds, s.Words[1])
+		if !slices.Contains(seconds, s.Words[1]) {
+			seconds = append(seconds, s.Words[1])
+		}
 	}
 	if len(words) < 2 {
 		return fail(fmt.Sprintf("%s needs one of %s", verb, strings.Join(seconds, ", ")), seconds, usagesOf(specs))
 	}
+	// The row whose fixed words start the line, the longest of them: /bench rocm
+	// compare is the compare row, /bench rocm models=x the plain one.
 	var spec *Spec
 	for i := range specs {
-		if specs[i].Words[1] == words[1] {
+		w := specs[i].Words
+		if len(w) <= len(words) && slices.Equal(w, words[:len(w)]) && (spec == nil || len(w) > len(spec.Words)) {
 			spec = &specs[i]
 		}
 	}
@@ -109,12 +115,12 @@ func parseLine(l line, cfg config.Config) (Command, *Error) {
 		}
 		return fail(fmt.Sprintf("unknown %s %s after %s", what, quote(words[1]), verb), seconds, usagesOf(specs))
 	}
-	cmd := Command{Kind: spec.Kind, Line: l.n, Text: l.text}
+	cmd := Command{Kind: spec.Kind, Compare: spec.Compare, Line: l.n, Text: l.text}
 	if verb != "/perfbot" {
 		cmd.Backend = words[1]
 	}
 	seen := map[string]bool{}
-	for _, w := range words[2:] {
+	for _, w := range words[len(spec.Words):] {
 		key, val, hasEq := strings.Cut(w, "=")
 		if !hasEq {
 			key, val = "", w
@@ -133,7 +139,11 @@ func parseLine(l line, cfg config.Config) (Command, *Error) {
 			if hasEq {
 				what = "unknown argument " + quote(key+"=")
 			}
-			return fail(what+" for "+strings.Join(spec.Words, " "), synopses(spec.Args), []string{spec.Usage()})
+			what += " for " + strings.Join(spec.Words, " ")
+			if w == "compare" && !spec.Compare && hasCompareForm(*spec) {
+				what += " (the compare form starts " + strings.Join(spec.Words, " ") + " compare, before any argument)"
+			}
+			return fail(what, synopses(spec.Args), []string{spec.Usage()})
 		}
 		name := arg.Synopsis()
 		if seen[name] {
@@ -148,21 +158,34 @@ func parseLine(l line, cfg config.Config) (Command, *Error) {
 			return Command{}, e
 		}
 	}
-	if cmd.Kind == Profile {
+	if cmd.Kind == Profile || cmd.Compare {
 		if !cmd.ModelsGiven {
 			cmd.Models = append([]string(nil), cfg.DefaultModels...)
 			if len(cmd.Models) == 0 {
 				cmd.Models = modelNames(cfg)
 			}
 		}
-		if !cmd.SamplingGiven {
-			cmd.Sampling = append([]string(nil), cfg.SamplingTags...)
-			if len(cmd.Sampling) == 0 {
-				cmd.Sampling = []string{results.Greedy.Tag()}
-			}
+	}
+	if cmd.Kind == Profile && !cmd.SamplingGiven {
+		cmd.Sampling = append([]string(nil), cfg.SamplingTags...)
+		if len(cmd.Sampling) == 0 {
+			cmd.Sampling = []string{results.Greedy.Tag()}
 		}
 	}
+	if cmd.Compare && !cmd.RepeatsGiven {
+		cmd.Repeats = maxRepeats(cfg)
+	}
 	return cmd, nil
+}
+
+// hasCompareForm reports whether s has a compare row beside it.
+func hasCompareForm(s Spec) bool {
+	for _, o := range Specs() {
+		if o.Compare && o.Kind == s.Kind && slices.Equal(o.Words[:len(o.Words)-1], s.Words) {
+			return true
+		}
+	}
+	return false
 }
 
 func usagesOf(specs []Spec) []string {
@@ -254,20 +277,54 @@ func parseSampling(cmd *Command, v string, _ config.Config) *Error {
 var refValid = []string{"a SHA of 7 to 40 hex digits", "a branch of this repository"}
 
 func parseRef(cmd *Command, v string, _ config.Config) *Error {
+	ref, kind, e := refOf("ref", v)
+	if e != nil {
+		return e
+	}
+	cmd.Ref, cmd.RefKind = ref, kind
+	return nil
+}
+
+func parseBase(cmd *Command, v string, _ config.Config) *Error {
+	ref, kind, e := refOf("base", v)
+	if e != nil {
+		return e
+	}
+	cmd.Base, cmd.BaseKind = ref, kind
+	return nil
+}
+
+// refOf reads the value of ref= or base=: a SHA of 7 to 40 hex digits (lower-cased) or
+// a branch name.
+func refOf(key, v string) (string, RefKind, *Error) {
 	if isHex(v) && len(v) >= 7 && len(v) <= FullSHALen {
-		cmd.Ref, cmd.RefKind = strings.ToLower(v), RefSHA
-		return nil
+		return strings.ToLower(v), RefSHA, nil
 	}
 	if isHex(v) && len(v) > 0 && len(v) < 7 {
-		return &Error{Problem: fmt.Sprintf("ref=%s is too short for a SHA; give at least 7 hex digits", v), Valid: refValid}
+		return "", RefNone, &Error{Problem: fmt.Sprintf("%s=%s is too short for a SHA; give at least 7 hex digits", key, v), Valid: refValid}
 	}
 	if len(v) > 255 {
-		return &Error{Problem: fmt.Sprintf("ref= is %d bytes long; a branch name has at most 255", len(v)), Valid: refValid}
+		return "", RefNone, &Error{Problem: fmt.Sprintf("%s= is %d bytes long; a branch name has at most 255", key, len(v)), Valid: refValid}
 	}
 	if why := config.CheckBranch(v); why != "" {
-		return &Error{Problem: "ref=" + clip(why, 2*maxQuote), Valid: refValid}
+		return "", RefNone, &Error{Problem: key + "=" + clip(why, 2*maxQuote), Valid: refValid}
 	}
-	cmd.Ref, cmd.RefKind = v, RefBranch
+	return v, RefBranch, nil
+}
+
+// parseRepeats reads repeats=N: a whole number from MinRepeats to the config's
+// limits.max_repeats.
+func parseRepeats(cmd *Command, v string, cfg config.Config) *Error {
+	lo, hi := MinRepeats, maxRepeats(cfg)
+	valid := []string{fmt.Sprintf("a whole number from %d to %d", lo, hi)}
+	n, err := strconv.Atoi(v)
+	if err != nil || v != strconv.Itoa(n) {
+		return &Error{Problem: fmt.Sprintf("repeats=%s is not a whole number; give the most runs per side, %d to %d, like repeats=%d", quote(v), lo, hi, hi), Valid: valid}
+	}
+	if n < lo || n > hi {
+		return &Error{Problem: fmt.Sprintf("repeats=%d is out of range: a compare runs %d to %d repeats per side (each side starts with %d; the most is limits.max_repeats of the config, %d)", n, lo, hi, lo, hi), Valid: valid}
+	}
+	cmd.Repeats, cmd.RepeatsGiven = n, true
 	return nil
 }
 

@@ -29,6 +29,8 @@ type GitHub interface {
 	Contains(ctx context.Context, r gh.Repo, head, sha string) (bool, error)
 	// FileContent reads a file of the repository at a branch.
 	FileContent(ctx context.Context, r gh.Repo, file, ref string) ([]byte, error)
+	// MergeBase is the best common ancestor of base and head (branches or SHAs).
+	MergeBase(ctx context.Context, r gh.Repo, base, head string) (string, error)
 }
 
 var _ GitHub = (*gh.Client)(nil)
@@ -77,6 +79,7 @@ const (
 	ReasonBadCommand Reason = "bad-command"     // an unknown command, a bad value, two commands
 	ReasonFork       Reason = "fork"            // the pull request's head is in a fork
 	ReasonRef        Reason = "ref"             // ref= names no branch or commit, or an untrusted one
+	ReasonCompare    Reason = "compare"         // a compare without both commits, or of one commit with itself
 )
 
 // Decision is the gate's answer for one event.
@@ -115,6 +118,14 @@ type Request struct {
 	SHA string
 	// PinnedFrom says where SHA came from, for the status comment.
 	PinnedFrom string
+	// Compare is true for /profile rocm compare and /bench rocm compare: SHA is B, the
+	// changed commit, and Base is A, the commit it is compared with, 40 hex digits,
+	// pinned now like SHA; BasePinnedFrom says where it came from. Repeats is the most
+	// repeats per side (Command.Repeats). Base is "" and Repeats 0 otherwise.
+	Compare        bool
+	Base           string
+	BasePinnedFrom string
+	Repeats        int
 	// Models and Sampling (run tags) to run, for Profile.
 	Models   []string
 	Sampling []string
@@ -200,7 +211,13 @@ func Decide(ctx context.Context, ev Event, api GitHub, o Options) (Decision, err
 
 	req := request(ev, cmd, perm, *cfg)
 	if cmd.Kind == command.Profile || cmd.Kind == command.Bench {
-		sha, from, why, reason, err := pin(ctx, api, ev, cmd, perm)
+		if cmd.Compare && !ev.IsPR && (cmd.BaseKind == command.RefNone || cmd.RefKind == command.RefNone) {
+			return d.denied(ReasonCompare, fmt.Sprintf(
+				"A compare on an issue names both commits: %s for A, the commit compared with, and %s for B, the changed one (a SHA of 7 to 40 hex digits or a branch of this repository each), e.g. %s. On a pull request, A defaults to the merge base with its target branch and B to its head.",
+				code("base="), code("ref="), code(strings.Join(compareWords(cmd), " ")+" base=main ref=my-branch"))), nil
+		}
+		p := &pinner{api: api, ev: ev, perm: perm}
+		sha, from, why, reason, err := p.pin(ctx, cmd)
 		if err != nil {
 			return Decision{}, err
 		}
@@ -208,6 +225,21 @@ func Decide(ctx context.Context, ev Event, api GitHub, o Options) (Decision, err
 			return d.denied(reason, why), nil
 		}
 		req.SHA, req.PinnedFrom = sha, from
+		if cmd.Compare {
+			base, baseFrom, why, reason, err := p.pinBase(ctx, cmd, sha)
+			if err != nil {
+				return Decision{}, err
+			}
+			if why != "" {
+				return d.denied(reason, why), nil
+			}
+			if base == sha {
+				return d.denied(ReasonCompare, fmt.Sprintf(
+					"A and B are the same commit, %s (A: %s; B: %s): there is nothing to compare. Name another commit with %s or %s.",
+					code(sha), mdtext.Text(baseFrom), mdtext.Text(from), code("base="), code("ref="))), nil
+			}
+			req.Base, req.BasePinnedFrom = base, baseFrom
+		}
 	}
 	d.Outcome, d.Request = Accepted, req
 	return d, nil
@@ -219,9 +251,11 @@ func request(ev Event, cmd command.Command, perm string, cfg config.Config) Requ
 		Issue: ev.Issue, IsPR: ev.IsPR, CommentID: ev.CommentID,
 		Requester: ev.Author, Permission: perm,
 		Models: cmd.Models, Sampling: cmd.Sampling, ID: cmd.ID,
-		Edited: ev.Action == "edited",
+		Edited:  ev.Action == "edited",
+		Compare: cmd.Compare, Repeats: cmd.Repeats,
 	}
-	if cmd.Kind == command.Profile {
+	// A compare answers on its own thread: it gets no ranking comment on the epic.
+	if cmd.Kind == command.Profile && !cmd.Compare {
 		r.Epic = cfg.Epic
 		if cmd.Epic > 0 {
 			r.Epic = cmd.Epic
@@ -276,56 +310,127 @@ func permission(ctx context.Context, api GitHub, ev Event) (string, error) {
 	return perm, nil
 }
 
-// pin fixes the commit an accepted run will use. why is the reply of a denial.
-func pin(ctx context.Context, api GitHub, ev Event, cmd command.Command, perm string) (sha, from, why string, reason Reason, err error) {
-	var pr *gh.PullHead
-	pull := func() (*gh.PullHead, error) {
-		if pr == nil && ev.IsPR {
-			p, err := api.PullHead(ctx, ev.Repo, ev.Issue)
-			if err != nil {
-				return nil, fmt.Errorf("reading the pull request: %w", err)
-			}
-			pr = &p
+// pinner fixes the commits of an accepted run; it reads the pull request once.
+type pinner struct {
+	api  GitHub
+	ev   Event
+	perm string
+	pr   *gh.PullHead
+}
+
+// pull is the pull request of the event, nil on an issue.
+func (p *pinner) pull(ctx context.Context) (*gh.PullHead, error) {
+	if p.pr == nil && p.ev.IsPR {
+		h, err := p.api.PullHead(ctx, p.ev.Repo, p.ev.Issue)
+		if err != nil {
+			return nil, fmt.Errorf("reading the pull request: %w", err)
 		}
-		return pr, nil
+		p.pr = &h
 	}
-	switch cmd.RefKind {
+	return p.pr, nil
+}
+
+// pin fixes the commit an accepted run will use (B of a compare). why is the reply of
+// a denial.
+func (p *pinner) pin(ctx context.Context, cmd command.Command) (sha, from, why string, reason Reason, err error) {
+	ev := p.ev
+	if cmd.RefKind != command.RefNone {
+		return p.named(ctx, "ref", cmd.Ref, cmd.RefKind, cmd.FullSHA())
+	}
+	pr, err := p.pull(ctx)
+	if err != nil {
+		return "", "", "", "", err
+	}
+	if pr != nil {
+		if pr.Fork {
+			repo := "a fork"
+			if pr.Repo != "" {
+				repo = "the fork " + code(pr.Repo)
+			}
+			return "", "", fmt.Sprintf("The head of pull request #%d is in %s. perfbot runs a fork's code on the GPU host only when someone with %s or %s permission reviews it and names its full SHA: %s",
+				ev.Issue, repo, code("maintain"), code("admin"), code(cmd.Text+" ref="+pr.SHA)), ReasonFork, nil
+		}
+		return pr.SHA, fmt.Sprintf("the head of pull request #%d", ev.Issue), "", "", nil
+	}
+	sha, err = p.api.BranchHead(ctx, ev.Repo, ev.DefaultBranch)
+	if err != nil {
+		return "", "", "", "", fmt.Errorf("reading the head of the default branch %s: %w", ev.DefaultBranch, err)
+	}
+	return sha, "the head of the default branch " + ev.DefaultBranch, "", "", nil
+}
+
+// pinBase fixes A of a compare whose B is head: base= resolved with the rules of ref=,
+// or on a pull request the merge base of head with the pull request's target branch.
+func (p *pinner) pinBase(ctx context.Context, cmd command.Command, head string) (sha, from, why string, reason Reason, err error) {
+	if cmd.BaseKind != command.RefNone {
+		return p.named(ctx, "base", cmd.Base, cmd.BaseKind, cmd.FullBaseSHA())
+	}
+	pr, err := p.pull(ctx)
+	if err != nil {
+		return "", "", "", "", err
+	}
+	if pr == nil {
+		return "", "", "", "", errors.New("pinning a compare on an issue without base=: the gate refuses it before pinning")
+	}
+	target := pr.Base
+	if target == "" {
+		return "", "", "", "", fmt.Errorf("pull request #%d names no target branch", p.ev.Issue)
+	}
+	// The merge base is on the target branch, a branch of the repository itself: it
+	// is trusted as the head of ref=BRANCH is.
+	mb, err := p.api.MergeBase(ctx, p.ev.Repo, target, head)
+	if errors.Is(err, gh.ErrNotFound) {
+		return "", "", fmt.Sprintf("perfbot found no merge base of %s with the target branch %s of pull request #%d. Name the commit to compare with: %s.",
+			code(head), code(target), p.ev.Issue, code("base=SHA|BRANCH")), ReasonRef, nil
+	}
+	if err != nil {
+		return "", "", "", "", fmt.Errorf("finding the merge base of %s with %s: %w", head, target, err)
+	}
+	return mb, fmt.Sprintf("the merge base of pull request #%d with %s", p.ev.Issue, target), "", "", nil
+}
+
+// named resolves a commit named with key= (ref or base) by the rules of
+// docs/commands.md: a branch of the repository itself, or a SHA that is on the default
+// branch or the pull request's own branch, or named in full by maintain/admin.
+func (p *pinner) named(ctx context.Context, key, ref string, kind command.RefKind, fullSHA bool) (sha, from, why string, reason Reason, err error) {
+	ev := p.ev
+	switch kind {
 	case command.RefBranch:
-		sha, err := api.BranchHead(ctx, ev.Repo, cmd.Ref)
+		sha, err := p.api.BranchHead(ctx, ev.Repo, ref)
 		if errors.Is(err, gh.ErrNotFound) {
-			return "", "", fmt.Sprintf("%s has no branch %s. Name a branch of this repository or a commit SHA with `ref=`.",
-				ev.Repo, code(cmd.Ref)), ReasonRef, nil
+			return "", "", fmt.Sprintf("%s has no branch %s. Name a branch of this repository or a commit SHA with `%s=`.",
+				ev.Repo, code(ref), key), ReasonRef, nil
 		}
 		if err != nil {
-			return "", "", "", "", fmt.Errorf("reading branch %s: %w", cmd.Ref, err)
+			return "", "", "", "", fmt.Errorf("reading branch %s: %w", ref, err)
 		}
-		return sha, "branch " + cmd.Ref, "", "", nil
+		return sha, "branch " + ref, "", "", nil
 
 	case command.RefSHA:
-		full, err := api.CommitSHA(ctx, ev.Repo, cmd.Ref)
+		full, err := p.api.CommitSHA(ctx, ev.Repo, ref)
 		if errors.Is(err, gh.ErrNotFound) || isStatus(err, http.StatusUnprocessableEntity) {
-			return "", "", fmt.Sprintf("%s has no commit %s (or the short SHA is ambiguous). Name a commit of this repository with `ref=`, or its full 40-digit SHA.",
-				ev.Repo, code(cmd.Ref)), ReasonRef, nil
+			return "", "", fmt.Sprintf("%s has no commit %s (or the short SHA is ambiguous). Name a commit of this repository with `%s=`, or its full 40-digit SHA.",
+				ev.Repo, code(ref), key), ReasonRef, nil
 		}
 		if err != nil {
-			return "", "", "", "", fmt.Errorf("resolving commit %s: %w", cmd.Ref, err)
+			return "", "", "", "", fmt.Errorf("resolving commit %s: %w", ref, err)
 		}
-		if cmd.FullSHA() && gh.AtLeast(perm, MaintainPermission) {
+		if fullSHA && gh.AtLeast(p.perm, MaintainPermission) {
 			return full, "commit " + full + " named by " + ev.Author, "", "", nil
 		}
-		on, err := api.Contains(ctx, ev.Repo, ev.DefaultBranch, full)
+		on, err := p.api.Contains(ctx, ev.Repo, ev.DefaultBranch, full)
 		if err != nil && !errors.Is(err, gh.ErrNotFound) {
-			return "", "", "", "", fmt.Errorf("checking commit %s: %w", cmd.Ref, err)
+			return "", "", "", "", fmt.Errorf("checking commit %s: %w", ref, err)
 		}
 		if !on {
-			p, err := pull()
+			pr, err := p.pull(ctx)
 			if err != nil {
 				return "", "", "", "", err
 			}
-			if p != nil && !p.Fork {
-				on, err = api.Contains(ctx, ev.Repo, p.SHA, full)
+			if pr != nil && !pr.Fork {
+				on, err = p.api.Contains(ctx, ev.Repo, pr.SHA, full)
 				if err != nil && !errors.Is(err, gh.ErrNotFound) {
-					return "", "", "", "", fmt.Errorf("checking commit %s: %w", cmd.Ref, err)
+					return "", "", "", "", fmt.Errorf("checking commit %s: %w", ref, err)
 				}
 			}
 		}
@@ -334,32 +439,17 @@ func pin(ctx context.Context, api GitHub, ev Event, cmd command.Command, perm st
 			if ev.IsPR {
 				where += " or this pull request's own branch"
 			}
-			return "", "", fmt.Sprintf("Commit %s is not on %s: it may come from a fork. Name a branch with `ref=BRANCH`, or someone with %s or %s permission can name the commit's full 40-digit SHA after reviewing it.",
-				code(full), where, code("maintain"), code("admin")), ReasonRef, nil
+			return "", "", fmt.Sprintf("Commit %s is not on %s: it may come from a fork. Name a branch with `%s=BRANCH`, or someone with %s or %s permission can name the commit's full 40-digit SHA after reviewing it.",
+				code(full), where, key, code("maintain"), code("admin")), ReasonRef, nil
 		}
 		return full, "commit " + full, "", "", nil
 	}
+	return "", "", "", "", fmt.Errorf("%s= of an unknown kind %d", key, kind)
+}
 
-	p, err := pull()
-	if err != nil {
-		return "", "", "", "", err
-	}
-	if p != nil {
-		if p.Fork {
-			repo := "a fork"
-			if p.Repo != "" {
-				repo = "the fork " + code(p.Repo)
-			}
-			return "", "", fmt.Sprintf("The head of pull request #%d is in %s. perfbot runs a fork's code on the GPU host only when someone with %s or %s permission reviews it and names its full SHA: %s",
-				ev.Issue, repo, code("maintain"), code("admin"), code(cmd.Text+" ref="+p.SHA)), ReasonFork, nil
-		}
-		return p.SHA, fmt.Sprintf("the head of pull request #%d", ev.Issue), "", "", nil
-	}
-	sha, err = api.BranchHead(ctx, ev.Repo, ev.DefaultBranch)
-	if err != nil {
-		return "", "", "", "", fmt.Errorf("reading the head of the default branch %s: %w", ev.DefaultBranch, err)
-	}
-	return sha, "the head of the default branch " + ev.DefaultBranch, "", "", nil
+// compareWords are the fixed words of a compare command, e.g. /bench rocm compare.
+func compareWords(cmd command.Command) []string {
+	return []string{"/" + string(cmd.Kind), cmd.Backend, "compare"}
 }
 
 func isStatus(err error, status int) bool {

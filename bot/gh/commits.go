@@ -17,6 +17,8 @@ type PullHead struct {
 	Number int
 	SHA    string // the head commit, 40 hex digits
 	Ref    string // the head branch
+	// Base is the branch the pull request targets (its base.ref).
+	Base string
 	// Repo is the head repository (owner/name); "" when the fork was deleted.
 	Repo string
 	// Fork is true when the head lives in another repository than the base, or in one
@@ -35,7 +37,7 @@ func (c *Client) PullHead(ctx context.Context, r Repo, number int) (PullHead, er
 	if err != nil {
 		return PullHead{}, wrap(err, op, needPullsRead)
 	}
-	h := PullHead{Number: p.GetNumber(), SHA: p.GetHead().GetSHA(), Ref: p.GetHead().GetRef(), State: p.GetState()}
+	h := PullHead{Number: p.GetNumber(), SHA: p.GetHead().GetSHA(), Ref: p.GetHead().GetRef(), Base: p.GetBase().GetRef(), State: p.GetState()}
 	head, base := p.GetHead().GetRepo(), p.GetBase().GetRepo()
 	h.Repo = head.GetFullName()
 	switch {

@@ -39,6 +39,7 @@ func TestPullHead(t *testing.T) {
 			eq(t, "number", h.Number, 7)
 			eq(t, "sha", h.SHA, sha)
 			eq(t, "ref", h.Ref, "new-topic")
+			eq(t, "base", h.Base, "master")
 			eq(t, "fork", h.Fork, c.fork)
 			eq(t, "repo", h.Repo, c.repo)
 			eq(t, "state", h.State, "open")

@@ -61,14 +61,19 @@ type Request struct {
 	Requester    string
 	Kind         string // profile or bench
 	Command      string // the command line as written
-	SHA          string // pinned at acceptance; the only commit ever run
-	PinnedFrom   string
-	Models       []string
-	Sampling     []string
-	Epic         int
-	Host         string // the runner label of the GPU host
-	Workflow     string // the workflow file dispatched
-	Ref          string // the branch the workflow definition is taken from (the default branch)
+	SHA          string // pinned at acceptance; the only commit ever run (B of a compare)
+	// Base is A of a compare (/bench rocm compare, /profile rocm compare), pinned at
+	// acceptance like SHA; "" for any other request. Repeats is a compare's most
+	// repeats per side, 0 otherwise.
+	Base       string
+	Repeats    int
+	PinnedFrom string
+	Models     []string
+	Sampling   []string
+	Epic       int
+	Host       string // the runner label of the GPU host
+	Workflow   string // the workflow file dispatched
+	Ref        string // the branch the workflow definition is taken from (the default branch)
 
 	State           State
 	StatusCommentID int64
@@ -102,7 +107,7 @@ func New(db *store.DB, now func() time.Time) *Queue {
 
 const columns = `id, delivery, repo, installation, issue, is_pr, comment_id, requester, kind, command, sha, pinned_from,
 	models, sampling, epic, host, workflow, ref, state, status_comment_id, check_run_id, run_id, run_url, conclusion,
-	cancel_by, error, tries, created_at, dispatched_at, started_at, finished_at, next_try_at`
+	cancel_by, error, tries, created_at, dispatched_at, started_at, finished_at, next_try_at, base, repeats`
 
 func scan(sc interface{ Scan(...any) error }) (Request, error) {
 	var r Request
@@ -111,7 +116,7 @@ func scan(sc interface{ Scan(...any) error }) (Request, error) {
 	err := sc.Scan(&r.ID, &r.Delivery, &r.Repo, &r.Installation, &r.Issue, &r.IsPR, &r.CommentID, &r.Requester, &r.Kind,
 		&r.Command, &r.SHA, &r.PinnedFrom, &models, &sampling, &r.Epic, &r.Host, &r.Workflow, &r.Ref, &r.State,
 		&r.StatusCommentID, &r.CheckRunID, &r.RunID, &r.RunURL, &r.Conclusion, &r.CancelBy, &r.Error, &r.Tries,
-		&created, &dispatched, &started, &finished, &next)
+		&created, &dispatched, &started, &finished, &next, &r.Base, &r.Repeats)
 	r.Models, r.Sampling = split(models), split(sampling)
 	r.CreatedAt, r.DispatchedAt, r.StartedAt, r.FinishedAt, r.NextTryAt = ms(created), ms(dispatched), ms(started), ms(finished), ms(next)
 	return r, err
@@ -156,11 +161,11 @@ func (q *Queue) Add(ctx context.Context, r Request) (Request, bool, error) {
 	var out Request
 	err := q.db.Write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.Exec(`INSERT INTO requests (delivery, repo, installation, issue, is_pr, comment_id, requester, kind, command,
-			sha, pinned_from, models, sampling, epic, host, workflow, ref, state, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'accepting', ?) ON CONFLICT DO NOTHING`,
+			sha, pinned_from, models, sampling, epic, host, workflow, ref, state, created_at, base, repeats)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'accepting', ?, ?, ?) ON CONFLICT DO NOTHING`,
 			r.Delivery, r.Repo, r.Installation, r.Issue, r.IsPR, r.CommentID, r.Requester, r.Kind, r.Command,
 			r.SHA, r.PinnedFrom, strings.Join(r.Models, ","), strings.Join(r.Sampling, ","), r.Epic, r.Host, r.Workflow, r.Ref,
-			q.now().UnixMilli())
+			q.now().UnixMilli(), r.Base, r.Repeats)
 		if err != nil {
 			return err
 		}
@@ -392,6 +397,29 @@ func (q *Queue) RunTimes(ctx context.Context, host string, n int) ([]time.Durati
 			return nil, err
 		}
 		out = append(out, time.Duration(v)*time.Millisecond)
+	}
+	return out, rows.Err()
+}
+
+// ModelRunTimes returns, for the last n plain requests (not compares) of host that
+// ended done with a run, how long the run took per model it ran (the run's time over
+// its number of models, at least one), newest first: what one measured run of a model
+// costs on that host, for the budget of a compare.
+func (q *Queue) ModelRunTimes(ctx context.Context, host string, n int) ([]time.Duration, error) {
+	rows, err := q.db.Read().QueryContext(ctx, `SELECT run_ms, models FROM requests
+		WHERE host = ? AND state = 'done' AND run_ms > 0 AND base = '' ORDER BY finished_at DESC LIMIT ?`, host, n)
+	if err != nil {
+		return nil, fmt.Errorf("reading past run times of host %s: %w", host, err)
+	}
+	defer rows.Close()
+	var out []time.Duration
+	for rows.Next() {
+		var v int64
+		var models string
+		if err := rows.Scan(&v, &models); err != nil {
+			return nil, err
+		}
+		out = append(out, time.Duration(v)*time.Millisecond/time.Duration(max(len(split(models)), 1)))
 	}
 	return out, rows.Err()
 }

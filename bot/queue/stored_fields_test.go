@@ -24,6 +24,7 @@ func TestRequestComesBackAsAdded(t *testing.T) {
 		Requester: "alice", Kind: "bench", Command: "/bench rocm models=llama,qwen3", SHA: "6113728f27ae82c7b1a177c8d03f9e96e0adf246",
 		PinnedFrom: "the head of pull request #42", Models: []string{"llama", "qwen3"}, Sampling: []string{"greedy", "t0.7-p0.95"},
 		Epic: 7, Host: "gfx1151", Workflow: "perfbot.yml", Ref: "main",
+		Base: "9fceb02d0ae598e95dc970b74767f19372d61af8", Repeats: 12,
 	}
 	r, created, err := q.Add(ctx, in)
 	if err != nil || !created {

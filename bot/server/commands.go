@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/lablup/perfbot/bot/command"
 	"github.com/lablup/perfbot/bot/gate"
@@ -15,8 +16,10 @@ import (
 	"github.com/lablup/perfbot/bot/inbox"
 	"github.com/lablup/perfbot/bot/logkey"
 	"github.com/lablup/perfbot/bot/queue"
+	"github.com/lablup/perfbot/internal/mathx"
 	"github.com/lablup/perfbot/internal/mdtext"
 	"github.com/lablup/perfbot/internal/strs"
+	"github.com/lablup/perfbot/runner/abrun"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -36,6 +39,9 @@ type commands struct {
 	// decisions counts the gate's decisions; finished the requests that ended here
 	// (a queued request cancelled).
 	decisions, finished *prometheus.CounterVec
+	// budget bounds the estimate of a compare (Settings.CompareBudget); runTime is the
+	// time of one measured run while a host has no history (Settings.CompareRunTime).
+	budget, runTime time.Duration
 	// fault, for tests only, is asked at the named steps of a request whose crash
 	// windows matter; an error it returns stops the delivery there, as a kill would.
 	fault atomic.Pointer[func(step string) error]
@@ -63,6 +69,7 @@ type commandQueue interface {
 	MarkQueued(ctx context.Context, id int64) error
 	CancelQueued(ctx context.Context, id int64, by string) (bool, error)
 	SetCancel(ctx context.Context, id int64, by string) error
+	ModelRunTimes(ctx context.Context, host string, n int) ([]time.Duration, error)
 }
 
 // hostQueues moves the host queues along (the dispatcher implements it).
@@ -148,11 +155,22 @@ func (cm *commands) accept(ctx context.Context, c commandAPI, delivery string, e
 	if !ok {
 		return c.Reply(ctx, ev, fmt.Sprintf("This perfbot server has no GPU host for %s; ask its operator to add one to the server settings.", mdtext.Code(req.Command.Backend)))
 	}
+	if req.Compare {
+		over, why, err := cm.overBudget(ctx, host, req)
+		if err != nil {
+			return err
+		}
+		if over {
+			log.Info("server: compare over budget", "host", host.Label, "models", len(req.Models), "repeats", req.Repeats)
+			return c.Reply(ctx, ev, why)
+		}
+	}
 	r, _, err := cm.queue.Add(ctx, queue.Request{
 		Delivery: delivery, Repo: ev.Repo.String(), Installation: ev.InstallationID, Issue: ev.Issue, IsPR: ev.IsPR,
 		CommentID: ev.CommentID, Requester: ev.Author, Kind: string(req.Kind), Command: commandText(req),
 		SHA: req.SHA, PinnedFrom: req.PinnedFrom, Models: req.Models, Sampling: req.Sampling, Epic: req.Epic,
 		Host: host.Label, Workflow: host.Workflow, Ref: ev.DefaultBranch,
+		Base: req.Base, Repeats: req.Repeats,
 	})
 	if err != nil {
 		return err
@@ -193,7 +211,7 @@ func (cm *commands) accept(ctx context.Context, c commandAPI, delivery string, e
 		cr, err := c.CreateCheckRun(ctx, ev.Repo, gh.CheckRunSpec{
 			Name: "perfbot " + r.Kind, HeadSHA: r.SHA, ExternalID: externalID(r.ID),
 			Title:   fmt.Sprintf("Queued: request %d on %s", r.ID, r.Host),
-			Summary: fmt.Sprintf("%s, requested by %s, runs commit %s (%s) on the GPU host %s.", mdtext.Code(r.Command), mdtext.Code(r.Requester), mdtext.Code(r.SHA), mdtext.Text(r.PinnedFrom), mdtext.Code(r.Host)),
+			Summary: fmt.Sprintf("%s, requested by %s, runs commit %s (%s)%s on the GPU host %s.", mdtext.Code(r.Command), mdtext.Code(r.Requester), mdtext.Code(r.SHA), mdtext.Text(r.PinnedFrom), comparedWith(r), mdtext.Code(r.Host)),
 		})
 		if err != nil {
 			return err
@@ -213,6 +231,49 @@ func (cm *commands) accept(ctx context.Context, c commandAPI, delivery string, e
 	log.Info("server: request queued", "sha", r.SHA)
 	cm.queues.kick(r.Host, false)
 	return nil
+}
+
+// comparedWith names A of a compare, for the check run's summary: "" otherwise.
+func comparedWith(r queue.Request) string {
+	if r.Base == "" {
+		return ""
+	}
+	return fmt.Sprintf(" compared with commit %s (A, up to %d repeats per side)", mdtext.Code(r.Base), r.Repeats)
+}
+
+// compareRange is a compare as the status list shows it: compare A..B, short SHAs.
+func compareRange(r queue.Request) string {
+	return "compare " + strs.ShortSHA(r.Base) + ".." + strs.ShortSHA(r.SHA)
+}
+
+// overBudget estimates the worst case of a compare on host: every model at its cap of
+// repeats on both sides (runner/abrun's Estimate), each run taking the median time
+// per model of the host's last plain runs, or the configured time while it has none.
+// Over the budget, why is the reply.
+func (cm *commands) overBudget(ctx context.Context, host Host, req gate.Request) (over bool, why string, err error) {
+	times, err := cm.queue.ModelRunTimes(ctx, host.Label, runTimesN)
+	if err != nil {
+		return false, "", err
+	}
+	perRun, from := cm.runTime, "the server's compare.run_mins, as no run has finished on this host yet"
+	if len(times) > 0 {
+		perRun = mathx.Median(times)
+		from = fmt.Sprintf("the median time per model of the last %d runs on this host", len(times))
+		if len(times) == 1 {
+			from = "the time per model of the last run on this host"
+		}
+	}
+	runs, d := abrun.Estimate(abrun.Spec{Models: req.Models, Cap: req.Repeats}, perRun)
+	if d <= cm.budget {
+		return false, "", nil
+	}
+	models := fmt.Sprintf("%d models", len(req.Models))
+	if len(req.Models) == 1 {
+		models = "1 model"
+	}
+	return true, fmt.Sprintf("This compare was not queued: it could take %s (%s x 2 sides x up to %d repeats = %d runs of %s, %s), over the budget of %s of this perfbot server (compare.budget_mins). Compare fewer models with %s, or fewer repeats with %s.",
+		roundDuration(d), models, req.Repeats, runs, roundDuration(perRun), from, roundDuration(cm.budget),
+		mdtext.Code("models="), mdtext.Code("repeats=")), nil
 }
 
 // commandText is the command as the status comment names it.
@@ -359,7 +420,11 @@ func (cm *commands) status(ctx context.Context, c commandAPI, ev gate.Event, req
 		case r.State == queue.Queued || r.State == queue.Accepting:
 			where = mdtext.Text(cm.marks.queuedDetail(ctx, r))
 		}
-		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s |\n", r.ID, mdtext.CellCode(r.Command), mdtext.CellCode(r.Requester),
+		cmdCell := mdtext.CellCode(r.Command)
+		if r.Base != "" {
+			cmdCell += " " + compareRange(r)
+		}
+		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s |\n", r.ID, cmdCell, mdtext.CellCode(r.Requester),
 			mdtext.CellCode(r.Host), r.State, where)
 	}
 	return c.Reply(ctx, ev, b.String())

@@ -36,8 +36,12 @@ func requestOf(title string) int64 {
 
 // Inputs are the workflow_dispatch inputs of a request (docs/server.md §5). Values are
 // strings, as the REST API takes them; the workflow declares their types.
+//
+// A compare adds base, its A commit (40 hex digits; sha is its B), and repeats, its
+// most repeats per side. Other requests send neither, so a workflow that does not
+// declare them still takes their dispatches.
 func Inputs(r queue.Request) map[string]any {
-	return map[string]any{
+	in := map[string]any{
 		"job":                r.Kind,
 		"request_id":         strconv.FormatInt(r.ID, 10),
 		"sha":                r.SHA,
@@ -49,6 +53,11 @@ func Inputs(r queue.Request) map[string]any {
 		"trigger_comment_id": strconv.FormatInt(r.CommentID, 10),
 		"check_run_id":       strconv.FormatInt(r.CheckRunID, 10),
 	}
+	if r.Base != "" {
+		in["base"] = r.Base
+		in["repeats"] = strconv.Itoa(r.Repeats)
+	}
+	return in
 }
 
 // dispatcher moves each host's queue along and follows the runs it dispatched. A

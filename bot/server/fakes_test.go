@@ -33,8 +33,10 @@ type fakeGitHub struct {
 	nextID    int64
 	comments  map[int64]gh.Comment // by id
 	checkRuns map[int64]gh.CheckRun
-	replies   []string // the text of each reply to a command comment
-	reactions []string // "COMMENT_ID:CONTENT"
+	// checkSpecs are what each created check run was asked to be.
+	checkSpecs []gh.CheckRunSpec
+	replies    []string // the text of each reply to a command comment
+	reactions  []string // "COMMENT_ID:CONTENT"
 	// dispatches are the inputs of each workflow dispatch; dispatchErr, when set, is
 	// the answer to the next one.
 	dispatches  []map[string]any
@@ -110,6 +112,7 @@ func (f *fakeGitHub) CreateCheckRun(_ context.Context, _ gh.Repo, s gh.CheckRunS
 	f.nextID++
 	cr := gh.CheckRun{ID: f.nextID, Status: "queued"}
 	f.checkRuns[cr.ID] = cr
+	f.checkSpecs = append(f.checkSpecs, s)
 	return cr, nil
 }
 

@@ -51,11 +51,18 @@ func TestGateCases(t *testing.T) {
 			case w.Kind == command.Cancel:
 				expectReply(t, stub, repo, issue, p.Comment.ID, "There is no perfbot request `"+w.ID+"`")
 			default:
-				expectAccepted(t, stub, repo, issue, isPR, p.Comment.ID, 1, w.SHA, map[string]any{
+				in := map[string]any{
 					"ref": gatetest.DefaultBranch, "inputs.job": string(w.Kind),
 					"inputs.models": strings.Join(w.Models, ","), "inputs.sampling": strings.Join(w.Sampling, ","),
 					"inputs.epic": fmt.Sprint(w.Epic),
-				})
+				}
+				if w.Compare {
+					// A compare dispatches its pinned A and its repeats beside B (sha).
+					in["inputs.base"], in["inputs.repeats"] = w.Base, fmt.Sprint(w.Repeats)
+				} else {
+					in["inputs.base"], in["inputs.repeats"] = fakegithub.Absent, fakegithub.Absent
+				}
+				expectAccepted(t, stub, repo, issue, isPR, p.Comment.ID, 1, w.SHA, in)
 			}
 			if err := r.deliver("issue_comment", fmt.Sprintf("00000000-0000-4000-8000-%012d", i), body); err != nil {
 				t.Fatalf("processing: %v", err)

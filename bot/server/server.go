@@ -175,6 +175,7 @@ func wire(set Settings, o Options, db *store.DB, app *gh.AppTransport, info gh.A
 		log: o.Logger, hosts: set.Hosts, botLogin: info.Slug + "[bot]",
 		queue: q, api: apiOf[commandAPI](in), marks: mk, queues: runs,
 		decisions: m.decisions, finished: m.runs,
+		budget: set.CompareBudget, runTime: set.CompareRunTime,
 	}
 	s := &Server{
 		set: set, log: o.Logger, now: o.Now, db: db, app: app, reg: prometheus.NewRegistry(),

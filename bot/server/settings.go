@@ -60,6 +60,12 @@ type Settings struct {
 	// BodyBudget bounds the webhook body bytes held, across all requests, before their
 	// signature is checked; beyond it a delivery is answered 503 unread.
 	BodyBudget int64
+	// CompareBudget bounds the worst case of one compare (every model at its cap of
+	// repeats on both sides): a longer one is refused at acceptance with its estimate.
+	// CompareRunTime is the time of one measured run used while the host has no
+	// finished plain run to measure it from.
+	CompareBudget  time.Duration
+	CompareRunTime time.Duration
 }
 
 // Host is one GPU host: its runner label, the backend its commands name, and the
@@ -73,20 +79,22 @@ type Host struct {
 // DefaultSettings are the values of keys left out of the file.
 func DefaultSettings() Settings {
 	return Settings{
-		Listen:       "127.0.0.1:8080",
-		APIURL:       gh.DefaultBaseURL,
-		SecretEnv:    DefaultSecretEnv,
-		Workers:      4,
-		Backlog:      10000,
-		MaxAttempts:  8,
-		SweepEvery:   5 * time.Minute,
-		SweepWindow:  72 * time.Hour,
-		ConfirmAfter: 30 * time.Second,
-		CheckEvery:   time.Minute,
-		Retention:    30 * 24 * time.Hour,
-		APITimeout:   gh.DefaultTimeout,
-		StuckAfter:   5 * time.Minute,
-		BodyBudget:   webhook.DefaultBodyBudget,
+		Listen:         "127.0.0.1:8080",
+		APIURL:         gh.DefaultBaseURL,
+		SecretEnv:      DefaultSecretEnv,
+		Workers:        4,
+		Backlog:        10000,
+		MaxAttempts:    8,
+		SweepEvery:     5 * time.Minute,
+		SweepWindow:    72 * time.Hour,
+		ConfirmAfter:   30 * time.Second,
+		CheckEvery:     time.Minute,
+		Retention:      30 * 24 * time.Hour,
+		APITimeout:     gh.DefaultTimeout,
+		StuckAfter:     5 * time.Minute,
+		BodyBudget:     webhook.DefaultBodyBudget,
+		CompareBudget:  8 * time.Hour,
+		CompareRunTime: 5 * time.Minute,
 	}
 }
 
@@ -104,6 +112,12 @@ type rawSettings struct {
 	Keep     int       `yaml:"retention_days"`
 	Stuck    int       `yaml:"stuck_secs"`
 	BudgetMB int       `yaml:"body_budget_mb"`
+	Compare  rawCmp    `yaml:"compare"`
+}
+
+type rawCmp struct {
+	BudgetMins int `yaml:"budget_mins"`
+	RunMins    int `yaml:"run_mins"`
 }
 
 type rawGitHub struct {
@@ -156,6 +170,7 @@ func ParseSettings(data []byte, name string) (Settings, error) {
 		Keep:     int(d.Retention / (24 * time.Hour)),
 		Stuck:    int(d.StuckAfter / time.Second),
 		BudgetMB: int(d.BodyBudget >> 20),
+		Compare:  rawCmp{BudgetMins: int(d.CompareBudget / time.Minute), RunMins: int(d.CompareRunTime / time.Minute)},
 	}
 	raw.GitHub.Timeout = int(d.APITimeout / time.Second)
 	doc, err := yamlstrict.Decode(data, name, &raw)
@@ -229,6 +244,12 @@ func ParseSettings(data []byte, name string) (Settings, error) {
 	if min := int(webhook.MinBodyBudget+(1<<20)-1) >> 20; raw.BudgetMB < min || raw.BudgetMB > 1<<14 {
 		bad("body_budget_mb", "want %d to 16384: a 25 MB delivery must fit in the three quarters of it that large bodies may use", min)
 	}
+	if raw.Compare.BudgetMins < 1 || raw.Compare.BudgetMins > maxCompareMins {
+		bad("compare.budget_mins", "want 1 to %d (a week): the longest a compare may be estimated to take", maxCompareMins)
+	}
+	if raw.Compare.RunMins < 1 || raw.Compare.RunMins > 24*60 {
+		bad("compare.run_mins", "want 1 to 1440: the minutes of one measured run while the host has no finished run to measure it from")
+	}
 	if len(errs) > 0 {
 		return Settings{}, errors.Join(errs...)
 	}
@@ -240,8 +261,13 @@ func ParseSettings(data []byte, name string) (Settings, error) {
 		ConfirmAfter: secs(raw.Dispatch.ConfirmSecs), CheckEvery: secs(raw.Dispatch.CheckSecs),
 		Retention:  time.Duration(raw.Keep) * 24 * time.Hour,
 		APITimeout: secs(raw.GitHub.Timeout), StuckAfter: secs(raw.Stuck), BodyBudget: int64(raw.BudgetMB) << 20,
+		CompareBudget:  time.Duration(raw.Compare.BudgetMins) * time.Minute,
+		CompareRunTime: time.Duration(raw.Compare.RunMins) * time.Minute,
 	}, nil
 }
+
+// maxCompareMins bounds compare.budget_mins: a week.
+const maxCompareMins = 7 * 24 * 60
 
 func secs(n int) time.Duration { return time.Duration(n) * time.Second }
 

@@ -67,6 +67,13 @@ hosts: [{label: gfx1151, backend: rocm, workflow: perfbot.yml}]
 	if got.APITimeout != 30*time.Second || got.StuckAfter != 5*time.Minute || got.BodyBudget != 64<<20 {
 		t.Errorf("defaults: timeout %s, stuck %s, budget %d", got.APITimeout, got.StuckAfter, got.BodyBudget)
 	}
+	if got.CompareBudget != 8*time.Hour || got.CompareRunTime != 5*time.Minute {
+		t.Errorf("compare defaults: budget %s, run %s", got.CompareBudget, got.CompareRunTime)
+	}
+	got, err = server.ParseSettings([]byte(base+"github: {app_id: 1, private_key_file: k.pem}\ncompare: {budget_mins: 10080, run_mins: 1}\n"), "serve.yml")
+	if err != nil || got.CompareBudget != 7*24*time.Hour || got.CompareRunTime != time.Minute {
+		t.Errorf("compare set: %v, budget %s, run %s", err, got.CompareBudget, got.CompareRunTime)
+	}
 	got, err = server.ParseSettings([]byte(base+"github: {app_id: 1, private_key_file: k.pem, timeout_secs: 5}\nstuck_secs: 60\nbody_budget_mb: 40\n"), "serve.yml")
 	if err != nil {
 		t.Fatal(err)
@@ -79,6 +86,11 @@ hosts: [{label: gfx1151, backend: rocm, workflow: perfbot.yml}]
 		{"github: {app_id: 1, private_key_file: k.pem, timeout_secs: 3601}\n", "github.timeout_secs: at most 3600"},
 		{"github: {app_id: 1, private_key_file: k.pem}\nstuck_secs: -1\n", "stuck_secs: must be > 0"},
 		{"github: {app_id: 1, private_key_file: k.pem}\nbody_budget_mb: 33\n", "body_budget_mb: want 34 to 16384"},
+		{"github: {app_id: 1, private_key_file: k.pem}\ncompare: {budget_mins: 0}\n", "compare.budget_mins: want 1 to 10080"},
+		{"github: {app_id: 1, private_key_file: k.pem}\ncompare: {budget_mins: 10081}\n", "compare.budget_mins: want 1 to 10080"},
+		{"github: {app_id: 1, private_key_file: k.pem}\ncompare: {run_mins: 0}\n", "compare.run_mins: want 1 to 1440"},
+		{"github: {app_id: 1, private_key_file: k.pem}\ncompare: {run_mins: 1441}\n", "compare.run_mins: want 1 to 1440"},
+		{"github: {app_id: 1, private_key_file: k.pem}\ncompare: {budget: 5}\n", `unknown key "budget"`},
 	} {
 		if _, err := server.ParseSettings([]byte(base+c.text), "serve.yml"); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want an error containing %q", c.text, err, c.want)

@@ -55,6 +55,26 @@ func withSteps(t *testing.T, steps map[string]string) fs.FS {
 	return set
 }
 
+// firstStep is the first migration alone: a database at version 1.
+func firstStep(t *testing.T) fs.FS {
+	t.Helper()
+	b, err := fs.ReadFile(store.Migrations(), "0001_initial.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fstest.MapFS{"0001_initial.sql": &fstest.MapFile{Data: b}}
+}
+
+// latest is the version the real migration set brings a database to.
+func latest(t *testing.T) int {
+	t.Helper()
+	all, err := fs.ReadDir(store.Migrations(), ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(all)
+}
+
 // raw opens the file with the driver alone, for looking at it from outside the store.
 func raw(t *testing.T, path string) *sql.DB {
 	t.Helper()
@@ -130,9 +150,10 @@ func fileBytes(t *testing.T, path string) []byte {
 }
 
 // TestOpenAdoptsAV0Database: a database perfbot serve wrote before schema versions
-// opens as version 1 with every row as it was; its pending deliveries and its queued
-// and running requests read back through the inbox and the queue, and new writes go
-// through. Opened again, it is not migrated again.
+// is adopted as version 1 with every row as it was (the first step alone changes
+// nothing but the version), then migrated to the latest; its pending deliveries and
+// its queued and running requests read back through the inbox and the queue, and new
+// writes go through. Opened again, it is not migrated again.
 func TestOpenAdoptsAV0Database(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -141,17 +162,22 @@ func TestOpenAdoptsAV0Database(t *testing.T) {
 	if !strings.HasPrefix(before, "user_version [[0]]") || !strings.Contains(before, "table requests") {
 		t.Fatalf("the fixture is not a v0 database:\n%s", before)
 	}
+	first, err := store.OpenWith(ctx, v0(t), firstStep(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := dump(t, first.Read())
+	first.Close()
+	if want := strings.Replace(before, "user_version [[0]]", "user_version [[1]]", 1); after != want {
+		t.Errorf("adopting changed more than the version:\n got %s\nwant %s", after, want)
+	}
 	db, err := store.Open(ctx, path) // as perfbot serve opens it
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if from, to := db.Migrated(); from != 0 || to != 1 {
-		t.Errorf("Migrated() = %d, %d; want 0, 1", from, to)
-	}
-	after := dump(t, db.Read())
-	if want := strings.Replace(before, "user_version [[0]]", "user_version [[1]]", 1); after != want {
-		t.Errorf("adopting changed more than the version:\n got %s\nwant %s", after, want)
+	if from, to := db.Migrated(); from != 0 || to != latest(t) {
+		t.Errorf("Migrated() = %d, %d; want 0, %d", from, to, latest(t))
 	}
 
 	later := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
@@ -226,8 +252,8 @@ func TestOpenAdoptsAV0Database(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer again.Close()
-	if from, to := again.Migrated(); from != 1 || to != 1 {
-		t.Errorf("opened again: Migrated() = %d, %d; want 1, 1", from, to)
+	if from, to := again.Migrated(); from != latest(t) || to != latest(t) {
+		t.Errorf("opened again: Migrated() = %d, %d; want %d, %d", from, to, latest(t), latest(t))
 	}
 }
 
@@ -260,13 +286,13 @@ func TestAdoptedSchemaIsTheNewSchema(t *testing.T) {
 const addPriority = `ALTER TABLE requests ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;
 UPDATE requests SET priority = 2 WHERE state = 'queued';`
 
-// TestALaterMigration: a second step, given as a test's migration set, runs on a v0
-// database together with the first (in one transaction) and on a version 1 database
-// alone; the rows survive, the column is there, and the version moves to 2.
+// TestALaterMigration: a third step, given as a test's migration set, runs on a v0
+// database together with the others (in one transaction) and on a version 2 database
+// alone; the rows survive, the column is there, and the version moves to 3.
 func TestALaterMigration(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	set := withSteps(t, map[string]string{"0002_request_priority.sql": addPriority})
+	set := withSteps(t, map[string]string{"0003_request_priority.sql": addPriority})
 	check := func(path string, from int) {
 		t.Helper()
 		db, err := store.OpenWith(ctx, path, set)
@@ -274,8 +300,8 @@ func TestALaterMigration(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer db.Close()
-		if f, to := db.Migrated(); f != from || to != 2 {
-			t.Errorf("Migrated() = %d, %d; want %d, 2", f, to, from)
+		if f, to := db.Migrated(); f != from || to != 3 {
+			t.Errorf("Migrated() = %d, %d; want %d, 3", f, to, from)
 		}
 		all, err := queue.New(db, nil).List(ctx, queue.Filter{})
 		if err != nil {
@@ -303,16 +329,16 @@ func TestALaterMigration(t *testing.T) {
 	}
 	path := v0(t)
 	check(path, 0)
-	check(path, 2) // nothing left to do
+	check(path, 3) // nothing left to do
 
-	// A database already at version 1.
+	// A database already at version 2.
 	path = v0(t)
 	db, err := store.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
-	check(path, 1)
+	check(path, 2)
 }
 
 // TestFailedMigrationLeavesTheDatabaseUntouched: a step that fails half-way undoes
@@ -323,9 +349,9 @@ func TestFailedMigrationLeavesTheDatabaseUntouched(t *testing.T) {
 	ctx := context.Background()
 	path := v0(t)
 	before := fileBytes(t, path)
-	set := withSteps(t, map[string]string{"0002_broken.sql": addPriority + "\nINSERT INTO nowhere VALUES (1);"})
+	set := withSteps(t, map[string]string{"0003_broken.sql": addPriority + "\nINSERT INTO nowhere VALUES (1);"})
 	_, err := store.OpenWith(ctx, path, set)
-	if err == nil || !strings.Contains(err.Error(), "0002_broken.sql failed") || !strings.Contains(err.Error(), "left at version 0, unchanged") {
+	if err == nil || !strings.Contains(err.Error(), "0003_broken.sql failed") || !strings.Contains(err.Error(), "left at version 0, unchanged") {
 		t.Fatalf("a failing step: %v, want an error naming it and the version kept", err)
 	}
 	if !bytes.Equal(fileBytes(t, path), before) {
@@ -339,8 +365,8 @@ func TestFailedMigrationLeavesTheDatabaseUntouched(t *testing.T) {
 		t.Fatalf("opening after a failed migration: %v", err)
 	}
 	defer db.Close()
-	if from, to := db.Migrated(); from != 0 || to != 1 {
-		t.Errorf("Migrated() = %d, %d; want 0, 1", from, to)
+	if from, to := db.Migrated(); from != 0 || to != 2 {
+		t.Errorf("Migrated() = %d, %d; want 0, 2", from, to)
 	}
 }
 
@@ -350,7 +376,7 @@ func TestNewerDatabaseIsRefused(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	path := v0(t)
-	set := withSteps(t, map[string]string{"0002_request_priority.sql": addPriority})
+	set := withSteps(t, map[string]string{"0003_request_priority.sql": addPriority})
 	db, err := store.OpenWith(ctx, path, set)
 	if err != nil {
 		t.Fatal(err)
@@ -361,9 +387,9 @@ func TestNewerDatabaseIsRefused(t *testing.T) {
 	before := fileBytes(t, path)
 	_, err = store.Open(ctx, path)
 	if err == nil {
-		t.Fatal("a database at version 2 opened with a binary that knows version 1")
+		t.Fatal("a database at version 3 opened with a binary that knows version 2")
 	}
-	for _, s := range []string{"schema version 2", "knows versions up to 1", "newer perfbot", "restore the copy", "left this one as it was"} {
+	for _, s := range []string{"schema version 3", "knows versions up to 2", "newer perfbot", "restore the copy", "left this one as it was"} {
 		if !strings.Contains(err.Error(), s) {
 			t.Errorf("refusal %q lacks %q", err, s)
 		}
@@ -376,8 +402,8 @@ func TestNewerDatabaseIsRefused(t *testing.T) {
 		t.Fatalf("the newer set after a refusal: %v", err)
 	}
 	defer db.Close()
-	if from, to := db.Migrated(); from != 2 || to != 2 {
-		t.Errorf("Migrated() = %d, %d; want 2, 2", from, to)
+	if from, to := db.Migrated(); from != 3 || to != 3 {
+		t.Errorf("Migrated() = %d, %d; want 3, 3", from, to)
 	}
 }
 
@@ -413,7 +439,7 @@ func TestTableRebuildKeepsReferringRows(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	path := v0(t)
-	db, err := store.OpenWith(ctx, path, withSteps(t, map[string]string{"0002_delivery_note.sql": deliveriesV2}))
+	db, err := store.OpenWith(ctx, path, withSteps(t, map[string]string{"0003_delivery_note.sql": deliveriesV2}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -448,7 +474,7 @@ func TestTableRebuildKeepsReferringRows(t *testing.T) {
 
 	path = v0(t)
 	before := fileBytes(t, path)
-	_, err = store.OpenWith(ctx, path, withSteps(t, map[string]string{"0002_orphans.sql": `DELETE FROM deliveries WHERE state = 'done'`}))
+	_, err = store.OpenWith(ctx, path, withSteps(t, map[string]string{"0003_orphans.sql": `DELETE FROM deliveries WHERE state = 'done'`}))
 	if err == nil || !strings.Contains(err.Error(), "table payloads refers to a row of deliveries that does not exist") {
 		t.Fatalf("a step leaving a payload without its delivery: %v, want a refusal", err)
 	}

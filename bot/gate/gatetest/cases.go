@@ -53,7 +53,7 @@ var (
 
 // Cases returns the table. Each call returns fresh values.
 func Cases() []Case {
-	return []Case{
+	return append([]Case{
 		{
 			Name: "issue comment by a write user is accepted on the default branch head", Payload: issueCreated,
 			Edits: body("/profile rocm"),
@@ -275,5 +275,5 @@ func Cases() []Case {
 			World: World{NoConfig: true},
 			Want:  Want{Outcome: gate.Denied, Reason: gate.ReasonNoConfig, Reply: "has no `.github/perfbot.yml`"},
 		},
-	}
+	}, compareCases()...)
 }

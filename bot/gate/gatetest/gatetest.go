@@ -58,6 +58,13 @@ type World struct {
 	Commits map[string]string
 	// Contains are the comparisons asked: is SHA on Head.
 	Contains []Containment
+	// MergeBases are the merge bases asked (a compare on a pull request without base=).
+	MergeBases []MergeBase
+}
+
+// MergeBase answers the merge base of Base and Head: SHA, or 404 when "".
+type MergeBase struct {
+	Base, Head, SHA string
 }
 
 // PR is a pull request's head.
@@ -84,6 +91,10 @@ type Want struct {
 	Sampling []string
 	Epic     int
 	ID       string
+	// Compare, Base (A, pinned) and Repeats of a compare.
+	Compare bool
+	Base    string
+	Repeats int
 }
 
 // Event returns the case's payload with its edits, as GitHub would send it.
@@ -218,6 +229,16 @@ func (c Case) Expect(t testing.TB, s *fakegithub.Stub) {
 			"status": status, "base_commit.sha": k.SHA,
 		}))
 	}
+	for _, m := range w.MergeBases {
+		path := repo + "/compare/" + m.Base + "..." + m.Head
+		if m.SHA == "" {
+			s.Expect("GET", path, notFound)
+			continue
+		}
+		s.Expect("GET", path, s.Example(200, "commit-comparison", map[string]any{
+			"status": "ahead", "merge_base_commit.sha": m.SHA,
+		}))
+	}
 }
 
 // Check compares a decision with the case's want.
@@ -244,6 +265,10 @@ func (c Case) Check(t testing.TB, d gate.Decision) {
 	}
 	if !slices.Equal(r.Models, w.Models) || !slices.Equal(r.Sampling, w.Sampling) {
 		t.Errorf("%s: models %v sampling %v; want %v %v", c.Name, r.Models, r.Sampling, w.Models, w.Sampling)
+	}
+	if r.Compare != w.Compare || r.Base != w.Base || r.Repeats != w.Repeats {
+		t.Errorf("%s: compare %v base %q repeats %d; want compare %v base %q repeats %d",
+			c.Name, r.Compare, r.Base, r.Repeats, w.Compare, w.Base, w.Repeats)
 	}
 }
 
