@@ -203,7 +203,7 @@ func (m *marks) finish(ctx context.Context, r queue.Request, why, runURL string)
 			touched = true
 		}
 	}
-	if touched && r.State != queue.Cancelled {
+	if touched && r.State != queue.Cancelled && r.CommentID > 0 { // a re-run has no trigger comment
 		if err := c.React(ctx, repo, r.CommentID, "confused"); err != nil && !errors.Is(err, gh.ErrNotFound) {
 			return err
 		}

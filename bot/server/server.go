@@ -198,6 +198,7 @@ func wire(set Settings, o Options, db *store.DB, app *gh.AppTransport, info gh.A
 			handlers: map[string]func(context.Context, inbox.Delivery) error{
 				"issue_comment": cmds.handle,
 				"workflow_run":  runs.onWorkflowRun,
+				"check_run":     cmds.rerun,
 			},
 		}).init(),
 	}
@@ -214,6 +215,8 @@ func wire(set Settings, o Options, db *store.DB, app *gh.AppTransport, info gh.A
 	var err error
 	s.ingress, err = webhook.New(webhook.Options{
 		Secret: o.Secret, Store: ib, Handled: s.pool.handled(),
+		// Of the check runs' events only the Re-run button is perfbot's to act on.
+		Actions:    map[string][]string{"check_run": {"rerequested"}},
 		Admit:      func() bool { return ib.Pending() < int64(set.Backlog) },
 		Stored:     func(d inbox.Delivery, _ inbox.Outcome) { s.pool.offer(d) },
 		BodyBudget: set.BodyBudget,
