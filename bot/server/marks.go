@@ -137,8 +137,8 @@ func roundDuration(d time.Duration) string {
 }
 
 // finish ends a request's marks on GitHub when nobody else did: the status comment
-// and the check run, with the run's link when there is one, and a confused reaction on
-// the trigger comment. It leaves alone what the publisher already finished, and a
+// and the check run, with the run's link when there is one (and its traces artifact's,
+// when the run uploaded one), and a confused reaction on the trigger comment. It leaves alone what the publisher already finished, and a
 // status comment or check run deleted meanwhile. why says what happened.
 func (m *marks) finish(ctx context.Context, r queue.Request, why, runURL string) error {
 	c, err := m.api(r.Installation)

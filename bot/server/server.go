@@ -19,8 +19,11 @@
 //   - dispatcher moves each host's queue (claim, dispatch, a lost dispatch found
 //     again), follows workflow_run deliveries and reconciles runs with GitHub on
 //     the periodic check; hostLoops runs its passes, one goroutine per host;
-//   - marks renders a request's status comment and finishes its marks when a run
-//     did not;
+//   - marks renders a request's status comment, shows a running request's live
+//     status (live.go: the run's link, the time, the host's progress file) and
+//     finishes its marks when a run did not;
+//   - commands also answers check_run deliveries: a check run's Re-run button queues
+//     its request again (rerun.go);
 //   - sweeper asks GitHub to redeliver the deliveries it failed to make.
 //
 // An installation's *gh.Client serves every part through one adapter (ghClient); the
