@@ -124,6 +124,9 @@ func expectPublish(t *testing.T, s *fakegithub.Stub, auth string) {
 	s.Expect("POST", repo+"/pulls", fakegithub.JSONFileWith(201, rest(t, "pull-request"), map[string]any{
 		"number": 57, "html_url": "https://github.com/lablup/mlxcel/pull/57", "head.ref": "perfbot/rocm-profile", "base.ref": "main",
 	})).JSONBody(map[string]any{"head": "perfbot/rocm-profile", "base": "main"})
+	// The run's artifacts, for the traces link (act's run id is 1; its artifacts live in
+	// act's own store, so GitHub lists none).
+	s.Expect("GET", repo+"/actions/runs/1/artifacts", fakegithub.JSON(200, map[string]any{"total_count": 0, "artifacts": []any{}}))
 	s.Expect("GET", repo+"/issues/1814/comments", fakegithub.JSON(200, []any{})).Times(2)
 	s.Expect("POST", repo+"/issues/1814/comments", fakegithub.JSONFileWith(201, rest(t, "issue-comment"), map[string]any{
 		"id": 9001, "user.login": DefaultTokenLogin, "html_url": "https://github.com/lablup/mlxcel/issues/1814#issuecomment-9001",

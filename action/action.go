@@ -89,6 +89,7 @@ func run(ctx context.Context, o Options) (result, error) {
 	case JobBench:
 		err = s.bench(ctx)
 	}
+	s.progressDone()
 	res.outputs = rt.Outputs()
 	if err != nil {
 		title := "perfbot " + s.in.Job + " failed"
@@ -114,6 +115,8 @@ type step struct {
 	root      string
 	repo      gh.Repo
 	serverURL string
+	// progress is the host job's progress file (progress.go); nil when none is kept.
+	progress *progressFile
 }
 
 func newStep(rt *Runtime) (*step, error) {

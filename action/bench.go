@@ -40,7 +40,7 @@ func (s *step) bench(ctx context.Context) error {
 		}
 		rep, err = job.Bench(ctx, job.BenchOptions{
 			Host: s.host, RepoDir: s.workspace, Config: cfg, OutDir: s.root, Guard: g,
-			Rules: baseline.DefaultRules(), Progress: w,
+			Rules: baseline.DefaultRules(), Progress: s.progressOut(w),
 		})
 		return err
 	})

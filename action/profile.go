@@ -41,7 +41,7 @@ func (s *step) profile(ctx context.Context) error {
 	var rep job.ProfileReport
 	var po job.ProfileOptions
 	jobErr := s.rt.Quiet("perfbot: profile session", func(w io.Writer) error {
-		req.Progress = w
+		req.Progress = s.progressOut(w)
 		var err error
 		if po, err = req.Options(); err != nil {
 			return err

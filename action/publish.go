@@ -225,6 +225,7 @@ func (s *step) publishProfile(ctx context.Context, cfg config.Config, folder, re
 		ResultsDir: folder, RepoDir: repoDir, Config: cfg, Base: commit, Repo: s.repo, ServerURL: s.serverURL,
 		CheckRunID: s.in.CheckRunID, StatusCommentID: s.in.StatusCommentID, TriggerCommentID: s.in.TriggerCommentID,
 		Issue: s.eventIssue(), Epic: s.in.Epic, Sink: dest.sink(s.repo), GitToken: dest.gitToken,
+		RunLinks: s.runLinks(ctx, dest.client),
 	}
 	var sum publish.Summary
 	perr := s.rt.Quiet("perfbot: publish", func(w io.Writer) error {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/bot/gitpub"
+	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/config"
 	"github.com/lablup/perfbot/runner/patch"
 	"github.com/lablup/perfbot/runner/rank"
@@ -57,6 +58,9 @@ type Options struct {
 	Epic int
 	// Command is the command as the status comment names it; default "/profile rocm".
 	Command string
+	// RunLinks are the workflow run's links (its page, its traces artifact), added to
+	// the status comment's and the check run's.
+	RunLinks []report.Link
 
 	// Prepared is the grouped_gemm gate patch prepared for these results, used when
 	// the results folder has no gemm_patch.json (the command line prepares it on a

@@ -531,6 +531,7 @@ func (p *ProfilePlan) epicBody(earlier string, l Links) (string, []string, error
 // statusBody is the status comment: the state reached, not what this call changed.
 func (p *ProfilePlan) statusBody(a *Applied) (string, error) {
 	steps, links := p.steps(a)
+	links = append(links, p.o.RunLinks...)
 	state := "done"
 	if a.Failed() {
 		state = "failed"
@@ -631,6 +632,7 @@ func (p *ProfilePlan) checkOutput(a *Applied) (gh.CheckOutput, error) {
 			body += "- " + report.Text(e) + "\n"
 		}
 	}
+	body += runLinksText(p.o.RunLinks)
 	out := gh.CheckOutput{Conclusion: conclusion, Title: title, Summary: gh.Truncate(body, report.MaxCheckRunSummary)}
 	if a.Links.PR != nil {
 		out.DetailsURL = a.Links.PR.URL

@@ -253,7 +253,7 @@ type Step struct {
 
 // StatusData fills the status comment.
 type StatusData struct {
-	State   string // queued, waiting, running, publishing, done, cancelled or failed
+	State   string // queued, waiting, started (the run is in progress), running, publishing, done, cancelled or failed
 	Command string // e.g. "/profile rocm"
 	Model   int    // running model k of Models
 	Models  int

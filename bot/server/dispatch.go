@@ -50,7 +50,7 @@ func Inputs(r queue.Request) map[string]any {
 		"epic":               strconv.Itoa(r.Epic),
 		"issue":              strconv.Itoa(r.Issue),
 		"status_comment_id":  strconv.FormatInt(r.StatusCommentID, 10),
-		"trigger_comment_id": strconv.FormatInt(r.CommentID, 10),
+		"trigger_comment_id": strconv.FormatInt(max(r.CommentID, 0), 10), // a re-run has none
 		"check_run_id":       strconv.FormatInt(r.CheckRunID, 10),
 	}
 	if r.Base != "" {

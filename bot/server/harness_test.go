@@ -149,6 +149,7 @@ func start(t *testing.T, stub *fakegithub.Stub, set *server.Settings) *rig {
 	srv, err := server.New(ctx, *set, server.Options{
 		Secret: secret, Logger: slog.New(logtest.NoDurations(t, slog.NewJSONHandler(io.MultiWriter(logf, r.lines), &slog.HandlerOptions{Level: slog.LevelDebug}))),
 		RetryBase: 10 * time.Millisecond, RetryMax: 50 * time.Millisecond,
+		LiveEvery: time.Hour, // the tests refresh the live status with server.Live
 		GitHub:    gh.Options{MaxRetries: -1, Sleep: noSleep},
 		OnSettled: func(d inbox.Delivery, err error) { r.settled <- settled{d, err} },
 	})

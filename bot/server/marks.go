@@ -24,6 +24,8 @@ type marks struct {
 	queue markQueue
 	api   func(installation int64) (markAPI, error)
 	now   func() time.Time
+	// progress reads the GPU jobs' progress files (live.go); nil: none.
+	progress *progressReader
 }
 
 // markQueue is what the estimate of a queued request reads (bot/queue implements it).
@@ -40,6 +42,8 @@ type markAPI interface {
 	CheckRunByID(ctx context.Context, r gh.Repo, id int64) (gh.CheckRun, error)
 	CompleteCheckRun(ctx context.Context, r gh.Repo, id int64, o gh.CheckOutput) error
 	React(ctx context.Context, r gh.Repo, commentID int64, content string) error
+	StartCheckRun(ctx context.Context, r gh.Repo, id int64, p gh.CheckProgress) error
+	RunArtifacts(ctx context.Context, r gh.Repo, runID int64) ([]gh.Artifact, error)
 }
 
 // requestMarker is the hidden line that finds a request's status comment again before
@@ -133,8 +137,8 @@ func roundDuration(d time.Duration) string {
 }
 
 // finish ends a request's marks on GitHub when nobody else did: the status comment
-// and the check run, with the run's link when there is one, and a confused reaction on
-// the trigger comment. It leaves alone what the publisher already finished, and a
+// and the check run, with the run's link when there is one (and its traces artifact's,
+// when the run uploaded one), and a confused reaction on the trigger comment. It leaves alone what the publisher already finished, and a
 // status comment or check run deleted meanwhile. why says what happened.
 func (m *marks) finish(ctx context.Context, r queue.Request, why, runURL string) error {
 	c, err := m.api(r.Installation)
@@ -149,9 +153,20 @@ func (m *marks) finish(ctx context.Context, r queue.Request, why, runURL string)
 	if r.State == queue.Cancelled {
 		state, conclusion, title = "cancelled", "cancelled", "Cancelled"
 	}
+	m.progress.forget(r.ID)
+	// The links (the run, and its traces artifact when it uploaded one) are looked up
+	// once, and only when something is to be written.
 	var links []report.Link
-	if runURL != "" {
-		links = []report.Link{{Text: "workflow run", URL: runURL}}
+	linked := false
+	link := func() []report.Link {
+		if !linked && runURL != "" {
+			linked = true
+			links = []report.Link{{Text: "workflow run", URL: runURL}}
+			if a, ok := artifactLink(ctx, c, repo, r, runURL); ok {
+				links = append(links, a)
+			}
+		}
+		return links
 	}
 	touched := false
 	if r.StatusCommentID > 0 {
@@ -161,7 +176,7 @@ func (m *marks) finish(ctx context.Context, r queue.Request, why, runURL string)
 		case err != nil:
 			return err
 		case !statusFinal(cm.Body):
-			body, err := statusBody(r, state, why, links)
+			body, err := statusBody(r, state, why, link())
 			if err != nil {
 				return err
 			}
@@ -179,8 +194,8 @@ func (m *marks) finish(ctx context.Context, r queue.Request, why, runURL string)
 			return err
 		case cr.Status != "completed":
 			summary := why
-			if runURL != "" {
-				summary += "\n\nWorkflow run: " + runURL
+			for _, l := range link() {
+				summary += "\n\n" + strings.ToUpper(l.Text[:1]) + l.Text[1:] + ": " + l.URL
 			}
 			if err := c.CompleteCheckRun(ctx, repo, r.CheckRunID, gh.CheckOutput{Conclusion: conclusion, Title: title, Summary: summary, DetailsURL: runURL}); err != nil && !errors.Is(err, gh.ErrNotFound) {
 				return err
@@ -188,7 +203,7 @@ func (m *marks) finish(ctx context.Context, r queue.Request, why, runURL string)
 			touched = true
 		}
 	}
-	if touched && r.State != queue.Cancelled {
+	if touched && r.State != queue.Cancelled && r.CommentID > 0 { // a re-run has no trigger comment
 		if err := c.React(ctx, repo, r.CommentID, "confused"); err != nil && !errors.Is(err, gh.ErrNotFound) {
 			return err
 		}

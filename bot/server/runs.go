@@ -95,6 +95,12 @@ func (dp *dispatcher) followRun(ctx context.Context, r queue.Request, run gh.Wor
 		}
 	}
 	if action != "completed" && run.Status != "completed" {
+		// The run started (requested, or in progress): the status comment and the
+		// check run say so with the run's link, unless it is this request's run no
+		// longer (SetRun keeps the first run) or the request has ended.
+		if r.State == queue.Running && r.RunID == run.ID && r.CancelBy == "" {
+			return dp.marks.showRunning(ctx, r, true)
+		}
 		return nil
 	}
 	return dp.complete(ctx, r, run)

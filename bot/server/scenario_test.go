@@ -121,9 +121,14 @@ func TestQueueAndDispatch(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The first run starts, then fails before publishing: its status comment still
-	// shows the queue, so the server ends it with the run's link, reacts confused and
-	// dispatches the second request.
+	// The first run starts (its status comment moves to in progress with the run's
+	// link), then fails before publishing: its status comment still shows the queue,
+	// so the server ends it with the run's link, reacts confused and dispatches the
+	// second request.
+	expectStatusComment(t, stub, issueRepo, a1.statusID, "<!-- perfbot:status -->\n**/profile rocm**: queued. Request 1 on host gfx1151.\n\n<!-- perfbot:request 1 -->\n", 2)
+	stub.Expect("PATCH", fmt.Sprintf("/repos/%s/issues/comments/%d", issueRepo, a1.statusID),
+		fakegithub.JSONFileWith(200, example(t, "issue-comment"), map[string]any{"id": a1.statusID, "user.login": appSlug + "[bot]"})).
+		Match(bodyHas("body", "**/profile rocm**: in progress.", runURL(issueRepo, 7001)))
 	if err := r.deliver("workflow_run", "11111111-0000-4000-8000-000000000010", runEvent(t, issueRepo, "in_progress", 7001, 1, "in_progress", nil)); err != nil {
 		t.Fatal(err)
 	}
@@ -131,6 +136,7 @@ func TestQueueAndDispatch(t *testing.T) {
 	stub.Expect("PATCH", fmt.Sprintf("/repos/%s/issues/comments/%d", issueRepo, a1.statusID),
 		fakegithub.JSONFileWith(200, example(t, "issue-comment"), map[string]any{"id": a1.statusID, "user.login": appSlug + "[bot]"})).
 		Match(bodyHas("body", "**/profile rocm**: failed.", "without publishing", runURL(issueRepo, 7001)))
+	expectArtifacts(t, stub, issueRepo, 7001)
 	stub.Expect("POST", fmt.Sprintf("/repos/%s/issues/comments/%d/reactions", issueRepo, c1), fakegithub.JSONFile(201, example(t, "reaction"))).
 		JSONBody(map[string]any{"content": "confused"})
 	stub.Expect("POST", fmt.Sprintf("/repos/%s/actions/workflows/%s/dispatches", issueRepo, workflow), fakegithub.Status(204)).
@@ -160,6 +166,7 @@ func TestQueueAndDispatch(t *testing.T) {
 	stub.Expect("PATCH", fmt.Sprintf("/repos/%s/issues/comments/%d", issueRepo, a2.statusID),
 		fakegithub.JSONFileWith(200, example(t, "issue-comment"), map[string]any{"id": a2.statusID, "user.login": appSlug + "[bot]"})).
 		Match(bodyHas("body", "cancelled.", "cancelled by Codertocat while it ran", runURL(issueRepo, 7002)))
+	expectArtifacts(t, stub, issueRepo, 7002)
 	if err := r.deliver("workflow_run", "11111111-0000-4000-8000-000000000013", runEvent(t, issueRepo, "completed", 7002, 2, "completed", "cancelled")); err != nil {
 		t.Fatal(err)
 	}
@@ -291,6 +298,7 @@ func TestRunOfAnotherWorkflowIsIgnored(t *testing.T) {
 	stub.Expect("PATCH", fmt.Sprintf("/repos/%s/issues/comments/%d", issueRepo, a.statusID),
 		fakegithub.JSONFileWith(200, example(t, "issue-comment"), map[string]any{"id": a.statusID, "user.login": appSlug + "[bot]"})).
 		Match(bodyHas("body", "**/profile rocm**: failed.", runURL(issueRepo, 7102)))
+	expectArtifacts(t, stub, issueRepo, 7102)
 	stub.Expect("POST", fmt.Sprintf("/repos/%s/issues/comments/%d/reactions", issueRepo, 9101), fakegithub.JSONFile(201, example(t, "reaction"))).
 		JSONBody(map[string]any{"content": "confused"})
 	if err := r.deliver("workflow_run", "99999999-0000-4000-8000-000000000003", runEvent(t, issueRepo, "completed", 7102, 1, "completed", "failure")); err != nil {

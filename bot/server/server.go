@@ -19,8 +19,11 @@
 //   - dispatcher moves each host's queue (claim, dispatch, a lost dispatch found
 //     again), follows workflow_run deliveries and reconciles runs with GitHub on
 //     the periodic check; hostLoops runs its passes, one goroutine per host;
-//   - marks renders a request's status comment and finishes its marks when a run
-//     did not;
+//   - marks renders a request's status comment, shows a running request's live
+//     status (live.go: the run's link, the time, the host's progress file) and
+//     finishes its marks when a run did not;
+//   - commands also answers check_run deliveries: a check run's Re-run button queues
+//     its request again (rerun.go);
 //   - sweeper asks GitHub to redeliver the deliveries it failed to make.
 //
 // An installation's *gh.Client serves every part through one adapter (ghClient); the
@@ -62,6 +65,9 @@ type Options struct {
 	RetryBase, RetryMax time.Duration
 	// GitHub is passed to the API client (BaseURL and Logger are set from the settings).
 	GitHub gh.Options
+	// LiveEvery is how often the status comments of running requests are refreshed
+	// (docs/server.md §5); default one minute, the least a progress file is read.
+	LiveEvery time.Duration
 	// OnSettled, when set, is told each time a worker has finished with a delivery
 	// (err is the processing error, nil when it is done). For tests and probes.
 	OnSettled func(d inbox.Delivery, err error)
@@ -86,6 +92,8 @@ type Server struct {
 	runs     *dispatcher
 	sweeper  *sweeper
 	ready    readyCache
+	// liveEvery is Options.LiveEvery.
+	liveEvery time.Duration
 }
 
 type readyCache struct {
@@ -114,6 +122,9 @@ func New(ctx context.Context, set Settings, o Options) (*Server, error) {
 	}
 	if o.RetryMax <= 0 {
 		o.RetryMax = 15 * time.Minute
+	}
+	if o.LiveEvery <= 0 {
+		o.LiveEvery = liveEvery
 	}
 	key, err := readBounded(set.KeyFile, 64<<10)
 	if err != nil {
@@ -163,7 +174,7 @@ func wire(set Settings, o Options, db *store.DB, app *gh.AppTransport, info gh.A
 	}
 	in := &installations{app: app, clients: map[int64]ghClient{}}
 	m := newMetrics()
-	mk := &marks{queue: q, api: apiOf[markAPI](in), now: o.Now}
+	mk := &marks{queue: q, api: apiOf[markAPI](in), now: o.Now, progress: newProgressReader(set.Hosts, o.Now, o.Logger)}
 	runs := &dispatcher{
 		log: o.Logger, now: o.Now, hosts: labels, confirmAfter: set.ConfirmAfter,
 		queue: q, deliveries: ib, api: apiOf[runAPI](in), marks: mk,
@@ -179,7 +190,7 @@ func wire(set Settings, o Options, db *store.DB, app *gh.AppTransport, info gh.A
 	}
 	s := &Server{
 		set: set, log: o.Logger, now: o.Now, db: db, app: app, reg: prometheus.NewRegistry(),
-		commands: cmds, runs: runs,
+		commands: cmds, runs: runs, liveEvery: o.LiveEvery,
 		sweeper: &sweeper{
 			log: o.Logger, now: o.Now, window: set.SweepWindow, hooks: app, inbox: ib,
 			sweeps: m.sweeps, redeliveries: m.redeliveries,
@@ -191,6 +202,7 @@ func wire(set Settings, o Options, db *store.DB, app *gh.AppTransport, info gh.A
 			handlers: map[string]func(context.Context, inbox.Delivery) error{
 				"issue_comment": cmds.handle,
 				"workflow_run":  runs.onWorkflowRun,
+				"check_run":     cmds.rerun,
 			},
 		}).init(),
 	}
@@ -207,6 +219,8 @@ func wire(set Settings, o Options, db *store.DB, app *gh.AppTransport, info gh.A
 	var err error
 	s.ingress, err = webhook.New(webhook.Options{
 		Secret: o.Secret, Store: ib, Handled: s.pool.handled(),
+		// Of the check runs' events only the Re-run button is perfbot's to act on.
+		Actions:    map[string][]string{"check_run": {"rerequested"}},
 		Admit:      func() bool { return ib.Pending() < int64(set.Backlog) },
 		Stored:     func(d inbox.Delivery, _ inbox.Outcome) { s.pool.offer(d) },
 		BodyBudget: set.BodyBudget,
@@ -297,6 +311,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		s.pool.run,
 		func(ctx context.Context) { every(ctx, s.set.SweepEvery, s.sweeper.run) },
 		func(ctx context.Context) { every(ctx, s.set.CheckEvery, s.Check) },
+		func(ctx context.Context) { every(ctx, s.liveEvery, s.runs.live) },
 	} {
 		wg.Add(1)
 		go func() {

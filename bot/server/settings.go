@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -74,6 +75,10 @@ type Host struct {
 	Label    string
 	Backend  string
 	Workflow string
+	// ProgressDir, when set, is the host's folder of progress files (the GPU job's
+	// PERFBOT_PROGRESS_DIR): the status comment of a running request shows what the
+	// file of its request says (docs/server.md §5).
+	ProgressDir string
 }
 
 // DefaultSettings are the values of keys left out of the file.
@@ -129,9 +134,10 @@ type rawGitHub struct {
 }
 
 type rawHost struct {
-	Label    string `yaml:"label"`
-	Backend  string `yaml:"backend"`
-	Workflow string `yaml:"workflow"`
+	Label       string `yaml:"label"`
+	Backend     string `yaml:"backend"`
+	Workflow    string `yaml:"workflow"`
+	ProgressDir string `yaml:"progress_dir"`
 }
 
 type rawSweep struct {
@@ -216,7 +222,10 @@ func ParseSettings(data []byte, name string) (Settings, error) {
 		if !workflowRE.MatchString(h.Workflow) {
 			bad(p+".workflow", "%q: want the workflow's file name under .github/workflows, for example perfbot.yml", h.Workflow)
 		}
-		hosts = append(hosts, Host{Label: h.Label, Backend: h.Backend, Workflow: h.Workflow})
+		if h.ProgressDir != "" && !validProgressDir(h.ProgressDir) {
+			bad(p+".progress_dir", "%q: want an absolute, clean path of a folder (at most 1024 bytes, no control characters), for example /var/lib/perfbot-progress", h.ProgressDir)
+		}
+		hosts = append(hosts, Host{Label: h.Label, Backend: h.Backend, Workflow: h.Workflow, ProgressDir: h.ProgressDir})
 	}
 	pos := func(path string, v int) {
 		if v <= 0 {
@@ -268,6 +277,19 @@ func ParseSettings(data []byte, name string) (Settings, error) {
 
 // maxCompareMins bounds compare.budget_mins: a week.
 const maxCompareMins = 7 * 24 * 60
+
+// validProgressDir accepts an absolute, clean path without control characters.
+func validProgressDir(p string) bool {
+	if len(p) > 1024 || !filepath.IsAbs(p) || filepath.Clean(p) != p || p == "/" {
+		return false
+	}
+	for _, r := range p {
+		if r < 0x20 || r == 0x7f {
+			return false
+		}
+	}
+	return true
+}
 
 func secs(n int) time.Duration { return time.Duration(n) * time.Second }
 

@@ -57,6 +57,10 @@ type Options struct {
 	// checked the same way, then answered 200 and dropped; events it does not know are
 	// refused with 400.
 	Handled []string
+	// Actions narrows a handled event to some of its actions (check_run: rerequested):
+	// a delivery of another action is checked the same way, then answered 200 and
+	// dropped, not stored. An event not listed is stored whatever its action.
+	Actions map[string][]string
 	// Admit says whether the backlog has room; when it says no the answer is 503
 	// and GitHub records a failed delivery that can be redelivered. nil admits all.
 	Admit func() bool
@@ -204,9 +208,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) serve(r *http.Request, log *slog.Logger) (int, string) {
 	d, err := h.read(r)
-	if err == nil && !h.handled[d.Event] {
+	if err == nil && (!h.handled[d.Event] || !h.wanted(d.Event, d.Action)) {
 		h.m.deliveries.WithLabelValues(d.Event, "ignored").Inc()
 		log.Debug("webhook: event not handled; ignored")
+		if h.handled[d.Event] {
+			return http.StatusOK, "ignored: perfbot does not act on " + d.Event + " " + clean(d.Action) + " events"
+		}
 		return http.StatusOK, "ignored: perfbot does not act on " + d.Event + " events"
 	}
 	if err == nil && h.o.Admit != nil && !h.o.Admit() {
@@ -240,6 +247,20 @@ func (h *Handler) serve(r *http.Request, log *slog.Logger) (int, string) {
 	h.m.rejections.WithLabelValues(rej.Reason).Inc()
 	log.Warn("webhook: delivery refused", "status", rej.Status, "reason", rej.Reason, "error", rej.Msg)
 	return rej.Status, rej.Msg
+}
+
+// wanted reports whether an action of a handled event is stored (Options.Actions).
+func (h *Handler) wanted(event, action string) bool {
+	list, ok := h.o.Actions[event]
+	if !ok {
+		return true
+	}
+	for _, a := range list {
+		if a == action {
+			return true
+		}
+	}
+	return false
 }
 
 // read checks one request and returns the delivery it carries.

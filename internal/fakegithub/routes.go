@@ -52,6 +52,7 @@ func (s *Server) routes() *http.ServeMux {
 		{"GET /repos/{owner}/{repo}/actions/workflows/{workflow}/runs", anyone, listWorkflowRuns},
 		{"GET /repos/{owner}/{repo}/actions/runs/{run_id}", anyone, getRun},
 		{"POST /repos/{owner}/{repo}/actions/runs/{run_id}/cancel", tokenNow, cancelRun},
+		{"GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts", anyone, listRunArtifacts},
 	} {
 		mux.Handle(rt.pattern, s.route(rt.who, rt.fn))
 	}

@@ -59,6 +59,7 @@ type Server struct {
 	nextID     int64
 	dispatch   []Dispatch
 	runs       map[int64]*Run
+	artifacts  map[int64][]Artifact // by run id
 	log        []string
 	onDispatch func(Dispatch)
 }

@@ -33,6 +33,66 @@ func (p *progress) printf(format string, a ...any) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	fmt.Fprintf(p.w, "%s %s\n", p.now().Format("15:04:05"), msg)
+	if sw, ok := p.w.(StepWriter); ok {
+		if st, ok := stepOf(msg); ok {
+			sw.Step(st)
+		}
+	}
+}
+
+// Step is where a session stands, for a progress file (results.Progress): the
+// phase, the models (profile runs, or a sweep's models) done of those planned, and the
+// one being run.
+type Step struct {
+	Phase   string // results.PhaseBuild, PhaseProfile or PhaseBench
+	Done    int
+	Planned int // 0 while not known
+	Model   string
+	ETA     time.Duration // a sweep's own estimate of the time left; -1 when it has none
+}
+
+// StepWriter is a Progress writer that is also told each step the session's progress
+// lines show (action writes the progress file from them).
+type StepWriter interface {
+	io.Writer
+	Step(Step)
+}
+
+var (
+	// "[2/6] qwen3-8b_greedy: ..." (a profile run) and "[rocm 3/8] llama: ..." (a
+	// sweep's model).
+	stepLineRE = regexp.MustCompile(`^\[(?:(\S+) )?(\d{1,5})/(\d{1,5})\] (\S+): (.*)$`)
+	stepETARE  = regexp.MustCompile(`; ETA \S+ \(about (\S+) left`)
+)
+
+// stepOf reads a step from one of the session's own progress lines.
+func stepOf(msg string) (Step, bool) {
+	if strings.HasPrefix(msg, "building ") {
+		return Step{Phase: results.PhaseBuild, ETA: -1}, true
+	}
+	m := stepLineRE.FindStringSubmatch(msg)
+	if m == nil {
+		return Step{}, false
+	}
+	var i, n int
+	fmt.Sscan(m[2], &i)
+	fmt.Sscan(m[3], &n)
+	if i < 1 || n < i {
+		return Step{}, false
+	}
+	st := Step{Phase: results.PhaseProfile, Done: i - 1, Planned: n, Model: m[4], ETA: -1}
+	if m[1] != "" {
+		st.Phase = results.PhaseBench
+		if e := stepETARE.FindStringSubmatch(m[5]); e != nil {
+			if d, err := time.ParseDuration(e[1]); err == nil {
+				st.ETA = d
+			}
+		}
+	}
+	if strings.HasPrefix(m[5], "done (") { // a profile run's last line
+		st.Done, st.Model = i, ""
+	}
+	return st, true
 }
 
 var (
