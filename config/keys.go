@@ -97,6 +97,14 @@ var Keys = []Key{
 		Meaning: "Minutes one run may take, 1..7200 (GitHub Actions ends a self-hosted job after 5 days)."},
 	{Path: "limits.comment_max_bytes", Default: "65536",
 		Meaning: "Largest comment perfbot writes, 1..65536 (GitHub's limit)."},
+	{Path: "trend", Note: "see below",
+		Meaning: "Where the nightly publish puts the trend page ([docs/nightly.md](docs/nightly.md))."},
+	{Path: "trend.publish", Default: "commit",
+		Meaning: "`commit`: the page (Markdown and one SVG chart per host) in the baseline commit; `pages`: one HTML page pushed to `pages_branch` for GitHub Pages; `off`: no trend page."},
+	{Path: "trend.path", Default: "docs/benchmark_results/trend",
+		Meaning: "*Repo path* of the page's folder, on the baseline branch (`commit`) or on the Pages branch (`pages`, served at `https://OWNER.github.io/REPO/<path>/`). A folder of its own: not one of the `results` folders nor above them; no part may start with `.`."},
+	{Path: "trend.pages_branch", Default: "gh-pages",
+		Meaning: "The branch GitHub Pages serves (with `pages`): perfbot adds one commit over its head, touching only `<path>/index.html`, and never pushes over a commit it did not see. Not a default branch nor one of `branches`."},
 }
 
 // Parent is the block a key belongs to: "" for a top-level key, "guard" for

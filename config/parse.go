@@ -36,6 +36,13 @@ type rawFile struct {
 	Rules         string              `yaml:"rules"`
 	Verify        [][]string          `yaml:"verify"`
 	Limits        rawLimits           `yaml:"limits"`
+	Trend         rawTrend            `yaml:"trend"`
+}
+
+type rawTrend struct {
+	Publish     string `yaml:"publish"`
+	Path        string `yaml:"path"`
+	PagesBranch string `yaml:"pages_branch"`
 }
 
 type rawTrigger struct {
@@ -157,6 +164,7 @@ func rawDefaults() rawFile {
 			RunTimeoutMins:  wholeNumber(d.Limits.RunTimeout / time.Minute),
 			CommentMaxBytes: wholeNumber(d.Limits.CommentMaxBytes),
 		},
+		Trend: rawTrend{Publish: d.Trend.Publish, Path: d.Trend.Path, PagesBranch: d.Trend.PagesBranch},
 	}
 }
 
@@ -247,6 +255,7 @@ func build(raw rawFile, order []string) (Config, []fieldError) {
 			RunTimeout:      dur("limits.run_timeout_mins", raw.Limits.RunTimeoutMins, time.Minute),
 			CommentMaxBytes: int(raw.Limits.CommentMaxBytes),
 		},
+		Trend: Trend{Publish: raw.Trend.Publish, Path: raw.Trend.Path, PagesBranch: raw.Trend.PagesBranch},
 	}
 	def := Default()
 	if c.Runners == nil {
