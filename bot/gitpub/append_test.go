@@ -106,11 +106,15 @@ func TestAppendRefuses(t *testing.T) {
 	p.Branches = []string{pagesBranch}
 	before := refs(t, r.dir)
 	for name, c := range map[string]Change{
-		"the default branch":    func() Change { c := pagesChange("x"); c.Branch = "main"; return c }(),
-		"a branch not named":    func() Change { c := pagesChange("x"); c.Branch = "site"; return c }(),
-		"a base":                func() Change { c := pagesChange("x"); c.Base = r.base; return c }(),
-		"a removal":             func() Change { c := pagesChange("x"); c.Remove = []string{"index.html"}; return c }(),
-		"a path into .git":      func() Change { c := pagesChange("x"); c.Files = map[string][]byte{".git/config": []byte("x")}; return c }(),
+		"the default branch": func() Change { c := pagesChange("x"); c.Branch = "main"; return c }(),
+		"a branch not named": func() Change { c := pagesChange("x"); c.Branch = "site"; return c }(),
+		"a base":             func() Change { c := pagesChange("x"); c.Base = r.base; return c }(),
+		"a removal":          func() Change { c := pagesChange("x"); c.Remove = []string{"index.html"}; return c }(),
+		"a path into .git": func() Change {
+			c := pagesChange("x")
+			c.Files = map[string][]byte{".git/config": []byte("x")}
+			return c
+		}(),
 		"a path out of the top": func() Change { c := pagesChange("x"); c.Files = map[string][]byte{"../x": []byte("x")}; return c }(),
 		"an oversized page": func() Change {
 			c := pagesChange("x")
