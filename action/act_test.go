@@ -474,7 +474,9 @@ func TestActRunsTheDispatchedProfile(t *testing.T) {
 // The nightly example, dispatched by hand: the bench job builds and runs the default
 // branch's head with the repository's harnesses on the fake host, without any token,
 // and hands its benchmarks folder on; the publish job, without a checkout, pushes the
-// baseline branch, opens its pull request and writes the tracking comment.
+// baseline branch with the CSVs, the baseline page and the trend page of the history
+// (committed beside it, the default), opens its pull request linking the trend page
+// and writes the tracking comment.
 func TestActRunsTheNightly(t *testing.T) {
 	r := newActRig(t)
 	date := time.Now().Format(time.DateOnly)
@@ -507,9 +509,37 @@ func TestActRunsTheNightly(t *testing.T) {
 	if parent := hosttest.Git(t, r.home, tg.Bare, "rev-parse", head+"^"); parent != tg.Base {
 		t.Errorf("the baseline commit's parent is %s, want %s", parent, tg.Base)
 	}
-	committed := hosttest.Git(t, r.home, tg.Bare, "diff", "--name-only", tg.Base, head)
-	if !strings.Contains(committed, "docs/benchmark_results/rocm-baseline-gfx1151-"+date+".md") || !strings.Contains(committed, stem+".csv") {
-		t.Errorf("the baseline commit holds:\n%s", committed)
+	committed := strings.Split(hosttest.Git(t, r.home, tg.Bare, "diff", "--name-only", tg.Base, head), "\n")
+	// The CSVs, the baseline page and its chart, and the trend page (trend.publish:
+	// commit, the default) with its host's SVG.
+	const trendDir = "docs/benchmark_results/trend/"
+	for _, f := range []string{"benchmarks/" + stem + ".csv", "benchmarks/pylm_strixhalo-gfx1151_" + date + ".csv",
+		"docs/benchmark_results/rocm-baseline-gfx1151-" + date + ".md", "docs/benchmark_results/rocm-baseline-gfx1151-" + date + ".svg",
+		trendDir + "README.md", trendDir + "strixhalo-gfx1151.svg"} {
+		if !slices.Contains(committed, f) {
+			t.Errorf("the baseline commit lacks %s; it holds:\n%s", f, strings.Join(committed, "\n"))
+		}
+	}
+	trendPage := hosttest.Git(t, r.home, tg.Bare, "show", head+":"+trendDir+"README.md")
+	if !strings.Contains(trendPage, "](strixhalo-gfx1151.svg)") || !strings.Contains(trendPage, "../../../benchmarks/"+stem+".csv#L") {
+		t.Errorf("the trend page does not show its chart or link tonight's CSV:\n%s", trendPage)
+	}
+	if svg := hosttest.Git(t, r.home, tg.Bare, "show", head+":"+trendDir+"strixhalo-gfx1151.svg"); !strings.HasPrefix(svg, "<svg") && !strings.HasPrefix(svg, "<?xml") {
+		t.Errorf("the trend chart is not an SVG:\n%.200s", svg)
+	}
+	// The baseline page and the pull request body link the trend page.
+	page := hosttest.Git(t, r.home, tg.Bare, "show", head+":docs/benchmark_results/rocm-baseline-gfx1151-"+date+".md")
+	if !strings.Contains(page, "](trend/README.md)") {
+		t.Errorf("the baseline page does not link the trend page")
+	}
+	var pr map[string]any
+	for _, req := range s.Requests() {
+		if req.Method == "POST" && req.Path == repo+"/pulls" {
+			pr, _ = req.JSON()
+		}
+	}
+	if body, _ := pr["body"].(string); !strings.Contains(body, "the trend page, [") || !strings.Contains(body, "/blob/"+head+"/"+trendDir+"README.md)") {
+		t.Errorf("the pull request body does not link the trend page in the baseline commit:\n%s", body)
 	}
 }
 
