@@ -277,3 +277,20 @@ func TestTrendPageOfAHostileHistory(t *testing.T) {
 		t.Errorf("the trend page does not count Llama's 13 nights:\n%s", md)
 	}
 }
+
+// The Pages address: a project site under the repository's name, a user or
+// organisation site (OWNER.github.io, any case) at the root, none without the
+// repository.
+func TestPagesURL(t *testing.T) {
+	for _, c := range []struct{ owner, name, dir, want string }{
+		{"lablup", "mlxcel", "docs/trend", "https://lablup.github.io/mlxcel/docs/trend/"},
+		{"Lablup", "mlxcel", "trend", "https://lablup.github.io/mlxcel/trend/"},
+		{"Lablup", "lablup.GitHub.io", "trend", "https://lablup.github.io/trend/"},
+		{"", "mlxcel", "trend", ""},
+		{"lablup", "", "trend", ""},
+	} {
+		if got := pagesURL(c.owner, c.name, c.dir); got != c.want {
+			t.Errorf("pagesURL(%q, %q, %q) = %q, want %q", c.owner, c.name, c.dir, got, c.want)
+		}
+	}
+}
