@@ -474,18 +474,10 @@ func TestActRunsTheDispatchedProfile(t *testing.T) {
 	checkPublished(t, r, tg, s, log, "77")
 }
 
-// The nightly example, dispatched by hand: the bench job builds and runs the default
-// branch's head with the repository's harnesses on the fake host, without any token,
-// and hands its benchmarks folder on; the publish job, without a checkout, pushes the
-// baseline branch, opens its pull request and writes the tracking comment.
-func TestActRunsTheNightly(t *testing.T) {
-	r := newActRig(t)
-	date := time.Now().Format(time.DateOnly)
-	r.env = append(r.env, "FAKE_HARNESS_DATE="+date, "FAKE_HARNESS=")
-	files := targetFiles(t, jobsConfig)
-	maps.Copy(files, benchFiles(t))
-	tg := hosttest.NewTarget(t, r.home, files)
-	s := fakegithub.New(t)
+// expectNightly declares the nightly publish job's calls: the default branch, the open
+// regression issues, the baseline pull request (opened as #58) and the tracking
+// comment on the epic.
+func expectNightly(t *testing.T, s *fakegithub.Stub) {
 	repo := "/repos/" + actRepo
 	s.Expect("GET", repo, fakegithub.JSONFileWith(200, rest(t, "full-repository"), map[string]any{"default_branch": "main", "full_name": actRepo}))
 	s.Expect("GET", repo+"/issues?state=open&creator=github-actions[bot]", fakegithub.JSON(200, []any{}))
@@ -497,6 +489,35 @@ func TestActRunsTheNightly(t *testing.T) {
 	s.Expect("POST", repo+"/issues/1814/comments", fakegithub.JSONFileWith(201, rest(t, "issue-comment"), map[string]any{
 		"id": 9002, "user.login": DefaultTokenLogin, "html_url": "https://github.com/lablup/mlxcel/issues/1814#issuecomment-9002",
 	}))
+}
+
+// postedPR is the body of the pull request the run opened.
+func postedPR(s *fakegithub.Stub) string {
+	for _, req := range s.Requests() {
+		if req.Method == "POST" && req.Path == "/repos/"+actRepo+"/pulls" {
+			m, _ := req.JSON()
+			body, _ := m["body"].(string)
+			return body
+		}
+	}
+	return ""
+}
+
+// The nightly example, dispatched by hand: the bench job builds and runs the default
+// branch's head with the repository's harnesses on the fake host, without any token,
+// and hands its benchmarks folder on; the publish job, without a checkout, pushes the
+// baseline branch with the CSVs, the baseline page and the trend page of the history
+// (committed beside it, the default), opens its pull request linking the trend page
+// and writes the tracking comment.
+func TestActRunsTheNightly(t *testing.T) {
+	r := newActRig(t)
+	date := time.Now().Format(time.DateOnly)
+	r.env = append(r.env, "FAKE_HARNESS_DATE="+date, "FAKE_HARNESS=")
+	files := targetFiles(t, jobsConfig)
+	maps.Copy(files, benchFiles(t))
+	tg := hosttest.NewTarget(t, r.home, files)
+	s := fakegithub.New(t)
+	expectNightly(t, s)
 	log := r.run(t, nightlyWorkflow, tg.Repo, s, actRepo, "workflow_dispatch")
 	stem := "rocm_strixhalo-gfx1151_" + date
 	checkSplit(t, r, log, "perfbot nightly", "bench", "publish", "perfbot-results-nightly-*/"+stem+results.NightlySuffix)
@@ -510,9 +531,78 @@ func TestActRunsTheNightly(t *testing.T) {
 	if parent := hosttest.Git(t, r.home, tg.Bare, "rev-parse", head+"^"); parent != tg.Base {
 		t.Errorf("the baseline commit's parent is %s, want %s", parent, tg.Base)
 	}
-	committed := hosttest.Git(t, r.home, tg.Bare, "diff", "--name-only", tg.Base, head)
-	if !strings.Contains(committed, "docs/benchmark_results/rocm-baseline-gfx1151-"+date+".md") || !strings.Contains(committed, stem+".csv") {
+	committed := strings.Split(hosttest.Git(t, r.home, tg.Bare, "diff", "--name-only", tg.Base, head), "\n")
+	// The CSVs, the baseline page and its chart, and the trend page (trend.publish:
+	// commit, the default) with its host's SVG.
+	const trendDir = "docs/benchmark_results/trend/"
+	for _, f := range []string{"benchmarks/" + stem + ".csv", "benchmarks/pylm_strixhalo-gfx1151_" + date + ".csv",
+		"docs/benchmark_results/rocm-baseline-gfx1151-" + date + ".md", "docs/benchmark_results/rocm-baseline-gfx1151-" + date + ".svg",
+		trendDir + "README.md", trendDir + "strixhalo-gfx1151.svg"} {
+		if !slices.Contains(committed, f) {
+			t.Errorf("the baseline commit lacks %s; it holds:\n%s", f, strings.Join(committed, "\n"))
+		}
+	}
+	trendPage := hosttest.Git(t, r.home, tg.Bare, "show", head+":"+trendDir+"README.md")
+	if !strings.Contains(trendPage, "](strixhalo-gfx1151.svg)") || !strings.Contains(trendPage, "../../../benchmarks/"+stem+".csv#L") {
+		t.Errorf("the trend page does not show its chart or link tonight's CSV:\n%s", trendPage)
+	}
+	if svg := hosttest.Git(t, r.home, tg.Bare, "show", head+":"+trendDir+"strixhalo-gfx1151.svg"); !strings.HasPrefix(svg, "<svg") && !strings.HasPrefix(svg, "<?xml") {
+		t.Errorf("the trend chart is not an SVG:\n%.200s", svg)
+	}
+	// The baseline page and the pull request body link the trend page.
+	page := hosttest.Git(t, r.home, tg.Bare, "show", head+":docs/benchmark_results/rocm-baseline-gfx1151-"+date+".md")
+	if !strings.Contains(page, "](trend/README.md)") {
+		t.Errorf("the baseline page does not link the trend page")
+	}
+	if body := postedPR(s); !strings.Contains(body, "the trend page, [") || !strings.Contains(body, "/blob/"+head+"/"+trendDir+"README.md)") {
+		t.Errorf("the pull request body does not link the trend page in the baseline commit:\n%s", body)
+	}
+}
+
+// The nightly with trend.publish: pages: the publish job adds the HTML trend page as one
+// commit over the Pages branch a maintainer started (their file stays), its points
+// linking tonight's CSV in the baseline commit; the baseline commit holds no trend page,
+// and the pull request body links the Pages URL.
+func TestActRunsTheNightlyToPages(t *testing.T) {
+	r := newActRig(t)
+	date := time.Now().Format(time.DateOnly)
+	r.env = append(r.env, "FAKE_HARNESS_DATE="+date, "FAKE_HARNESS=")
+	files := targetFiles(t, jobsConfig+"trend: {publish: pages, path: nightly}\n")
+	maps.Copy(files, benchFiles(t))
+	tg := hosttest.NewTarget(t, r.home, files)
+	site := filepath.Join(r.dir, "site")
+	hosttest.Git(t, r.home, r.dir, "init", "--quiet", "--initial-branch=gh-pages", site)
+	if err := os.WriteFile(filepath.Join(site, "index.html"), []byte("<p>mlxcel</p>\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hosttest.Git(t, r.home, site, "add", "-A")
+	hosttest.Git(t, r.home, site, "-c", "user.name=m", "-c", "user.email=m@example.com", "commit", "--quiet", "-m", "site")
+	hosttest.Git(t, r.home, site, "push", "--quiet", tg.Bare, "HEAD:refs/heads/gh-pages")
+	theirs := hosttest.Git(t, r.home, site, "rev-parse", "HEAD")
+	s := fakegithub.New(t)
+	expectNightly(t, s)
+	log := r.run(t, nightlyWorkflow, tg.Repo, s, actRepo, "workflow_dispatch")
+	stem := "rocm_strixhalo-gfx1151_" + date
+	checkSplit(t, r, log, "perfbot nightly", "bench", "publish", "perfbot-results-nightly-*/"+stem+results.NightlySuffix)
+
+	baselineHead := hosttest.Git(t, r.home, tg.Bare, "rev-parse", "refs/heads/perfbot/rocm-baseline")
+	if committed := hosttest.Git(t, r.home, tg.Bare, "diff", "--name-only", tg.Base, baselineHead); strings.Contains(committed, "nightly/") || !strings.Contains(committed, stem+".csv") {
 		t.Errorf("the baseline commit holds:\n%s", committed)
+	}
+	head := hosttest.Git(t, r.home, tg.Bare, "rev-parse", "refs/heads/gh-pages")
+	if parent := hosttest.Git(t, r.home, tg.Bare, "rev-parse", head+"^"); parent != theirs {
+		t.Errorf("the Pages commit's parent is %s, want the maintainer's %s", parent, theirs)
+	}
+	if changed := hosttest.Git(t, r.home, tg.Bare, "diff", "--name-only", theirs, head); changed != "nightly/index.html" {
+		t.Errorf("the Pages commit changed:\n%s", changed)
+	}
+	page := hosttest.Git(t, r.home, tg.Bare, "show", head+":nightly/index.html")
+	if !strings.Contains(page, "<svg") || !strings.Contains(page, "https://github.com/lablup/mlxcel/blob/"+baselineHead+"/benchmarks/"+stem+".csv#L") {
+		t.Errorf("the trend page has no chart or no link to tonight's CSV in the baseline commit:\n%.2000s", page)
+	}
+	const url = "https://lablup.github.io/mlxcel/nightly/"
+	if body := postedPR(s); !strings.Contains(body, "the trend page, [") || !strings.Contains(body, "]("+url+")") {
+		t.Errorf("the pull request body does not link the Pages URL:\n%s", body)
 	}
 }
 

@@ -44,6 +44,7 @@ type Config struct {
 	// Verify are argv lists run on the patched tree before pushing; empty means none.
 	Verify [][]string
 	Limits Limits
+	Trend  Trend
 }
 
 // Trigger says who may start runs.
@@ -93,6 +94,26 @@ type ResultPaths struct {
 	Benchmarks string
 }
 
+// Trend says where the nightly publish puts the trend page (docs/nightly.md).
+type Trend struct {
+	// Publish is TrendCommit, TrendPages or TrendOff.
+	Publish string
+	// Path is the repo folder of the page (commit) or its folder on the Pages site.
+	Path string
+	// PagesBranch is the branch GitHub Pages serves, for TrendPages.
+	PagesBranch string
+}
+
+// Where the trend page goes (trend.publish).
+const (
+	TrendCommit = "commit" // committed in the baseline commit: Markdown and SVG files
+	TrendPages  = "pages"  // one HTML page pushed to the Pages branch
+	TrendOff    = "off"
+)
+
+// TrendModes lists trend.publish's values.
+var TrendModes = []string{TrendCommit, TrendPages, TrendOff}
+
 // Limits bound what one request may cost.
 type Limits struct {
 	MaxModels       int
@@ -134,6 +155,7 @@ func Default() Config {
 		Rules:  "",
 		Verify: [][]string{{"python3", "scripts/ci/check_kernel_port_dispatch.py"}},
 		Limits: Limits{MaxModels: 8, RunTimeout: 240 * time.Minute, CommentMaxBytes: 65536, MaxRepeats: 10},
+		Trend:  Trend{Publish: TrendCommit, Path: "docs/benchmark_results/trend", PagesBranch: "gh-pages"},
 	}
 }
 

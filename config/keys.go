@@ -99,6 +99,14 @@ var Keys = []Key{
 		Meaning: "Largest comment perfbot writes, 1..65536 (GitHub's limit)."},
 	{Path: "limits.max_repeats", Default: "10",
 		Meaning: "Most repeats per side of one compare (`/bench rocm compare`, `/profile rocm compare`), 5..100: each side starts with 5 and runs up to this cap while the verdict is open. `repeats=N` may ask for fewer."},
+	{Path: "trend", Note: "see below",
+		Meaning: "Where the nightly publish puts the trend page ([docs/nightly.md](docs/nightly.md))."},
+	{Path: "trend.publish", Default: "commit",
+		Meaning: "`commit`: the page (Markdown and one SVG chart per host) in the baseline commit; `pages`: one HTML page pushed to `pages_branch` for GitHub Pages; `off`: no trend page."},
+	{Path: "trend.path", Default: "docs/benchmark_results/trend",
+		Meaning: "*Repo path* of the page's folder, on the baseline branch (`commit`) or on the Pages branch (`pages`, served at `https://OWNER.github.io/REPO/<path>/`). A folder of its own: not one of the `results` folders nor above them; no part may start with `.`."},
+	{Path: "trend.pages_branch", Default: "gh-pages",
+		Meaning: "The branch GitHub Pages serves (with `pages`): perfbot adds one commit over its head, touching only `<path>/index.html`, and never pushes over a commit it did not see. Not a default branch nor one of `branches`."},
 }
 
 // Parent is the block a key belongs to: "" for a top-level key, "guard" for

@@ -36,6 +36,13 @@ type rawFile struct {
 	Rules         string              `yaml:"rules"`
 	Verify        [][]string          `yaml:"verify"`
 	Limits        rawLimits           `yaml:"limits"`
+	Trend         rawTrend            `yaml:"trend"`
+}
+
+type rawTrend struct {
+	Publish     string `yaml:"publish"`
+	Path        string `yaml:"path"`
+	PagesBranch string `yaml:"pages_branch"`
 }
 
 type rawTrigger struct {
@@ -159,6 +166,7 @@ func rawDefaults() rawFile {
 			CommentMaxBytes: wholeNumber(d.Limits.CommentMaxBytes),
 			MaxRepeats:      wholeNumber(d.Limits.MaxRepeats),
 		},
+		Trend: rawTrend{Publish: d.Trend.Publish, Path: d.Trend.Path, PagesBranch: d.Trend.PagesBranch},
 	}
 }
 
@@ -250,6 +258,7 @@ func build(raw rawFile, order []string) (Config, []fieldError) {
 			CommentMaxBytes: int(raw.Limits.CommentMaxBytes),
 			MaxRepeats:      int(raw.Limits.MaxRepeats),
 		},
+		Trend: Trend{Publish: raw.Trend.Publish, Path: raw.Trend.Path, PagesBranch: raw.Trend.PagesBranch},
 	}
 	def := Default()
 	if c.Runners == nil {

@@ -151,6 +151,8 @@ func (c Config) check() []fieldError {
 		}
 	}
 
+	c.checkTrend(add)
+
 	if c.Limits.MaxModels < 1 || c.Limits.MaxModels > MaxModels {
 		add("limits.max_models", "must be >= 1 and at most %d (got %d)", MaxModels, c.Limits.MaxModels)
 	}
@@ -342,6 +344,65 @@ func (c Config) checkGuard(add func(p, format string, a ...any)) {
 		add("guard.lock", "%s must be an absolute path on the host (every guard on the host must agree on it)", q(g.Lock))
 	case strings.HasSuffix(g.Lock, "/") || path.Clean(g.Lock) != g.Lock:
 		add("guard.lock", "%s is not a clean file path; write it like /tmp/mlxcel-rocm-gpu-guard.lock", q(g.Lock))
+	}
+}
+
+// maxTrendPath bounds trend.path: a folder name, not a document.
+const maxTrendPath = 200
+
+// checkTrend checks where the trend page goes: a known mode, a folder of its own
+// (never one of the results folders, which hold files perfbot does not write there)
+// and, for Pages, a branch that is none of the bot's others and no default branch.
+func (c Config) checkTrend(add func(p, format string, a ...any)) {
+	t := c.Trend
+	if !slices.Contains(TrendModes, t.Publish) {
+		add("trend.publish", "unknown mode %s; use one of %s", q(t.Publish), strings.Join(TrendModes, ", "))
+	}
+	if msg := checkRepoPath(t.Path); msg != "" {
+		add("trend.path", "%s", msg)
+	} else {
+		switch clean := path.Clean(t.Path); {
+		case len(t.Path) > maxTrendPath:
+			add("trend.path", "is %d bytes long; give a folder of at most %d", len(t.Path), maxTrendPath)
+		case clean != t.Path || strings.HasSuffix(t.Path, "/"):
+			add("trend.path", "%s is not a clean folder path; write it like docs/benchmark_results/trend", q(t.Path))
+		case slices.ContainsFunc(strings.Split(clean, "/"), func(p string) bool { return strings.HasPrefix(p, ".") }):
+			add("trend.path", "%s has a part starting with .; give a plain folder like docs/benchmark_results/trend", q(t.Path))
+		default:
+			for _, r := range []struct{ key, p string }{
+				{"results.profiles", c.Results.Profiles},
+				{"results.reports", c.Results.Reports},
+				{"results.benchmarks", c.Results.Benchmarks},
+			} {
+				rp := path.Clean(r.p)
+				if clean == rp || strings.HasPrefix(rp, clean+"/") || (r.key != "results.reports" && strings.HasPrefix(clean, rp+"/")) {
+					add("trend.path", "%s overlaps %s (%s); give the trend page a folder of its own", q(t.Path), r.key, q(r.p))
+				}
+			}
+		}
+	}
+	if t.Publish != TrendPages {
+		return
+	}
+	if msg := checkBranch(t.PagesBranch); msg != "" {
+		add("trend.pages_branch", "%s", msg)
+		return
+	}
+	for _, b := range []struct{ key, name string }{
+		{"branches.profile", c.Branches.Profile},
+		{"branches.baseline", c.Branches.Baseline},
+	} {
+		pb := t.PagesBranch
+		switch {
+		case b.name == "":
+		case pb == b.name:
+			add("trend.pages_branch", "is the same branch as %s; give the Pages branch its own", b.key)
+		case strings.HasPrefix(pb, b.name+"-") || strings.HasPrefix(pb, b.name+"/") || strings.HasPrefix(b.name, pb+"/"):
+			add("trend.pages_branch", "%s is taken by %s (its requests' branches, or a folder of it); give the Pages branch a name of its own", q(pb), b.key)
+		}
+	}
+	if slices.Contains([]string{"main", "master"}, t.PagesBranch) {
+		add("trend.pages_branch", "%s is a default branch name; perfbot pushes the trend page to a Pages branch of its own (gh-pages)", q(t.PagesBranch))
 	}
 }
 

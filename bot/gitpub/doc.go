@@ -2,7 +2,9 @@
 // base commit the caller names (the default branch's head for a results pull request,
 // so it carries only the bot's files) holding the report page, the results folder and
 // the patched sources, and force-pushes it with a lease to the bot branch, so a rerun of
-// the same results changes nothing and a newer profile replaces the older one.
+// the same results changes nothing and a newer profile replaces the older one. A branch
+// that keeps its history (the Pages branch of the trend page) gets Append instead: one
+// commit over the branch's head, pushed only while the head is still the one built on.
 //
 // Each request has its own bot branch (BranchName: prefix-pr-N, prefix-issue-N, the
 // prefix itself for the nightly; siblings of the configured name, never below it, as

@@ -79,9 +79,11 @@ type BaselineSummary struct {
 	PR          Outcome   `json:"pr"`
 	Tracking    Outcome   `json:"tracking_comment"`
 	Regressions []Outcome `json:"regression_issues,omitempty"`
-	Notes       []string  `json:"notes,omitempty"`
-	Errors      []string  `json:"errors,omitempty"`
-	Conclusion  string    `json:"conclusion"`
+	// Trend says where the trend page went (trend.publish).
+	Trend      TrendOutcome `json:"trend"`
+	Notes      []string     `json:"notes,omitempty"`
+	Errors     []string     `json:"errors,omitempty"`
+	Conclusion string       `json:"conclusion"`
 	// StepSummary is the job step summary (Markdown).
 	StepSummary string `json:"-"`
 }
@@ -100,6 +102,9 @@ func (o BaselineOptions) normalize() (BaselineOptions, error) {
 	}
 	if o.Config.Results.Reports == "" {
 		o.Config.Results.Reports = d.Results.Reports
+	}
+	if o.Config.Trend.Publish == "" {
+		o.Config.Trend = d.Trend
 	}
 	if o.Issue <= 0 {
 		o.Issue = o.Config.Epic
@@ -202,6 +207,7 @@ type BaselinePlan struct {
 	pairs    []baseline.RuntimePair
 	median   string
 	history  *baseline.History // the nightly history with tonight's files, for the chart
+	trend    trendPub
 }
 
 // PublishBaseline publishes a nightly run: the CSVs, the guard's evidence, the manifest
@@ -228,10 +234,16 @@ func PlanBaseline(ctx context.Context, o BaselineOptions) *BaselinePlan {
 	if err == nil {
 		m := p.n.man
 		msg := fmt.Sprintf("rocm: nightly baseline of %s at %s (%s)\n\nCSVs: %s.\nPage: %s\n", m.GFX, strs.ShortSHA(p.base), m.Date, strings.Join(m.CSVs, ", "), p.pagePath)
+		if p.trend.cfg.Publish == config.TrendCommit && p.trend.out.Page != "" {
+			msg += "Trend page: " + p.trend.out.Page + "\n"
+		}
 		pl.Push = &PushSpec{Repo: o.RepoDir, Remote: o.Remote, Token: o.GitToken, BaseBranch: o.BaseBranch,
 			Change: gitpub.Change{Base: p.base, Branch: o.Branch, Files: p.files, Message: msg, Author: o.Author, Date: p.when}}
 		if m.Comparison != nil {
 			pl.Steps = append(pl.Steps, p.regressionsStep())
+		}
+		if p.trend.cfg.Publish == config.TrendPages && p.trend.link != "" {
+			pl.Steps = append(pl.Steps, PagesStep{plan: p})
 		}
 		pl.Steps = append(pl.Steps,
 			PRStep{Title: fmt.Sprintf("rocm: nightly baseline of %s at %s (%s)", m.GFX, strs.ShortSHA(p.base), m.Date), Head: o.Branch, File: DryBaselinePR,
@@ -256,6 +268,7 @@ func (p *BaselinePlan) summary(a *Applied) BaselineSummary {
 	s := p.sum
 	s.DryRun, s.Notes, s.Git = a.DryRun, a.Notes, a.Git
 	s.PR, s.Tracking, s.Regressions = a.PR.Outcome, a.Comment.Outcome, a.Issues
+	s.Trend = p.trend.out
 	s.Errors, s.Conclusion, s.StepSummary = a.ErrorTexts(), a.Conclusion(), a.StepSummary
 	return s
 }
@@ -295,6 +308,7 @@ func (p *BaselinePlan) prepare(ctx context.Context) error {
 	} else {
 		p.files[chartPath(p.pagePath)] = svg
 	}
+	p.planTrend()
 	p.pairs, p.median = p.runtimes()
 	page, err := report.Render(report.BaselinePage, p.pageData())
 	if err != nil {
@@ -353,7 +367,8 @@ const (
 )
 
 // exportHistory writes the benchmark CSVs of the measured commit's results.benchmarks
-// folder into dir, read from the git objects through bot/gitpub.
+// folder into dir, read from the git objects through bot/gitpub; a file ReadBlob
+// refuses is left out with a note.
 func (p *BaselinePlan) exportHistory(ctx context.Context, dir string) error {
 	pub := &gitpub.Publisher{Dir: p.o.RepoDir, Remote: p.o.Remote, Token: p.o.GitToken}
 	folder := strings.Trim(p.o.Config.Results.Benchmarks, "/")
@@ -367,6 +382,13 @@ func (p *BaselinePlan) exportHistory(ctx context.Context, dir string) error {
 			continue
 		}
 		b, err := pub.ReadBlob(ctx, p.base, folder+"/"+name, gitpub.DefaultMaxFileSize)
+		var refused *gitpub.BlobError
+		if errors.As(err, &refused) {
+			// One file refused (too large, not a regular file) leaves the rest of the
+			// history to the charts.
+			p.sum.Notes = append(p.sum.Notes, "the chart's history: left out "+err.Error())
+			continue
+		}
 		if err != nil {
 			return err
 		}
@@ -415,7 +437,7 @@ func (p *BaselinePlan) pageData() report.BaselinePageData {
 		Manifest: &m, Mlxcel: p.n.mlxcel, MlxLM: p.n.mlxlm, MlxcelCSV: sweepCSV(m, results.SweepMlxcel), MlxLMCSV: sweepCSV(m, results.SweepMlxLM),
 		Guard: p.n.guard, GuardLog: m.Stem + results.GuardLogSuffix, Commit: p.base, MaxSpreadPct: p.o.MaxSpreadPct,
 		Benchmarks: p.o.Config.Results.Benchmarks, RowLink: p.rowLink, Issues: map[string]report.Link{},
-		History: p.history, ChartURL: p.chartURL(),
+		History: p.history, ChartURL: p.chartURL(), Trend: p.pageTrendLink(),
 	})
 }
 
@@ -532,6 +554,7 @@ func (p *BaselinePlan) prData(l Links) report.BaselinePRData {
 	if _, ok := p.files[chartPath(p.pagePath)]; ok && l.Root != "" {
 		d.Chart = &report.Link{Text: "decode tok/s per model over the nightly history", URL: rawURL(l.Root) + chartPath(p.pagePath)}
 	}
+	d.Trend = p.trendLink(l)
 	for _, pr := range m.Problems {
 		if pr.Severity == benchcsv.Error {
 			d.Problems = append(d.Problems, pr.String())

@@ -14,7 +14,8 @@
 // ToGitHub or ToDir (the dry run), each step recording its outcome; the conclusion is
 // computed from the failures at the end. A new kind of publication is a new planner
 // composing the same steps (PRStep, CommentStep, IssuesStep, StatusStep, CheckRunStep,
-// ReactStep, StepSummaryStep).
+// ReactStep, StepSummaryStep). The nightly's trend page (bot/trend) is committed with the
+// baseline or, with PagesStep, added as one commit to the Pages branch (trendpub.go).
 //
 // It runs in the job that holds the publishing secret, so it runs nothing of the target
 // repository: the patch and its verification are prepared on the runner that ran the

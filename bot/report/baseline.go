@@ -92,7 +92,9 @@ type BaselinePageData struct {
 	MissingFrom string
 	// Chart is the SVG chart committed beside the page (decode tok/s over the nights);
 	// nil when there is none.
-	Chart      *Link
+	Chart *Link
+	// Trend is the trend page (the whole nightly history), nil when none is published.
+	Trend      *Link
 	Guard      []GuardRow
 	GuardNotes []string
 	Tenants    []string
@@ -113,6 +115,8 @@ type BaselinePRData struct {
 	Tenants     []string
 	// Chart is the page's SVG chart as an image URL; nil when there is none.
 	Chart *Link
+	// Trend is the trend page, nil when none is published.
+	Trend *Link
 }
 
 // NightEntry is one night in the tracking comment's compact history.

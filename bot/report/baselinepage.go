@@ -53,6 +53,7 @@ type BaselineInput struct {
 	Issues   map[string]Link   // the open regression issue of each model that has one
 	History  *baseline.History // the nightly history, nil when unknown
 	ChartURL string            // the chart's link from the page, "" for none
+	Trend    *Link             // the trend page, from the page; nil for none
 }
 
 // missingTonight are the models of the last accepted baseline that tonight's mlxcel
@@ -191,6 +192,7 @@ func NewBaselinePageData(in BaselineInput) BaselinePageData {
 	if in.ChartURL != "" {
 		d.Chart = &Link{Text: "decode tok/s per model over the nightly history, with the noise band", URL: in.ChartURL}
 	}
+	d.Trend = in.Trend
 	d.Guard, d.GuardNotes = GuardRows(in.Guard)
 	return d
 }

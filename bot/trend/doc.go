@@ -4,7 +4,8 @@
 // a link to its CSV row. It reads the history through runner/baseline, lays the charts
 // out with bot/chart and renders with html/template; the page loads nothing (no
 // script, no font, no stylesheet from the network) and fits a 390 px screen. SVG writes
-// the same charts as one self-contained SVG file for the baseline page.
+// the same charts as one self-contained SVG file for the baseline page; Markdown is the
+// page as a repository shows it on GitHub (a Markdown file and one SVG per host).
 //
 // It must not run benchmarks, decide verdicts (the bands are runner/baseline's), or talk
 // to GitHub.

@@ -53,6 +53,8 @@ type Chart struct {
 	Aria   string
 	HasLM  bool
 	chart.LinePlot
+	// Series are the runtimes' nights the chart draws, mlxcel first.
+	Series []chart.Series
 }
 
 // Host is the charts of one machine.
@@ -77,6 +79,20 @@ var tmpl = template.Must(template.New("trend").Parse(pageTmpl))
 
 // Page renders the trend page of the nightly files of h.
 func Page(h *baseline.History, o Options) ([]byte, error) {
+	d, err := layout(h, o)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if err := tmpl.Execute(&b, d); err != nil {
+		return nil, fmt.Errorf("rendering the trend page: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// layout lays out the charts of every host and model and says the rules, for the
+// HTML page and the Markdown one.
+func layout(h *baseline.History, o Options) (pageData, error) {
 	if o.Title == "" {
 		o.Title = "Nightly decode throughput"
 	}
@@ -110,7 +126,7 @@ func Page(h *baseline.History, o Options) ([]byte, error) {
 		for _, model := range modelsOf(h, name) {
 			c, err := modelChart(h, host, model, o)
 			if err != nil {
-				return nil, err
+				return d, err
 			}
 			host.Charts = append(host.Charts, c)
 		}
@@ -128,11 +144,7 @@ func Page(h *baseline.History, o Options) ([]byte, error) {
 	sp := segmentParams(o)
 	d.SegRule = fmt.Sprintf("A dotted line is a segment of stable performance and a vertical rule the night a new level started (red when worse): change points of the mlxcel nights, found by binary segmentation kept only where a z test and a rank test agree on a change of at least %g%% over at least %d nights a side.",
 		sp.MinChangePct, sp.MinSegment)
-	var b bytes.Buffer
-	if err := tmpl.Execute(&b, d); err != nil {
-		return nil, fmt.Errorf("rendering the trend page: %w", err)
-	}
-	return b.Bytes(), nil
+	return d, nil
 }
 
 // Write renders the page of the history in dir to out/index.html.
@@ -268,7 +280,7 @@ func modelChart(h *baseline.History, host *Host, model string, o Options) (Chart
 	if err != nil {
 		return c, fmt.Errorf("charting %s on %s: %w", model, host.Name, err)
 	}
-	c.LinePlot = plot
+	c.LinePlot, c.Series = plot, []chart.Series{mx, lm}
 	c.Latest, c.Aria = latest(model, mx, lm)
 	return c, nil
 }

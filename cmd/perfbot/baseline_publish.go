@@ -78,10 +78,32 @@ func printBaselineSummary(w io.Writer, s publish.BaselineSummary, dryRun string,
 	if s.Page != "" {
 		fmt.Fprintf(&b, "  page       %s\n", s.Page)
 	}
+	if line := trendLine(s.Trend); line != "" {
+		fmt.Fprintf(&b, "  trend      %s\n", line)
+	}
 	rows := []outcomeRow{{"pr", s.PR}, {"tracking", s.Tracking}}
 	for _, r := range s.Regressions {
 		rows = append(rows, outcomeRow{"regression", r})
 	}
 	printOutcomes(&b, 10, rows, s.Notes)
 	io.WriteString(w, b.String())
+}
+
+// trendLine says where the trend page went, "" before the planning got to it.
+func trendLine(t publish.TrendOutcome) string {
+	switch {
+	case t.Publish == "":
+		return ""
+	case t.Skipped != "":
+		return "none: " + t.Skipped
+	case t.Error != "":
+		return fmt.Sprintf("%s on %s: failed: %s", t.Page, t.Branch, t.Error)
+	case t.Branch != "":
+		line := fmt.Sprintf("%s on %s: %s", t.Page, t.Branch, t.Action)
+		if t.Commit != "" {
+			line += " " + t.Commit
+		}
+		return line + ", served at " + t.URL
+	}
+	return t.Page + " in the baseline commit"
 }

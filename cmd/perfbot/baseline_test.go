@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lablup/perfbot/bot/publish"
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/lablup/perfbot/runner/baseline"
 )
@@ -138,5 +139,24 @@ func TestTrendCLI(t *testing.T) {
 	}
 	if code := run(context.Background(), []string{"trend", "--history", hist}, &out, &errb); code != 2 {
 		t.Errorf("no --out: exit %d", code)
+	}
+}
+
+// The summary's trend line says where the page went in each mode.
+func TestBaselinePublishTrendLine(t *testing.T) {
+	for _, c := range []struct {
+		t    publish.TrendOutcome
+		want string
+	}{
+		{publish.TrendOutcome{}, ""},
+		{publish.TrendOutcome{Publish: "off", Skipped: "trend.publish is off"}, "none: trend.publish is off"},
+		{publish.TrendOutcome{Publish: "commit", Page: "t/README.md"}, "t/README.md in the baseline commit"},
+		{publish.TrendOutcome{Publish: "pages", Page: "t/index.html", Branch: "gh-pages", Action: "updated", Commit: "abc", URL: "https://o.github.io/r/t/"},
+			"t/index.html on gh-pages: updated abc, served at https://o.github.io/r/t/"},
+		{publish.TrendOutcome{Publish: "pages", Page: "t/index.html", Branch: "gh-pages", Action: "failed", Error: "push refused"}, "t/index.html on gh-pages: failed: push refused"},
+	} {
+		if got := trendLine(c.t); got != c.want {
+			t.Errorf("trendLine(%+v) = %q, want %q", c.t, got, c.want)
+		}
 	}
 }

@@ -77,7 +77,8 @@ func TestRunCLIBench(t *testing.T) {
 	dry := filepath.Join(dir, "dry")
 	var pubOut, pubErr bytes.Buffer
 	if code := run(context.Background(), []string{"baseline", "publish", "--results", filepath.Join(out, "benchmarks"), "--repo", repo, "--dry-run", dry},
-		&pubOut, &pubErr); code != 0 || !strings.Contains(pubOut.String(), "page       docs/benchmark_results/rocm-baseline-gfx1151-"+date+".md") {
+		&pubOut, &pubErr); code != 0 || !strings.Contains(pubOut.String(), "page       docs/benchmark_results/rocm-baseline-gfx1151-"+date+".md") ||
+		!strings.Contains(pubOut.String(), "trend      docs/benchmark_results/trend/README.md in the baseline commit") {
 		t.Errorf("baseline publish: exit %d\n%s%s", code, pubOut.String(), pubErr.String())
 	}
 	if _, err := os.Stat(filepath.Join(dry, "baseline-pr.md")); err != nil {
