@@ -9,9 +9,9 @@
 // docs/formats.md §7).
 //
 // It orchestrates and writes; it does not define what it writes: the results folder's
-// names, the manifests (results.Session, results.Nightly, results.Compare) and their states belong to
-// runner/results, which the publisher and the artifact intake read without importing
-// this package. Every process is found through runner/host and run through runner/proc
+// names, the manifests (results.Session, results.Nightly, results.Compare) and their
+// states belong to runner/results, which the publisher and the artifact intake read
+// without importing this package. Every process is found through runner/host and run through runner/proc
 // (nothing it starts outlives it), the pinned commit's code inside the host's sandbox
 // when the host turns it on (runner/sandbox), waits and evidence through runner/guard,
 // host facts through runner/hostinfo, and traces, logs and numbers through the rocprof,
