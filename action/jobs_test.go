@@ -547,7 +547,7 @@ func TestHostJobsBenchCompare(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := newHostJobs(t, jobsConfig, map[string]string{
-		"scripts/bench_decode.sh": string(harness),
+		"scripts/bench_decode.sh":                                   string(harness),
 		"models/mlx/Meta-Llama-3.1-8B-Instruct-4bit/fake-bench.txt": "mlxcel 35.41 1065.78\n",
 	})
 	home := h.vars["HOME"]
