@@ -124,7 +124,13 @@ func expectPublish(t *testing.T, s *fakegithub.Stub, auth string) {
 	s.Expect("GET", repo, fakegithub.JSONFileWith(200, rest(t, "full-repository"), map[string]any{"default_branch": "main", "full_name": actRepo}))
 	// The request: #12 is an issue (no pull_request key), the comment names who asked;
 	// its bot branch is perfbot/rocm-profile-issue-12.
-	s.Expect("GET", repo+"/issues/12", fakegithub.JSONFileWith(200, rest(t, "issue"), map[string]any{"number": 12, "state": "open", "pull_request": nil}))
+	issue, err := fakegithub.Object(rest(t, "issue"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	delete(issue, "pull_request")
+	issue["number"], issue["state"] = 12, "open"
+	s.Expect("GET", repo+"/issues/12", fakegithub.JSON(200, issue))
 	s.Expect("GET", fmt.Sprintf("%s/issues/comments/%d", repo, actCommentID), fakegithub.JSONFileWith(200, rest(t, "issue-comment"), map[string]any{
 		"id": actCommentID, "user.login": actCommenter, "html_url": fmt.Sprintf("https://github.com/lablup/mlxcel/issues/12#issuecomment-%d", actCommentID)}))
 	s.Expect("GET", repo+"/pulls?state=open&head=lablup:"+actBotBranch, fakegithub.JSON(200, []any{}))

@@ -472,7 +472,7 @@ func patchProblem(ps *Patch) string {
 		return ""
 	}
 	if ps.Error == "" && ps.Withheld != "" {
-		return "it is shown in the pull request, not committed: " + ps.Withheld
+		return ps.Withheld + "; the pull request shows it"
 	}
 	return ps.Error
 }

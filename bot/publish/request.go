@@ -213,7 +213,7 @@ func (p *ProfilePlan) requestBody(_ string, l Links) (string, []string, error) {
 	body = strings.TrimSpace(strings.ReplaceAll(body, report.PRMarker, ""))
 	where := "the results pull request"
 	if l.PR != nil {
-		where = "the results pull request " + report.Text(l.PR.Text) + " (" + l.PR.URL + ")"
+		where = "the results pull request [" + report.Text(l.PR.Text) + "](" + report.LinkURL(l.PR.URL) + ")"
 	}
 	head := fmt.Sprintf("%s\n**perfbot**: the decode profile of this pull request's head %s. The report and the results are in %s, which holds only perfbot's files; a rerun edits this comment.\n\n",
 		RequestMarker, report.Code(p.base), where)
