@@ -319,3 +319,51 @@ func markedComments(w *world, n int) []fakegithub.Comment {
 	}
 	return out
 }
+
+// A profiled commit on the branch the pull request merges into, which moved on since:
+// the results commit sits on the branch's head; the patch is committed when the branch
+// left the two patched files as they were, and withheld (shown, not committed) when it
+// changed one of them, whose newer content the patch would overwrite.
+func TestPublishOnAMovedBranch(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	ctx := context.Background()
+	// Two branches ahead of the profiled commit (main itself must not move).
+	advance := func(branch, file, body string) string {
+		seed := filepath.Join(t.TempDir(), "seed")
+		gitT(t, filepath.Dir(seed), "clone", "--quiet", tg.bare, seed)
+		writeFile(t, filepath.Join(seed, filepath.FromSlash(file)), body)
+		gitT(t, seed, "add", "-A")
+		gitT(t, seed, "commit", "--quiet", "-m", "move on")
+		gitT(t, seed, "push", "--quiet", "origin", "HEAD:refs/heads/"+branch)
+		return gitT(t, seed, "rev-parse", "HEAD")
+	}
+	quiet := advance("quiet", "docs/notes.md", "notes\n")
+	busy := advance("busy", patch.RustPath, readFile(t, filepath.Join(tg.checkout, filepath.FromSlash(patch.RustPath)))+"// a newer test\n")
+	res := layPrepared(t, tg, profile{date: "2026-09-30", tests: allPassed})
+
+	for _, c := range []struct {
+		branch, head string
+		withheld     bool
+	}{{"quiet", quiet, false}, {"busy", busy, true}} {
+		o := Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(t.TempDir()), BaseBranch: c.branch, Branch: botBranch + "-" + c.branch}
+		sum, err := Publish(ctx, o)
+		if err != nil {
+			t.Fatalf("%s: %v", c.branch, err)
+		}
+		if !sum.OnMain || sum.Git.Base != c.head || gitT(t, tg.bare, "rev-parse", sum.Git.Commit+"^") != c.head {
+			t.Errorf("%s: on the branch %t, base %s; want the results on its head %s", c.branch, sum.OnMain, sum.Git.Base, c.head)
+		}
+		files := strings.Split(gitT(t, tg.bare, "diff", "--name-only", c.branch+"..."+sum.Git.Commit), "\n")
+		onlyPerfbots(t, c.branch, files, tg.base, !c.withheld)
+		switch {
+		case c.withheld && (!strings.Contains(sum.Patch.Withheld, "busy changed "+patch.RustPath) || len(sum.Patch.Changed) != 0):
+			t.Errorf("%s: patch %+v, want it withheld for the changed test file", c.branch, sum.Patch)
+		case !c.withheld && (sum.Patch.Withheld != "" || len(sum.Patch.Changed) != 2):
+			t.Errorf("%s: patch %+v, want it committed", c.branch, sum.Patch)
+		}
+		if got := tg.file(t, sum.Git.Commit, patch.RustPath); c.withheld && !strings.HasSuffix(got, "// a newer test") {
+			t.Errorf("%s: the branch's newer test file was overwritten", c.branch)
+		}
+	}
+}
