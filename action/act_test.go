@@ -34,6 +34,8 @@ const (
 	actRepo      = "lablup/mlxcel"
 	actIssue     = 12
 	actCommentID = 4242
+	// actBotBranch is the bot branch of the request on issue #12.
+	actBotBranch = "perfbot/rocm-profile-issue-12"
 	actToken     = "ghs_actworkflowtoken0123456789"
 	actCommenter = "maintainer"
 	// The App of the dispatched run: its id, installation, installation token and slug.
@@ -120,10 +122,21 @@ func expectPublish(t *testing.T, s *fakegithub.Stub, auth string) {
 	repo := "/repos/" + actRepo
 	expectReaction(t, s, "rocket", auth)
 	s.Expect("GET", repo, fakegithub.JSONFileWith(200, rest(t, "full-repository"), map[string]any{"default_branch": "main", "full_name": actRepo}))
-	s.Expect("GET", repo+"/pulls?state=open&head=lablup:perfbot/rocm-profile", fakegithub.JSON(200, []any{}))
+	// The request: #12 is an issue (no pull_request key), the comment names who asked;
+	// its bot branch is perfbot/rocm-profile-issue-12.
+	issue, err := fakegithub.Object(rest(t, "issue"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	delete(issue, "pull_request")
+	issue["number"], issue["state"] = 12, "open"
+	s.Expect("GET", repo+"/issues/12", fakegithub.JSON(200, issue))
+	s.Expect("GET", fmt.Sprintf("%s/issues/comments/%d", repo, actCommentID), fakegithub.JSONFileWith(200, rest(t, "issue-comment"), map[string]any{
+		"id": actCommentID, "user.login": actCommenter, "html_url": fmt.Sprintf("https://github.com/lablup/mlxcel/issues/12#issuecomment-%d", actCommentID)}))
+	s.Expect("GET", repo+"/pulls?state=open&head=lablup:"+actBotBranch, fakegithub.JSON(200, []any{}))
 	s.Expect("POST", repo+"/pulls", fakegithub.JSONFileWith(201, rest(t, "pull-request"), map[string]any{
-		"number": 57, "html_url": "https://github.com/lablup/mlxcel/pull/57", "head.ref": "perfbot/rocm-profile", "base.ref": "main",
-	})).JSONBody(map[string]any{"head": "perfbot/rocm-profile", "base": "main"})
+		"number": 57, "html_url": "https://github.com/lablup/mlxcel/pull/57", "head.ref": actBotBranch, "base.ref": "main",
+	})).JSONBody(map[string]any{"head": actBotBranch, "base": "main"})
 	// The run's artifacts, for the traces link (act's run id is 1; its artifacts live in
 	// act's own store, so GitHub lists none).
 	s.Expect("GET", repo+"/actions/runs/1/artifacts", fakegithub.JSON(200, map[string]any{"total_count": 0, "artifacts": []any{}}))
@@ -705,7 +718,7 @@ func checkPublished(t *testing.T, r *actRig, tg hosttest.Target, s *fakegithub.S
 	if filepath.Base(folder) != "gfx1151_"+tg.Base[:8] {
 		t.Fatalf("results folder %s, want gfx1151_%s", folder, tg.Base[:8])
 	}
-	head := hosttest.Git(t, r.home, tg.Bare, "rev-parse", "refs/heads/perfbot/rocm-profile")
+	head := hosttest.Git(t, r.home, tg.Bare, "rev-parse", "refs/heads/"+actBotBranch)
 	if parent := hosttest.Git(t, r.home, tg.Bare, "rev-parse", head+"^"); parent != tg.Base {
 		t.Errorf("the bot commit's parent is %s, want %s", parent, tg.Base)
 	}

@@ -30,7 +30,7 @@ var Jobs = []string{JobProfile, JobGemmTests, JobPatch, JobBench, JobGate, JobPu
 // InputNames are the inputs of action.yml, in its order.
 var InputNames = []string{
 	"job", "github-token", "app-id", "app-private-key", "github-api-url", "config", "models", "sampling",
-	"ref", "base-ref", "request-id", "status-comment-id", "trigger-comment-id", "check-run-id", "epic", "dry-run", "results",
+	"ref", "base-ref", "request-id", "status-comment-id", "trigger-comment-id", "check-run-id", "epic", "issue", "dry-run", "results",
 }
 
 // OutputNames are the outputs of action.yml, in its order: those of the host and
@@ -73,7 +73,10 @@ type Inputs struct {
 	TriggerCommentID int64
 	CheckRunID       int64
 	Epic             int
-	DryRun           bool
+	// Issue is the issue or pull request the command came from (the dispatch's
+	// issue input); 0 takes the issue_comment event's.
+	Issue  int
+	DryRun bool
 	// Results is the folder the publish job reads the GPU job's results from (where
 	// the workflow downloaded its artifact); "" means this job's RUNNER_TEMP/perfbot.
 	Results string
@@ -180,6 +183,11 @@ func readInputs(r *Runtime) (Inputs, error) {
 		bad("epic", "%d is not an issue number", e)
 	} else {
 		in.Epic = int(e)
+	}
+	if n := id("issue"); n > 1<<31-1 {
+		bad("issue", "%d is not an issue number", n)
+	} else {
+		in.Issue = int(n)
 	}
 	switch v := strings.ToLower(get("dry-run")); v {
 	case "", "false":

@@ -157,7 +157,7 @@ func (s *step) takeResults(ctx context.Context, src, ref string, nightly bool, d
 func (s *step) failProfile(ctx context.Context, dest publishDest, cause error) error {
 	po := publish.Options{Config: config.Default(), Repo: s.repo, ServerURL: s.serverURL,
 		CheckRunID: s.in.CheckRunID, StatusCommentID: s.in.StatusCommentID, TriggerCommentID: s.in.TriggerCommentID,
-		Issue: s.eventIssue(), Sink: dest.sink(s.repo)}
+		Issue: s.issue(), Sink: dest.sink(s.repo)}
 	sum, err := publish.Fail(ctx, po, cause)
 	errs := []error{err, s.setOutputs("verdict", VerdictFailure)}
 	if sum.StepSummary != "" {
@@ -224,7 +224,7 @@ func (s *step) publishProfile(ctx context.Context, cfg config.Config, folder, re
 	po := publish.Options{
 		ResultsDir: folder, RepoDir: repoDir, Config: cfg, Base: commit, Repo: s.repo, ServerURL: s.serverURL,
 		CheckRunID: s.in.CheckRunID, StatusCommentID: s.in.StatusCommentID, TriggerCommentID: s.in.TriggerCommentID,
-		Issue: s.eventIssue(), Epic: s.in.Epic, Sink: dest.sink(s.repo), GitToken: dest.gitToken,
+		Issue: s.issue(), Epic: s.in.Epic, Sink: dest.sink(s.repo), GitToken: dest.gitToken,
 		RunLinks: s.runLinks(ctx, dest.client),
 	}
 	var sum publish.Summary
@@ -262,6 +262,15 @@ func (s *step) publishProfile(ctx context.Context, cfg config.Config, folder, re
 		errs = append(errs, s.rt.Summary(sum.StepSummary))
 	}
 	return errors.Join(errs...)
+}
+
+// issue is the issue or pull request the command came from: the issue input (the
+// server's dispatch), else the issue_comment event's.
+func (s *step) issue() int {
+	if s.in.Issue > 0 {
+		return s.in.Issue
+	}
+	return s.eventIssue()
 }
 
 // publishDest is where publishing goes: a dry-run folder, or GitHub through a client

@@ -85,6 +85,9 @@ type Guard struct {
 type Branches struct {
 	Profile  string
 	Baseline string
+	// DeleteStale deletes, at each profile's publication, the bot branches (under
+	// Profile) of requests whose issue or pull request is closed or merged.
+	DeleteStale bool
 }
 
 // ResultPaths are the repo folders results are committed to.
@@ -146,7 +149,7 @@ func Default() Config {
 			MaxForeignCPUPct: 0,
 			Lock:             "/tmp/mlxcel-rocm-gpu-guard.lock",
 		},
-		Branches: Branches{Profile: "perfbot/rocm-profile", Baseline: "perfbot/rocm-baseline"},
+		Branches: Branches{Profile: "perfbot/rocm-profile", Baseline: "perfbot/rocm-baseline", DeleteStale: true},
 		Results: ResultPaths{
 			Profiles:   "benchmarks/rocm_profiles",
 			Reports:    "docs/benchmark_results",

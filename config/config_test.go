@@ -52,7 +52,7 @@ func TestMinimalFileTakesTheDocumentedDefaults(t *testing.T) {
 			MaxForeignCPUPct: 0,
 			Lock:             "/tmp/mlxcel-rocm-gpu-guard.lock",
 		},
-		Branches: Branches{Profile: "perfbot/rocm-profile", Baseline: "perfbot/rocm-baseline"},
+		Branches: Branches{Profile: "perfbot/rocm-profile", Baseline: "perfbot/rocm-baseline", DeleteStale: true},
 		Results:  ResultPaths{Profiles: "benchmarks/rocm_profiles", Reports: "docs/benchmark_results", Benchmarks: "benchmarks"},
 		Rules:    "",
 		Verify:   [][]string{{"python3", "scripts/ci/check_kernel_port_dispatch.py"}},
@@ -173,7 +173,7 @@ trigger: {min_permission: maintain}
 default_models: [llama]
 shape: {prompt: 1024, generate: 64, warmup: 0}
 guard: {idle_secs: 10, sample_hz: 1, max_attempts: 1, max_wait_secs: 10, max_foreign_cpu_pct: 12.5, lock: /run/lock/gpu.lock}
-branches: {profile: bots/p, baseline: bots/b}
+branches: {profile: bots/p, baseline: bots/b, delete_stale: false}
 results: {profiles: out/profiles/, reports: out/reports, benchmarks: out}
 rules: .github/perfbot-rules.yml
 verify: [[make, check], [./scripts/verify.sh]]
@@ -186,7 +186,7 @@ limits: {max_models: 2, run_timeout_mins: 7200, comment_max_bytes: 1000, max_rep
 			if c.Guard != wantGuard {
 				t.Errorf("guard = %+v", c.Guard)
 			}
-			if c.Branches != (Branches{"bots/p", "bots/b"}) || c.Results != (ResultPaths{"out/profiles/", "out/reports", "out"}) {
+			if c.Branches != (Branches{"bots/p", "bots/b", false}) || c.Results != (ResultPaths{"out/profiles/", "out/reports", "out"}) {
 				t.Errorf("branches %+v results %+v", c.Branches, c.Results)
 			}
 			if c.Rules != ".github/perfbot-rules.yml" || len(c.Verify) != 2 || c.Verify[1][0] != "./scripts/verify.sh" {
@@ -237,6 +237,8 @@ func TestParseRejectsBadFiles(t *testing.T) {
 		{"version as text", strings.Replace(base, "version: 1", `version: "1"`, 1), name + ":1: version: want a whole number, not `1`"},
 		{"number as text in a flow mapping", base + "shape: {generate: 128, prompt: lots}\n", name + ":7: shape.prompt: want a whole number, not `lots`"},
 		{"fraction for a whole number", base + "guard: {idle_secs: 1.5}\n", name + ":7: guard.idle_secs: want a whole number, not `1.5`"},
+		{"yes for a boolean", base + "branches:\n  delete_stale: yes\n", name + ":8: branches.delete_stale: want true or false, not `yes`"},
+		{"text for a boolean", base + "branches:\n  delete_stale: \"true\"\n", name + ":8: branches.delete_stale: want true or false, not `true`"},
 		{"weights as text", replace("    weights_gib: abc\n"), name + ":6: models.llama.weights_gib: want a number, not `abc`"},
 		{"weights nan", replace("    weights_gib: .nan\n"), name + ":6: models.llama.weights_gib: want a number, not `.nan`"},
 		{"list for text", base + "rules: [a, b]\n", name + ":7: rules: want text, not a list"},

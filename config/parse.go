@@ -72,8 +72,9 @@ type rawGuard struct {
 }
 
 type rawBranches struct {
-	Profile  string `yaml:"profile"`
-	Baseline string `yaml:"baseline"`
+	Profile     string     `yaml:"profile"`
+	Baseline    string     `yaml:"baseline"`
+	DeleteStale strictBool `yaml:"delete_stale"`
 }
 
 type rawResults struct {
@@ -99,6 +100,19 @@ func (n *wholeNumber) UnmarshalYAML(node *yaml.Node) error {
 		return typeError(node, "a whole number")
 	}
 	*n = wholeNumber(i)
+	return nil
+}
+
+// strictBool takes only true or false, not `yes`, `1` or `"true"`.
+type strictBool bool
+
+// UnmarshalYAML takes only a boolean scalar.
+func (b *strictBool) UnmarshalYAML(node *yaml.Node) error {
+	var v bool
+	if node.Kind != yaml.ScalarNode || node.ShortTag() != "!!bool" || node.Decode(&v) != nil {
+		return typeError(node, "true or false")
+	}
+	*b = strictBool(v)
 	return nil
 }
 
@@ -156,7 +170,7 @@ func rawDefaults() rawFile {
 			MaxForeignCPUPct: realNumber(d.Guard.MaxForeignCPUPct),
 			Lock:             d.Guard.Lock,
 		},
-		Branches: rawBranches{Profile: d.Branches.Profile, Baseline: d.Branches.Baseline},
+		Branches: rawBranches{Profile: d.Branches.Profile, Baseline: d.Branches.Baseline, DeleteStale: strictBool(d.Branches.DeleteStale)},
 		Results:  rawResults{Profiles: d.Results.Profiles, Reports: d.Results.Reports, Benchmarks: d.Results.Benchmarks},
 		Rules:    d.Rules,
 		Verify:   nil,
@@ -244,7 +258,7 @@ func build(raw rawFile, order []string) (Config, []fieldError) {
 			MaxForeignCPUPct: float64(raw.Guard.MaxForeignCPUPct),
 			Lock:             raw.Guard.Lock,
 		},
-		Branches: Branches{Profile: raw.Branches.Profile, Baseline: raw.Branches.Baseline},
+		Branches: Branches{Profile: raw.Branches.Profile, Baseline: raw.Branches.Baseline, DeleteStale: bool(raw.Branches.DeleteStale)},
 		Results: ResultPaths{
 			Profiles:   raw.Results.Profiles,
 			Reports:    raw.Results.Reports,

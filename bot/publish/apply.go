@@ -72,12 +72,19 @@ type Applied struct {
 	Comment        Written
 	CommentErr     error
 	CommentSkipped bool
-	Status         Outcome
-	CheckRun       Outcome
-	Reaction       Outcome
-	StepSummary    string
-	Notes          []string
-	Errors         []error
+	// Aside is a comment that keeps no history (the report on the requesting pull
+	// request): its step has Aside set.
+	Aside        Written
+	AsideErr     error
+	AsideSkipped bool
+	// Stale are the bot branches of closed requests, deleted or kept.
+	Stale       []Outcome
+	Status      Outcome
+	CheckRun    Outcome
+	Reaction    Outcome
+	StepSummary string
+	Notes       []string
+	Errors      []error
 }
 
 // Failed says whether a step (or the planning) failed so far.
@@ -204,9 +211,21 @@ type CommentStep struct {
 	// in the errors; a failure to make the body is "rendering the <What>".
 	Failed func(stage string, w Written, err error) (Outcome, error)
 	What   string
+	// Aside records the comment as Applied.Aside instead of Applied.Comment: it is
+	// one more comment, not the one that keeps the history.
+	Aside bool
 }
 
 func (st CommentStep) apply(ctx context.Context, s Sink, a *Applied) {
+	if st.Aside {
+		// Run as the history comment would, then move the outcome aside.
+		keep, keepErr, keepSkipped := a.Comment, a.CommentErr, a.CommentSkipped
+		defer func() {
+			a.Aside, a.AsideErr, a.AsideSkipped = a.Comment, a.CommentErr, a.CommentSkipped
+			a.Comment, a.CommentErr, a.CommentSkipped = keep, keepErr, keepSkipped
+		}()
+		a.Comment, a.CommentErr, a.CommentSkipped = Written{}, nil, false
+	}
 	if st.Skip != "" {
 		a.Comment, a.CommentSkipped = Written{Outcome: Outcome{Action: "skipped", Detail: st.Skip}}, true
 		return

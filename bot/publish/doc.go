@@ -1,11 +1,13 @@
 // Package publish owns the last step of a profile: from a results folder written by
 // the runner it ranks the port units, renders the report page, commits the page, the
 // results folder and the grouped_gemm gate patch the runner prepared (gemm_patch.json:
-// the patched sources as data) as one commit on the bot branch (through bot/gitpub),
-// then makes the GitHub writes through bot/gh: the one pull request of the branch (a
-// draft that says why when the patch was not applied or its verification failed), the
-// epic ranking comment with its history, the status comment, the check run and the
-// trigger's reaction. With a dry run the GitHub writes become files in a folder and the
+// the patched sources as data) as one commit on the default branch's head, on the
+// request's own bot branch (through bot/gitpub), then makes the GitHub writes through
+// bot/gh: the one pull request of the branch (a draft that says why when the patch was
+// not applied or its verification failed), the epic ranking comment with its history,
+// the status comment, the check run and the trigger's reaction. A profiled commit that
+// is not on the default branch gets its patch shown, not committed, and its report also
+// on the requesting pull request; the bot branches of closed requests are deleted. With a dry run the GitHub writes become files in a folder and the
 // push goes only to a remote on this machine.
 //
 // Publishing is a plan, then its effects. PlanProfile and PlanBaseline read the results
@@ -25,6 +27,7 @@
 // It orchestrates: it must not compute figures (the summaries and runner/rank do), lay
 // out documents (bot/report does), build commits or speak HTTP itself (bot/gitpub and
 // bot/gh do), modify the caller's checkout, or commit traces. It runs git only to pin
-// the base commit and, in a dry run, to point the local bot branch at the commit. Every
+// the profiled commit and, in a dry run, to read the default branch's head from the
+// clone and point the local bot branch at the commit. Every
 // write is idempotent: the same results again change nothing.
 package publish

@@ -212,8 +212,8 @@ func TestOptionsNormalize(t *testing.T) {
 		err  string
 	}{
 		{"defaults", func(*Options) {}, func(o *Options) {
-			o.Branch, o.Epic, o.Remote, o.ServerURL, o.Command =
-				"perfbot/rocm-profile", epicIssue, "origin", "https://github.com", "/profile rocm"
+			// The branch stays "": planning names the request's own (BranchName).
+			o.Epic, o.Remote, o.ServerURL, o.Command = epicIssue, "origin", "https://github.com", "/profile rocm"
 			o.Author = gitpub.Identity{Name: "perfbot[bot]", Email: "perfbot[bot]@users.noreply.github.com"}
 		}, ""},
 		{"given values kept", func(o *Options) {
@@ -228,8 +228,8 @@ func TestOptionsNormalize(t *testing.T) {
 		{"epic 0 takes the default", func(o *Options) {
 			o.Epic = 0
 		}, func(o *Options) {
-			o.Branch, o.Epic, o.Remote, o.ServerURL, o.Command =
-				"perfbot/rocm-profile", epicIssue, "origin", "https://github.com", "/profile rocm"
+			// The branch stays "": planning names the request's own (BranchName).
+			o.Epic, o.Remote, o.ServerURL, o.Command = epicIssue, "origin", "https://github.com", "/profile rocm"
 			o.Author = gitpub.Identity{Name: "perfbot[bot]", Email: "perfbot[bot]@users.noreply.github.com"}
 		}, ""},
 		{"everything missing", func(o *Options) {
@@ -238,6 +238,9 @@ func TestOptionsNormalize(t *testing.T) {
 			"no repository: pass a clone of the target repository\n" +
 			"neither a GitHub client nor a dry-run folder: give one\n" +
 			"no bot branch: set branches.profile in the configuration"},
+		{"bad kind and number", func(o *Options) {
+			o.IssueKind, o.Issue = "push", -1
+		}, nil, "publishing: issue kind \"push\": want \"pr\" or \"issue\"\nissue -1: not an issue number"},
 	}
 	for _, c := range cases {
 		o := base

@@ -25,10 +25,14 @@ type Options struct {
 	// of it runs.
 	RepoDir string
 	Config  config.Config
-	// Base is the pinned commit the bot branch is built on; "" takes the session's
-	// commit. It must be the profiled commit.
+	// Base is the pinned commit that was profiled; "" takes the session's commit. The
+	// attribution rules and the patch are read from it. The results commit itself is
+	// built on the default branch's head at publishing time, so the pull request holds
+	// only perfbot's files.
 	Base string
-	// Branch is the bot branch; "" takes Config.Branches.Profile.
+	// Branch is the bot branch; "" takes the request's own branch under
+	// Config.Branches.Profile (gitpub.BranchName: <profile>-pr-N or <profile>-issue-N
+	// for Issue N, <profile> itself without an Issue).
 	Branch string
 	// BaseBranch is the branch the pull request merges into; "" asks GitHub for the
 	// default branch (a dry run takes "main").
@@ -54,6 +58,15 @@ type Options struct {
 	TriggerCommentID int64 // the comment that asked for the run; gets the final reaction
 	StatusCommentID  int64 // the status comment to finish
 	Issue            int   // the issue or pull request the command came from
+	// IssueKind says whether Issue is a pull request (gitpub.TriggerPR) or an issue
+	// (gitpub.TriggerIssue); "" asks GitHub. A dry run cannot ask: it takes an issue
+	// and says so.
+	IssueKind gitpub.TriggerKind
+	// Requester is the login that asked for the run; "" takes the trigger comment's
+	// author from GitHub (a dry run leaves it out).
+	Requester string
+	// TriggerCommentURL links the comment that asked; "" takes it from GitHub.
+	TriggerCommentURL string
 	// Epic overrides Config.Epic when positive (the command's epic= argument).
 	Epic int
 	// Command is the command as the status comment names it; default "/profile rocm".
@@ -110,11 +123,16 @@ func gitDefaults(remote *string, author *gitpub.Identity, server *string) {
 
 func (o Options) normalize() (Options, error) {
 	errs := destinationErrors(o.ResultsDir, o.RepoDir, "run profile", o.Sink, &o.Repo)
-	if o.Branch == "" {
-		o.Branch = o.Config.Branches.Profile
-	}
-	if o.Branch == "" {
+	if o.Branch == "" && o.Config.Branches.Profile == "" {
 		errs = append(errs, errors.New("no bot branch: set branches.profile in the configuration"))
+	}
+	switch o.IssueKind {
+	case "", gitpub.TriggerPR, gitpub.TriggerIssue:
+	default:
+		errs = append(errs, fmt.Errorf("issue kind %q: want %q or %q", string(o.IssueKind), gitpub.TriggerPR, gitpub.TriggerIssue))
+	}
+	if o.Issue < 0 {
+		errs = append(errs, fmt.Errorf("issue %d: not an issue number", o.Issue))
 	}
 	if o.Epic <= 0 {
 		o.Epic = o.Config.Epic
@@ -151,23 +169,33 @@ type Summary struct {
 	Runs    []string `json:"runs"`
 	Order   []string `json:"order"`
 	// Ranking is the ranked port order with its evidence.
-	Ranking    *rank.Ranking `json:"-"`
-	Report     string        `json:"report"`
-	Files      []string      `json:"files"`
-	Skipped    []string      `json:"skipped,omitempty"`
-	Git        Git           `json:"git"`
-	Patch      *Patch        `json:"patch,omitempty"`
-	Verify     Verify        `json:"verify"`
-	Draft      bool          `json:"draft"`
-	Why        []string      `json:"draft_reasons,omitempty"`
-	PR         Outcome       `json:"pr"`
-	Epic       Outcome       `json:"epic"`
-	Status     Outcome       `json:"status_comment"`
-	CheckRun   Outcome       `json:"check_run"`
-	Reaction   Outcome       `json:"reaction"`
-	Notes      []string      `json:"notes,omitempty"`
-	Errors     []string      `json:"errors,omitempty"`
-	Conclusion string        `json:"conclusion"` // success or failure
+	Ranking *rank.Ranking `json:"-"`
+	Report  string        `json:"report"`
+	Files   []string      `json:"files"`
+	Skipped []string      `json:"skipped,omitempty"`
+	Git     Git           `json:"git"`
+	// OnMain says whether the profiled commit is in the default branch's history;
+	// the results commit is built on that branch's head (Git.Base) either way.
+	OnMain    bool     `json:"on_main"`
+	Trigger   string   `json:"trigger,omitempty"`   // "pull request #1900", "issue #1814"
+	Requester string   `json:"requester,omitempty"` // who asked
+	Patch     *Patch   `json:"patch,omitempty"`
+	Verify    Verify   `json:"verify"`
+	Draft     bool     `json:"draft"`
+	Why       []string `json:"draft_reasons,omitempty"`
+	PR        Outcome  `json:"pr"`
+	Epic      Outcome  `json:"epic"`
+	// Request is the report posted on the requesting pull request (a profile of a
+	// commit not yet on the default branch); Stale the bot branches of closed
+	// requests that were deleted or kept.
+	Request    Outcome   `json:"request_comment,omitzero"`
+	Stale      []Outcome `json:"stale_branches,omitempty"`
+	Status     Outcome   `json:"status_comment"`
+	CheckRun   Outcome   `json:"check_run"`
+	Reaction   Outcome   `json:"reaction"`
+	Notes      []string  `json:"notes,omitempty"`
+	Errors     []string  `json:"errors,omitempty"`
+	Conclusion string    `json:"conclusion"` // success or failure
 
 	// StepSummary is the job step summary (Markdown, under 1 MiB).
 	StepSummary string `json:"-"`
@@ -191,6 +219,11 @@ type Patch struct {
 	Changed  []string `json:"changed,omitempty"`
 	Checker  string   `json:"checker,omitempty"`
 	Error    string   `json:"error,omitempty"`
+	// Withheld says why the patch is shown but not committed (the profiled commit is
+	// not on the default branch, or the branch changed the patched files since).
+	Withheld string `json:"withheld,omitempty"`
+	// Pending are the files the withheld patch would change.
+	Pending []string `json:"pending,omitempty"`
 }
 
 // Verify is the verification of the patched tree.

@@ -97,6 +97,19 @@ type ProfilePlan struct {
 	verified  bool
 	draftWhy  []string
 	gemmPatch *patch.Report
+
+	// The request: its trigger, who asked, the comment, and its bot branch.
+	trigger    gitpub.Trigger
+	requester  string
+	commentURL string
+	branch     string
+	// The default branch, its head the results commit is built on, and whether the
+	// profiled commit (base) is in its history.
+	mainBranch string
+	mainHead   string
+	onMain     bool
+	// withheld is the gate patch shown but not committed.
+	withheld *report.Withheld
 }
 
 // PlanProfile plans the publication of a profile's results folder (o normalized): it
@@ -112,15 +125,17 @@ func PlanProfile(ctx context.Context, o Options) *ProfilePlan {
 // layout lays the steps out; err is why planning failed.
 func (p *ProfilePlan) layout(err error) Plan {
 	o := p.o
-	pl := Plan{Server: o.ServerURL, Repo: o.Repo, Base: p.base, Notes: p.sum.Notes, Err: err}
+	pl := Plan{Server: o.ServerURL, Repo: o.Repo, Base: p.mainHead, Notes: p.sum.Notes, Err: err}
 	if err == nil {
-		pl.Push = &PushSpec{Repo: o.RepoDir, Remote: o.Remote, Token: o.GitToken, BaseBranch: o.BaseBranch,
-			Change: gitpub.Change{Base: p.base, Branch: o.Branch, Files: p.files, Message: p.commitMessage(), Author: o.Author, Date: p.when}}
+		pl.Push = &PushSpec{Repo: o.RepoDir, Remote: o.Remote, Token: o.GitToken, BaseBranch: p.mainBranch,
+			Change: gitpub.Change{Base: p.mainHead, Branch: p.branch, Files: p.files, Message: p.commitMessage(), Author: o.Author, Date: p.when}}
 		pl.Steps = []Step{
-			PRStep{Title: fmt.Sprintf("rocm: decode profile of %s at %s (%s)", p.f.gfx, p.f.commit8, p.date), Head: o.Branch,
-				Draft: len(p.draftWhy) > 0, File: DryPR, Body: p.prBody, NoteDraft: true},
-			p.epicStep(),
+			PRStep{Title: p.title(), Head: p.branch, Draft: len(p.draftWhy) > 0, File: DryPR, Body: p.prBody, NoteDraft: true},
 		}
+		if st, ok := p.requestStep(); ok {
+			pl.Steps = append(pl.Steps, st)
+		}
+		pl.Steps = append(pl.Steps, p.epicStep(), p.staleStep())
 	}
 	pl.End = []Step{
 		StatusStep{ID: o.StatusCommentID, File: DryStatus, Body: p.statusBody},
@@ -133,12 +148,42 @@ func (p *ProfilePlan) layout(err error) Plan {
 
 func (p *ProfilePlan) plan() Plan { return p.Plan }
 
+// title is the pull request's title; it says when the profiled commit is not on the
+// default branch.
+func (p *ProfilePlan) title() string {
+	t := fmt.Sprintf("rocm: decode profile of %s at %s (%s)", p.f.gfx, p.f.commit8, p.date)
+	if line := p.offMainLine(); line != "" {
+		t += ", " + line
+	}
+	return t
+}
+
+// staleStep deletes the bot branches of closed requests, as the configuration says.
+func (p *ProfilePlan) staleStep() StaleStep {
+	o := p.o
+	st := StaleStep{Prefix: o.Config.Branches.Profile, Keep: p.branch, Repo: o.RepoDir, Token: o.GitToken}
+	switch {
+	case !o.Config.Branches.DeleteStale:
+		st.Skip = "branches.delete_stale is false"
+	case o.Sink.DryRun():
+		st.Skip = "a dry run does not ask GitHub which requests are closed"
+	}
+	return st
+}
+
 // summary is the plan's summary with what applying it did.
 func (p *ProfilePlan) summary(a *Applied) Summary {
 	s := p.sum
 	s.DryRun = a.DryRun
 	s.Notes = a.Notes
 	s.Git = a.Git
+	if p.branch != "" {
+		s.Git.Branch = p.branch
+	}
+	if p.mainHead != "" {
+		s.Git.Base = p.mainHead
+	}
+	s.Request, s.Stale = a.Aside.Outcome, a.Stale
 	if a.Pushed { // the pull request's step ran
 		s.Draft, s.Why = len(p.draftWhy) > 0, p.draftWhy
 	}
@@ -167,6 +212,12 @@ func (p *ProfilePlan) prepare(ctx context.Context) error {
 	}
 
 	if err := p.pinBase(ctx); err != nil {
+		return err
+	}
+	if err := p.resolveRequest(ctx); err != nil {
+		return err
+	}
+	if err := p.pinMain(ctx); err != nil {
 		return err
 	}
 	rules, rulesBytes, err := p.readRules(ctx)
@@ -238,7 +289,7 @@ func (p *ProfilePlan) pinBase(ctx context.Context) error {
 		return fmt.Errorf("pinning the base commit: %q is not a full SHA", sha)
 	}
 	p.base = sha
-	p.sum.Commit, p.sum.Git.Base = sha, sha
+	p.sum.Commit = sha
 	return nil
 }
 
@@ -333,12 +384,15 @@ func (p *ProfilePlan) usePatch(ctx context.Context) {
 		for _, f := range prep.Files {
 			content[f.Path] = f.Content
 		}
+		var order []string
+		patched := map[string][]byte{}
 		for _, fr := range r.Files {
 			if c, ok := content[fr.Path]; fr.Changed && ok {
-				ps.Changed = append(ps.Changed, fr.Path)
-				p.files[fr.Path] = []byte(c)
+				order = append(order, fr.Path)
+				patched[fr.Path] = []byte(c)
 			}
 		}
+		p.placePatch(ctx, ps, order, patched)
 	}
 	p.useVerify(prep.Verify)
 }
@@ -417,6 +471,9 @@ func patchProblem(ps *Patch) string {
 	if ps == nil {
 		return ""
 	}
+	if ps.Error == "" && ps.Withheld != "" {
+		return ps.Withheld + "; the pull request shows it"
+	}
 	return ps.Error
 }
 
@@ -428,6 +485,9 @@ func (p *ProfilePlan) commitMessage() string {
 		fmt.Fprintf(&b, "grouped_gemm numeric tests: %s", ps.Decision)
 		if len(ps.Changed) > 0 {
 			fmt.Fprintf(&b, " (changed %s)", strings.Join(ps.Changed, ", "))
+		}
+		if ps.Withheld != "" {
+			fmt.Fprintf(&b, " (the patch of %s is not committed: %s)", strings.Join(ps.Pending, ", "), ps.Withheld)
 		}
 		b.WriteString(".\n")
 	}
@@ -457,6 +517,10 @@ func (p *ProfilePlan) prBody(l Links) (string, error) {
 		Report: l.Link(path.Base(p.pagePath), p.pagePath), Runs: p.f.runs,
 		Order: p.rk.OrderLine(), RankingMD: p.rk.Markdown(), GemmMD: p.gemmMD, VerifyMD: p.verifyMD,
 		Draft: len(p.draftWhy) > 0, DraftReasons: p.draftWhy, Notes: p.f.runNotes(),
+		Requester: p.requester, OffMain: p.offMain(), Withheld: p.withheld,
+	}
+	if p.commentURL != "" {
+		d.TriggerComment = &report.Link{Text: "the comment", URL: p.commentURL}
 	}
 	prRanking(&d, p.rk, l.Link("the full ranking table", p.pagePath), l.Root, chartPath(p.pagePath), p.files)
 	if p.o.Issue > 0 {
@@ -564,7 +628,7 @@ func (p *ProfilePlan) steps(a *Applied) ([]report.Step, []report.Link) {
 		return steps, links
 	}
 	links = append(links, a.Links.Link("report", p.pagePath))
-	steps = append(steps, report.Step{Name: "commit", Outcome: fmt.Sprintf("%s on %s", strs.ShortSHA(a.Git.Commit), p.o.Branch)})
+	steps = append(steps, report.Step{Name: "commit", Outcome: fmt.Sprintf("%s on %s", strs.ShortSHA(a.Git.Commit), p.branch)})
 	switch {
 	case a.Links.PR != nil:
 		l := *a.Links.PR
@@ -590,6 +654,25 @@ func (p *ProfilePlan) steps(a *Applied) ([]report.Step, []report.Link) {
 		steps = append(steps, report.Step{Name: "ranking comment", Outcome: "skipped: " + a.Comment.Detail})
 	case a.Comment.File != "":
 		steps = append(steps, report.Step{Name: "ranking comment", Outcome: "written to " + a.Comment.File + " (dry run)"})
+	}
+	name := fmt.Sprintf("report on #%d", p.trigger.Number)
+	switch {
+	case a.Aside.Link != "":
+		l := report.Link{Text: fmt.Sprintf("#%d", p.trigger.Number), URL: a.Aside.Link}
+		steps = append(steps, report.Step{Name: name, Outcome: "up to date", Link: &l})
+	case a.AsideErr != nil:
+		steps = append(steps, report.Step{Name: name, Outcome: "not posted", Error: a.Aside.Error})
+	case a.Aside.File != "":
+		steps = append(steps, report.Step{Name: name, Outcome: "written to " + a.Aside.File + " (dry run)"})
+	}
+	var deleted []string
+	for _, o := range a.Stale {
+		if o.Action == "deleted" {
+			deleted = append(deleted, o.Detail)
+		}
+	}
+	if len(deleted) > 0 {
+		steps = append(steps, report.Step{Name: "stale bot branches", Outcome: "deleted " + strings.Join(deleted, ", ")})
 	}
 	return steps, links
 }

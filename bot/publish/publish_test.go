@@ -23,7 +23,10 @@ func ghOptions(tg *target, res string, c *gh.Client, status int64) Options {
 	return Options{
 		ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToGitHub(c, testRepo), Repo: testRepo,
 		BaseBranch: "main", CheckRunID: checkRunID, TriggerCommentID: triggerID, StatusCommentID: status, Issue: 12,
-		Now: func() time.Time { return testNow },
+		// What the request is, given, so the stub sees only the writes; the branch is the
+		// standing one these tests follow (per-request names: request_test.go).
+		IssueKind: gitpub.TriggerIssue, Requester: "maintainer", TriggerCommentURL: "https://github.com/lablup/mlxcel/issues/12#issuecomment-4242",
+		Branch: botBranch, Now: func() time.Time { return testNow },
 	}
 }
 

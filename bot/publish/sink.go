@@ -36,6 +36,15 @@ type Sink interface {
 	CheckRun(ctx context.Context, id int64, out gh.CheckOutput, file string) (Outcome, error)
 	// React reacts to the comment id (id > 0).
 	React(ctx context.Context, id int64, content string) (Outcome, error)
+	// BaseBranch is the branch the pull request merges into: given, else the
+	// repository's default branch (a dry run takes main).
+	BaseBranch(ctx context.Context, given string) (string, error)
+	// Thread reads issue or pull request n (its kind and state); a dry run cannot and
+	// returns an error wrapping errNotAsked.
+	Thread(ctx context.Context, n int) (gh.Thread, error)
+	// TriggerComment reads the comment id (its author and link); a dry run cannot and
+	// returns an error wrapping errNotAsked.
+	TriggerComment(ctx context.Context, id int64) (gh.Comment, error)
 	// Open readies the sink: the dry run makes its folder.
 	Open() error
 	// Record keeps a document of the run itself (the step summary, summary.json) in
@@ -124,7 +133,12 @@ type GitHub interface {
 	OpenIssuesWithMarker(ctx context.Context, r gh.Repo, marker string) ([]gh.Issue, error)
 	UpsertIssue(ctx context.Context, r gh.Repo, marker, title, body string) (gh.Issue, gh.Action, error)
 	EditIssue(ctx context.Context, r gh.Repo, cur gh.Issue, title, body string) (gh.Issue, gh.Action, error)
+	Thread(ctx context.Context, r gh.Repo, number int) (gh.Thread, error)
+	CommentByID(ctx context.Context, r gh.Repo, id int64) (gh.Comment, error)
 }
+
+// errNotAsked is what a dry run answers when asked what only GitHub knows.
+var errNotAsked = errors.New("a dry run does not ask GitHub")
 
 // ToGitHub makes the effects GitHub writes on repo through api, and pushes to the
 // clone's remote.
@@ -140,6 +154,25 @@ type githubSink struct {
 }
 
 func (githubSink) DryRun() bool { return false }
+
+func (s githubSink) BaseBranch(ctx context.Context, given string) (string, error) {
+	if given != "" {
+		return given, nil
+	}
+	b, err := s.api.DefaultBranch(ctx, s.repo)
+	if err != nil {
+		return "", fmt.Errorf("finding the branch the pull request merges into: %w", err)
+	}
+	return b, nil
+}
+
+func (s githubSink) Thread(ctx context.Context, n int) (gh.Thread, error) {
+	return s.api.Thread(ctx, s.repo, n)
+}
+
+func (s githubSink) TriggerComment(ctx context.Context, id int64) (gh.Comment, error) {
+	return s.api.CommentByID(ctx, s.repo, id)
+}
 
 func (s githubSink) Push(ctx context.Context, p PushSpec) (Pushed, error) {
 	out := Pushed{Remote: p.Remote, BaseBranch: p.BaseBranch}
@@ -252,6 +285,19 @@ func (githubSink) Open() error { return nil }
 type dirSink struct{ dir string }
 
 func (dirSink) DryRun() bool { return true }
+
+func (dirSink) BaseBranch(_ context.Context, given string) (string, error) {
+	if given != "" {
+		return given, nil
+	}
+	return "main", nil
+}
+
+func (dirSink) Thread(context.Context, int) (gh.Thread, error) { return gh.Thread{}, errNotAsked }
+
+func (dirSink) TriggerComment(context.Context, int64) (gh.Comment, error) {
+	return gh.Comment{}, errNotAsked
+}
 
 func (s dirSink) Push(ctx context.Context, p PushSpec) (Pushed, error) {
 	out := Pushed{Remote: p.Remote, BaseBranch: p.BaseBranch}

@@ -82,18 +82,27 @@ func TestPublishRunsNothingOfTheRepository(t *testing.T) {
 	if len(prep.Files) == 0 {
 		t.Fatal("the prepared patch changed nothing: the test proves nothing")
 	}
+	// The hostile commit is not on main: the patch is shown, not committed, and the
+	// results commit sits on main's head with main's own sources.
+	pr := readFile(t, filepath.Join(out, DryPR))
 	for _, f := range prep.Files {
-		if got := tg.file(t, sum.Git.Commit, f.Path); got+"\n" != f.Content && got != f.Content {
-			t.Errorf("%s on the bot branch is not the prepared content", f.Path)
+		if got := tg.file(t, sum.Git.Commit, f.Path); got != tg.file(t, tg.base, f.Path) {
+			t.Errorf("%s on the bot branch is not main's: the patch of a commit not on main was committed", f.Path)
 		}
-		if !slices.Contains(sum.Patch.Changed, f.Path) {
-			t.Errorf("the summary does not list %s as changed: %+v", f.Path, sum.Patch)
+		if !slices.Contains(sum.Patch.Pending, f.Path) || slices.Contains(sum.Patch.Changed, f.Path) {
+			t.Errorf("the summary does not list %s as pending: %+v", f.Path, sum.Patch)
 		}
+		if !strings.Contains(pr, "diff --git a/"+f.Path) {
+			t.Errorf("the pull request does not show the patch of %s", f.Path)
+		}
+	}
+	if sum.OnMain || sum.Git.Base != tg.base {
+		t.Errorf("on main %t, base %s: want the commit off main and the results on main's head %s", sum.OnMain, sum.Git.Base, tg.base)
 	}
 	if sum.Draft || !sum.Verify.Passed || len(sum.Verify.Commands) != 2 || sum.Verify.Commands[1] != "make "+patch.MakeTarget {
 		t.Errorf("draft %t verify %+v: want the prepared verification, not the configured one", sum.Draft, sum.Verify)
 	}
-	if pr := readFile(t, filepath.Join(out, DryPR)); !strings.Contains(pr, "Checker `python3 "+patch.CheckerPath+"`: **passed**") {
+	if !strings.Contains(pr, "Checker `python3 "+patch.CheckerPath+"`: **passed**") {
 		t.Errorf("the pull request lacks the prepared checker verdict:\n%s", pr)
 	}
 }

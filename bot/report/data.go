@@ -189,6 +189,30 @@ type PRData struct {
 	DraftReasons []string
 	Files        []Link
 	Notes        []string
+	// Requester is who asked (a login), TriggerComment the comment that asked; either
+	// may be empty.
+	Requester      string
+	TriggerComment *Link
+	// OffMain says the profiled commit is not on the default branch; nil when it is.
+	OffMain *OffMain
+	// Withheld is the gate patch shown but not committed; nil when there is none or
+	// it is committed.
+	Withheld *Withheld
+}
+
+// OffMain is a profiled commit that is not in the default branch's history.
+type OffMain struct {
+	Commit string // the profiled commit, short
+	PR     int    // the pull request whose head it is, 0 when not asked on one
+	Branch string // the default branch
+	Head   string // the default branch's head the results commit is built on, short
+}
+
+// Withheld is a gate patch shown rather than committed.
+type Withheld struct {
+	Why  string // why it is not committed
+	Diff string // the unified diff that would apply (untrusted text)
+	Cut  bool   // the diff was cut to a bound
 }
 
 // EpicUnit is one line of the ranked order in the epic comment.

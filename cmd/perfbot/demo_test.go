@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/lablup/perfbot/bot/publish"
 	"github.com/lablup/perfbot/internal/golden"
 	"github.com/lablup/perfbot/runner/patch"
 	"github.com/lablup/perfbot/runner/results"
@@ -76,8 +78,10 @@ func TestDemo(t *testing.T) {
 		t.Errorf("the guard log has no rejected attempt (%v)", err)
 	}
 
-	// The bot branch: one commit on the pinned commit, holding exactly the page, the
-	// results folder and the patched sources.
+	// The bot branch: one commit on main's head (the profiled commit is #1900's head,
+	// not on main), and the pull request's full diff against main (three dots, as
+	// GitHub shows it) holds exactly the page, its chart and the results folder:
+	// nothing of #1900, and not the gate patch, whose tests ran on #1900's code.
 	bare := filepath.Join(out, "work", "remote", "mlxcel.git")
 	gitOut := func(args ...string) string {
 		t.Helper()
@@ -89,21 +93,21 @@ func TestDemo(t *testing.T) {
 		}
 		return strings.TrimSpace(string(b))
 	}
+	const botBranch = "perfbot/rocm-profile-pr-1900"
 	pinned := sess.Commit
-	if parent := gitOut("rev-parse", "perfbot/rocm-profile^"); parent != pinned {
-		t.Errorf("the bot commit's parent is %s, want the pinned commit %s", parent, pinned)
+	if parent, main := gitOut("rev-parse", botBranch+"^"), gitOut("rev-parse", "main"); parent != main || parent == pinned {
+		t.Errorf("the bot commit's parent is %s, want main's head %s (not the profiled %s)", parent, main, pinned)
 	}
-	got := strings.Split(gitOut("diff", "--name-only", pinned, "perfbot/rocm-profile"), "\n")
+	got := strings.Split(gitOut("diff", "--name-only", "main..."+botBranch), "\n")
 	entries, err := os.ReadDir(folder)
 	if err != nil {
 		t.Fatal(err)
 	}
 	pageName := strings.TrimPrefix(regexp.MustCompile(`report page \((\S+)\)`).FindString(log), "report page (")
 	pageName = strings.TrimSuffix(pageName, ")")
-	// The page, its chart beside it, the patched gates and the results folder.
-	want := []string{pageName, strings.TrimSuffix(pageName, ".md") + ".svg", "scripts/ci/check_kernel_port_dispatch.py", "src/lib/mlxcel-core/src/grouped_gemm_numeric_tests.rs"}
+	want := []string{pageName, strings.TrimSuffix(pageName, ".md") + ".svg"}
 	for _, e := range entries {
-		// The prepared patch is committed as the sources it carries, not as a file.
+		// The prepared patch is shown in the pull request, not committed.
 		if e.Name() == patch.PreparedFile {
 			continue
 		}
@@ -112,18 +116,37 @@ func TestDemo(t *testing.T) {
 	slices.Sort(got)
 	slices.Sort(want)
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("files of the bot commit (-want +got):\n%s", diff)
+		t.Errorf("files of the bot pull request, main...%s (-want +got):\n%s", botBranch, diff)
 	}
 
-	// The patched tree passes the sample repository's own checker.
+	// The patch the bot pull request shows applies to the profiled commit, and the
+	// patched tree passes the sample repository's own checker.
+	botPR, err := os.ReadFile(filepath.Join(out, "github", "pull-1901.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)The patch that would apply to the profiled commit:\n\n```text\n(.*?\n)```").FindSubmatch(botPR)
+	if m == nil {
+		t.Fatalf("the bot pull request shows no patch:\n%s", botPR)
+	}
 	tree := filepath.Join(t.TempDir(), "tree")
-	if b, err := exec.Command("git", "clone", "--quiet", "--branch", "perfbot/rocm-profile", bare, tree).CombinedOutput(); err != nil {
+	if b, err := exec.Command("git", "clone", "--quiet", bare, tree).CombinedOutput(); err != nil {
 		t.Fatalf("clone: %v\n%s", err, b)
+	}
+	for _, args := range [][]string{{"checkout", "--quiet", "--detach", pinned}, {"apply", "--check", "-"}, {"apply", "-"}} {
+		c := exec.Command("git", args...)
+		c.Dir, c.Stdin = tree, bytes.NewReader(m[1])
+		if b, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, b)
+		}
 	}
 	check := exec.Command("python3", "scripts/ci/check_kernel_port_dispatch.py")
 	check.Dir = tree
 	if b, err := check.CombinedOutput(); err != nil {
 		t.Errorf("the sample's checker fails on the patched tree: %v\n%s", err, b)
+	}
+	if pull := string(botPR); !strings.Contains(pull, "not yet on main") || !strings.Contains(pull, "requested in #1900 by @maintainer") {
+		t.Errorf("the bot pull request does not say its commit is not on main, or who asked:\n%s", pull)
 	}
 
 	// The read-only user's reply, and the ranking on the epic.
@@ -133,6 +156,10 @@ func TestDemo(t *testing.T) {
 	}
 	if !regexp.MustCompile("(?s)comment \\d+ by perfbot\\[bot\\].*`reader` has the `read` permission").Match(pull) {
 		t.Errorf("no reply to the read-only user on #1900:\n%s", pull)
+	}
+	// #1900's head is not on main: its reviewers get the report on #1900 itself.
+	if n := strings.Count(string(pull), publish.RequestMarker); n != 1 || !strings.Contains(string(pull), "pull/1901") {
+		t.Errorf("%d reports on #1900 (want one, linking the results pull request #1901):\n%s", n, pull)
 	}
 	epic, err := os.ReadFile(filepath.Join(out, "github", "issue-1814.md"))
 	if err != nil {

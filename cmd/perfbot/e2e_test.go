@@ -210,7 +210,7 @@ func TestProfileFlowEndToEnd(t *testing.T) {
 		t.Errorf("the remote's bot branch is %s, want the commit %s", got, commit)
 	}
 	if got := tg.git(t, tg.bare, "rev-parse", commit+"^"); got != tg.base {
-		t.Errorf("the bot commit's parent is %s, want the profiled commit %s", got, tg.base)
+		t.Errorf("the bot commit's parent is %s, want main's head %s (the profiled commit)", got, tg.base)
 	}
 	pagePath := "docs/benchmark_results/rocm-decode-profile-gfx1151-" + sess.Date + ".md"
 	resultsPath := "benchmarks/rocm_profiles/" + folderName
@@ -378,10 +378,12 @@ func listDir(t *testing.T, dir string) []string {
 	return names
 }
 
-// changedFiles are the files the bot commit adds or changes on its parent.
+// changedFiles are the files the bot pull request changes, as GitHub shows them: the
+// full diff of commit against main (three dots), not the bot commit alone, so code of
+// the measured commit that main lacks would show.
 func changedFiles(t *testing.T, tg e2eTarget, commit string) []string {
 	t.Helper()
-	files := strings.Split(tg.git(t, tg.bare, "diff", "--name-only", commit+"^", commit), "\n")
+	files := strings.Split(tg.git(t, tg.bare, "diff", "--name-only", "main..."+commit), "\n")
 	slices.Sort(files)
 	return files
 }

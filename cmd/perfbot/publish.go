@@ -61,7 +61,7 @@ func runPublish(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.StringVar(&o.dryRun, "dry-run", "", "write the pull request, comments and check run as files into this folder instead of GitHub; push only to a remote on this machine")
 	fs.StringVar(&o.configPath, "config", "", "perfbot.yml (default: <repo>/"+config.DefaultPath+" when present, else the defaults)")
 	fs.StringVar(&o.base, "base", "", "pinned base commit (default: the profiled commit from session.json)")
-	fs.StringVar(&o.branch, "branch", "", "bot branch (default: branches.profile of the configuration)")
+	fs.StringVar(&o.branch, "branch", "", "bot branch (default: the request's own, <branches.profile>-pr-N or -issue-N for --issue N, else branches.profile)")
 	targetFlags(fs, &o)
 	fs.StringVar(&o.python, "python", "python3", "Python that runs the repo's checker when the patch is prepared here (no gemm_patch.json)")
 	fs.Int64Var(&o.checkRun, "check-run-id", 0, "check run created at acceptance (App mode); completed at the end")

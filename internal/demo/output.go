@@ -42,8 +42,9 @@ func writeGitHub(ctx context.Context, home, out string, fake *fakegithub.Server,
 		}
 		paths[fmt.Sprintf("%s #%d", kind, is.Number)] = p
 		if is.PR != nil && is.PR.Head == botBranch {
-			// What perfbot's one commit changes on the pinned commit it was built on.
-			diff, err := runGit(ctx, home, tg.bare, "diff", "--stat", "--patch", botBranch+"^", botBranch)
+			// What merging the pull request would change, as GitHub shows it: the
+			// three-dot diff against main, not the bot commit alone.
+			diff, err := runGit(ctx, home, tg.bare, "diff", "--stat", "--patch", "main..."+botBranch)
 			if err != nil {
 				return nil, err
 			}

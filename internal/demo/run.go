@@ -66,7 +66,8 @@ const (
 	gpuLabel   = "gfx1151"
 	workflow   = "perfbot-profile.yml"
 	command    = "/profile rocm models=llama,qwen3,granite,nemotron"
-	botBranch  = "perfbot/rocm-profile"
+	// botBranch is the request's own bot branch: the command is on pull request #1900.
+	botBranch = "perfbot/rocm-profile-pr-1900"
 )
 
 // printer prints one line per step with the time since the start.

@@ -45,7 +45,7 @@ var gpuJob = []actionStep{
 var publishJob = []actionStep{
 	{"publish", func(in map[string]string, d *demo, results string) map[string]string {
 		return map[string]string{"job": "publish", "results": results, "ref": in["sha"], "request-id": in["request_id"], "epic": in["epic"],
-			"trigger-comment-id": in["trigger_comment_id"], "status-comment-id": in["status_comment_id"],
+			"issue": in["issue"], "trigger-comment-id": in["trigger_comment_id"], "status-comment-id": in["status_comment_id"],
 			"check-run-id": in["check_run_id"], "app-id": strconv.Itoa(appID), "app-private-key": string(d.key)}
 	}},
 }
