@@ -12,6 +12,22 @@
 // ParseGuardLog) and ProfileName are what a folder read from disk is checked with; the
 // artifact intake adds the checks of hostile input (links, sizes, names) around them.
 //
+// A compare results folder (docs/ab.md) is an A/B session's: compare.json (Compare:
+// Kind bench or profile, ShaA and ShaB, Label, State as a session's, the metrics, per
+// model its CompareResult per metric (abstat's medians, counts, change and interval,
+// test, p, adjusted p, verdict) and every accepted CompareRun in the order it ran),
+// the CSV pair named by CompareCSVName (<backend>_<host>_<date>_<label>-before.csv and
+// -after.csv, CSVBefore and CSVAfter), guard.log with its events and hostinfo.json,
+// and for a profile compare the side folders a/ and b/ (each a profile results folder:
+// ReadSession, ProfileName) with <model>_diff.json and <model>_diff.md beside them
+// (Diffs). Its API: Compare.Save (validates, then writes atomically), ReadCompare
+// (bounded, Validate), ReadCompareFolder (the manifest, then every file it names a
+// regular file of the folder and the side folders real folders, no links),
+// Compare.Validate, Compare.Files (the top-level files it names), Compare.Model,
+// Compare.Values, CompareName (classifies a top-level name of the folder),
+// CompareCSVName and CheckCompareLabel. A cancelled session's manifest has State
+// interrupted and the runs it measured; a failed one, State failed and its Error.
+//
 // The runner's jobs (runner/job) write a folder through it; the artifact intake
 // (bot/intake), the publisher (bot/publish) and the documents (bot/report) read one
 // through it. It is a format package: plain data types, their readers and atomic
