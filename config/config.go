@@ -44,6 +44,8 @@ type Config struct {
 	// Verify are argv lists run on the patched tree before pushing; empty means none.
 	Verify [][]string
 	Limits Limits
+	// Compare holds the A/B compares' settings.
+	Compare Compare
 }
 
 // Trigger says who may start runs.
@@ -91,6 +93,13 @@ type ResultPaths struct {
 	Profiles   string
 	Reports    string
 	Benchmarks string
+}
+
+// Compare holds the A/B compares' settings.
+type Compare struct {
+	// FailSlowerPct fails a compare's check run when a comparison is called slower by
+	// this many percent or more (the change of the medians); 0 leaves it neutral.
+	FailSlowerPct float64
 }
 
 // Limits bound what one request may cost.

@@ -97,6 +97,10 @@ var Keys = []Key{
 		Meaning: "Minutes one run may take, 1..7200 (GitHub Actions ends a self-hosted job after 5 days)."},
 	{Path: "limits.comment_max_bytes", Default: "65536",
 		Meaning: "Largest comment perfbot writes, 1..65536 (GitHub's limit)."},
+	{Path: "compare", Note: "see below",
+		Meaning: "The A/B compares ([docs/ab.md](docs/ab.md))."},
+	{Path: "compare.fail_slower_pct", Default: "0",
+		Meaning: "The compare's check run fails when a model and metric is called slower by this many percent or more (the change of the medians, after Holm's correction); `0` = the check run stays neutral. 0..1000."},
 }
 
 // Parent is the block a key belongs to: "" for a top-level key, "guard" for

@@ -36,6 +36,7 @@ type rawFile struct {
 	Rules         string              `yaml:"rules"`
 	Verify        [][]string          `yaml:"verify"`
 	Limits        rawLimits           `yaml:"limits"`
+	Compare       rawCompare          `yaml:"compare"`
 }
 
 type rawTrigger struct {
@@ -79,6 +80,10 @@ type rawLimits struct {
 	MaxModels       wholeNumber `yaml:"max_models"`
 	RunTimeoutMins  wholeNumber `yaml:"run_timeout_mins"`
 	CommentMaxBytes wholeNumber `yaml:"comment_max_bytes"`
+}
+
+type rawCompare struct {
+	FailSlowerPct realNumber `yaml:"fail_slower_pct"`
 }
 
 // wholeNumber refuses `1.5` and `"3"`, which yaml.v3 would silently truncate or convert.
@@ -157,6 +162,7 @@ func rawDefaults() rawFile {
 			RunTimeoutMins:  wholeNumber(d.Limits.RunTimeout / time.Minute),
 			CommentMaxBytes: wholeNumber(d.Limits.CommentMaxBytes),
 		},
+		Compare: rawCompare{FailSlowerPct: realNumber(d.Compare.FailSlowerPct)},
 	}
 }
 
@@ -247,6 +253,7 @@ func build(raw rawFile, order []string) (Config, []fieldError) {
 			RunTimeout:      dur("limits.run_timeout_mins", raw.Limits.RunTimeoutMins, time.Minute),
 			CommentMaxBytes: int(raw.Limits.CommentMaxBytes),
 		},
+		Compare: Compare{FailSlowerPct: float64(raw.Compare.FailSlowerPct)},
 	}
 	def := Default()
 	if c.Runners == nil {

@@ -49,6 +49,8 @@ const (
 	// GitHub Actions ends a job on a self-hosted runner after 5 days.
 	maxRunTimeout = 5 * 24 * time.Hour
 	maxSampleHz   = 100
+	// A compare slower by more than 1000 % is not a threshold anyone means.
+	maxFailSlowerPct = 1000
 )
 
 // Validate checks every rule of the schema. Errors name the key path
@@ -155,6 +157,9 @@ func (c Config) check() []fieldError {
 	if c.Limits.CommentMaxBytes < 1 || c.Limits.CommentMaxBytes > maxCommentBytes {
 		add("limits.comment_max_bytes", "must be in 1..%d, GitHub's comment size limit (got %d)",
 			maxCommentBytes, c.Limits.CommentMaxBytes)
+	}
+	if p := c.Compare.FailSlowerPct; !(p >= 0 && p <= maxFailSlowerPct) {
+		add("compare.fail_slower_pct", "must be 0 (the check run stays neutral) or a slowdown in percent up to %d (got %v)", maxFailSlowerPct, p)
 	}
 	return fes
 }
