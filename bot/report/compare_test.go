@@ -72,7 +72,7 @@ func TestCompareCommentRealPair(t *testing.T) {
 		"| prefill tok/s |",
 		"too noisy to call",
 		"Holm's correction over the 4 tested comparisons",
-		"[run 42](https://github.com/lablup/mlxcel/actions/runs/42)",
+		"; [run 42](https://github.com/lablup/mlxcel/actions/runs/42)",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the comment lacks %q:\n%s", want, md)
