@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -165,5 +166,270 @@ func TestCompareDryRun(t *testing.T) {
 	wantAll := map[string]string{"git": "unchanged", "pr": "unchanged", "comment": "unchanged", "status": "unchanged", "check": "unchanged"}
 	if d := cmp.Diff(wantAll, got); d != "" {
 		t.Errorf("second dry run (-want +got):\n%s", d)
+	}
+}
+
+// On GitHub: the first compare opens the CSV pull request and comments once on the
+// pull request that asked; a newer compare of the same pull request edits that
+// comment in place (no second comment) and the pull request, and the check run stays
+// neutral without a threshold.
+func TestCompareCommentUpdatedInPlace(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	h := newHub(t)
+	c := client(t, h.s, &sleeps{})
+	o := compareOptions(tg, layCompare(t, tg.base, nil), ToGitHub(c, testRepo))
+	o.Repo, o.CheckRunID = testRepo, checkRunID
+
+	h.s.Expect("GET", pullsPath+"?state=open&head=lablup:"+DefaultCompareBranch, h.listPRs())
+	h.s.Expect("POST", pullsPath, h.createPR()).JSONBody(map[string]any{"head": DefaultCompareBranch, "base": "main"})
+	h.s.Expect("GET", epicPath, h.listEpic()).Times(2)
+	h.s.Expect("POST", epicPath, h.createEpic())
+	h.s.Expect("PATCH", checkPath+"777", h.checkRun()).JSONBody(map[string]any{"conclusion": "neutral", "status": "completed"})
+	h.s.Expect("POST", commentsPath+"4242/reactions", h.reaction()).JSONBody(map[string]any{"content": "rocket"})
+	sum, err := PublishCompare(context.Background(), o)
+	if err != nil {
+		t.Fatalf("first compare: %v", err)
+	}
+	if sum.PR.Action != "created" || sum.Comment.Action != "created" || sum.CheckRun.Detail != "neutral" {
+		t.Fatalf("first compare: %+v", sum)
+	}
+	if len(h.epic) != 1 {
+		t.Fatalf("%d compare comments, want 1", len(h.epic))
+	}
+	first := h.epic[0]["body"].(string)
+	blob := "https://github.com/lablup/mlxcel/blob/" + sum.Git.Commit + "/"
+	committed := treeFiles(t, tg.bare, sum.Git.Commit)
+	if err := report.Validate(first, committed, blob); err != nil {
+		t.Errorf("the compare comment: %v\n%s", err, first)
+	}
+	wantIn(t, first, report.CompareMarker("bench"), blob+"benchmarks/"+ssmBefore, "[\\#57](https://github.com/lablup/mlxcel/pull/57)", "| granite-4.0-h-tiny-4bit | decode tok/s | 60.39 | 88.43 |")
+
+	// A newer compare of the same pull request: Nemotron only, measured later; the
+	// CSV pair is the same, so the commit is unchanged.
+	newer := layCompare(t, tg.base, func(c *results.Compare) {
+		c.Finished = c.Finished.Add(24 * time.Hour)
+		c.Models = c.Models[1:]
+		var runs []results.CompareRun
+		for _, r := range c.Runs {
+			if r.Model == c.Models[0].Model {
+				runs = append(runs, r)
+			}
+		}
+		c.Runs, c.Planned = runs, len(runs)
+	})
+	o.ResultsDir = newer
+	h.s.Expect("GET", pullsPath, h.listPRs())
+	h.s.Expect("PATCH", pullsPath+"/57", h.editPR())
+	h.s.Expect("GET", epicPath, h.listEpic()).Times(2)
+	h.s.Expect("PATCH", commentsPath+"9001", h.editComment())
+	h.s.Expect("PATCH", checkPath+"777", h.checkRun()).JSONBody(map[string]any{"conclusion": "neutral", "status": "completed"})
+	h.s.Expect("POST", commentsPath+"4242/reactions", h.reaction()).JSONBody(map[string]any{"content": "rocket"})
+	sum2, err := PublishCompare(context.Background(), o)
+	if err != nil {
+		t.Fatalf("newer compare: %v", err)
+	}
+	if sum2.Git.Action != "unchanged" || sum2.PR.Action != "updated" || sum2.Comment.Action != "updated" {
+		t.Errorf("newer compare: git %s, pr %s, comment %s", sum2.Git.Action, sum2.PR.Action, sum2.Comment.Action)
+	}
+	if len(h.epic) != 1 {
+		t.Fatalf("%d compare comments after the rerun, want the one edited", len(h.epic))
+	}
+	second := h.epic[0]["body"].(string)
+	if strings.Contains(second, "granite") || !strings.Contains(second, "NVIDIA-Nemotron-3-Nano-30B-A3B-4bit") {
+		t.Errorf("the edited comment is not the newer compare's:\n%s", second)
+	}
+}
+
+// compare.fail_slower_pct fails the check run only on a comparison called slower by
+// at least that much; a faster one, or a threshold of 0, leaves it neutral.
+func TestCompareCheckRunThreshold(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	for _, tc := range []struct {
+		name       string
+		res        string
+		pct        float64
+		conclusion string
+		failing    int
+	}{
+		{"faster, threshold 5", layCompare(t, tg.base, nil), 5, "neutral", 0},
+		{"slower, no threshold", slowerCompare(t, tg.base), 0, "neutral", 0},
+		{"slower by 31 %, threshold 5", slowerCompare(t, tg.base), 5, "failure", 2},
+		{"slower by 31 %, threshold 40", slowerCompare(t, tg.base), 40, "neutral", 0},
+	} {
+		out := t.TempDir()
+		o := compareOptions(tg, tc.res, ToDir(out))
+		o.Config.Compare.FailSlowerPct = tc.pct
+		sum, err := PublishCompare(context.Background(), o)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if sum.CheckRun.Detail != tc.conclusion || len(sum.Failing) != tc.failing || sum.Conclusion != "success" {
+			t.Errorf("%s: check run %q, failing %q, publishing %s; want %s with %d failing", tc.name, sum.CheckRun.Detail, sum.Failing, sum.Conclusion, tc.conclusion, tc.failing)
+		}
+		check := readFile(t, filepath.Join(out, DryCheckRun))
+		if tc.failing > 0 {
+			wantIn(t, check, "Conclusion: failure.", "Failing: compare.fail\\_slower\\_pct is 5", "granite-4.0-h-tiny-4bit, decode tok/s: slower by 31.")
+		}
+	}
+}
+
+// slowerCompare is the SSM pair the other way round (on as A, off as B): decode slower.
+func slowerCompare(t *testing.T, shaA string) string {
+	t.Helper()
+	dir := layCompare(t, shaA, nil)
+	on, err := os.ReadFile(filepath.Join(dir, ssmAfter))
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, err := os.ReadFile(filepath.Join(dir, ssmBefore))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, ssmBefore), string(on))
+	writeFile(t, filepath.Join(dir, ssmAfter), string(off))
+	c, err := results.ReadCompare(filepath.Join(dir, results.CompareFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range c.Models {
+		for k := range c.Models[i].Results {
+			r := &c.Models[i].Results[k].Result
+			a, b := readings(c, c.Models[i].Model, k)
+			res, err := abstat.Compare(b, a, abstat.HigherIsBetter, abstat.DefaultOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			*r = res
+		}
+	}
+	held, err := abstat.CorrectHolm(flatResults(c), directions(c), abstat.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for i := range c.Models {
+		for k := range c.Models[i].Results {
+			c.Models[i].Results[k].Result = held[n]
+			n++
+		}
+	}
+	for i := range c.Runs {
+		if c.Runs[i].Side == results.SideA {
+			c.Runs[i].Side = results.SideB
+		} else {
+			c.Runs[i].Side = results.SideA
+		}
+	}
+	if err := c.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func readings(c results.Compare, model string, k int) (a, b []float64) {
+	return c.Values(model, results.SideA, k), c.Values(model, results.SideB, k)
+}
+
+func flatResults(c results.Compare) []abstat.Result {
+	var out []abstat.Result
+	for _, m := range c.Models {
+		for _, r := range m.Results {
+			out = append(out, r.Result)
+		}
+	}
+	return out
+}
+
+func directions(c results.Compare) []abstat.Direction {
+	var out []abstat.Direction
+	for _, m := range c.Models {
+		for range m.Results {
+			out = append(out, abstat.HigherIsBetter)
+		}
+	}
+	return out
+}
+
+// A hostile or broken compare folder is refused before anything is pushed, with an
+// error that says what is wrong; the check run and the status comment report it.
+func TestCompareRefusesHostileResults(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	manifest := func(t *testing.T, dir string) string {
+		b, err := os.ReadFile(filepath.Join(dir, results.CompareFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for _, tc := range []struct {
+		name   string
+		break_ func(t *testing.T, dir string)
+		want   string
+	}{
+		{"oversized", func(t *testing.T, dir string) {
+			f, err := os.OpenFile(filepath.Join(dir, results.CompareFile), os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if _, err := f.Write(make([]byte, 33<<20)); err != nil {
+				t.Fatal(err)
+			}
+		}, "reading the compare manifest"},
+		{"a number out of range", func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, results.CompareFile), strings.Replace(manifest(t, dir), `"median_a": 60.39`, `"median_a": 1e999`, 1))
+		}, "compare.json is not a manifest of a compare session"},
+		{"a negative median", func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, results.CompareFile), strings.Replace(manifest(t, dir), `"median_a": 60.39`, `"median_a": -60.39`, 1))
+		}, "a median is negative"},
+		{"p above 1", func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, results.CompareFile), regexp.MustCompile(`"p": [0-9.e-]+`).ReplaceAllString(manifest(t, dir), `"p": 7`))
+		}, "not in 0..1"},
+		{"a number as text", func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, results.CompareFile), strings.Replace(manifest(t, dir), `"median_a": 60.39`, `"median_a": "60.39"`, 1))
+		}, "compare.json is not a manifest of a compare session"},
+		{"not JSON", func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, results.CompareFile), "<html>")
+		}, "compare.json is not a manifest of a compare session"},
+		{"the CSV a link", func(t *testing.T, dir string) {
+			p := filepath.Join(dir, ssmAfter)
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("/etc/passwd", p); err != nil {
+				t.Fatal(err)
+			}
+		}, "not a regular file"},
+		{"the CSV missing", func(t *testing.T, dir string) {
+			if err := os.Remove(filepath.Join(dir, ssmBefore)); err != nil {
+				t.Fatal(err)
+			}
+		}, "the compare names " + ssmBefore},
+		{"the CSV not a harness file", func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, ssmBefore), "model,decode_tok_s\n")
+		}, "reading the CSV pair"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := layCompare(t, tg.base, nil)
+			tc.break_(t, dir)
+			out := t.TempDir()
+			sum, err := PublishCompare(context.Background(), compareOptions(tg, dir, ToDir(out)))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want it to say %q", err, tc.want)
+			}
+			if sum.Git.Pushed || sum.Conclusion != "failure" || sum.CheckRun.Detail != "failure" {
+				t.Errorf("summary %+v", sum)
+			}
+			if got := gitT(t, tg.bare, "for-each-ref", "--format=%(refname)", "refs/heads/"+DefaultCompareBranch); got != "" {
+				t.Errorf("the compare branch exists: %s", got)
+			}
+			wantIn(t, readFile(t, filepath.Join(out, DryStatus)), "failed.")
+			wantIn(t, readFile(t, filepath.Join(out, DryCheckRun)), "Conclusion: failure.", "Publishing failed before anything was pushed")
+			wantNotWritten(t, out, DryCompareComment)
+		})
 	}
 }
