@@ -2,6 +2,7 @@ package publish
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,11 +14,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/internal/golden"
+	"github.com/lablup/perfbot/internal/synthtest"
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/lablup/perfbot/runner/abstat"
+	"github.com/lablup/perfbot/runner/analyze"
 	"github.com/lablup/perfbot/runner/baseline"
 	"github.com/lablup/perfbot/runner/benchcsv"
+	"github.com/lablup/perfbot/runner/portdiff"
 	"github.com/lablup/perfbot/runner/results"
+	"github.com/lablup/perfbot/runner/synth"
 )
 
 const (
@@ -431,5 +436,89 @@ func TestCompareRefusesHostileResults(t *testing.T) {
 			wantIn(t, readFile(t, filepath.Join(out, DryCheckRun)), "Conclusion: failure.", "Publishing failed before anything was pushed")
 			wantNotWritten(t, out, DryCompareComment)
 		})
+	}
+}
+
+// A profile compare shows the port impact of each run, diffed with A's rules: B is A's
+// synthetic Qwen3-MoE profile with a known speed-up planted (the largest kernel of a
+// port unit twice as fast, one kernel removed, one added), and the comment names
+// exactly those kernels and the unit that gained.
+func TestCompareProfilePortImpact(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	res := layCompare(t, tg.base, func(c *results.Compare) {
+		c.Kind, c.DirA, c.DirB = results.CompareProfile, results.CompareDirA, results.CompareDirB
+	})
+	o := synth.DefaultOptions()
+	o.Model, o.Tokens, o.Warmup = "qwen3-moe", 8, 2
+	ra, rb := synthtest.Analyze(t, o), synthtest.Analyze(t, o)
+	fast, gone := -1, -1
+	for i, k := range rb.Kernels {
+		if len(k.Units) > 0 && len(k.Roles) == 1 && (fast < 0 || k.TotalNs > rb.Kernels[fast].TotalNs) {
+			fast = i
+		}
+	}
+	for i, k := range rb.Kernels {
+		if i != fast && len(k.Units) == 0 {
+			gone = i
+		}
+	}
+	if fast < 0 || gone < 0 {
+		t.Fatalf("the synthetic run has no kernel to plant a change on: %+v", rb.Kernels)
+	}
+	k := &rb.Kernels[fast]
+	saved := k.TotalNs / 2
+	k.TotalNs -= saved
+	k.AvgNs = results.AvgNs(k.TotalNs, k.Calls)
+	perToken := float64(saved) / 1e6 / float64(rb.Summary.GeneratedTokens)
+	for i, kv := range rb.Summary.RoleGPUMsPerToken {
+		if kv.Key == k.Roles[0] {
+			rb.Summary.RoleGPUMsPerToken[i].Value -= results.Num(perToken)
+		}
+	}
+	rb.Summary.GPUMsPerToken -= results.Num(perToken)
+	fastName, unit, goneName := k.Kernel, k.Units[0], rb.Kernels[gone].Kernel
+	rb.Kernels = slices.Delete(rb.Kernels, gone, gone+1)
+	rb.Kernels = append(rb.Kernels, results.KernelRow{Kernel: "planted_fused_kernel<4>(float const*, int)", Class: "other", Calls: 7, TotalNs: 70000, AvgNs: 10000})
+	writeRun(t, filepath.Join(res, "a"), ra)
+	writeRun(t, filepath.Join(res, "b"), rb)
+
+	out := t.TempDir()
+	sum, err := PublishCompare(context.Background(), compareOptions(tg, res, ToDir(out)))
+	if err != nil {
+		t.Fatalf("PublishCompare: %v", err)
+	}
+	if diff := strings.Split(gitT(t, tg.bare, "diff", "--name-only", "main..."+DefaultCompareBranch), "\n"); len(diff) != 2 {
+		t.Errorf("a profile compare commits %q, want the CSV pair alone", diff)
+	}
+	md := readFile(t, filepath.Join(out, DryCompareComment))
+	if err := report.Validate(md, treeFiles(t, tg.bare, sum.Git.Commit), ""); err != nil {
+		t.Errorf("%v\n%s", err, md)
+	}
+	wantIn(t, md, report.CompareMarker("profile"), "### Port impact: "+report.Text(ra.Summary.Name),
+		"| "+report.CellCode(portdiff.Short(fastName))+" | #"+unit+" |",
+		"Kernels only in B (appeared): `planted_fused_kernel<4>`",
+		"Kernels only in A (vanished): "+report.Code(portdiff.Short(goneName)))
+	unitRow := ""
+	for _, l := range strings.Split(md, "\n") {
+		if strings.HasPrefix(l, "| #"+unit+" |") {
+			unitRow = l
+		}
+	}
+	wantIn(t, md, fmt.Sprintf("| change | +0.0000 (+0.00 %%) | -%.4f (", perToken))
+	if unitRow == "" || !strings.Contains(unitRow, fmt.Sprintf("(-%.4f)", perToken)) {
+		t.Errorf("the unit row of #%s does not show the planted %.4f ms/token gain: %q", unit, perToken, unitRow)
+	}
+	golden.Check(t, filepath.Join("testdata", "golden", "compare-profile-comment.md"), md)
+}
+
+// writeRun writes an analyzed run's summary and decode kernels into dir.
+func writeRun(t *testing.T, dir string, r *analyze.Result) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.WriteOutputs(dir); err != nil {
+		t.Fatal(err)
 	}
 }
