@@ -31,8 +31,10 @@ const (
 	DryComparePR      = "compare-pr.md"
 )
 
-// DefaultCompareBranch is the bot branch of the compares' CSV pairs.
-const DefaultCompareBranch = "perfbot/rocm-compare"
+// CompareBranchPrefix starts the bot branch of a compare's CSV pair: one branch per
+// label (perfbot/rocm-compare-pr-1900), so the pairs of two pull requests are two pull
+// requests, as the maintainers commit one pair per change.
+const CompareBranchPrefix = "perfbot/rocm-compare-"
 
 // CompareOptions say what compare results to publish and where.
 type CompareOptions struct {
@@ -44,7 +46,7 @@ type CompareOptions struct {
 	// objects are read (the attribution rules of A), nothing of it runs.
 	RepoDir    string
 	Config     config.Config
-	Branch     string // "" takes DefaultCompareBranch
+	Branch     string // "" takes CompareBranchPrefix + the compare's label
 	BaseBranch string // "" asks GitHub (a dry run takes main)
 	Remote     string // "" means origin
 	GitToken   string
@@ -95,9 +97,6 @@ type CompareSummary struct {
 
 func (o CompareOptions) normalize() (CompareOptions, error) {
 	errs := destinationErrors(o.ResultsDir, o.RepoDir, "run ... compare", o.Sink, &o.Repo)
-	if o.Branch == "" {
-		o.Branch = DefaultCompareBranch
-	}
 	if o.Config.Results.Benchmarks == "" {
 		o.Config.Results.Benchmarks = config.Default().Results.Benchmarks
 	}
@@ -115,6 +114,7 @@ type ComparePlan struct {
 	sum CompareSummary
 
 	c       *compareFolder
+	branch  string
 	base    string
 	when    time.Time
 	files   map[string][]byte
@@ -150,14 +150,15 @@ func PlanCompare(ctx context.Context, o CompareOptions) *ComparePlan {
 		d := c.doc
 		msg := fmt.Sprintf("rocm: A/B %s on %s (%s)\n\nB %s against A %s.\nBefore: %s\nAfter: %s\n",
 			d.Label, d.Host, d.Date, d.ShaB, d.ShaA, p.before, p.after)
-		pl.Push = &PushSpec{Repo: o.RepoDir, Remote: o.Remote, Token: o.GitToken, BaseBranch: o.BaseBranch,
-			Change: gitpub.Change{Base: p.base, Branch: o.Branch, Files: p.files, Message: msg, Author: o.Author, Date: p.when}}
-		pl.Steps = []Step{
-			PRStep{Title: fmt.Sprintf("rocm: A/B %s on %s (%s): before/after CSVs", d.Label, d.Host, d.Date), Head: o.Branch, File: DryComparePR,
-				Body: func(l Links) (string, error) { return p.render(report.CompareComment, l, nil) }},
-			CommentStep{Issue: o.PR, Marker: report.CompareMarker(string(d.Kind)), File: DryCompareComment, What: "compare comment",
-				Skip: unless(o.PR > 0, "no pull request to comment on"), Body: p.commentBody, Failed: p.commentFailed},
+		if len(p.files) > 0 {
+			pl.Push = &PushSpec{Repo: o.RepoDir, Remote: o.Remote, Token: o.GitToken, BaseBranch: o.BaseBranch,
+				Change: gitpub.Change{Base: p.base, Branch: p.branch, Files: p.files, Message: msg, Author: o.Author, Date: p.when}}
+			pl.Steps = append(pl.Steps, PRStep{Title: fmt.Sprintf("rocm: A/B %s on %s (%s): before/after CSVs", d.Label, d.Host, d.Date), Head: p.branch, File: DryComparePR,
+				Body: func(l Links) (string, error) { return p.render(report.CompareComment, l, nil) }})
 		}
+		pl.Steps = append(pl.Steps,
+			CommentStep{Issue: o.PR, Marker: report.CompareMarker(string(d.Kind)), File: DryCompareComment, What: "compare comment",
+				Skip: unless(o.PR > 0, "no pull request to comment on"), Body: p.commentBody, Failed: p.commentFailed})
 	}
 	pl.End = []Step{
 		StatusStep{ID: o.StatusCommentID, File: DryStatus, Body: p.statusBody},
@@ -174,6 +175,9 @@ func (p *ComparePlan) plan() Plan { return p.Plan }
 func (p *ComparePlan) summary(a *Applied) CompareSummary {
 	s := p.sum
 	s.DryRun, s.Notes, s.Git = a.DryRun, a.Notes, a.Git
+	if p.branch != "" {
+		s.Git.Branch = p.branch
+	}
 	s.PR, s.Comment = a.PR.Outcome, a.Comment.Outcome
 	s.Status, s.CheckRun, s.Reaction = a.Status, a.CheckRun, a.Reaction
 	s.Failing = p.failing
@@ -193,6 +197,12 @@ func (p *ComparePlan) prepare(ctx context.Context) error {
 		return fmt.Errorf("pinning A's commit: %w", err)
 	}
 	p.sum.Git.Base = p.base
+	if p.branch = p.o.Branch; p.branch == "" {
+		p.branch = CompareBranchPrefix + d.Label
+	}
+	if why := config.CheckBranch(p.branch); why != "" {
+		return fmt.Errorf("the compare's branch %s", why)
+	}
 	// The commit's date is the session's end, so the same results again are the same
 	// commit.
 	p.when = d.Finished
@@ -203,10 +213,14 @@ func (p *ComparePlan) prepare(ctx context.Context) error {
 		p.sum.Notes = append(p.sum.Notes, fmt.Sprintf("the compare session is %s, not complete: what it measured is published", d.State))
 	}
 	p.files = map[string][]byte{}
-	p.before = path.Join(p.o.Config.Results.Benchmarks, d.CSVBefore)
-	p.after = path.Join(p.o.Config.Results.Benchmarks, d.CSVAfter)
-	p.files[p.before], p.files[p.after] = c.beforeBytes, c.afterBytes
-	p.sum.Files = fileNames(p.files)
+	if d.CSVBefore != "" {
+		p.before = path.Join(p.o.Config.Results.Benchmarks, d.CSVBefore)
+		p.after = path.Join(p.o.Config.Results.Benchmarks, d.CSVAfter)
+		p.files[p.before], p.files[p.after] = c.beforeBytes, c.afterBytes
+		p.sum.Files = fileNames(p.files)
+	} else {
+		p.sum.Notes = append(p.sum.Notes, "the compare has no CSV pair (a profile compare, or no run was measured): nothing is committed")
+	}
 	if d.Kind == results.CompareProfile && (d.DirA == "" || d.DirB == "") {
 		p.sum.Notes = append(p.sum.Notes, "the profile compare names no profile folder of a side: no port impact")
 	} else if d.Kind == results.CompareProfile {
@@ -296,8 +310,10 @@ func (p *ComparePlan) render(kind report.Kind, l Links, errs []string) (string, 
 	in := report.CompareInput{
 		Kind: string(d.Kind), Label: d.Label, A: d.ShaA, B: d.ShaB, Host: d.Host, Date: d.Date, Alpha: d.Options.Alpha,
 		Runs: len(d.Runs), Rejected: d.Rejected, Complete: d.State == results.SessionComplete, Diffs: p.diffs,
-		Metrics: p.metrics(), Before: l.Link(d.CSVBefore, p.before), After: l.Link(d.CSVAfter, p.after),
-		PR: l.PR, Failing: p.failing, Threshold: p.threshold(), Errors: errs,
+		Metrics: p.metrics(), PR: l.PR, Failing: p.failing, Threshold: p.threshold(), Errors: errs,
+	}
+	if p.before != "" {
+		in.Before, in.After = l.Link(d.CSVBefore, p.before), l.Link(d.CSVAfter, p.after)
 	}
 	for _, m := range in.Metrics {
 		if m.Result.AdjustedP > 0 {
@@ -340,13 +356,15 @@ func (p *ComparePlan) command() string {
 func (p *ComparePlan) steps(a *Applied) ([]report.Step, []report.Link) {
 	var steps []report.Step
 	var links []report.Link
-	if !a.Pushed {
+	if !p.published(a) {
 		if a.Git.Error != "" {
 			steps = append(steps, report.Step{Name: "commit", Outcome: "not pushed", Error: a.Git.Error})
 		}
 		return steps, links
 	}
-	steps = append(steps, report.Step{Name: "commit", Outcome: fmt.Sprintf("%s on %s", strs.ShortSHA(a.Git.Commit), p.o.Branch)})
+	if a.Pushed {
+		steps = append(steps, report.Step{Name: "commit", Outcome: fmt.Sprintf("%s on %s", strs.ShortSHA(a.Git.Commit), p.branch)})
+	}
 	switch {
 	case a.Links.PR != nil:
 		l := *a.Links.PR
@@ -369,6 +387,12 @@ func (p *ComparePlan) steps(a *Applied) ([]report.Step, []report.Link) {
 		steps = append(steps, report.Step{Name: "compare comment", Outcome: "written to " + a.Comment.File + " (dry run)"})
 	}
 	return steps, links
+}
+
+// published says the results were read and the CSV pair is on its branch, or there
+// was none to push: the documents can be made.
+func (p *ComparePlan) published(a *Applied) bool {
+	return p.c != nil && p.Plan.Err == nil && (a.Pushed || p.Plan.Push == nil)
 }
 
 func (p *ComparePlan) statusBody(a *Applied) (string, error) {
@@ -412,7 +436,7 @@ func (p *ComparePlan) checkOutput(a *Applied) (gh.CheckOutput, error) {
 		conclusion, title = "failure", fmt.Sprintf("A/B compare: %d comparison(s) slower than compare.fail_slower_pct allows", len(p.failing))
 	}
 	var body string
-	if p.c != nil && a.Pushed {
+	if p.published(a) {
 		var err error
 		if body, err = p.render(report.CompareCheck, a.Links, a.ErrorTexts()); err != nil {
 			return gh.CheckOutput{}, err
@@ -431,7 +455,7 @@ func (p *ComparePlan) checkOutput(a *Applied) (gh.CheckOutput, error) {
 }
 
 func (p *ComparePlan) stepSummary(a *Applied) (string, error) {
-	if p.c != nil && a.Pushed {
+	if p.published(a) {
 		return p.render(report.CompareComment, a.Links, a.ErrorTexts())
 	}
 	md := "## ROCm A/B compare: publishing failed\n\n"
@@ -466,10 +490,10 @@ func readCompare(dir string) (*compareFolder, error) {
 	if err != nil {
 		return nil, err
 	}
-	if doc.CSVBefore == "" {
-		return nil, fmt.Errorf("the compare of %s names no CSV pair: there is nothing to commit", safetext.Quote(doc.Label))
-	}
 	c := &compareFolder{dir: dir, doc: doc}
+	if doc.CSVBefore == "" {
+		return c, nil
+	}
 	for _, f := range []struct {
 		name string
 		dst  *[]byte

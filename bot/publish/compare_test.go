@@ -35,6 +35,9 @@ const (
 
 var compareShaB = "b" + strings.Repeat("0", 39)
 
+// ssmBranch is the bot branch of the compare labelled ssm-kernel.
+const ssmBranch = CompareBranchPrefix + "ssm-kernel"
+
 // layCompare writes a compare results folder from the maintainers' SSM kernel pair of
 // 2026-10-04 (off as A, on as B; each model's repeats the runs, in ABBA order),
 // decided as runner/baseline decides the pair, for A = the target's base commit. edit
@@ -128,14 +131,14 @@ func TestCompareDryRun(t *testing.T) {
 	if tg.branch(t) != "" {
 		t.Error("the compare was pushed to the profile's branch")
 	}
-	commit := gitT(t, tg.bare, "rev-parse", "refs/heads/"+DefaultCompareBranch)
+	commit := gitT(t, tg.bare, "rev-parse", "refs/heads/"+ssmBranch)
 	if commit != sum.Git.Commit {
 		t.Fatalf("the remote's compare branch is %s, the summary says %s", commit, sum.Git.Commit)
 	}
 	if parent := gitT(t, tg.bare, "rev-parse", commit+"^"); parent != tg.base {
 		t.Errorf("the commit's parent is %s, want A %s", parent, tg.base)
 	}
-	diff := strings.Split(gitT(t, tg.bare, "diff", "--name-only", "main..."+DefaultCompareBranch), "\n")
+	diff := strings.Split(gitT(t, tg.bare, "diff", "--name-only", "main..."+ssmBranch), "\n")
 	want := []string{"benchmarks/" + ssmAfter, "benchmarks/" + ssmBefore}
 	if !slices.Equal(diff, want) {
 		t.Errorf("the pull request's three-dot diff holds %q, want the CSV pair %q", diff, want)
@@ -186,8 +189,8 @@ func TestCompareCommentUpdatedInPlace(t *testing.T) {
 	o := compareOptions(tg, layCompare(t, tg.base, nil), ToGitHub(c, testRepo))
 	o.Repo, o.CheckRunID = testRepo, checkRunID
 
-	h.s.Expect("GET", pullsPath+"?state=open&head=lablup:"+DefaultCompareBranch, h.listPRs())
-	h.s.Expect("POST", pullsPath, h.createPR()).JSONBody(map[string]any{"head": DefaultCompareBranch, "base": "main"})
+	h.s.Expect("GET", pullsPath+"?state=open&head=lablup:"+ssmBranch, h.listPRs())
+	h.s.Expect("POST", pullsPath, h.createPR()).JSONBody(map[string]any{"head": ssmBranch, "base": "main"})
 	h.s.Expect("GET", epicPath, h.listEpic()).Times(2)
 	h.s.Expect("POST", epicPath, h.createEpic())
 	h.s.Expect("PATCH", checkPath+"777", h.checkRun()).JSONBody(map[string]any{"conclusion": "neutral", "status": "completed"})
@@ -429,7 +432,7 @@ func TestCompareRefusesHostileResults(t *testing.T) {
 			if sum.Git.Pushed || sum.Conclusion != "failure" || sum.CheckRun.Detail != "failure" {
 				t.Errorf("summary %+v", sum)
 			}
-			if got := gitT(t, tg.bare, "for-each-ref", "--format=%(refname)", "refs/heads/"+DefaultCompareBranch); got != "" {
+			if got := gitT(t, tg.bare, "for-each-ref", "--format=%(refname)", "refs/heads/"+ssmBranch); got != "" {
 				t.Errorf("the compare branch exists: %s", got)
 			}
 			wantIn(t, readFile(t, filepath.Join(out, DryStatus)), "failed.")
@@ -446,8 +449,10 @@ func TestCompareRefusesHostileResults(t *testing.T) {
 func TestCompareProfilePortImpact(t *testing.T) {
 	t.Parallel()
 	tg := newTarget(t)
+	// A profile compare has no CSV pair: nothing is committed.
 	res := layCompare(t, tg.base, func(c *results.Compare) {
 		c.Kind, c.DirA, c.DirB = results.CompareProfile, results.CompareDirA, results.CompareDirB
+		c.CSVBefore, c.CSVAfter = "", ""
 	})
 	o := synth.DefaultOptions()
 	o.Model, o.Tokens, o.Warmup = "qwen3-moe", 8, 2
@@ -488,11 +493,11 @@ func TestCompareProfilePortImpact(t *testing.T) {
 	if err != nil {
 		t.Fatalf("PublishCompare: %v", err)
 	}
-	if diff := strings.Split(gitT(t, tg.bare, "diff", "--name-only", "main..."+DefaultCompareBranch), "\n"); len(diff) != 2 {
-		t.Errorf("a profile compare commits %q, want the CSV pair alone", diff)
+	if sum.Git.Commit != "" || sum.PR.Action != "" || gitT(t, tg.bare, "for-each-ref", "refs/heads/"+ssmBranch) != "" {
+		t.Errorf("a profile compare without a CSV pair pushed or opened something: %+v", sum)
 	}
 	md := readFile(t, filepath.Join(out, DryCompareComment))
-	if err := report.Validate(md, treeFiles(t, tg.bare, sum.Git.Commit), ""); err != nil {
+	if err := report.Validate(md, nil, ""); err != nil {
 		t.Errorf("%v\n%s", err, md)
 	}
 	wantIn(t, md, report.CompareMarker("profile"), "### Port impact: "+report.Text(ra.Summary.Name),

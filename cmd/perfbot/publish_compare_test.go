@@ -59,7 +59,7 @@ func TestPublishCompareDryRun(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "dry")
 	args := []string{"publish", "--compare", dir, "--repo", tg.Repo, "--dry-run", out, "--issue", "12", "--workflow-run", "https://github.com/lablup/mlxcel/actions/runs/7"}
 	stdout := publishCLI(t, 0, args...)
-	for _, want := range []string{"published A/B bench compare ssm-kernel", "commit", "perfbot/rocm-compare: created",
+	for _, want := range []string{"published A/B bench compare ssm-kernel", "commit", "perfbot/rocm-compare-ssm-kernel: created",
 		"file      benchmarks/" + c.CSVBefore, "comment   created", "check run created"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("the summary lacks %q:\n%s", want, stdout)
@@ -79,12 +79,12 @@ func TestPublishCompareDryRun(t *testing.T) {
 			t.Errorf("the comment lacks %q:\n%s", want, comment)
 		}
 	}
-	files := strings.Fields(hosttest.Git(t, home, tg.Bare, "diff", "--name-only", tg.Base+"...perfbot/rocm-compare"))
+	files := strings.Fields(hosttest.Git(t, home, tg.Bare, "diff", "--name-only", tg.Base+"...perfbot/rocm-compare-ssm-kernel"))
 	if len(files) != 2 || files[0] != "benchmarks/"+c.CSVAfter || files[1] != "benchmarks/"+c.CSVBefore {
 		t.Errorf("the compare branch adds %q, want the CSV pair", files)
 	}
 	again := publishCLI(t, 0, args...)
-	if !strings.Contains(again, "perfbot/rocm-compare: unchanged") || !strings.Contains(again, "comment   unchanged") {
+	if !strings.Contains(again, "perfbot/rocm-compare-ssm-kernel: unchanged") || !strings.Contains(again, "comment   unchanged") {
 		t.Errorf("a rerun changed something:\n%s", again)
 	}
 	// --results and --compare together are a usage error.
