@@ -330,9 +330,20 @@ func (p *ComparePlan) render(kind report.Kind, l Links, errs []string) (string, 
 	return md, err
 }
 
+// commentBody is the compare comment, cut with a note to fit limits.comment_max_bytes
+// (GitHub's limit at most): a compare of many models can outgrow it.
 func (p *ComparePlan) commentBody(_ string, l Links) (string, []string, error) {
 	md, err := p.render(report.CompareComment, l, nil)
-	return md, nil, err
+	limit := p.o.Config.Limits.CommentMaxBytes
+	if limit <= 0 || limit > report.MaxComment {
+		limit = report.MaxComment
+	}
+	var notes []string
+	if err == nil && len(md) > limit {
+		notes = append(notes, fmt.Sprintf("the compare comment is %d bytes, more than the %d a comment may have: it was cut", len(md), limit))
+		md = gh.Truncate(md, limit)
+	}
+	return md, notes, err
 }
 
 func (p *ComparePlan) commentFailed(stage string, w Written, err error) (Outcome, error) {

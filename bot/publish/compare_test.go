@@ -527,3 +527,33 @@ func writeRun(t *testing.T, dir string, r *analyze.Result) {
 		t.Fatal(err)
 	}
 }
+
+// A compare of many models outgrows a comment: it is cut, with a note, to fit
+// limits.comment_max_bytes, and still starts with its marker.
+func TestCompareCommentFitsTheLimit(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	res := layCompare(t, tg.base, func(c *results.Compare) {
+		one := c.Models[0]
+		for i := range 200 {
+			m := one
+			m.Model = fmt.Sprintf("model-%03d-%s", i, strings.Repeat("x", 50))
+			m.NA, m.NB, m.Done = 0, 0, true
+			c.Models = append(c.Models, m)
+		}
+	})
+	out := t.TempDir()
+	o := compareOptions(tg, res, ToDir(out))
+	o.Config.Limits.CommentMaxBytes = 20000
+	sum, err := PublishCompare(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := readFile(t, filepath.Join(out, DryCompareComment))
+	if len(md) > 20000 || !strings.HasPrefix(md, report.CompareMarker("bench")) || !strings.Contains(md, "truncated") {
+		t.Errorf("the comment is %d bytes, want it cut to 20000 with its marker first and a note", len(md))
+	}
+	if !slices.ContainsFunc(sum.Notes, func(n string) bool { return strings.Contains(n, "it was cut") }) {
+		t.Errorf("no note says the comment was cut: %q", sum.Notes)
+	}
+}
