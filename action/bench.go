@@ -24,6 +24,9 @@ const VerdictRegression = "regression"
 // bench` does: both harness sweeps under the guard, the CSV checks, the comparison with
 // the nightly history and the re-measures. It leaves the folder for the publish job.
 func (s *step) bench(ctx context.Context) error {
+	if s.in.BaseRef != "" {
+		return s.compare(ctx, results.CompareBench)
+	}
 	commit, cfgPath, err := s.checkout(ctx)
 	if err != nil {
 		return err

@@ -30,7 +30,7 @@ var Jobs = []string{JobProfile, JobGemmTests, JobPatch, JobBench, JobGate, JobPu
 // InputNames are the inputs of action.yml, in its order.
 var InputNames = []string{
 	"job", "github-token", "app-id", "app-private-key", "github-api-url", "config", "models", "sampling",
-	"ref", "request-id", "status-comment-id", "trigger-comment-id", "check-run-id", "epic", "dry-run", "results",
+	"ref", "base-ref", "request-id", "status-comment-id", "trigger-comment-id", "check-run-id", "epic", "dry-run", "results",
 }
 
 // OutputNames are the outputs of action.yml, in its order: those of the host and
@@ -57,15 +57,17 @@ var (
 // Inputs are the step's inputs, checked for form; what they name (models, the config,
 // the commit) is checked by the job that uses them.
 type Inputs struct {
-	Job              string
-	Token            string
-	AppID            int64
-	AppKey           string
-	APIURL           string
-	Config           string // relative to the workspace
-	Models           []string
-	Sampling         []string
-	Ref              string
+	Job      string
+	Token    string
+	AppID    int64
+	AppKey   string
+	APIURL   string
+	Config   string // relative to the workspace
+	Models   []string
+	Sampling []string
+	Ref      string
+	// BaseRef is a compare's base commit (A); "" when the job is not a compare.
+	BaseRef          string
 	RequestID        string
 	StatusCommentID  int64
 	TriggerCommentID int64
@@ -159,6 +161,14 @@ func readInputs(r *Runtime) (Inputs, error) {
 	if in.Ref != "" && !refRE.MatchString(in.Ref) {
 		bad("ref", "%q is not a commit SHA (7 to 40 hex digits): the run is pinned to a commit", clip(in.Ref))
 	}
+	in.BaseRef = get("base-ref")
+	switch {
+	case in.BaseRef == "":
+	case !refRE.MatchString(in.BaseRef):
+		bad("base-ref", "%q is not a commit SHA (7 to 40 hex digits): a compare is pinned to its base commit", clip(in.BaseRef))
+	case in.Job != JobProfile && in.Job != JobBench:
+		bad("base-ref", "applies to the profile and bench jobs only (a compare), not %s", in.Job)
+	}
 	in.RequestID = get("request-id")
 	if in.RequestID != "" && !requestIDRE.MatchString(in.RequestID) {
 		bad("request-id", "%q: want up to 64 letters, digits, '.', '_' or '-'", clip(in.RequestID))
@@ -188,7 +198,10 @@ func readInputs(r *Runtime) (Inputs, error) {
 	case len(in.Ref) != 40:
 		bad("ref", "publishing results from another job needs the pinned commit's full SHA (40 hex digits), got %q", clip(in.Ref))
 	}
-	if in.Job == JobBench && (len(in.Models) > 0 || len(in.Sampling) > 0) {
+	switch {
+	case in.Job == JobBench && in.BaseRef != "" && len(in.Sampling) > 0:
+		bad("sampling", "a bench compare measures the harness's decode and prefill: leave sampling empty")
+	case in.Job == JobBench && in.BaseRef == "" && (len(in.Models) > 0 || len(in.Sampling) > 0):
 		bad("models", "the bench job runs the repository's harnesses over all their models: leave models and sampling empty")
 	}
 	if in.DryRun && in.Job != JobPublish && in.Job != JobGate {

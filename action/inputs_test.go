@@ -31,6 +31,15 @@ func TestReadInputs(t *testing.T) {
 		t.Errorf("inputs (-want +got):\n%s", diff)
 	}
 
+	// A bench compare may name its models.
+	e = newStepEnv(t, map[string]string{"job": "bench", "ref": "929c80ab", "base-ref": strings.Repeat("a", 40), "models": "llama"})
+	if rt, err = NewRuntime(io.Discard, e.getenv); err != nil {
+		t.Fatal(err)
+	}
+	if in, err := readInputs(rt); err != nil || in.BaseRef != strings.Repeat("a", 40) || len(in.Models) != 1 {
+		t.Errorf("a bench compare's inputs: %v %+v", err, in)
+	}
+
 	for _, c := range []struct {
 		inputs map[string]string
 		want   string
@@ -50,6 +59,10 @@ func TestReadInputs(t *testing.T) {
 		{map[string]string{"job": "profile", "sampling": "hot"}, "input sampling: sampling \"hot\""},
 		{map[string]string{"job": "profile", "ref": "main"}, `input ref: "main" is not a commit SHA`},
 		{map[string]string{"job": "profile", "ref": "ABCDEF0"}, "is not a commit SHA"},
+		{map[string]string{"job": "profile", "base-ref": "main"}, `input base-ref: "main" is not a commit SHA`},
+		{map[string]string{"job": "profile", "base-ref": "-c x=y"}, "input base-ref"},
+		{map[string]string{"job": "gemm-tests", "base-ref": "929c80ab"}, "input base-ref: applies to the profile and bench jobs only"},
+		{map[string]string{"job": "bench", "base-ref": "929c80ab", "sampling": "greedy"}, "input sampling: a bench compare measures"},
 		{map[string]string{"job": "profile", "request-id": "a b"}, "input request-id"},
 		{map[string]string{"job": "publish", "epic": "99999999999"}, "input epic: 99999999999 is not an issue number"},
 		{map[string]string{"job": "publish", "dry-run": "yes"}, `input dry-run: want true or false, got "yes"`},

@@ -489,3 +489,51 @@ func TestPublishResultsRefusesAHostileArtifact(t *testing.T) {
 		t.Errorf("something was pushed: %s", got)
 	}
 }
+
+// The profile job with base-ref runs the compare of the base (A) against the pinned
+// commit (B), which plants a known change: the compare folder with each side's
+// profile and their difference, and compare.json naming both commits.
+func TestHostJobsProfileCompare(t *testing.T) {
+	h := newHostJobs(t, jobsConfig)
+	home := h.vars["HOME"]
+	if err := os.WriteFile(filepath.Join(h.repo, "fake-change.txt"), []byte("faster kernel_sdpav_1pass 2\nadded mlx_fused_rope_append_kernel rope 1200\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hosttest.Git(t, home, h.repo, "add", "fake-change.txt")
+	hosttest.Git(t, home, h.repo, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "--quiet", "-m", "B: a faster attention")
+	head := hosttest.Git(t, home, h.repo, "rev-parse", "HEAD")
+	hosttest.Git(t, home, h.repo, "push", "--quiet", "origin", "HEAD:refs/heads/main")
+
+	_, e, log, err := h.step(t, map[string]string{"job": "profile", "ref": head, "base-ref": h.base, "models": "llama", "sampling": "greedy"})
+	if err != nil {
+		t.Fatalf("profile compare: %v\n%s", err, log)
+	}
+	outs := readOutputs(t, e.output)
+	folder := outs["results-dir"]
+	if outs["verdict"] != VerdictComplete || filepath.Base(folder) != "gfx1151_"+h.base[:8]+"_"+head[:8] {
+		t.Fatalf("outputs %v", outs)
+	}
+	c, err := results.ReadCompareFolder(folder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Kind != results.CompareProfile || c.ShaA != h.base || c.ShaB != head || len(c.Diffs) != 1 {
+		t.Errorf("compare %+v", c)
+	}
+	d := readFileString(t, filepath.Join(folder, c.Diffs[0].JSON))
+	if !strings.Contains(d, `"kernel": "mlx_fused_rope_append_kernel"`) {
+		t.Errorf("the difference does not name the added kernel:\n%s", d)
+	}
+	if sum := e.summaryText(t); !strings.Contains(sum, "Verdict: **complete**") {
+		t.Errorf("summary:\n%s", sum)
+	}
+}
+
+func readFileString(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

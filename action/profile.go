@@ -30,6 +30,9 @@ const (
 // `perfbot run profile` does. It fails only when no run produced results: a partial
 // session is published with the failed runs named.
 func (s *step) profile(ctx context.Context) error {
+	if s.in.BaseRef != "" {
+		return s.compare(ctx, results.CompareProfile)
+	}
 	_, cfgPath, err := s.checkout(ctx)
 	if err != nil {
 		return err

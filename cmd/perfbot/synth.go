@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/lablup/perfbot/internal/infile"
 	"github.com/lablup/perfbot/runner/results"
 	"github.com/lablup/perfbot/runner/synth"
 )
@@ -18,7 +19,7 @@ func init() {
 
 const synthUsage = "--model llama|qwen3-moe|granite-hybrid|nemotron-hybrid [--tokens N] [--warmup N] [--prompt N] " +
 	"[--sampling greedy|t0.7|t0.7-p0.95] [--seed N] [--layout 7|6.4|6.2|rocpd-csv] [--noise FRACTION] [--overlap FRACTION] " +
-	"[--straddlers N] [--clock-na boottime|monotonic|none] [--clock-offset NS] --out DIR\n\n" +
+	"[--straddlers N] [--clock-na boottime|monotonic|none] [--clock-offset NS] [--change FILE] --out DIR\n\n" +
 	"examples:\n" +
 	"  perfbot synth --model qwen3-moe --out /tmp/synth\n" +
 	"  perfbot synth --model llama --tokens 64 --sampling t0.7-p0.95 --layout rocpd-csv --seed 7 --out /tmp/synth-llama"
@@ -38,6 +39,7 @@ func runSynth(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	straddlers := fs.Int("straddlers", d.Straddlers, "dispatches in flight across decode_start")
 	clockNA := fs.String("clock-na", d.ClockNA, "phase-mark clock printed as na: none, boottime or monotonic")
 	offset := fs.Int64("clock-offset", d.ClockOffset, "boottime minus monotonic time of the phase marks, ns")
+	change := fs.String("change", "", "a known change to plant in the decode step (faster, removed, added kernels; docs/ab.md)")
 	outDir := fs.String("out", "", "folder to write the run into (created if missing)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -57,6 +59,17 @@ func runSynth(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	o := synth.Options{Model: *model, Tokens: *tokens, Warmup: *warmup, Prompt: *prompt, Sampling: s, Seed: *seed,
 		Layout: *layout, Noise: *noise, Overlap: *overlap, Straddlers: *straddlers, ClockNA: *clockNA, ClockOffset: *offset}
+	if *change != "" {
+		b, err := infile.ReadFile(*change, synth.MaxChangeBytes)
+		if err != nil {
+			return usageError("--change: %v", err)
+		}
+		c, err := synth.ParseChange(b)
+		if err != nil {
+			return usageError("--change %s: %v", *change, err)
+		}
+		o.Change = &c
+	}
 	// Zero would silently mean "default" in the library; on the command line it is a mistake.
 	if *tokens < 2 {
 		return usageError("--tokens %d: want at least 2 (the first token comes out of the prefill)", *tokens)

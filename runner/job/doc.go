@@ -1,14 +1,17 @@
 // Package job owns the host-side jobs of a `/profile rocm` request: the profile session
 // (build the bench, then per model and sampling setting a plain and a profiled run under
 // the idle-GPU guard, analysis, and the results folder of docs/formats.md §3 with the
-// session's manifest), the nightly baseline (docs/nightly.md) and the grouped_gemm
-// numeric tests (each test alone under the guard, its outcome told apart for the
-// patcher, docs/formats.md §7).
+// session's manifest), the nightly baseline (docs/nightly.md), the compare sessions of
+// two commits (docs/ab.md: both built in worktrees before any measurement, the bench's
+// runs interleaved in ABBA blocks by runner/abrun, or each side's profile and their
+// difference by runner/portdiff; results.Compare) and the grouped_gemm numeric tests
+// (each test alone under the guard, its outcome told apart for the patcher,
+// docs/formats.md §7).
 //
 // It orchestrates and writes; it does not define what it writes: the results folder's
-// names, the manifests (results.Session, results.Nightly) and their states belong to
-// runner/results, which the publisher and the artifact intake read without importing
-// this package. Every process is found through runner/host and run through runner/proc
+// names, the manifests (results.Session, results.Nightly, results.Compare) and their
+// states belong to runner/results, which the publisher and the artifact intake read
+// without importing this package. Every process is found through runner/host and run through runner/proc
 // (nothing it starts outlives it), the pinned commit's code inside the host's sandbox
 // when the host turns it on (runner/sandbox), waits and evidence through runner/guard,
 // host facts through runner/hostinfo, and traces, logs and numbers through the rocprof,

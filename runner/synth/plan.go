@@ -31,7 +31,7 @@ type plan struct {
 	boundary float64 // mean host gap before the first dispatch of a step
 }
 
-func newPlan(m *model, s results.Sampling, prompt int) *plan {
+func newPlan(m *model, s results.Sampling, prompt int, change *Change) (*plan, error) {
 	p := &plan{m: m, cat: newCatalog()}
 
 	// Tune on the greedy step: the published figures are greedy runs.
@@ -89,12 +89,26 @@ func newPlan(m *model, s results.Sampling, prompt int) *plan {
 		setGapWeights(b.ops)
 		return b.ops, body
 	}
-	p.grow, _ = build(true)
+	var growBody int
+	p.grow, growBody = build(true)
 	p.step, p.bodyLen = build(false)
+	if !change.Empty() {
+		var err error
+		if p.grow, _, err = p.plant(change, p.grow, growBody); err != nil {
+			return nil, err
+		}
+		if p.step, p.bodyLen, err = p.plant(change, p.step, p.bodyLen); err != nil {
+			return nil, err
+		}
+		if d := change.Decode; d > 0 {
+			p.gapUnit /= d
+			p.boundary /= d
+		}
+	}
 	p.prefill = p.buildPrefill(prompt)
 	p.fill = op{k: p.cat.k(nFill, "copy"), dur: 167_000, grid: [3]int64{1 << 20, 1, 1}}
 	p.straddle = op{k: p.cat.k(sub(nCopyS, m.dtype), "copy"), grid: [3]int64{4096, 1, 1}}
-	return p
+	return p, nil
 }
 
 func scaleGroups(ops []op, f [numGroups]float64) {

@@ -29,6 +29,8 @@ type Options struct {
 	Straddlers  int     // dispatches in flight across decode_start
 	ClockNA     string  // which phase-mark clock prints "na": none, boottime or monotonic
 	ClockOffset int64   // boottime - monotonic, in ns
+	// Change, when set, plants a known change in the decode step (ParseChange).
+	Change *Change
 }
 
 // DefaultOptions returns the defaults of `perfbot synth`.
@@ -139,7 +141,10 @@ func Generate(opts Options, outDir string) (*Output, error) {
 		return nil, err
 	}
 	m := models[o.Model]
-	p := newPlan(m, o.Sampling, o.Prompt)
+	p, err := newPlan(m, o.Sampling, o.Prompt, o.Change)
+	if err != nil {
+		return nil, &OptionsError{err}
+	}
 	run := results.RunName(m.dirBase, o.Sampling)
 	out := &Output{
 		Run:           run,

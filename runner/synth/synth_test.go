@@ -588,7 +588,7 @@ func TestKernelNamesFallInTheirClasses(t *testing.T) {
 	for _, m := range Models() {
 		for _, tag := range []string{"greedy", "t0.7", "t0.7-p0.95"} {
 			s, _ := results.ParseSampling(tag)
-			p := newPlan(models[m], s, 512)
+			p, _ := newPlan(models[m], s, 512, nil)
 			for _, k := range p.cat.kernels {
 				if got := classify(k.name); got != k.class {
 					t.Errorf("%s %s: %.90s is %s, written as %s", m, tag, k.name, got, k.class)

@@ -15,7 +15,9 @@
 # metal_<20 characters of the CPU name>, describes the CPU as the hardware, budgets
 # against host memory (31 GiB) and writes no overlay or HIP column. FAKE_HARNESS_SCALE
 # (`model=factor ...`) scales a model's decode in `all` mode, FAKE_HARNESS_SINGLE_SCALE
-# in single-model mode (a re-measure). FAKE_HARNESS_GATE=FILE makes the first model wait
+# in single-model mode (a re-measure); the `decode FACTOR` line of a planted change
+# (target/release/fake-change.txt, copied there by the fake cargo build) scales every
+# model's decode. FAKE_HARNESS_GATE=FILE makes the first model wait
 # (at most 30 s) until FILE exists, after creating FILE.waiting, so a test can hold the
 # sweep while it shows the guard a foreign GPU process. FAKE_HARNESS_DATE fixes the date.
 set -u
@@ -121,6 +123,14 @@ scale_of() {
   echo 1
 }
 
+# A change planted in the commit the binaries were built from (docs/synth.md): its
+# decode factor scales every model's decode tok/s.
+CHANGE_DECODE=1
+if [[ -f ./target/release/fake-change.txt ]]; then
+  d=$(awk '$1 == "decode" { print $2 }' ./target/release/fake-change.txt | tail -1)
+  [[ -n "$d" ]] && CHANGE_DECODE="$d"
+fi
+
 GATED=""
 bench_one() {
   local dir="${1%/}/" name size rest
@@ -156,6 +166,7 @@ bench_one() {
     return ;;
   esac
   scale=$(scale_of "$spec" "$name")
+  scale=$(awk -v s="$scale" -v c="$CHANGE_DECODE" 'BEGIN { printf "%.6f", s * c }')
   read -r decode prefill decode_ms prefill_ms <<<"$(awk -v d="$decode" -v p="$prefill" -v s="$scale" -v pt="$PROMPT_TOKENS" -v n="$MAX_TOKENS" \
     'BEGIN { d = d * s; printf "%.2f %.2f %.2f %.2f", d, p, n / d * 1000, pt / p * 1000 }')"
   printf '    decode: %s tok/s\n' "$decode" >&2

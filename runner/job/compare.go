@@ -1,0 +1,755 @@
+package job
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/lablup/perfbot/config"
+	"github.com/lablup/perfbot/internal/strs"
+	"github.com/lablup/perfbot/runner/abrun"
+	"github.com/lablup/perfbot/runner/abstat"
+	"github.com/lablup/perfbot/runner/attrib"
+	"github.com/lablup/perfbot/runner/benchcsv"
+	"github.com/lablup/perfbot/runner/guard"
+	"github.com/lablup/perfbot/runner/host"
+	"github.com/lablup/perfbot/runner/hostinfo"
+	"github.com/lablup/perfbot/runner/portdiff"
+	"github.com/lablup/perfbot/runner/results"
+	"github.com/lablup/perfbot/runner/sandbox"
+)
+
+// CompareDir is the folder under the results root that holds compare folders, each
+// named <gfx>_<A's commit8>_<B's commit8>.
+const CompareDir = "compare"
+
+// DefaultComparePerRun is the measured time of one run a compare's budget is
+// estimated with when the caller gives none: one harness run of one model, its
+// cooldown included.
+const DefaultComparePerRun = 2 * time.Minute
+
+// CompareOptions configure one compare session (docs/ab.md, "The GPU session").
+type CompareOptions struct {
+	Kind    results.CompareKind // bench or profile
+	Host    host.Host           // nil means host.Local()
+	RepoDir string              // the repository holding both commits (the pinned head's checkout)
+	// ShaA is the base, ShaB the change: full 40-hex-digit SHAs.
+	ShaA, ShaB string
+	// Label names the CSV pair (pr-1900); "" means the two short SHAs, <A7>-<B7>.
+	Label  string
+	Config config.Config // the pinned head's config
+	// Models are config model names; nil means Config.DefaultModels (all when empty).
+	Models []string
+	// Sampling settings of a profile compare; nil means Config.Sampling.
+	Sampling []results.Sampling
+	// OutDir is the results root: the compare folder is OutDir/compare/<gfx>_<A8>_<B8>;
+	// the builds' and runs' logs go to OutDir/compare-logs, the worktrees to
+	// OutDir/compare-worktrees (removed at the end).
+	OutDir string
+	// TraceDir is the traces root of a profile compare ("" means <OutDir>/traces).
+	TraceDir string
+	Guard    guard.Options
+	Rules    *attrib.Rules // a profile compare's attribution; nil means the config's, else perfbot's
+	// Start and Cap are the repeats per side before the first decision and at most
+	// (0: abrun's defaults, 5 and 10); MaxRedo the guard rejections of one run before
+	// the session fails (0: 3).
+	Start, Cap, MaxRedo int
+	// PerRun is the measured time of one run (0: DefaultComparePerRun); Budget the
+	// most the compare may take (0: the config's limits.run_timeout, none when unset).
+	PerRun, Budget time.Duration
+	// Every is the least time between two progress reports (0: a minute).
+	Every   time.Duration
+	Sandbox *sandbox.Settings
+	// Progress gets the job's lines and, at most once per Every, the runs done of
+	// those planned and the current verdicts.
+	Progress io.Writer
+	Now      func() time.Time // nil means time.Now
+}
+
+// CompareReport is what Compare did.
+type CompareReport struct {
+	// Folder is the compare folder; "" when the session stopped before it knew the GPU.
+	Folder  string
+	Compare results.Compare
+}
+
+// Compare runs a compare session: both commits checked out in worktrees and built
+// before anything is measured, then for a bench compare every model measured in ABBA
+// blocks with the repo's harness (each run under the guard, a rejected run redone in
+// place, adaptive repeats, runner/abrun), or for a profile compare each side's
+// profile session (a/ and b/) and the difference of the two decode profiles per run.
+// A compare whose worst case is over the budget is refused before anything is built.
+// compare.json is written with what was measured also when the session fails or is
+// interrupted (state failed or interrupted).
+func Compare(ctx context.Context, o CompareOptions) (CompareReport, error) {
+	c, err := newComparer(o)
+	if err != nil {
+		return CompareReport{}, err
+	}
+	info := c.probe(ctx, "ROCm, GPU, checkout")
+	if err := c.open(info); err != nil {
+		return CompareReport{}, err
+	}
+	err = c.finish(ctx, c.run(ctx))
+	return CompareReport{Folder: c.folder, Compare: *c.man}, err
+}
+
+type comparer struct {
+	session
+	o      CompareOptions
+	man    *results.Compare
+	models []config.Model
+	spec   abrun.Spec
+	wt     abrun.Worktrees
+	logs   string
+	sbs    [2]*sandbox.Sandbox
+	rows   map[rowKey]benchcsv.Row
+	header []string
+}
+
+type rowKey struct {
+	side  abrun.Side
+	model string
+	i     int
+}
+
+func newComparer(o CompareOptions) (*comparer, error) {
+	jobDefaults(&o.Host, &o.Guard, &o.Now)
+	if o.Kind != results.CompareBench && o.Kind != results.CompareProfile {
+		return nil, badRequestf("compare kind %q: give bench or profile", o.Kind)
+	}
+	for _, s := range []struct{ side, sha string }{{"A (the base)", o.ShaA}, {"B", o.ShaB}} {
+		if !abrun.IsFullSHA(s.sha) {
+			return nil, badRequestf("commit %s is %q: give the full 40-hex-digit SHA", s.side, s.sha)
+		}
+	}
+	if o.Label == "" {
+		o.Label = strs.ShortSHA(o.ShaA)[:7] + "-" + strs.ShortSHA(o.ShaB)[:7]
+	}
+	if err := results.CheckCompareLabel(o.Label); err != nil {
+		return nil, &badRequest{err: err}
+	}
+	for _, d := range []struct {
+		name string
+		p    *string
+	}{{"the repository (RepoDir)", &o.RepoDir}, {"the results root (OutDir)", &o.OutDir}} {
+		if err := absFolder(d.name, d.p); err != nil {
+			return nil, err
+		}
+	}
+	if o.TraceDir == "" {
+		o.TraceDir = filepath.Join(o.OutDir, "traces")
+	}
+	if err := absFolder("the traces root (TraceDir)", &o.TraceDir); err != nil {
+		return nil, err
+	}
+	if !isDir(o.RepoDir) {
+		return nil, fmt.Errorf("the repository %s is not a folder: give the checkout holding both commits", o.RepoDir)
+	}
+	if o.PerRun == 0 {
+		o.PerRun = DefaultComparePerRun
+	}
+	if o.Budget == 0 {
+		o.Budget = o.Config.Limits.RunTimeout
+	}
+	c := &comparer{o: o, rows: map[rowKey]benchcsv.Row{},
+		session: newSession(o.Host, o.RepoDir, o.Guard, &progress{w: o.Progress, now: o.Now}, o.Now, "compare manifest")}
+	c.save = func() error { return c.man.Save(c.folder) }
+	if err := c.pickModels(); err != nil {
+		return nil, err
+	}
+	c.spec = abrun.Spec{Start: o.Start, Cap: o.Cap, MaxRedo: o.MaxRedo,
+		Metrics: []abrun.Metric{{Name: "decode tok/s", Direction: abstat.HigherIsBetter}, {Name: "prefill tok/s", Direction: abstat.HigherIsBetter}}}
+	if c.spec.Cap == 0 {
+		c.spec.Cap = 10
+	}
+	if c.spec.Start == 0 {
+		c.spec.Start = min(abrun.DefaultStart, c.spec.Cap)
+	}
+	for _, m := range c.models {
+		c.spec.Models = append(c.spec.Models, path.Base(m.Dir))
+	}
+	if o.Kind == results.CompareProfile {
+		samp := o.Sampling
+		if len(samp) == 0 {
+			samp = o.Config.Sampling
+		}
+		if len(samp) == 0 {
+			return nil, errors.New("no sampling settings: give some (greedy, t0.7, t0.7-p0.95) or set sampling in the config")
+		}
+		c.o.Sampling = samp
+		c.spec.Metrics = c.spec.Metrics[:1]
+	} else if err := (abrun.Session{}).Check(c.spec); err != nil {
+		return nil, &badRequest{err: err}
+	}
+	// The budget first: nothing is built for a compare that would be refused.
+	if o.Budget > 0 {
+		if err := abrun.CheckBudget(c.budgetSpec(), o.PerRun, o.Budget); err != nil {
+			return nil, &badRequest{err: err}
+		}
+	}
+	return c, nil
+}
+
+// budgetSpec is what the budget is checked on: for a bench compare the session's
+// models at the cap; for a profile compare one run per model and setting a side.
+func (c *comparer) budgetSpec() abrun.Spec {
+	if c.o.Kind == results.CompareBench {
+		return c.spec
+	}
+	s := abrun.Spec{Cap: 1}
+	for _, m := range c.models {
+		for _, smp := range c.o.Sampling {
+			s.Models = append(s.Models, results.RunName(m.Dir, smp))
+		}
+	}
+	return s
+}
+
+// pickModels resolves the requested model names against the config, in its order.
+func (c *comparer) pickModels() error {
+	cfg := c.o.Config
+	want := c.o.Models
+	if len(want) == 0 {
+		want = cfg.DefaultModels
+	}
+	if len(want) == 0 {
+		for _, m := range cfg.Models {
+			want = append(want, m.Name)
+		}
+	}
+	if len(want) == 0 {
+		return badRequestf("no models to compare: the config names none")
+	}
+	if mx := cfg.Limits.MaxModels; mx > 0 && len(want) > mx {
+		return badRequestf("%d models asked for, more than limits.max_models (%d)", len(want), mx)
+	}
+	for _, name := range want {
+		if _, ok := cfg.Model(name); !ok {
+			return badRequestf("model %q is not in the config; known: %s", name, knownModels(cfg))
+		}
+	}
+	for _, m := range cfg.Models {
+		if slices.Contains(want, m.Name) {
+			if err := results.CheckRunName(path.Base(m.Dir)); err != nil {
+				return badRequestf("models.%s.dir: %v", m.Name, err)
+			}
+			c.models = append(c.models, m)
+		}
+	}
+	return nil
+}
+
+// open names the folder, starts the guard log and writes the first manifest.
+func (c *comparer) open(info hostinfo.Info) error {
+	gfx, _, err := target(info, "", "the compare folder and its CSVs are named after it; check the ROCm install")
+	if err != nil {
+		return err
+	}
+	o := c.o
+	folder := filepath.Join(o.OutDir, CompareDir, gfx+"_"+strs.ShortSHA(o.ShaA)+"_"+strs.ShortSHA(o.ShaB))
+	if _, err := os.Lstat(filepath.Join(folder, results.CompareFile)); err == nil {
+		return fmt.Errorf("%s already holds a compare: give another results root or move it away", folder)
+	}
+	c.logs = filepath.Join(o.OutDir, "compare-logs")
+	for _, d := range []string{folder, c.logs} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return fmt.Errorf("creating the compare folder: %w", err)
+		}
+	}
+	wtDir := filepath.Join(o.OutDir, "compare-worktrees")
+	if err := c.start(folder, filepath.Join(folder, results.GuardLogFile),
+		pathSub{wtDir, "<worktrees>"}, pathSub{o.TraceDir, "<trace-dir>"}, pathSub{o.RepoDir, "<checkout>"}, pathSub{o.OutDir, "<out>"}, pathSub{os.TempDir(), "<tmp>"}); err != nil {
+		return err
+	}
+	if err := results.WriteJSON(folder, results.HostInfoFile, "host facts", info); err != nil {
+		return err
+	}
+	now := o.Now()
+	date := now.Format(time.DateOnly)
+	c.man = &results.Compare{
+		Kind: o.Kind, ShaA: o.ShaA, ShaB: o.ShaB, Label: o.Label, Backend: "rocm", Host: benchcsv.HostTag(gfx), GFX: gfx,
+		Date: date, Started: now, State: results.SessionRunning, Start: c.spec.Start, Cap: c.spec.Cap, MaxRedo: c.spec.MaxRedo,
+		Options: abstat.DefaultOptions(), GuardLog: results.GuardLogFile, HostInfo: results.HostInfoFile,
+	}
+	if c.man.MaxRedo == 0 {
+		c.man.MaxRedo = abrun.DefaultMaxRedo
+	}
+	for _, m := range c.spec.Metrics {
+		c.man.Metrics = append(c.man.Metrics, results.CompareMetric{Name: m.Name, Direction: m.Direction.String()})
+	}
+	for _, name := range c.resultNames() {
+		c.man.Models = append(c.man.Models, results.CompareModel{Model: name})
+	}
+	if o.Kind == results.CompareProfile {
+		// Each side's guard log is its profile folder's.
+		c.man.Start, c.man.Cap, c.man.GuardLog = 1, 1, ""
+	}
+	c.prog.printf("%s compare of %s (A) and %s (B), label %s: %d model(s), folder %s", o.Kind,
+		strs.ShortSHA(o.ShaA), strs.ShortSHA(o.ShaB), o.Label, len(c.models), folder)
+	// The worktrees' folder is made fresh: a left-over one is removed with its
+	// worktrees' records first.
+	if err := os.RemoveAll(wtDir); err != nil {
+		return fmt.Errorf("clearing %s: %w", wtDir, err)
+	}
+	if err := os.MkdirAll(wtDir, 0o755); err != nil {
+		return err
+	}
+	return c.save()
+}
+
+// resultNames are the manifest's models: the model folders of a bench compare, the run
+// names (<model dir>_<tag>) of a profile compare.
+func (c *comparer) resultNames() []string {
+	if c.o.Kind == results.CompareBench {
+		return c.spec.Models
+	}
+	return c.budgetSpec().Models
+}
+
+// run prepares and builds both sides, then measures.
+func (c *comparer) run(ctx context.Context) (err error) {
+	wtDir := filepath.Join(c.o.OutDir, "compare-worktrees")
+	c.prog.printf("checking out A and B in their own worktrees")
+	if c.wt, err = abrun.Prepare(ctx, c.o.RepoDir, c.o.ShaA, c.o.ShaB, wtDir); err != nil {
+		return err
+	}
+	defer func() {
+		if rerr := c.wt.Remove(); rerr != nil {
+			c.prog.printf("could not remove the worktrees: %v", rerr)
+		}
+	}()
+	for _, side := range []abrun.Side{abrun.A, abrun.B} {
+		wt := c.wt.Path(side)
+		writable := []string{filepath.Join(wt, "target")}
+		if c.o.Kind == results.CompareBench {
+			writable = append(writable, filepath.Join(wt, HarnessOutput))
+			if fi, err := os.Stat(filepath.Join(wt, results.HarnessCommand[0])); err != nil || fi.Mode()&0o111 == 0 {
+				return fmt.Errorf("commit %s (%s) has no executable %s: a bench compare runs the repo's own harness on both sides", side, strs.ShortSHA(c.wt.Sha(side)), results.HarnessCommand[0])
+			}
+		} else {
+			writable = append(writable, c.o.TraceDir)
+		}
+		sb, err := jobSandbox(c.o.Sandbox, c.prog, wt, writable...)
+		if err != nil {
+			return err
+		}
+		c.sbs[side] = sb
+	}
+	// Both builds before the first measured run: no compiler runs between them.
+	build := func(ctx context.Context, worktree string) error {
+		side := abrun.A
+		if worktree == c.wt.B {
+			side = abrun.B
+		}
+		c.use(side)
+		argv := results.BenchBuildCommand
+		if c.o.Kind == results.CompareProfile {
+			argv = results.BuildCommand
+		}
+		logDir := filepath.Join(c.logs, strings.ToLower(side.String()))
+		if err := os.MkdirAll(logDir, 0o755); err != nil {
+			return err
+		}
+		var b results.Build
+		return c.runBuild(ctx, false, buildStep{argv: argv, logDir: logDir, doing: "building " + side.String(),
+			logHint: "compare-logs/" + strings.ToLower(side.String()) + "/build.log"}, &b)
+	}
+	if err := c.wt.BuildBoth(ctx, build); err != nil {
+		return err
+	}
+	if c.o.Kind == results.CompareProfile {
+		return c.profiles(ctx)
+	}
+	return c.bench(ctx)
+}
+
+// use points the session's commands at side's worktree and sandbox.
+func (c *comparer) use(side abrun.Side) {
+	c.repo = c.wt.Path(side)
+	c.sb = c.sbs[side]
+}
+
+// bench measures every model in ABBA blocks with the harness's single-model mode.
+func (c *comparer) bench(ctx context.Context) error {
+	s := abrun.Session{Now: c.o.Now, Every: c.o.Every}
+	out, err := s.Run(ctx, c.spec, abrun.MeasureFunc(c.measureBench), c.report)
+	c.record(out)
+	return err
+}
+
+// report writes a progress line and keeps the planned count in the manifest.
+func (c *comparer) report(p abrun.Progress) {
+	c.man.Planned = p.Planned
+	var parts []string
+	for _, m := range p.Models {
+		if m.NA == 0 && m.NB == 0 {
+			continue
+		}
+		var vs []string
+		for k, v := range m.Verdicts {
+			vs = append(vs, c.spec.Metrics[k].Name+": "+string(v))
+		}
+		st := fmt.Sprintf("%s A %d B %d", m.Model, m.NA, m.NB)
+		if len(vs) > 0 {
+			st += " (" + strings.Join(vs, ", ") + ")"
+		}
+		parts = append(parts, st)
+	}
+	c.prog.printf("compare: %d of %d runs done, measuring %s; %s", p.Done, p.Planned, p.Model, strings.Join(parts, "; "))
+}
+
+// measureBench is one run: the harness's single-model mode in side's worktree, under
+// the guard, with one attempt; a rejection goes back to the session, which redoes the
+// run in place.
+func (c *comparer) measureBench(ctx context.Context, side abrun.Side, model string, i int) (abrun.Sample, error) {
+	c.use(side)
+	wt := c.wt.Path(side)
+	dir, err := c.modelDir(side, model)
+	if err != nil {
+		return abrun.Sample{}, err
+	}
+	harness := filepath.Join(wt, HarnessOutput)
+	before, err := csvNames(harness)
+	if err != nil {
+		return abrun.Sample{}, err
+	}
+	fresh := func() ([]string, error) {
+		now, err := csvNames(harness)
+		if err != nil {
+			return nil, err
+		}
+		var out []string
+		for n := range now {
+			if !before[n] {
+				out = append(out, n)
+			}
+		}
+		slices.Sort(out)
+		return out, nil
+	}
+	clear := func() error {
+		left, err := fresh()
+		for _, n := range left {
+			if rerr := os.Remove(filepath.Join(harness, n)); rerr != nil && err == nil {
+				err = rerr
+			}
+		}
+		return err
+	}
+	g := c.guardOptions()
+	g.MaxAttempts = 1
+	g.BeforeAttempt = func(int) error { return clear() }
+	label := fmt.Sprintf("compare %s %s run %d", model, side, i+1)
+	logName := fmt.Sprintf("%s-%s-%d.log", model, strings.ToLower(side.String()), i+1)
+	argv := results.RemeasureCommand(dir)
+	r, err := c.runGuarded(ctx, "== "+label, g, label, argv, nil, filepath.Join(c.logs, logName), label, nil)
+	if err != nil {
+		return abrun.Sample{}, err
+	}
+	c.scrubGuardLog()
+	defer clear()
+	switch {
+	case r.interrupted():
+		return abrun.Sample{}, r.interruptedDuring(ctx, label)
+	case r.err != nil:
+		return abrun.Sample{}, fmt.Errorf("guarding %s: %w", label, r.err)
+	case r.gaveUp():
+		why := c.scrub.text(r.gaveUpReason(g))
+		c.prog.printf("%s: rejected by the guard, redone in place: %s", label, why)
+		return abrun.Sample{Rejected: true, Reason: why}, nil
+	case r.out.ExitCode != 0:
+		why := fmt.Sprintf("the harness exited with %s", exitText(r.out.ExitCode))
+		if tail := tailLines(r.output, 3); len(tail) > 0 {
+			why += "; last lines: " + strings.Join(tail, " | ")
+		}
+		return abrun.Sample{}, errors.New(c.scrub.text(why))
+	}
+	made, err := fresh()
+	if err != nil {
+		return abrun.Sample{}, err
+	}
+	if len(made) != 1 {
+		return abrun.Sample{}, fmt.Errorf("%s: the harness wrote %d CSVs in %s/, want one", label, len(made), HarnessOutput)
+	}
+	f, err := benchcsv.ReadFile(filepath.Join(harness, made[0]))
+	if err != nil {
+		return abrun.Sample{}, fmt.Errorf("%s: %w", label, err)
+	}
+	rows := f.RowsOf(model)
+	if len(rows) != 1 {
+		return abrun.Sample{}, fmt.Errorf("%s: %s has %d rows of %s, want one", label, made[0], len(rows), model)
+	}
+	row := rows[0]
+	if !row.OK() || !row.HasPrefill || row.DecodeTokS <= 0 || row.PrefillTokS <= 0 {
+		return abrun.Sample{}, fmt.Errorf("%s: the harness gave no reading (%s)", label, orNone(benchcsv.StatusText(row.Status)))
+	}
+	if c.header == nil {
+		c.header = f.Header
+	}
+	c.rows[rowKey{side, model, i}] = row
+	return abrun.Sample{Values: []float64{row.DecodeTokS, row.PrefillTokS}}, nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "no measured row"
+	}
+	return s
+}
+
+// modelDir is the harness's argument for model: the config's folder, in side's
+// worktree when there, else in the checkout (the models are seldom committed),
+// visible to side's sandbox.
+func (c *comparer) modelDir(side abrun.Side, model string) (string, error) {
+	for _, m := range c.models {
+		if path.Base(m.Dir) != model {
+			continue
+		}
+		dir := m.Dir
+		switch {
+		case filepath.IsAbs(dir):
+		case isDir(filepath.Join(c.wt.Path(side), filepath.FromSlash(dir))):
+			return dir, nil
+		default:
+			dir = filepath.Join(c.o.RepoDir, filepath.FromSlash(dir))
+		}
+		if !isDir(dir) {
+			return "", fmt.Errorf("model directory %s of models.%s is neither in the worktree nor in the checkout", m.Dir, m.Name)
+		}
+		if !c.sbs[side].Visible(dir) {
+			return "", fmt.Errorf("the model folder %s is outside the sandbox (the worktree and %s): add its folder to %s on the runner", m.Dir, sandbox.EnvReadOnly, sandbox.EnvReadOnly)
+		}
+		return dir, nil
+	}
+	return "", fmt.Errorf("no model folder %s in the config", model)
+}
+
+// csvNames lists the CSVs in dir (none when it does not exist).
+func csvNames(dir string) (map[string]bool, error) {
+	out := map[string]bool{}
+	ents, err := os.ReadDir(dir)
+	if os.IsNotExist(err) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".csv") {
+			out[e.Name()] = true
+		}
+	}
+	return out, nil
+}
+
+// record puts a session's outcome in the manifest: the runs in the order they ran,
+// each model's results, and the CSV pair of the accepted runs.
+func (c *comparer) record(out abrun.Outcome) {
+	c.man.Runs, c.man.Rejected = nil, out.Rejected
+	var before, after []benchcsv.Row
+	for mi, mo := range out.Models {
+		cm := &c.man.Models[mi]
+		cm.NA, cm.NB, cm.Done, cm.Results = mo.Count(abrun.A), mo.Count(abrun.B), mo.Done, nil
+		for _, r := range mo.Runs {
+			side := results.SideA
+			if r.Side == abrun.B {
+				side = results.SideB
+			}
+			c.man.Runs = append(c.man.Runs, results.CompareRun{Model: mo.Model, Side: side, I: r.I, Values: slices.Clone(r.Values), Rejected: r.Rejected})
+			if row, ok := c.rows[rowKey{r.Side, mo.Model, r.I}]; ok {
+				if r.Side == abrun.A {
+					before = append(before, row)
+				} else {
+					after = append(after, row)
+				}
+			}
+		}
+		if mo.Done {
+			for k, res := range mo.Results {
+				look := 0
+				if k < len(mo.Decisions) {
+					look = mo.Decisions[k].Look
+				}
+				cm.Results = append(cm.Results, results.CompareResult{Metric: c.spec.Metrics[k].Name, Look: look, Result: res})
+			}
+		}
+	}
+	c.man.Planned = max(c.man.Planned, len(c.man.Runs))
+	if c.header == nil || len(before)+len(after) == 0 {
+		return
+	}
+	names := [2]string{}
+	for k, rows := range [][]benchcsv.Row{before, after} {
+		name, err := results.CompareCSVName(c.man.Backend, c.man.Host, c.man.Date, c.man.Label, k == 0)
+		if err == nil {
+			err = results.WriteFileAtomic(filepath.Join(c.folder, name), benchcsv.Format(c.header, rows))
+		}
+		if err != nil {
+			c.prog.printf("could not write the CSV pair: %v", err)
+			return
+		}
+		names[k] = name
+	}
+	c.man.CSVBefore, c.man.CSVAfter = names[0], names[1]
+}
+
+// profiles runs each side's profile session into a/ and b/ and the difference of the
+// two decode profiles of every run both have.
+func (c *comparer) profiles(ctx context.Context) error {
+	rules := c.o.Rules
+	if rules == nil {
+		rules = attrib.Default()
+		if c.o.Config.Rules != "" {
+			r, err := attrib.Load(filepath.Join(c.wt.B, filepath.FromSlash(c.o.Config.Rules)))
+			if err != nil {
+				return fmt.Errorf("loading the attribution rules (rules: %s in the config): %w", c.o.Config.Rules, err)
+			}
+			rules = r
+		}
+	}
+	names := []string{results.CompareDirA, results.CompareDirB}
+	var reps [2]ProfileReport
+	for _, side := range []abrun.Side{abrun.A, abrun.B} {
+		dir := names[side]
+		var models []string
+		for _, m := range c.models {
+			models = append(models, m.Name)
+		}
+		stage := filepath.Join(c.o.OutDir, "compare-stage-"+dir)
+		if err := os.RemoveAll(stage); err != nil {
+			return err
+		}
+		c.prog.printf("profile of %s (%s) into %s/", side, strs.ShortSHA(c.wt.Sha(side)), dir)
+		rep, err := Profile(ctx, ProfileOptions{
+			Host: c.o.Host, RepoDir: c.wt.Path(side), Config: c.o.Config, Models: models, Sampling: c.o.Sampling,
+			OutDir: stage, TraceDir: filepath.Join(c.o.TraceDir, dir), Guard: c.o.Guard, Rules: rules, SkipBuild: true,
+			Sandbox: c.o.Sandbox, Progress: c.o.Progress, Now: c.o.Now,
+		})
+		reps[side] = rep
+		if rep.Folder != "" {
+			dst := filepath.Join(c.folder, dir)
+			if rerr := os.RemoveAll(dst); rerr != nil {
+				return rerr
+			}
+			if rerr := os.Rename(rep.Folder, dst); rerr != nil {
+				return fmt.Errorf("moving %s's profile into %s/: %w", side, dir, rerr)
+			}
+			os.RemoveAll(stage)
+			if side == abrun.A {
+				c.man.DirA = dir
+			} else {
+				c.man.DirB = dir
+			}
+		}
+		c.recordProfile(reps)
+		if err := c.step(err); err != nil {
+			if errors.Is(err, errInterrupted) || ctx.Err() != nil {
+				return fmt.Errorf("%w: the profile of %s: %w", errInterrupted, side, err)
+			}
+			return fmt.Errorf("the profile of %s: %w", side, err)
+		}
+	}
+	return c.diffs(rules)
+}
+
+// recordProfile puts the profiled runs in the manifest: per run, each side's decode
+// tok/s (the plain run's when there is one), A's runs first.
+func (c *comparer) recordProfile(reps [2]ProfileReport) {
+	c.man.Runs = nil
+	vals := map[string][2][]float64{}
+	for _, side := range []abrun.Side{abrun.A, abrun.B} {
+		dir := []string{results.CompareDirA, results.CompareDirB}[side]
+		for _, r := range reps[side].Session.Runs {
+			if r.Status != results.StatusOK {
+				continue
+			}
+			sum, err := results.ReadSummary(filepath.Join(c.folder, dir, r.Name+results.SummarySuffix))
+			if err != nil {
+				continue
+			}
+			v := float64(sum.ProfiledDecodeTokS)
+			if sum.PlainDecodeTokS != nil && *sum.PlainDecodeTokS > 0 {
+				v = float64(*sum.PlainDecodeTokS)
+			}
+			if v <= 0 {
+				continue
+			}
+			cs := results.SideA
+			if side == abrun.B {
+				cs = results.SideB
+			}
+			c.man.Runs = append(c.man.Runs, results.CompareRun{Model: r.Name, Side: cs, I: 0, Values: []float64{v}, Run: r.Name})
+			x := vals[r.Name]
+			x[side] = append(x[side], v)
+			vals[r.Name] = x
+		}
+	}
+	for i := range c.man.Models {
+		m := &c.man.Models[i]
+		x := vals[m.Model]
+		m.NA, m.NB, m.Done, m.Results = len(x[0]), len(x[1]), false, nil
+		if m.NA > 0 && m.NB > 0 {
+			res, err := abstat.Compare(x[0], x[1], abstat.HigherIsBetter, c.man.Options)
+			if err == nil {
+				m.Done = true
+				m.Results = []results.CompareResult{{Metric: c.spec.Metrics[0].Name, Result: res}}
+			}
+		}
+	}
+	c.man.Planned = 2 * len(c.man.Models)
+}
+
+// diffs writes <run>_diff.json and <run>_diff.md for every run profiled on both sides.
+func (c *comparer) diffs(rules *attrib.Rules) error {
+	for _, m := range c.man.Models {
+		if !m.Done {
+			continue
+		}
+		a, err := portdiff.ReadRun(filepath.Join(c.folder, results.CompareDirA, m.Model+results.SummarySuffix))
+		if err != nil {
+			return fmt.Errorf("the profile of A: %w", err)
+		}
+		b, err := portdiff.ReadRun(filepath.Join(c.folder, results.CompareDirB, m.Model+results.SummarySuffix))
+		if err != nil {
+			return fmt.Errorf("the profile of B: %w", err)
+		}
+		d, err := portdiff.Compare(a, b, rules)
+		if err != nil {
+			return fmt.Errorf("comparing the profiles of %s: %w", m.Model, err)
+		}
+		js, err := d.JSON()
+		if err != nil {
+			return err
+		}
+		cd := results.CompareDiff{Model: m.Model, JSON: m.Model + results.DiffJSONSuffix, Markdown: m.Model + results.DiffMarkdownSuffix}
+		if err := results.WriteFileAtomic(filepath.Join(c.folder, cd.JSON), js); err != nil {
+			return err
+		}
+		if err := results.WriteFileAtomic(filepath.Join(c.folder, cd.Markdown), []byte(d.Markdown())); err != nil {
+			return err
+		}
+		c.man.Diffs = append(c.man.Diffs, cd)
+		c.prog.printf("%s: %d kernels changed, %d appeared, %d vanished", m.Model, len(d.Kernels), len(d.Appeared), len(d.Vanished))
+	}
+	return nil
+}
+
+// finish closes the manifest with the state the session ended in; it returns err,
+// marked as an interruption when the context was cancelled.
+func (c *comparer) finish(ctx context.Context, err error) error {
+	if err != nil && ctx.Err() != nil && !errors.Is(err, errInterrupted) {
+		err = fmt.Errorf("%w: %w", errInterrupted, err)
+	}
+	c.man.Finished = c.o.Now()
+	c.man.State, c.man.Error = c.end(err)
+	c.close()
+	return err
+}
