@@ -154,7 +154,7 @@ func PlanCompare(ctx context.Context, o CompareOptions) *ComparePlan {
 			pl.Push = &PushSpec{Repo: o.RepoDir, Remote: o.Remote, Token: o.GitToken, BaseBranch: o.BaseBranch,
 				Change: gitpub.Change{Base: p.base, Branch: p.branch, Files: p.files, Message: msg, Author: o.Author, Date: p.when}}
 			pl.Steps = append(pl.Steps, PRStep{Title: fmt.Sprintf("rocm: A/B %s on %s (%s): before/after CSVs", d.Label, d.Host, d.Date), Head: p.branch, File: DryComparePR,
-				Body: func(l Links) (string, error) { return p.render(report.CompareComment, l, nil) }})
+				Body: func(l Links) (string, error) { return p.renderFor(report.CompareComment, l, nil, o.PR) }})
 		}
 		pl.Steps = append(pl.Steps,
 			CommentStep{Issue: o.PR, Marker: report.CompareMarker(string(d.Kind)), File: DryCompareComment, What: "compare comment",
@@ -305,12 +305,17 @@ func (p *ComparePlan) threshold() string {
 
 // render makes a compare document from the links so far; errors are listed in it.
 func (p *ComparePlan) render(kind report.Kind, l Links, errs []string) (string, error) {
+	return p.renderFor(kind, l, errs, 0)
+}
+
+// renderFor is render for a document not on the pull request that asked (requested).
+func (p *ComparePlan) renderFor(kind report.Kind, l Links, errs []string, requested int) (string, error) {
 	c := p.c
 	d := c.doc
 	in := report.CompareInput{
 		Kind: string(d.Kind), Label: d.Label, A: d.ShaA, B: d.ShaB, Host: d.Host, Date: d.Date, Alpha: d.Options.Alpha,
 		Runs: len(d.Runs), Rejected: d.Rejected, Complete: d.State == results.SessionComplete, Diffs: p.diffs,
-		Metrics: p.metrics(), PR: l.PR, Failing: p.failing, Threshold: p.threshold(), Errors: errs,
+		Metrics: p.metrics(), PR: l.PR, Requested: requested, Failing: p.failing, Threshold: p.threshold(), Errors: errs,
 	}
 	if p.before != "" {
 		in.Before, in.After = l.Link(d.CSVBefore, p.before), l.Link(d.CSVAfter, p.after)

@@ -85,6 +85,9 @@ type CompareInput struct {
 	Threshold string
 	Notes     []string
 	Errors    []string
+	// Requested is the pull request that asked for the compare, for the documents
+	// that are not on it (the CSV pair's pull request); 0 leaves it out.
+	Requested int
 }
 
 // CompareData fills the compare comment and check run.
@@ -108,6 +111,7 @@ type CompareData struct {
 	Threshold string
 	Notes     []string
 	Errors    []string
+	Requested int
 }
 
 // CompareRow is one model and metric of the verdict table, formatted.
@@ -170,7 +174,7 @@ func NewCompareData(in CompareInput) CompareData {
 	d := CompareData{
 		Marker: CompareMarker(in.Kind), Kind: in.Kind, Label: in.Label, A: in.A, B: in.B, Host: in.Host, Date: in.Date,
 		Before: in.Before, After: in.After, Run: in.WorkflowRun, PR: in.PR, Failing: in.Failing, Threshold: in.Threshold,
-		Notes: in.Notes, Errors: in.Errors,
+		Notes: in.Notes, Errors: in.Errors, Requested: in.Requested,
 	}
 	counts := map[abstat.Verdict]int{}
 	for _, m := range in.Metrics {
