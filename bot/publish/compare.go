@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/lablup/perfbot/bot/gh"
@@ -252,6 +254,9 @@ func (p *ComparePlan) portDiffs(ctx context.Context) error {
 	dirs := [2]string{}
 	for i, side := range []string{p.c.doc.DirA, p.c.doc.DirB} {
 		dir, err := findFolder(filepath.Join(p.c.dir, side))
+		if err == nil {
+			err = onlyRegular(dir)
+		}
 		if err != nil {
 			return fmt.Errorf("a profile compare needs the profile of each side (%s/): %w", side, err)
 		}
@@ -275,6 +280,37 @@ func (p *ComparePlan) portDiffs(ctx context.Context) error {
 		p.diffs = append(p.diffs, report.CompareDiff{Run: pr[0].Summary.Name, Diff: d})
 	}
 	return nil
+}
+
+// onlyRegular refuses a side's profile folder that is a link or holds a summary or
+// decode kernels file that is not a regular file: nothing read leaves the folder.
+func onlyRegular(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is %s, not a folder", safetext.Quote(filepath.Base(dir)), kindOf(fi.Mode()))
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		name := e.Name()
+		if (strings.HasSuffix(name, results.SummarySuffix) || strings.HasSuffix(name, results.DecodeKernelsSuffix)) && !e.Type().IsRegular() {
+			return fmt.Errorf("%s is %s, not a regular file", safetext.Quote(name), kindOf(e.Type()))
+		}
+	}
+	return nil
+}
+
+// kindOf says what a file that is not the regular file it should be is.
+func kindOf(m fs.FileMode) string {
+	if m&fs.ModeSymlink != 0 {
+		return "a symbolic link"
+	}
+	return infile.Kind(m)
 }
 
 // failingLines are the comparisons a threshold fails the check run on: called slower
@@ -501,6 +537,11 @@ func readCompare(dir string) (*compareFolder, error) {
 	}
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("%s is not a folder: give the compare results folder", safetext.Quote(dir))
+	}
+	// The manifest itself must not be a link either (ReadCompareFolder checks the files
+	// it names).
+	if fi, err := os.Lstat(filepath.Join(dir, results.CompareFile)); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("the compare's %s is %s, not a regular file", results.CompareFile, kindOf(fi.Mode()))
 	}
 	doc, err := results.ReadCompareFolder(dir)
 	if err != nil {

@@ -412,6 +412,25 @@ func TestCompareRefusesHostileResults(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "not a regular file"},
+		{"the manifest a link", func(t *testing.T, dir string) {
+			p := filepath.Join(dir, results.CompareFile)
+			if err := os.Rename(p, filepath.Join(dir, "elsewhere.json")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("elsewhere.json", p); err != nil {
+				t.Fatal(err)
+			}
+		}, "compare.json is a symbolic link, not a regular file"},
+		{"a side's summary a link", func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, results.CompareFile), strings.Replace(strings.Replace(manifest(t, dir), `"kind": "bench"`, `"kind": "profile"`, 1),
+				`"csv_before"`, `"dir_a": "a", "dir_b": "b", "csv_before"`, 1))
+			for _, side := range []string{"a", "b"} {
+				writeFile(t, filepath.Join(dir, side, "x_decode_kernels.csv"), "")
+				if err := os.Symlink("/etc/passwd", filepath.Join(dir, side, "x_summary.json")); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}, "\"x_summary.json\" is a symbolic link, not a regular file"},
 		{"the CSV missing", func(t *testing.T, dir string) {
 			if err := os.Remove(filepath.Join(dir, ssmBefore)); err != nil {
 				t.Fatal(err)
