@@ -537,3 +537,45 @@ func readFileString(t *testing.T, p string) string {
 	}
 	return string(b)
 }
+
+// The bench job with base-ref runs a bench compare on the models asked for: the
+// harness of each side in ABBA blocks, a 10 % decode gain planted in B called faster,
+// and the CSV pair beside compare.json.
+func TestHostJobsBenchCompare(t *testing.T) {
+	harness, err := os.ReadFile(filepath.Join(testfix.RepoRoot(t), "internal", "fakehost", "host", "harness", "bench_decode.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHostJobs(t, jobsConfig, map[string]string{
+		"scripts/bench_decode.sh":                                   string(harness),
+		"models/mlx/Meta-Llama-3.1-8B-Instruct-4bit/fake-bench.txt": "mlxcel 35.41 1065.78\n",
+	})
+	home := h.vars["HOME"]
+	if err := os.WriteFile(filepath.Join(h.repo, "fake-change.txt"), []byte("decode 1.1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hosttest.Git(t, home, h.repo, "add", "fake-change.txt")
+	hosttest.Git(t, home, h.repo, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "--quiet", "-m", "B: a faster decode")
+	head := hosttest.Git(t, home, h.repo, "rev-parse", "HEAD")
+
+	_, e, log, err := h.step(t, map[string]string{"job": "bench", "ref": head, "base-ref": h.base, "models": "llama"})
+	if err != nil {
+		t.Fatalf("bench compare: %v\n%s", err, log)
+	}
+	outs := readOutputs(t, e.output)
+	c, err := results.ReadCompareFolder(outs["results-dir"])
+	if err != nil {
+		t.Fatalf("outputs %v: %v", outs, err)
+	}
+	m, _ := c.Model("Meta-Llama-3.1-8B-Instruct-4bit")
+	if outs["verdict"] != VerdictComplete || c.Kind != results.CompareBench || c.ShaA != h.base || c.ShaB != head ||
+		!m.Done || len(m.Results) != 2 || m.Results[0].Verdict != "faster" || c.CSVBefore == "" || c.CSVAfter == "" {
+		t.Errorf("outputs %v, compare %+v", outs, c)
+	}
+	if len(c.Runs) < 4 || c.Runs[0].Side != results.SideA || c.Runs[1].Side != results.SideB || c.Runs[2].Side != results.SideB || c.Runs[3].Side != results.SideA {
+		t.Errorf("runs out of ABBA order: %+v", c.Runs)
+	}
+	if sum := e.summaryText(t); !strings.Contains(sum, "decode tok/s") || !strings.Contains(sum, "faster") {
+		t.Errorf("summary:\n%s", sum)
+	}
+}

@@ -412,7 +412,7 @@ func (c *comparer) report(p abrun.Progress) {
 func (c *comparer) measureBench(ctx context.Context, side abrun.Side, model string, i int) (abrun.Sample, error) {
 	c.use(side)
 	wt := c.wt.Path(side)
-	dir, err := c.modelDir(side, model)
+	dir, cfgDir, err := c.modelDir(side, model)
 	if err != nil {
 		return abrun.Sample{}, err
 	}
@@ -491,6 +491,11 @@ func (c *comparer) measureBench(ctx context.Context, side abrun.Side, model stri
 	if !row.OK() || !row.HasPrefill || row.DecodeTokS <= 0 || row.PrefillTokS <= 0 {
 		return abrun.Sample{}, fmt.Errorf("%s: the harness gave no reading (%s)", label, orNone(benchcsv.StatusText(row.Status)))
 	}
+	if filepath.IsAbs(dir) && !filepath.IsAbs(cfgDir) {
+		// The harness writes its argument into the row: the committed CSV names the
+		// config's folder, not this host's.
+		row.ModelPath = strings.TrimSuffix(cfgDir, "/") + "/"
+	}
 	if c.header == nil {
 		c.header = f.Header
 	}
@@ -505,10 +510,10 @@ func orNone(s string) string {
 	return s
 }
 
-// modelDir is the harness's argument for model: the config's folder, in side's
-// worktree when there, else in the checkout (the models are seldom committed),
-// visible to side's sandbox.
-func (c *comparer) modelDir(side abrun.Side, model string) (string, error) {
+// modelDir is the harness's argument for model (and the config's folder): the
+// config's folder, in side's worktree when there, else in the checkout (the models are
+// seldom committed), visible to side's sandbox.
+func (c *comparer) modelDir(side abrun.Side, model string) (arg, cfgDir string, err error) {
 	for _, m := range c.models {
 		if path.Base(m.Dir) != model {
 			continue
@@ -517,19 +522,19 @@ func (c *comparer) modelDir(side abrun.Side, model string) (string, error) {
 		switch {
 		case filepath.IsAbs(dir):
 		case isDir(filepath.Join(c.wt.Path(side), filepath.FromSlash(dir))):
-			return dir, nil
+			return dir, m.Dir, nil
 		default:
 			dir = filepath.Join(c.o.RepoDir, filepath.FromSlash(dir))
 		}
 		if !isDir(dir) {
-			return "", fmt.Errorf("model directory %s of models.%s is neither in the worktree nor in the checkout", m.Dir, m.Name)
+			return "", "", fmt.Errorf("model directory %s of models.%s is neither in the worktree nor in the checkout", m.Dir, m.Name)
 		}
 		if !c.sbs[side].Visible(dir) {
-			return "", fmt.Errorf("the model folder %s is outside the sandbox (the worktree and %s): add its folder to %s on the runner", m.Dir, sandbox.EnvReadOnly, sandbox.EnvReadOnly)
+			return "", "", fmt.Errorf("the model folder %s is outside the sandbox (the worktree and %s): add its folder to %s on the runner", m.Dir, sandbox.EnvReadOnly, sandbox.EnvReadOnly)
 		}
-		return dir, nil
+		return dir, m.Dir, nil
 	}
-	return "", fmt.Errorf("no model folder %s in the config", model)
+	return "", "", fmt.Errorf("no model folder %s in the config", model)
 }
 
 // csvNames lists the CSVs in dir (none when it does not exist).

@@ -41,8 +41,9 @@ func compareRepo(t testing.TB, change string) (repo, shaA, shaB string) {
 	t.Helper()
 	repo = filepath.Join(t.TempDir(), "mlxcel")
 	files := map[string]string{
-		"Cargo.toml":                                 "[workspace]\n",
-		".gitignore":                                 "target/\nbenchmarks/\n",
+		"Cargo.toml": "[workspace]\n",
+		// The Qwen folder is not committed: the worktrees lack it, the checkout has it.
+		".gitignore":                                 "target/\nbenchmarks/\nmodels/mlx/" + cmpQwen + "/\n",
 		".github/perfbot.yml":                        compareConfig,
 		"src/lib/mlx-cpp/patches-rocm/UPSTREAM":      upstreamFile(t),
 		"models/mlx/" + cmpLlama + "/config.json":    `{"model_type": "llama", "num_hidden_layers": 32}`,
@@ -149,8 +150,12 @@ func TestCompareBenchFindsThePlantedGain(t *testing.T) {
 			t.Errorf("%s: header %v, %d rows", f.name, csv.Header, len(csv.Rows))
 		}
 		rows := csv.RowsOf(cmpLlama)
-		if len(rows) != 3 || rows[0].DecodeTokS != f.want || rows[0].MlxcelCommit != f.short {
+		if len(rows) != 3 || rows[0].DecodeTokS != f.want || rows[0].MlxcelCommit != f.short || rows[0].ModelPath != "models/mlx/"+cmpLlama+"/" {
 			t.Errorf("%s: llama rows %+v", f.name, rows)
+		}
+		// Measured from the checkout's folder, named as the config names it.
+		if rows := csv.RowsOf(cmpQwen); len(rows) != 3 || rows[0].ModelPath != "models/mlx/"+cmpQwen+"/" {
+			t.Errorf("%s: qwen rows %+v", f.name, rows)
 		}
 	}
 	// Both builds ran before the first measured run.
