@@ -45,6 +45,8 @@ type Config struct {
 	Verify [][]string
 	Limits Limits
 	Trend  Trend
+	// Compare holds the A/B compares' settings.
+	Compare Compare
 }
 
 // Trigger says who may start runs.
@@ -116,6 +118,13 @@ const (
 
 // TrendModes lists trend.publish's values.
 var TrendModes = []string{TrendCommit, TrendPages, TrendOff}
+
+// Compare holds the A/B compares' settings.
+type Compare struct {
+	// FailSlowerPct fails a compare's check run when a comparison is called slower by
+	// this many percent or more (the change of the medians); 0 leaves it neutral.
+	FailSlowerPct float64
+}
 
 // Limits bound what one request may cost.
 type Limits struct {

@@ -109,6 +109,10 @@ var Keys = []Key{
 		Meaning: "*Repo path* of the page's folder, on the baseline branch (`commit`) or on the Pages branch (`pages`, served at `https://OWNER.github.io/REPO/<path>/`). A folder of its own: not one of the `results` folders nor above them; no part may start with `.`."},
 	{Path: "trend.pages_branch", Default: "gh-pages",
 		Meaning: "The branch GitHub Pages serves (with `pages`): perfbot adds one commit over its head, touching only `<path>/index.html`, and never pushes over a commit it did not see. Not a default branch nor one of `branches`."},
+	{Path: "compare", Note: "see below",
+		Meaning: "The A/B compares ([docs/ab.md](docs/ab.md))."},
+	{Path: "compare.fail_slower_pct", Default: "0",
+		Meaning: "The compare's check run fails when a model and metric is called slower by this many percent or more (the change of the medians, after Holm's correction); `0` = the check run stays neutral. 0..1000."},
 }
 
 // Parent is the block a key belongs to: "" for a top-level key, "guard" for

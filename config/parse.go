@@ -37,6 +37,7 @@ type rawFile struct {
 	Verify        [][]string          `yaml:"verify"`
 	Limits        rawLimits           `yaml:"limits"`
 	Trend         rawTrend            `yaml:"trend"`
+	Compare       rawCompare          `yaml:"compare"`
 }
 
 type rawTrend struct {
@@ -88,6 +89,10 @@ type rawLimits struct {
 	RunTimeoutMins  wholeNumber `yaml:"run_timeout_mins"`
 	CommentMaxBytes wholeNumber `yaml:"comment_max_bytes"`
 	MaxRepeats      wholeNumber `yaml:"max_repeats"`
+}
+
+type rawCompare struct {
+	FailSlowerPct realNumber `yaml:"fail_slower_pct"`
 }
 
 // wholeNumber refuses `1.5` and `"3"`, which yaml.v3 would silently truncate or convert.
@@ -180,7 +185,8 @@ func rawDefaults() rawFile {
 			CommentMaxBytes: wholeNumber(d.Limits.CommentMaxBytes),
 			MaxRepeats:      wholeNumber(d.Limits.MaxRepeats),
 		},
-		Trend: rawTrend{Publish: d.Trend.Publish, Path: d.Trend.Path, PagesBranch: d.Trend.PagesBranch},
+		Trend:   rawTrend{Publish: d.Trend.Publish, Path: d.Trend.Path, PagesBranch: d.Trend.PagesBranch},
+		Compare: rawCompare{FailSlowerPct: realNumber(d.Compare.FailSlowerPct)},
 	}
 }
 
@@ -272,7 +278,8 @@ func build(raw rawFile, order []string) (Config, []fieldError) {
 			CommentMaxBytes: int(raw.Limits.CommentMaxBytes),
 			MaxRepeats:      int(raw.Limits.MaxRepeats),
 		},
-		Trend: Trend{Publish: raw.Trend.Publish, Path: raw.Trend.Path, PagesBranch: raw.Trend.PagesBranch},
+		Trend:   Trend{Publish: raw.Trend.Publish, Path: raw.Trend.Path, PagesBranch: raw.Trend.PagesBranch},
+		Compare: Compare{FailSlowerPct: float64(raw.Compare.FailSlowerPct)},
 	}
 	def := Default()
 	if c.Runners == nil {

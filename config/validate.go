@@ -57,6 +57,8 @@ const (
 	// GitHub Actions ends a job on a self-hosted runner after 5 days.
 	maxRunTimeout = 5 * 24 * time.Hour
 	maxSampleHz   = 100
+	// A compare slower by more than 1000 % is not a threshold anyone means.
+	maxFailSlowerPct = 1000
 )
 
 // Validate checks every rule of the schema. Errors name the key path
@@ -169,6 +171,9 @@ func (c Config) check() []fieldError {
 	if c.Limits.MaxRepeats < MinRepeats || c.Limits.MaxRepeats > MaxRepeats {
 		add("limits.max_repeats", "must be in %d..%d: a compare starts with %d repeats per side (got %d)",
 			MinRepeats, MaxRepeats, MinRepeats, c.Limits.MaxRepeats)
+	}
+	if p := c.Compare.FailSlowerPct; !(p >= 0 && p <= maxFailSlowerPct) {
+		add("compare.fail_slower_pct", "must be 0 (the check run stays neutral) or a slowdown in percent up to %d (got %v)", maxFailSlowerPct, p)
 	}
 	return fes
 }

@@ -10,9 +10,10 @@
 // on the requesting pull request; the bot branches of closed requests are deleted. With a dry run the GitHub writes become files in a folder and the
 // push goes only to a remote on this machine.
 //
-// Publishing is a plan, then its effects. PlanProfile and PlanBaseline read the results
-// (and the few files of the pinned commit they need) and return a Plan: the commit to
-// push and the steps after it, writing nothing. One apply runs the steps through a Sink,
+// Publishing is a plan, then its effects. PlanProfile, PlanBaseline and PlanCompare (an
+// A/B compare: the CSV pair, its comment on the pull request, a check run neutral unless
+// a threshold fails it) read the results (and the few files of the pinned commit they
+// need) and return a Plan: the commit to push and the steps after it, writing nothing. One apply runs the steps through a Sink,
 // ToGitHub or ToDir (the dry run), each step recording its outcome; the conclusion is
 // computed from the failures at the end. A new kind of publication is a new planner
 // composing the same steps (PRStep, CommentStep, IssuesStep, StatusStep, CheckRunStep,

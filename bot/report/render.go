@@ -97,6 +97,8 @@ func checkData(kind Kind, data any) error {
 		ok = isType[RegressionData](data)
 	case JobSummary:
 		ok = isType[JobSummaryData](data)
+	case CompareComment, CompareCheck:
+		ok = isType[CompareData](data)
 	}
 	if !ok {
 		return fmt.Errorf("rendering the %s: data of type %T does not fit this document", kind, data)

@@ -34,10 +34,11 @@ const publishUsage = `--results DIR --repo DIR [--dry-run DIR] [--config FILE] [
            [--trigger-comment-id N] [--issue N] [--epic N] [--bot-login LOGIN] [--author-name NAME]
            [--author-email EMAIL] [--app-id N --installation-id N --app-key-file FILE] [--python FILE]
            [--verify-timeout DURATION] [--json]
+   or: perfbot publish --compare DIR --repo DIR [--dry-run DIR] [--issue N] [--workflow-run URL] and the flags above
 
 examples:
-  perfbot publish --results out/benchmarks/rocm_profiles --repo mlxcel --dry-run /tmp/pr
-  perfbot publish --results out/benchmarks/rocm_profiles --repo mlxcel --github-repo lablup/mlxcel --issue 12`
+  perfbot publish --results out/benchmarks/rocm_profiles --repo mlxcel --github-repo lablup/mlxcel --issue 12
+  perfbot publish --compare out/compare --repo mlxcel --github-repo lablup/mlxcel --issue 12 --check-run-id 77`
 
 // publishOptions are the flags of `perfbot publish`.
 type publishOptions struct {
@@ -51,6 +52,7 @@ type publishOptions struct {
 	json                                 bool
 	appID, installationID                int64
 	appKeyFile                           string
+	compare, workflowRun                 string
 }
 
 func runPublish(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -70,11 +72,15 @@ func runPublish(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.IntVar(&o.issue, "issue", 0, "issue or pull request the command came from")
 	fs.IntVar(&o.epic, "epic", 0, "epic issue for the ranking comment (default: epic of the configuration)")
 	fs.DurationVar(&o.verifyTimeout, "verify-timeout", 10*time.Minute, "time limit per verification command when the patch is prepared here")
+	compareFlags(fs, &o)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usageError("unexpected argument %q", fs.Arg(0))
+	}
+	if o.compare != "" {
+		return runPublishCompare(ctx, o, stdout, stderr)
 	}
 	if o.results == "" || o.repo == "" {
 		return usageError("--results and --repo are required (usage: perfbot publish %s)", publishUsage)
