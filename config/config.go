@@ -44,6 +44,15 @@ type Config struct {
 	// Verify are argv lists run on the patched tree before pushing; empty means none.
 	Verify [][]string
 	Limits Limits
+	// Nightly holds the nightly baseline's settings.
+	Nightly Nightly
+}
+
+// Nightly holds the nightly baseline's settings.
+type Nightly struct {
+	// CreepPct is the gap, in percent, between a model's current segment and the best
+	// segment of the last 90 days that the baseline page reports as slow creep.
+	CreepPct float64
 }
 
 // Trigger says who may start runs.
@@ -130,7 +139,8 @@ func Default() Config {
 		},
 		Rules:  "",
 		Verify: [][]string{{"python3", "scripts/ci/check_kernel_port_dispatch.py"}},
-		Limits: Limits{MaxModels: 8, RunTimeout: 240 * time.Minute, CommentMaxBytes: 65536},
+		Limits:  Limits{MaxModels: 8, RunTimeout: 240 * time.Minute, CommentMaxBytes: 65536},
+		Nightly: Nightly{CreepPct: 5},
 	}
 }
 

@@ -57,6 +57,7 @@ func TestMinimalFileTakesTheDocumentedDefaults(t *testing.T) {
 		Rules:    "",
 		Verify:   [][]string{{"python3", "scripts/ci/check_kernel_port_dispatch.py"}},
 		Limits:   Limits{MaxModels: 8, RunTimeout: 4 * time.Hour, CommentMaxBytes: 65536},
+		Nightly:  Nightly{CreepPct: 5},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("minimal file (-want +got):\n%s", d)

@@ -97,6 +97,10 @@ var Keys = []Key{
 		Meaning: "Minutes one run may take, 1..7200 (GitHub Actions ends a self-hosted job after 5 days)."},
 	{Path: "limits.comment_max_bytes", Default: "65536",
 		Meaning: "Largest comment perfbot writes, 1..65536 (GitHub's limit)."},
+	{Path: "nightly", Note: "see below",
+		Meaning: "The nightly baseline ([docs/nightly.md](docs/nightly.md))."},
+	{Path: "nightly.creep_pct", Default: "5",
+		Meaning: "Slow creep: the gap, in percent, between a model's current segment and the best segment of the last 90 days that the baseline page reports, 0.5..50."},
 }
 
 // Parent is the block a key belongs to: "" for a top-level key, "guard" for

@@ -36,6 +36,11 @@ type rawFile struct {
 	Rules         string              `yaml:"rules"`
 	Verify        [][]string          `yaml:"verify"`
 	Limits        rawLimits           `yaml:"limits"`
+	Nightly       rawNightly          `yaml:"nightly"`
+}
+
+type rawNightly struct {
+	CreepPct realNumber `yaml:"creep_pct"`
 }
 
 type rawTrigger struct {
@@ -157,6 +162,7 @@ func rawDefaults() rawFile {
 			RunTimeoutMins:  wholeNumber(d.Limits.RunTimeout / time.Minute),
 			CommentMaxBytes: wholeNumber(d.Limits.CommentMaxBytes),
 		},
+		Nightly: rawNightly{CreepPct: realNumber(d.Nightly.CreepPct)},
 	}
 }
 
@@ -247,6 +253,7 @@ func build(raw rawFile, order []string) (Config, []fieldError) {
 			RunTimeout:      dur("limits.run_timeout_mins", raw.Limits.RunTimeoutMins, time.Minute),
 			CommentMaxBytes: int(raw.Limits.CommentMaxBytes),
 		},
+		Nightly: Nightly{CreepPct: float64(raw.Nightly.CreepPct)},
 	}
 	def := Default()
 	if c.Runners == nil {

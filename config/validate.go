@@ -156,6 +156,9 @@ func (c Config) check() []fieldError {
 		add("limits.comment_max_bytes", "must be in 1..%d, GitHub's comment size limit (got %d)",
 			maxCommentBytes, c.Limits.CommentMaxBytes)
 	}
+	if p := c.Nightly.CreepPct; !(p >= 0.5 && p <= 50) {
+		add("nightly.creep_pct", "must be in 0.5..50 percent: the gap to the best segment of the last 90 days reported as slow creep (got %g)", p)
+	}
 	return fes
 }
 

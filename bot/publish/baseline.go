@@ -200,6 +200,7 @@ type BaselinePlan struct {
 	pairs    []baseline.RuntimePair
 	median   string
 	history  *baseline.History // the nightly history with tonight's files, for the chart
+	changes  *changeAnalysis   // the change points of each model's history (regressions.go)
 }
 
 // PublishBaseline publishes a nightly run: the CSVs, the guard's evidence, the manifest
@@ -288,6 +289,7 @@ func (p *BaselinePlan) prepare(ctx context.Context) error {
 	}
 	p.pagePath = path.Join(p.o.Config.Results.Reports, fmt.Sprintf("rocm-baseline-%s-%s.md", m.GFX, m.Date))
 	p.history = p.loadHistory(ctx)
+	p.changes = p.analyseChanges(ctx)
 	if svg, err := p.chart(); err != nil {
 		p.sum.Notes = append(p.sum.Notes, "no chart on the baseline page: "+err.Error())
 	} else {
@@ -409,12 +411,14 @@ func (p *BaselinePlan) rowLink(file string, line int) string {
 
 func (p *BaselinePlan) pageData() report.BaselinePageData {
 	m := p.n.man
-	return report.NewBaselinePageData(report.BaselineInput{
+	in := report.BaselineInput{
 		Manifest: &m, Mlxcel: p.n.mlxcel, MlxLM: p.n.mlxlm, MlxcelCSV: sweepCSV(m, results.SweepMlxcel), MlxLMCSV: sweepCSV(m, results.SweepMlxLM),
 		Guard: p.n.guard, GuardLog: m.Stem + results.GuardLogSuffix, Commit: p.base, MaxSpreadPct: p.o.MaxSpreadPct,
 		Benchmarks: p.o.Config.Results.Benchmarks, RowLink: p.rowLink, Issues: map[string]report.Link{},
 		History: p.history, ChartURL: p.chartURL(),
-	})
+	}
+	p.addChanges(&in)
+	return report.NewBaselinePageData(in)
 }
 
 // chartURL is the chart's link from the page, "" when there is no chart.
