@@ -137,8 +137,8 @@ func Default() Config {
 			Reports:    "docs/benchmark_results",
 			Benchmarks: "benchmarks",
 		},
-		Rules:  "",
-		Verify: [][]string{{"python3", "scripts/ci/check_kernel_port_dispatch.py"}},
+		Rules:   "",
+		Verify:  [][]string{{"python3", "scripts/ci/check_kernel_port_dispatch.py"}},
 		Limits:  Limits{MaxModels: 8, RunTimeout: 240 * time.Minute, CommentMaxBytes: 65536},
 		Nightly: Nightly{CreepPct: 5},
 	}
