@@ -3,6 +3,7 @@ package publish
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -244,6 +245,27 @@ func (p *BaselinePlan) analyseChanges(ctx context.Context) *changeAnalysis {
 	return a
 }
 
+// reportable says a change is large enough to report: its segments' medians differ by
+// at least MinChangePct (the segmentation tests the means of the logarithms, which an
+// odd night can pull further than the medians move).
+// A regression that only takes the level back to where it was before the gain just
+// before it ends that gain: it is shown with the gain, not reported as a regression.
+func reportable(r changepoint.Result, c changepoint.Change, p changepoint.Params) bool {
+	if math.Abs(c.ChangePct) < p.MinChangePct {
+		return false
+	}
+	if c.Kind != changepoint.Regression {
+		return true
+	}
+	for i, prev := range r.Changes {
+		if prev.Index == c.Index && i > 0 && r.Changes[i-1].Kind == changepoint.Improvement {
+			gain := r.Changes[i-1]
+			return !(math.Abs(c.To/gain.From-1)*100 <= p.SamePct)
+		}
+	}
+	return true
+}
+
 // segmentAt is the segment that starts at night i (the last one when none does).
 func segmentAt(r changepoint.Result, i int) changepoint.Segment {
 	for _, s := range r.Segments {
@@ -271,7 +293,7 @@ func tonightVerdict(mc *modelChanges) (baseline.Verdict, string) {
 		return v, j.Why + "; " + tonight
 	}
 	for _, c := range res.Changes {
-		if c.Index != cur.Start {
+		if c.Index != cur.Start || !reportable(mc.Res, c, mc.Params) {
 			continue
 		}
 		switch {
@@ -291,6 +313,9 @@ func (a *changeAnalysis) changeRows(issues map[string]report.Link) (rows []repor
 	}
 	for _, mc := range a.Models {
 		for _, c := range mc.Res.Changes {
+			if !reportable(mc.Res, c, mc.Params) {
+				continue
+			}
 			row := report.ChangeRow{Model: mc.Model, Date: c.Date, Change: fmt.Sprintf("%+.1f%% (%.2f to %.2f tok/s)", c.ChangePct, c.From, c.To),
 				Nights: nightRange(mc.Nights, c.RangeFrom, c.RangeTo), Commits: commitRange(c.LastGood, c.FirstBad), State: "gain"}
 			if c.Kind == changepoint.Regression {

@@ -128,7 +128,7 @@ func (p *BaselinePlan) changeIssues(pair string) []IssueStep {
 	for _, mc := range p.changes.Models {
 		open := mc.Res.Open()
 		for _, c := range mc.Res.Changes {
-			if c.Kind != changepoint.Regression {
+			if c.Kind != changepoint.Regression || !reportable(mc.Res, c, mc.Params) {
 				continue
 			}
 			key := regressionFileName(mc.Model) + "_" + c.Date
