@@ -16,10 +16,11 @@ type Issue struct {
 	Body   string
 	State  string
 	Labels []string
+	Author string // the login that opened it
 }
 
 func issueFrom(i *github.Issue) Issue {
-	is := Issue{Number: i.GetNumber(), URL: i.GetHTMLURL(), Title: i.GetTitle(), Body: i.GetBody(), State: i.GetState()}
+	is := Issue{Number: i.GetNumber(), URL: i.GetHTMLURL(), Title: i.GetTitle(), Body: i.GetBody(), State: i.GetState(), Author: i.GetUser().GetLogin()}
 	for _, l := range i.Labels {
 		is.Labels = append(is.Labels, l.GetName())
 	}

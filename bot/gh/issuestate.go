@@ -47,3 +47,16 @@ func (c *Client) AddIssueLabels(ctx context.Context, r Repo, number int, labels 
 	}
 	return nil
 }
+
+// IssueByNumber reads one issue (or pull request).
+func (c *Client) IssueByNumber(ctx context.Context, r Repo, number int) (Issue, error) {
+	op := fmt.Sprintf("reading issue #%d in %s", number, r)
+	if err := checkIssue(r, number); err != nil {
+		return Issue{}, fmt.Errorf("%s: %w", op, err)
+	}
+	i, _, err := c.api().Issues.Get(c.ctx(ctx), r.Owner, r.Name, number)
+	if err != nil {
+		return Issue{}, wrap(err, op, needIssuesRead)
+	}
+	return issueFrom(i), nil
+}

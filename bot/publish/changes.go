@@ -19,10 +19,9 @@ import (
 	"github.com/lablup/perfbot/runner/changepoint"
 )
 
-// AcceptedLabel is the label `/perfbot accept` puts on a regression issue: the
-// maintainer took the new level as the normal one. The nightly publish reads it from
-// GitHub; nothing else records an acceptance.
-const AcceptedLabel = "perfbot-accepted"
+// AcceptedLabel is report.AcceptedLabel: `/perfbot accept` puts it on a regression
+// issue, and the publish reads it from GitHub.
+const AcceptedLabel = report.AcceptedLabel
 
 // Checks says what of the confirmation and bisection of a change has run: the
 // interleaved A/B of last good against first bad and the bisection between them are

@@ -14,6 +14,10 @@ const (
 	// RegressionPrefix starts every regression issue's marker; RegressionMarker adds
 	// the backend, host and model.
 	RegressionPrefix = "<!-- perfbot:regression "
+	// AcceptedLabel is the label `/perfbot accept` puts on a regression issue: a
+	// maintainer took the new level as the normal one. The nightly publish reads it from
+	// GitHub; nothing else records an acceptance.
+	AcceptedLabel = "perfbot-accepted"
 )
 
 var markerUnsafe = regexp.MustCompile(`[^A-Za-z0-9._+-]`)
