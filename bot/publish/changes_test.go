@@ -2,15 +2,21 @@ package publish
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/lablup/perfbot/bot/report"
+	"github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/lablup/perfbot/runner/baseline"
 	"github.com/lablup/perfbot/runner/benchcsv"
@@ -214,4 +220,172 @@ func TestChangePointsOnRealNights(t *testing.T) {
 	}
 	wantIn(t, readFile(t, filepath.Join(out, dryRegression+qwens[0]+".md")), "| state | closed |")
 	wantIn(t, readFile(t, filepath.Join(out, dryRegression+qwens[0]+dryClosed)), "is back at the level before this regression")
+}
+
+// changeHub is the stub's state of the bot's issues with their state, labels and
+// comments: listed by state, opened, edited, closed, commented, labelled.
+type changeHub struct {
+	*hub
+	mu       sync.Mutex
+	issues   []map[string]any
+	comments map[string][]string // by issue number
+}
+
+func (h *changeHub) list() fakegithub.Responder {
+	return locked(&h.mu, func(req fakegithub.Request) fakegithub.Response {
+		state := strings.Join(req.Query["state"], "")
+		list := []any{h.object("issue", map[string]any{"number": 1814, "title": "epic", "body": "ports", "user.login": "maintainer", "labels": []any{}})}
+		for _, is := range h.issues {
+			if state == "all" || is["state"] == state {
+				list = append(list, is)
+			}
+		}
+		return answer(200, list)
+	})
+}
+
+func (h *changeHub) create() fakegithub.Responder {
+	return locked(&h.mu, func(req fakegithub.Request) fakegithub.Response {
+		b := body(req)
+		n := 100 + len(h.issues)
+		is := h.object("issue", map[string]any{"number": n, "title": b["title"], "body": b["body"], "user.login": botLogin, "state": "open", "labels": []any{},
+			"html_url": "https://github.com/lablup/mlxcel/issues/" + strconv.Itoa(n)})
+		delete(is, "pull_request")
+		h.issues = append(h.issues, is)
+		return answer(201, is)
+	})
+}
+
+func (h *changeHub) find(p string) map[string]any {
+	for _, is := range h.issues {
+		if fmt.Sprint(is["number"]) == p {
+			return is
+		}
+	}
+	return nil
+}
+
+func (h *changeHub) edit() fakegithub.Responder {
+	return locked(&h.mu, func(req fakegithub.Request) fakegithub.Response {
+		is := h.find(path.Base(req.Path))
+		if is == nil {
+			return answer(404, map[string]string{"message": "Not Found"})
+		}
+		for k, v := range body(req) {
+			if k == "title" || k == "body" || k == "state" {
+				is[k] = v
+			}
+		}
+		return answer(200, is)
+	})
+}
+
+func (h *changeHub) comment() fakegithub.Responder {
+	return locked(&h.mu, func(req fakegithub.Request) fakegithub.Response {
+		n := path.Base(path.Dir(req.Path))
+		text := body(req)["body"].(string)
+		h.comments[n] = append(h.comments[n], text)
+		id := int64(7000 + len(h.comments[n]))
+		return answer(201, h.hub.comment(id, 0, text))
+	})
+}
+
+func (h *changeHub) label() fakegithub.Responder {
+	return locked(&h.mu, func(req fakegithub.Request) fakegithub.Response {
+		is := h.find(path.Base(path.Dir(req.Path)))
+		var labels []any
+		for _, l := range asStrings(body(req)["labels"]) {
+			labels = append(labels, map[string]any{"id": len(labels) + 1, "node_id": "L", "url": "", "name": l, "color": "ededed", "default": false, "description": nil})
+		}
+		if labels == nil {
+			var list []any
+			_ = json.Unmarshal(req.Body, &list)
+			for _, l := range list {
+				labels = append(labels, map[string]any{"id": len(labels) + 1, "node_id": "L", "url": "", "name": l, "color": "ededed", "default": false, "description": nil})
+			}
+		}
+		is["labels"] = labels
+		return answer(200, labels)
+	})
+}
+
+func asStrings(v any) []string {
+	l, _ := v.([]any)
+	var out []string
+	for _, e := range l {
+		if s, ok := e.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// On GitHub: Qwen3-30B's -15 % from night 25 opens one issue; a maintainer accepts it
+// (the label `/perfbot accept` adds, through the same client); the next night closes
+// it with a comment that says so, and the later nights at the new level open nothing
+// and leave it closed: accepted stays accepted.
+func TestChangePointsAcceptedOnGitHub(t *testing.T) {
+	t.Parallel()
+	level := func(model string, k int) float64 {
+		if model == qwen30 && k >= 25 {
+			return 0.85
+		}
+		return 1
+	}
+	c := newCPNights(t, 11, level)
+	tg := newTarget(t)
+	h := &changeHub{hub: newHub(t), comments: map[string][]string{}}
+	api := client(t, h.s, &sleeps{})
+	h.s.Expect("GET", issuesPath+"?state=all", h.list()).AnyTimes()
+	h.s.Expect("GET", issuesPath+"?state=open", h.list()).AnyTimes()
+	h.s.Expect("POST", issuesPath, h.create()).AnyTimes()
+	for n := 100; n < 104; n++ {
+		h.s.Expect("PATCH", issuesPath+"/"+strconv.Itoa(n), h.edit()).AnyTimes()
+		h.s.Expect("POST", issuesPath+"/"+strconv.Itoa(n)+"/comments", h.comment()).AnyTimes()
+		h.s.Expect("POST", issuesPath+"/"+strconv.Itoa(n)+"/labels", h.label()).AnyTimes()
+	}
+	h.s.Expect("GET", pullsPath, h.listPRs()).AnyTimes()
+	h.s.Expect("POST", pullsPath, h.createPR()).AnyTimes()
+	h.s.Expect("PATCH", pullsPath+"/57", h.editPR()).AnyTimes()
+	h.s.Expect("GET", trackingPath, h.listEpic()).AnyTimes()
+	h.s.Expect("POST", trackingPath, h.createEpic()).AnyTimes()
+	h.s.Expect("PATCH", commentsPath+"9001", h.editComment()).AnyTimes()
+	o := BaselineOptions{RepoDir: tg.checkout, Config: testConfig(), Sink: ToGitHub(api, testRepo), Repo: testRepo, BaseBranch: "main", Remote: "origin", HistoryDir: c.hist}
+	for k := 0; k < 14; k++ {
+		c.lay(k, tg.base)
+	}
+	night := func(k int) BaselineSummary {
+		t.Helper()
+		o.ResultsDir = c.lay(k, tg.base)
+		sum, err := PublishBaseline(context.Background(), o)
+		if err != nil {
+			t.Fatalf("night %d: %v", k, err)
+		}
+		return sum
+	}
+	for k := 14; k <= 30; k++ {
+		night(k)
+	}
+	if len(h.issues) != 1 || h.issues[0]["state"] != "open" || !strings.Contains(h.issues[0]["title"].(string), qwen30+" on strixhalo-gfx1151 from "+cpDate(25)) {
+		t.Fatalf("after night 30: %d issues, the first %v", len(h.issues), h.issues)
+	}
+	// The maintainer accepts: the server adds the label.
+	if err := api.AddIssueLabels(context.Background(), testRepo, 100, report.AcceptedLabel); err != nil {
+		t.Fatal(err)
+	}
+	night(31)
+	is := h.issues[0]
+	if is["state"] != "closed" || len(h.comments["100"]) != 1 || !strings.Contains(h.comments["100"][0], "a maintainer accepted") ||
+		!strings.Contains(is["body"].(string), "| state | accepted |") {
+		t.Fatalf("after the acceptance: state %v, comments %q, body:\n%s", is["state"], h.comments["100"], is["body"])
+	}
+	for k := 32; k <= 36; k++ {
+		sum := night(k)
+		for _, r := range sum.Regressions {
+			t.Errorf("night %d wrote a regression issue: %+v", k, r)
+		}
+	}
+	if len(h.issues) != 1 || h.issues[0]["state"] != "closed" || len(h.comments["100"]) != 1 {
+		t.Errorf("after the later nights: %d issues, state %v, %d comments", len(h.issues), h.issues[0]["state"], len(h.comments["100"]))
+	}
 }
