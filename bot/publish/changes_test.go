@@ -200,6 +200,9 @@ func TestChangePointsOnRealNights(t *testing.T) {
 	// against the new level (no regression, no suspicion).
 	page26 := tg.file(t, sums[26].Git.Commit, sums[26].Page)
 	wantIn(t, page26, "## Change points", "| "+llama+" | "+cpDate(16)+" | \\+1")
+	// Slow creep: Qwen3-30B's current segment against its best of the period.
+	wantIn(t, page26, "Slow creep: the current segment against the best segment of the last 90 days (reported at a gap of 5 % or more).",
+		"- "+qwen30+": the current segment (from "+cpDate(25)+",")
 	for _, m := range sums[26].Regressions {
 		if m.Detail == llama {
 			t.Errorf("night 26 wrote a regression issue of Llama: %+v", m)
