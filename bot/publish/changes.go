@@ -306,7 +306,7 @@ func tonightVerdict(mc *modelChanges) (baseline.Verdict, string) {
 }
 
 // changeRows are the change-point section of the baseline page.
-func (a *changeAnalysis) changeRows(issues map[string]report.Link) (rows []report.ChangeRow, creep []string) {
+func (a *changeAnalysis) changeRows() (rows []report.ChangeRow, creep []string) {
 	if a == nil {
 		return nil, nil
 	}

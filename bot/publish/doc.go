@@ -9,7 +9,9 @@
 // push goes only to a remote on this machine.
 //
 // Publishing is a plan, then its effects. PlanProfile and PlanBaseline read the results
-// (and the few files of the pinned commit they need) and return a Plan: the commit to
+// (and the few files of the pinned commit they need; PlanBaseline also the bot's
+// regression issues, open and closed, whose markers and perfbot-accepted labels say
+// which change points were confirmed and accepted) and return a Plan: the commit to
 // push and the steps after it, writing nothing. One apply runs the steps through a Sink,
 // ToGitHub or ToDir (the dry run), each step recording its outcome; the conclusion is
 // computed from the failures at the end. A new kind of publication is a new planner

@@ -199,7 +199,7 @@ func (p *BaselinePlan) addChanges(in *report.BaselineInput) {
 	if p.changes == nil {
 		return
 	}
-	in.Changes, in.Creep = p.changes.changeRows(nil)
+	in.Changes, in.Creep = p.changes.changeRows()
 	params := changepoint.DefaultParams()
 	if len(p.changes.Models) > 0 {
 		params = p.changes.Models[0].Params
