@@ -9,6 +9,7 @@ import (
 
 	"github.com/lablup/perfbot/bot/command"
 	"github.com/lablup/perfbot/bot/gate"
+	"github.com/lablup/perfbot/bot/report"
 )
 
 // gateResult is what the gate job decided and did.
@@ -65,7 +66,7 @@ func (s *step) gate(ctx context.Context) (*gateResult, error) {
 			run, reaction = true, "eyes"
 		case command.Help:
 			reply = d.Reply
-		case command.Status, command.Cancel:
+		case command.Status, command.Cancel, command.Accept:
 			reply = noServerReply(d.Request.Kind, s.runsURL())
 		}
 	default:
@@ -117,6 +118,9 @@ func noServerReply(kind command.Kind, runs string) string {
 	where := "the Actions tab of this repository"
 	if runs != "" {
 		where = "[the workflow's runs](" + runs + ")"
+	}
+	if kind == command.Accept {
+		return "perfbot runs here as a workflow without a server, which would label the issue: a maintainer accepts a nightly regression by adding the label `" + report.AcceptedLabel + "` to its issue."
 	}
 	if kind == command.Cancel {
 		return "perfbot runs here as a workflow without a server, so it keeps no queue to cancel from: cancel the run in " + where + "."

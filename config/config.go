@@ -47,6 +47,15 @@ type Config struct {
 	Trend  Trend
 	// Compare holds the A/B compares' settings.
 	Compare Compare
+	// Nightly holds the nightly baseline's settings.
+	Nightly Nightly
+}
+
+// Nightly holds the nightly baseline's settings.
+type Nightly struct {
+	// CreepPct is the gap, in percent, between a model's current segment and the best
+	// segment of the last 90 days that the baseline page reports as slow creep.
+	CreepPct float64
 }
 
 // Trigger says who may start runs.
@@ -164,10 +173,11 @@ func Default() Config {
 			Reports:    "docs/benchmark_results",
 			Benchmarks: "benchmarks",
 		},
-		Rules:  "",
-		Verify: [][]string{{"python3", "scripts/ci/check_kernel_port_dispatch.py"}},
-		Limits: Limits{MaxModels: 8, RunTimeout: 240 * time.Minute, CommentMaxBytes: 65536, MaxRepeats: 10},
-		Trend:  Trend{Publish: TrendCommit, Path: "docs/benchmark_results/trend", PagesBranch: "gh-pages"},
+		Rules:   "",
+		Verify:  [][]string{{"python3", "scripts/ci/check_kernel_port_dispatch.py"}},
+		Limits:  Limits{MaxModels: 8, RunTimeout: 240 * time.Minute, CommentMaxBytes: 65536, MaxRepeats: 10},
+		Trend:   Trend{Publish: TrendCommit, Path: "docs/benchmark_results/trend", PagesBranch: "gh-pages"},
+		Nightly: Nightly{CreepPct: 5},
 	}
 }
 

@@ -58,6 +58,7 @@ func TestMinimalFileTakesTheDocumentedDefaults(t *testing.T) {
 		Verify:   [][]string{{"python3", "scripts/ci/check_kernel_port_dispatch.py"}},
 		Limits:   Limits{MaxModels: 8, RunTimeout: 4 * time.Hour, CommentMaxBytes: 65536, MaxRepeats: 10},
 		Trend:    Trend{Publish: "commit", Path: "docs/benchmark_results/trend", PagesBranch: "gh-pages"},
+		Nightly:  Nightly{CreepPct: 5},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("minimal file (-want +got):\n%s", d)
@@ -178,7 +179,11 @@ results: {profiles: out/profiles/, reports: out/reports, benchmarks: out}
 rules: .github/perfbot-rules.yml
 verify: [[make, check], [./scripts/verify.sh]]
 limits: {max_models: 2, run_timeout_mins: 7200, comment_max_bytes: 1000, max_repeats: 100}
+nightly: {creep_pct: 7.5}
 `, func(t *testing.T, c Config) {
+			if c.Nightly.CreepPct != 7.5 {
+				t.Errorf("nightly = %+v", c.Nightly)
+			}
 			if c.Epic != 7 || c.Trigger.MinPermission != "maintain" || c.Shape != (Shape{1024, 64, 0}) {
 				t.Errorf("epic %d trigger %+v shape %+v", c.Epic, c.Trigger, c.Shape)
 			}
@@ -331,6 +336,9 @@ func TestParseRejectsBadFiles(t *testing.T) {
 		{"timeout above 5 days", base + "limits: {run_timeout_mins: 7201}\n", name + ":7: limits.run_timeout_mins: must be <= 7200"},
 		{"comment limit above GitHub's", base + "limits: {comment_max_bytes: 65537}\n", name + ":7: limits.comment_max_bytes: must be in 1..65536"},
 		{"comment limit zero", base + "limits: {comment_max_bytes: 0}\n", name + ":7: limits.comment_max_bytes: must be in 1..65536"},
+		{"creep threshold zero", base + "nightly: {creep_pct: 0}\n", name + ":7: nightly.creep_pct: must be in 0.5..50 percent"},
+		{"creep threshold above 50", base + "nightly: {creep_pct: 51}\n", name + ":7: nightly.creep_pct: must be in 0.5..50 percent"},
+		{"creep threshold not a number", base + "nightly: {creep_pct: five}\n", name + ":7"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -113,6 +113,10 @@ var Keys = []Key{
 		Meaning: "The A/B compares ([docs/ab.md](docs/ab.md))."},
 	{Path: "compare.fail_slower_pct", Default: "0",
 		Meaning: "The compare's check run fails when a model and metric is called slower by this many percent or more (the change of the medians, after Holm's correction); `0` = the check run stays neutral. 0..1000."},
+	{Path: "nightly", Note: "see below",
+		Meaning: "The nightly baseline ([docs/nightly.md](docs/nightly.md))."},
+	{Path: "nightly.creep_pct", Default: "5",
+		Meaning: "Slow creep: the gap, in percent, between a model's current segment and the best segment of the last 90 days that the baseline page reports, 0.5..50."},
 }
 
 // Parent is the block a key belongs to: "" for a top-level key, "guard" for

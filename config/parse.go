@@ -38,6 +38,11 @@ type rawFile struct {
 	Limits        rawLimits           `yaml:"limits"`
 	Trend         rawTrend            `yaml:"trend"`
 	Compare       rawCompare          `yaml:"compare"`
+	Nightly       rawNightly          `yaml:"nightly"`
+}
+
+type rawNightly struct {
+	CreepPct realNumber `yaml:"creep_pct"`
 }
 
 type rawTrend struct {
@@ -187,6 +192,7 @@ func rawDefaults() rawFile {
 		},
 		Trend:   rawTrend{Publish: d.Trend.Publish, Path: d.Trend.Path, PagesBranch: d.Trend.PagesBranch},
 		Compare: rawCompare{FailSlowerPct: realNumber(d.Compare.FailSlowerPct)},
+		Nightly: rawNightly{CreepPct: realNumber(d.Nightly.CreepPct)},
 	}
 }
 
@@ -280,6 +286,7 @@ func build(raw rawFile, order []string) (Config, []fieldError) {
 		},
 		Trend:   Trend{Publish: raw.Trend.Publish, Path: raw.Trend.Path, PagesBranch: raw.Trend.PagesBranch},
 		Compare: Compare{FailSlowerPct: float64(raw.Compare.FailSlowerPct)},
+		Nightly: Nightly{CreepPct: float64(raw.Nightly.CreepPct)},
 	}
 	def := Default()
 	if c.Runners == nil {

@@ -175,6 +175,9 @@ func (c Config) check() []fieldError {
 	if p := c.Compare.FailSlowerPct; !(p >= 0 && p <= maxFailSlowerPct) {
 		add("compare.fail_slower_pct", "must be 0 (the check run stays neutral) or a slowdown in percent up to %d (got %v)", maxFailSlowerPct, p)
 	}
+	if p := c.Nightly.CreepPct; !(p >= 0.5 && p <= 50) {
+		add("nightly.creep_pct", "must be in 0.5..50 percent: the gap to the best segment of the last 90 days reported as slow creep (got %g)", p)
+	}
 	return fes
 }
 

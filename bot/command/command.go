@@ -18,6 +18,7 @@ const (
 	Help    Kind = "help"    // /perfbot help
 	Status  Kind = "status"  // /perfbot status [ID]
 	Cancel  Kind = "cancel"  // /perfbot cancel [ID]
+	Accept  Kind = "accept"  // /perfbot accept
 )
 
 // Bounds on what one comment may hold (docs/commands.md). GitHub itself caps a comment
@@ -240,6 +241,8 @@ func Specs() []Spec {
 			Summary: "list the queued and running requests, or show one"},
 		{Kind: Cancel, Words: []string{"/perfbot", "cancel"}, Args: []Arg{argID},
 			Summary: "drop a queued request or cancel its run (the requester, or `maintain`/`admin`); without ID, your request on this issue or pull request"},
+		{Kind: Accept, Words: []string{"/perfbot", "accept"},
+			Summary: "on a nightly regression issue: accept the new level as the normal one (`maintain`/`admin`); the next nightly closes the issue"},
 	}
 }
 

@@ -15,10 +15,16 @@ type Issue struct {
 	Title  string
 	Body   string
 	State  string
+	Labels []string
+	Author string // the login that opened it
 }
 
 func issueFrom(i *github.Issue) Issue {
-	return Issue{Number: i.GetNumber(), URL: i.GetHTMLURL(), Title: i.GetTitle(), Body: i.GetBody(), State: i.GetState()}
+	is := Issue{Number: i.GetNumber(), URL: i.GetHTMLURL(), Title: i.GetTitle(), Body: i.GetBody(), State: i.GetState(), Author: i.GetUser().GetLogin()}
+	for _, l := range i.Labels {
+		is.Labels = append(is.Labels, l.GetName())
+	}
+	return is
 }
 
 // maxIssuePages bounds the search of the bot's open issues (100 a page).
@@ -28,7 +34,16 @@ const maxIssuePages = 50
 // opened whose body contains marker, oldest first. It reads every page: a marker search
 // that stopped early would open a duplicate.
 func (c *Client) OpenIssuesWithMarker(ctx context.Context, r Repo, marker string) ([]Issue, error) {
-	op := fmt.Sprintf("listing the open issues of %s", r)
+	return c.IssuesWithMarker(ctx, r, marker, "open")
+}
+
+// IssuesWithMarker is OpenIssuesWithMarker for the issues in state: "open", "closed"
+// or "all".
+func (c *Client) IssuesWithMarker(ctx context.Context, r Repo, marker, state string) ([]Issue, error) {
+	op := fmt.Sprintf("listing the %s issues of %s", state, r)
+	if state != "open" && state != "closed" && state != "all" {
+		return nil, fmt.Errorf("%s: the state must be open, closed or all", op)
+	}
 	if err := r.validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
@@ -39,12 +54,12 @@ func (c *Client) OpenIssuesWithMarker(ctx context.Context, r Repo, marker string
 	if err != nil {
 		return nil, err
 	}
-	opts := &github.IssueListByRepoOptions{State: "open", Creator: self, Sort: "created", Direction: "asc",
+	opts := &github.IssueListByRepoOptions{State: state, Creator: self, Sort: "created", Direction: "asc",
 		ListOptions: github.ListOptions{PerPage: 100}}
 	var out []Issue
 	for page := 1; ; page++ {
 		if page > maxIssuePages {
-			return nil, fmt.Errorf("%s: the bot has more than %d open issues; refusing to guess whether a marked one exists", op, maxIssuePages*100)
+			return nil, fmt.Errorf("%s: the bot has more than %d %s issues; refusing to guess whether a marked one exists", op, maxIssuePages*100, state)
 		}
 		list, resp, err := c.api().Issues.ListByRepo(c.ctx(ctx), r.Owner, r.Name, opts)
 		if err != nil {

@@ -297,6 +297,16 @@ func (st IssuesStep) apply(ctx context.Context, s Sink, a *Applied) {
 			continue
 		}
 		out.Action, out.Number, out.URL = w.Action, w.Number, w.URL
+		if is.Close != "" {
+			closed, err := closeIssue(ctx, s, is.Issue, w)
+			if err != nil {
+				out.Action, out.Error = "failed", err.Error()
+				a.Issues = append(a.Issues, out)
+				a.fail(fmt.Errorf("closing the regression issue of %s: %w", is.Name, err))
+				continue
+			}
+			out.Action = closed.Action
+		}
 		a.Issues = append(a.Issues, out)
 		// A dry run's issue is a file of the dry-run folder: nothing a committed page
 		// or a comment could link to.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -27,11 +26,10 @@ import (
 )
 
 // Files a dry run of PublishBaseline writes instead of the GitHub writes; a regression
-// issue is regression-<model>.md.
+// issue is regression-<model>.md (dryRegression).
 const (
 	DryBaselinePR = "baseline-pr.md"
 	DryTracking   = "tracking-comment.md"
-	dryRegression = "regression-"
 )
 
 // BaselineOptions say what nightly results to publish and where.
@@ -208,6 +206,7 @@ type BaselinePlan struct {
 	median   string
 	history  *baseline.History // the nightly history with tonight's files, for the chart
 	trend    trendPub
+	changes  *changeAnalysis // the change points of each model's history (regressions.go)
 }
 
 // PublishBaseline publishes a nightly run: the CSVs, the guard's evidence, the manifest
@@ -303,6 +302,7 @@ func (p *BaselinePlan) prepare(ctx context.Context) error {
 	}
 	p.pagePath = path.Join(p.o.Config.Results.Reports, fmt.Sprintf("rocm-baseline-%s-%s.md", m.GFX, m.Date))
 	p.history = p.loadHistory(ctx)
+	p.changes = p.analyseChanges(ctx)
 	if svg, err := p.chart(); err != nil {
 		p.sum.Notes = append(p.sum.Notes, "no chart on the baseline page: "+err.Error())
 	} else {
@@ -433,12 +433,14 @@ func (p *BaselinePlan) rowLink(file string, line int) string {
 
 func (p *BaselinePlan) pageData() report.BaselinePageData {
 	m := p.n.man
-	return report.NewBaselinePageData(report.BaselineInput{
+	in := report.BaselineInput{
 		Manifest: &m, Mlxcel: p.n.mlxcel, MlxLM: p.n.mlxlm, MlxcelCSV: sweepCSV(m, results.SweepMlxcel), MlxLMCSV: sweepCSV(m, results.SweepMlxLM),
 		Guard: p.n.guard, GuardLog: m.Stem + results.GuardLogSuffix, Commit: p.base, MaxSpreadPct: p.o.MaxSpreadPct,
 		Benchmarks: p.o.Config.Results.Benchmarks, RowLink: p.rowLink, Issues: map[string]report.Link{},
 		History: p.history, ChartURL: p.chartURL(), Trend: p.pageTrendLink(),
-	})
+	}
+	p.addChanges(&in)
+	return report.NewBaselinePageData(in)
 }
 
 // chartURL is the chart's link from the page, "" when there is no chart.
@@ -460,92 +462,6 @@ func sweepCSV(m results.Nightly, name string) string {
 func (p *BaselinePlan) verdictRows(l Links) []report.VerdictRow {
 	return report.VerdictRows(p.n.man.Comparison, l.Issues)
 }
-
-// regressionsStep opens or updates one issue per confirmed regression, and updates the
-// open issues of models that are back inside their band tonight.
-func (p *BaselinePlan) regressionsStep() IssuesStep {
-	c := p.n.man.Comparison
-	pair := "rocm_" + p.n.man.Host
-	st := IssuesStep{Prefix: report.RegressionPrefix + pair + " "}
-	for _, m := range c.Models {
-		key := regressionFileName(m.Model)
-		st.Want = append(st.Want, Issue{Key: key, Marker: report.RegressionMarker(pair, m.Model), File: dryRegression + key + ".md"})
-	}
-	st.Issues = func(open map[string]gh.Issue) []IssueStep {
-		var out []IssueStep
-		for i, m := range c.Models {
-			cur, isOpen := open[st.Want[i].Key]
-			switch {
-			case m.Verdict == baseline.Regression:
-			case isOpen && m.New != nil && m.Band != nil && m.Verdict != baseline.Suspected && m.Verdict != baseline.SuspectedUp:
-				// Measured and judged tonight, and not a regression: back inside the
-				// band. Said once; the issue then waits for a maintainer.
-				if nights, _ := report.ParseRegressionNights(cur.Body); len(nights) > 0 &&
-					nights[0].Verdict != string(baseline.Regression) && nights[0].Date != p.n.man.Date {
-					continue
-				}
-			default:
-				continue
-			}
-			is := IssueStep{Issue: st.Want[i], Name: m.Model, Link: m.Verdict == baseline.Regression}
-			is.Title = fmt.Sprintf("Nightly: decode regression of %s on %s", m.Model, p.n.man.Host)
-			if isOpen {
-				is.Current = &cur
-			}
-			is.Body = func(l Links) (string, []string, error) { return p.regressionBody(l, is.Marker, m, cur.Body) }
-			out = append(out, is)
-		}
-		return out
-	}
-	return st
-}
-
-// regressionBody is the regression issue of one model, carrying on the nights of the
-// open issue's body (earlier).
-func (p *BaselinePlan) regressionBody(l Links, marker string, m baseline.ModelResult, earlier string) (string, []string, error) {
-	var notes []string
-	prev, err := report.ParseRegressionNights(earlier)
-	if err != nil {
-		notes = append(notes, err.Error()+"; its history starts over")
-	}
-	night := report.RegressionNight{Date: p.n.man.Date, Decode: round2(m.New.Value()), Median: round2(m.Band.Median), Verdict: string(m.Verdict), Page: l.Root + p.pagePath}
-	if l.Root == "" {
-		night.Page = ""
-	}
-	if m.Remeasure != nil {
-		night.Remeasure = round2(m.Remeasure.Value())
-	}
-	nights := report.MergeRegressionNights(prev, night)
-	first := nights[len(nights)-1].Date
-	for _, nt := range nights {
-		if nt.Verdict == string(baseline.Regression) && nt.Date < first {
-			first = nt.Date
-		}
-	}
-	var latest report.VerdictRow
-	for _, r := range p.verdictRows(l) {
-		if r.Model == m.Model {
-			latest = r
-		}
-	}
-	d := report.RegressionData{
-		Marker: marker, Model: m.Model, Host: p.n.man.Host, GFX: p.n.man.GFX, Date: p.n.man.Date, FirstSeen: first,
-		Persisting: m.Verdict == baseline.Regression, Latest: latest, Page: l.Link(path.Base(p.pagePath), p.pagePath),
-		Row: l.Link(m.New.File, path.Join(p.o.Config.Results.Benchmarks, m.New.File)), Nights: nights,
-	}
-	d.Row.URL += fmt.Sprintf("#L%d", m.New.Lines[0])
-	body, err := report.Render(report.RegressionIssue, d)
-	if err == nil {
-		err = validateLinks(body, p.files, l.Root)
-	}
-	return body, notes, err
-}
-
-func round2(x float64) float64 { return math.Round(x*100) / 100 }
-
-var fileUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]`)
-
-func regressionFileName(model string) string { return fileUnsafe.ReplaceAllString(model, "_") }
 
 func (p *BaselinePlan) prData(l Links) report.BaselinePRData {
 	m := p.n.man

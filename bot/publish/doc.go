@@ -13,7 +13,10 @@
 // Publishing is a plan, then its effects. PlanProfile, PlanBaseline and PlanCompare (an
 // A/B compare: the CSV pair, its comment on the pull request, a check run neutral unless
 // a threshold fails it) read the results (and the few files of the pinned commit they
-// need) and return a Plan: the commit to push and the steps after it, writing nothing. One apply runs the steps through a Sink,
+// need; PlanBaseline also the bot's regression issues, open and closed, whose markers
+// and perfbot-accepted labels say which change points were confirmed and accepted) and
+// return a Plan: the commit to push and the steps after it, writing nothing. One apply
+// runs the steps through a Sink,
 // ToGitHub or ToDir (the dry run), each step recording its outcome; the conclusion is
 // computed from the failures at the end. A new kind of publication is a new planner
 // composing the same steps (PRStep, CommentStep, IssuesStep, StatusStep, CheckRunStep,

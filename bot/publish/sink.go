@@ -96,6 +96,9 @@ type Issue struct {
 	Title, Body       string
 	// Current is the open issue found, nil when there is none.
 	Current *gh.Issue
+	// Close is the comment the issue is closed with once its body is written; ""
+	// leaves it open.
+	Close string
 }
 
 // readError is a failure to read a comment's current text, renderError one of

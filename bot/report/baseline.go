@@ -14,6 +14,10 @@ const (
 	// RegressionPrefix starts every regression issue's marker; RegressionMarker adds
 	// the backend, host and model.
 	RegressionPrefix = "<!-- perfbot:regression "
+	// AcceptedLabel is the label `/perfbot accept` puts on a regression issue: a
+	// maintainer took the new level as the normal one. The nightly publish reads it from
+	// GitHub; nothing else records an acceptance.
+	AcceptedLabel = "perfbot-accepted"
 )
 
 var markerUnsafe = regexp.MustCompile(`[^A-Za-z0-9._+-]`)
@@ -90,6 +94,13 @@ type BaselinePageData struct {
 	// that tonight's CSV has no row for.
 	Missing     []string
 	MissingFrom string
+	// Changes are the change points of the nightly history (regressions, gains and
+	// tonight's suspicions); Creep the models whose current segment is CreepPct or more
+	// below the best segment of the last CreepDays days.
+	Changes   []ChangeRow
+	Creep     []string
+	CreepDays int
+	CreepPct  float64
 	// Chart is the SVG chart committed beside the page (decode tok/s over the nights);
 	// nil when there is none.
 	Chart *Link
@@ -166,6 +177,25 @@ type RegressionData struct {
 	Page       Link
 	Row        Link              // the CSV row of tonight's reading
 	Nights     []RegressionNight // newest first
+	// Change is the change point of the issue (one issue per change); nil for the
+	// per-model issue of the noise band.
+	Change *RegressionChange
+}
+
+// RegressionChange is one regression found by the change-point analysis of a model's
+// nightly history; figures arrive formatted.
+type RegressionChange struct {
+	Since     string // the first night at the new level
+	From, To  string // the levels either side, tok/s
+	ChangePct string // "-15.0%"
+	Nights    string // the nights it may have started on
+	LastGood  string
+	FirstBad  string
+	Found     string // how it was confirmed
+	Checks    string // the A/B confirmation and bisection, "not yet run"
+	State     string // open, closed, accepted
+	StateText string
+	Latest    string // tonight against the current segment
 }
 
 // HistoryKeep is how many nights the tracking comment and a regression issue keep.
@@ -258,4 +288,16 @@ func orDash(s string) string {
 		return "—"
 	}
 	return s
+}
+
+// ChangeRow is one change point of a model's nightly history on the baseline page.
+type ChangeRow struct {
+	Model   string
+	Date    string // the first night at the new level
+	Change  string // "-15.0% (30.10 to 25.59 tok/s)"
+	Nights  string // the nights it may have started on: "2026-10-25" or "2026-10-24 to 2026-10-25"
+	Commits string // last good..first bad
+	State   string // open, closed, accepted, improvement, suspected ...
+	Text    string
+	Issue   *Link
 }

@@ -54,6 +54,11 @@ type BaselineInput struct {
 	History  *baseline.History // the nightly history, nil when unknown
 	ChartURL string            // the chart's link from the page, "" for none
 	Trend    *Link             // the trend page, from the page; nil for none
+	// Changes and Creep are the change-point section (bot/publish fills them).
+	Changes   []ChangeRow
+	Creep     []string
+	CreepDays int
+	CreepPct  float64
 }
 
 // missingTonight are the models of the last accepted baseline that tonight's mlxcel
@@ -189,6 +194,7 @@ func NewBaselinePageData(in BaselineInput) BaselinePageData {
 	}
 	d.NoVerdict = noVerdict(in)
 	d.Missing, d.MissingFrom = missingTonight(in)
+	d.Changes, d.Creep, d.CreepDays, d.CreepPct = in.Changes, in.Creep, in.CreepDays, in.CreepPct
 	if in.ChartURL != "" {
 		d.Chart = &Link{Text: "decode tok/s per model over the nightly history, with the noise band", URL: in.ChartURL}
 	}

@@ -116,6 +116,8 @@ func (cm *commands) handle(ctx context.Context, d inbox.Delivery) error {
 		return cm.status(ctx, c, ev, req)
 	case command.Cancel:
 		return cm.cancel(ctx, c, ev, req, log)
+	case command.Accept:
+		return cm.acceptRegression(ctx, c, ev, req, log)
 	case command.Profile, command.Bench:
 		return cm.accept(ctx, c, d.ID, ev, req, log)
 	}
