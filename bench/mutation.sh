@@ -5,8 +5,9 @@
 # survivor's file:line, a line per package and, last,
 # `mutation: K of N killed (P %), S survived` (bench/mutsum says how it counts).
 # Usage: bench/mutation.sh [PKG[@I/K]...]   (default: every package of
-# bench/mutation-groups, whole). PKG@I/K runs only part I of the package's files dealt
-# into K parts of about equal size (as MUTATION_SPLIT deals them).
+# bench/mutation-groups, whole). PKG is the package alone, without the packages in
+# folders below it (name those on their own). PKG@I/K runs only part I of the
+# package's files dealt into K parts of about equal size (as MUTATION_SPLIT deals them).
 # Environment: MUTATION_GROUP=N (1 to the number of groups) runs group N of
 # bench/mutation-groups instead, MUTATION_GROUP=today the day's group: (day of the year
 # modulo the number of groups) + 1, the rotation CI uses.
@@ -122,9 +123,14 @@ for spec in "$@"; do
     part="$name"
     [ "$k" -gt 1 ] && part="$name.part$((i + 1))of$k"
     rm -f "$out/$part.json"
-    excl=()
+    # gremlins mutates every .go file below the package's folder and matches these
+    # patterns against the paths from that folder: "/" leaves out the files of the
+    # packages below it (runner/patch/patchrun, bot/gate/gatetest), which are
+    # measured by their own name, with their own tests; without it every part of a
+    # split package would mutate them again.
+    excl=(-E /)
     for j in "${!files[@]}"; do
-      [ "${part_of[j]}" -ne "$i" ] && excl+=(-E "(^|/)${files[j]//./\\.}\$")
+      [ "${part_of[j]}" -ne "$i" ] && excl+=(-E "^${files[j]//./\\.}\$")
     done
     setsid "$bin" unleash --workers "${MUTATION_WORKERS:-1}" --timeout-coefficient "$coef" "${excl[@]}" \
       -o "$out/$part.json" "./$pkg" >"$out/$part.log" 2>&1 &
