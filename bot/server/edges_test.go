@@ -407,3 +407,108 @@ func TestRunTimeOfUpToAWeekFeedsTheEstimate(t *testing.T) {
 		}
 	}
 }
+
+// TestDroppedRequestLogsOneWarning: the periodic check that drops a request whose
+// acceptance failed for good warns once, saying so, and not that its marks failed when
+// they were finished.
+func TestDroppedRequestLogsOneWarning(t *testing.T) {
+	r := newDispatcherRig(t)
+	log, lines := capture()
+	r.dp.log = log
+	ctx := context.Background()
+	sc, _, _ := r.gh.UpsertComment(ctx, gh.Repo{}, 7, requestMarker(1), "**Profile**: queued.")
+	req, _, err := r.q.Add(ctx, queue.Request{Delivery: "d-41", Repo: testRepo, Installation: 1, Issue: 7, CommentID: 41,
+		Requester: "alice", Kind: "profile", Command: "/profile rocm", SHA: testSHA, Host: testHost, Workflow: "perfbot.yml", Ref: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.q.SetStatusComment(ctx, req.ID, sc.ID); err != nil {
+		t.Fatal(err)
+	}
+	r.deliveries["d-41"] = inbox.Delivery{ID: "d-41", State: inbox.Failed, Error: "GitHub answered 502"}
+	r.dp.dropUnqueued(ctx)
+	if got := state(t, r.q, req.ID); got.State != queue.Failed {
+		t.Fatalf("request 1 is %s, want failed", got.State)
+	}
+	wantLogged(t, lines, "WARN", "server: a request that could not be queued was dropped")
+}
+
+// ranFor records a finished run of took on the test host: a request claimed, its run
+// started and done.
+func ranFor(t *testing.T, q *queue.Queue, clk *clock, commentID int64, took time.Duration) {
+	t.Helper()
+	ctx := context.Background()
+	req := queued(t, q, commentID, "alice", 0)
+	if _, ok, err := q.Claim(ctx, testHost); err != nil || !ok {
+		t.Fatalf("claiming request %d: %v (claimed %v)", req.ID, err, ok)
+	}
+	if _, err := q.SetRun(ctx, req.ID, 1000+req.ID, "https://github.com/octo/engine/actions/runs/1", clk.now()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Finish(ctx, req.ID, queue.Done, "success", "", took); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestQueuedStatusEstimatesTheStart: the status comment of a queued request says where
+// it stands and, once runs have finished on the host, when it should start: the
+// median of the last runs for each request ahead, plus what the running one has left.
+func TestQueuedStatusEstimatesTheStart(t *testing.T) {
+	ctx := context.Background()
+	newMarks := func(t *testing.T) (*marks, *queue.Queue, *clock) {
+		clk := &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+		q, _ := openQueue(t, clk.now)
+		return &marks{queue: q, now: clk.now}, q, clk
+	}
+	t.Run("idle host", func(t *testing.T) {
+		m, q, clk := newMarks(t)
+		ranFor(t, q, clk, 1, 10*time.Minute)
+		r := queued(t, q, 2, "bob", 0)
+		if got, want := m.queuedDetail(ctx, r), "Request 2 on host gfx1151, commit 01234567 (the default branch). Next in the queue; starting now."; got != want {
+			t.Errorf("detail\n%s\nwant\n%s", got, want)
+		}
+	})
+	t.Run("behind a running request", func(t *testing.T) {
+		m, q, clk := newMarks(t)
+		for i, took := range []time.Duration{10 * time.Minute, 30 * time.Minute, 20 * time.Minute} {
+			ranFor(t, q, clk, int64(i+1), took)
+		}
+		running := queued(t, q, 4, "carol", 0)
+		if _, ok, err := q.Claim(ctx, testHost); err != nil || !ok {
+			t.Fatalf("claiming: %v (%v)", err, ok)
+		}
+		if _, err := q.SetRun(ctx, running.ID, 9001, "https://github.com/octo/engine/actions/runs/9001", clk.now()); err != nil {
+			t.Fatal(err)
+		}
+		first := queued(t, q, 5, "bob", 0)
+		second := queued(t, q, 6, "bob", 0)
+		clk.add(5 * time.Minute)
+		wantIn(t, "the first queued request", m.queuedDetail(ctx, first),
+			"Next in the queue, behind a running request; estimated start in about 15 min (median of the last 3 runs on this host: 20 min).")
+		wantIn(t, "the second queued request", m.queuedDetail(ctx, second),
+			"Position 2 in the queue (1 ahead), behind a running request; estimated start in about 35 min (median of the last 3 runs on this host: 20 min).")
+		clk.add(time.Hour)
+		wantIn(t, "the first queued request, the running one over time", m.queuedDetail(ctx, first),
+			"Next in the queue, behind a running request; starting now.")
+	})
+	for _, c := range []struct {
+		took time.Duration
+		want string
+	}{
+		{30 * time.Second, "estimated start in about 1 min (the last run on this host took 1 min)."},
+		{59 * time.Second, "estimated start in about 1 min (the last run on this host took 1 min)."},
+		{time.Minute + 29*time.Second, "estimated start in about 1 min (the last run on this host took 1 min)."},
+		{time.Minute + 30*time.Second, "estimated start in about 2 min (the last run on this host took 2 min)."},
+		{59*time.Minute + 29*time.Second, "estimated start in about 59 min (the last run on this host took 59 min)."},
+		{time.Hour, "estimated start in about 1 h 0 min (the last run on this host took 1 h 0 min)."},
+		{90*time.Minute + 40*time.Second, "estimated start in about 1 h 31 min (the last run on this host took 1 h 31 min)."},
+	} {
+		t.Run(c.took.String(), func(t *testing.T) {
+			m, q, clk := newMarks(t)
+			ranFor(t, q, clk, 1, c.took)
+			queued(t, q, 2, "bob", 0)
+			r := queued(t, q, 3, "bob", 0) // one ahead: the wait is one run
+			wantIn(t, "the status", m.queuedDetail(ctx, r), "Position 2 in the queue (1 ahead); "+c.want)
+		})
+	}
+}
