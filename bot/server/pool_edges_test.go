@@ -1,0 +1,147 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lablup/perfbot/bot/inbox"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// syncClock is a clock the test moves while the pool's goroutines read it.
+type syncClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *syncClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *syncClock) add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// gaugeValue reads the gauge named name among cs.
+func gaugeValue(t *testing.T, cs []prometheus.Collector, name string) float64 {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(cs...)
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() == name && len(f.GetMetric()) == 1 {
+			return f.GetMetric()[0].GetGauge().GetValue()
+		}
+	}
+	t.Fatalf("no gauge %s", name)
+	return 0
+}
+
+// TestPoolOfFourWorkersAtWork: a pool of four workers (the default) takes four
+// deliveries at once as they are stored; while they are processed the gauges say how
+// many and for how long the oldest has been, and /readyz's stuck check fires only once
+// every worker has been on its delivery for longer than stuck_secs (or its 5 min
+// default when none is set).
+func TestPoolOfFourWorkersAtWork(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	clk := &syncClock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	_, db := openQueue(t, clk.now)
+	ib, err := inbox.New(ctx, db, clk.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	started, release := make(chan string, 8), make(chan struct{})
+	settled := make(chan string, 8)
+	m := newMetrics()
+	p := (&pool{
+		workers: 4, maxAttempts: 3, inbox: ib, log: quiet(), now: clk.now,
+		retryBase: 10 * time.Second, retryMax: 15 * time.Minute,
+		onSettled: func(d inbox.Delivery, _ error) { settled <- d.ID },
+		processed: m.processed, seconds: m.processSeconds,
+		handlers: map[string]func(context.Context, inbox.Delivery) error{
+			"issue_comment": func(ctx context.Context, d inbox.Delivery) error {
+				started <- d.ID
+				select {
+				case <-release:
+				case <-ctx.Done():
+				}
+				return nil
+			},
+		},
+	}).init()
+	done := make(chan struct{})
+	go func() { p.run(ctx); close(done) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	wait := func(ch chan string, what string) string {
+		t.Helper()
+		select {
+		case id := <-ch:
+			return id
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no delivery %s within 10 s", what)
+		}
+		return ""
+	}
+	store := func(id string) {
+		t.Helper()
+		d := inbox.Delivery{ID: id, Event: "issue_comment", Payload: []byte("{}")}
+		if _, err := ib.Put(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+		p.offer(d)
+	}
+	cs := p.collectors()
+	if got := gaugeValue(t, cs, "perfbot_oldest_processing_seconds"); got != 0 {
+		t.Errorf("idle: perfbot_oldest_processing_seconds = %v, want 0", got)
+	}
+	store("d-1")
+	wait(started, "started")
+	clk.add(10 * time.Second)
+	for i := 2; i <= 4; i++ {
+		store(fmt.Sprintf("d-%d", i))
+	}
+	for range 3 {
+		wait(started, "started")
+	}
+	clk.add(80 * time.Second)
+	if got := gaugeValue(t, cs, "perfbot_workers_busy"); got != 4 {
+		t.Errorf("perfbot_workers_busy = %v, want 4", got)
+	}
+	if got := gaugeValue(t, cs, "perfbot_oldest_processing_seconds"); got != 90 {
+		t.Errorf("perfbot_oldest_processing_seconds = %v, want 90 (d-1's)", got)
+	}
+	now := clk.now()
+	if got := p.stuck(now, 80*time.Second); got != "" {
+		t.Errorf("a worker has been on its delivery for exactly stuck_secs, and the pool is called stuck: %s", got)
+	}
+	if got := p.stuck(now, 0); got != "" {
+		t.Errorf("no stuck_secs set: the 5 min default is not used: %s", got)
+	}
+	got := p.stuck(now, 80*time.Second-time.Nanosecond)
+	for _, want := range []string{"all 4 workers have been on their deliveries for over 1m19.999999999s", "the oldest, delivery d-1, for 1m30s"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("stuck: %q, want it to say %q", got, want)
+		}
+	}
+	close(release)
+	for range 4 {
+		wait(settled, "settled")
+	}
+	if got := gaugeValue(t, cs, "perfbot_oldest_processing_seconds"); got != 0 {
+		t.Errorf("idle again: perfbot_oldest_processing_seconds = %v, want 0", got)
+	}
+}
