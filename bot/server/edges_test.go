@@ -512,3 +512,34 @@ func TestQueuedStatusEstimatesTheStart(t *testing.T) {
 		})
 	}
 }
+
+// failingReact is GitHub failing to add reactions.
+type failingReact struct {
+	*fakeGitHub
+	err error
+}
+
+func (f failingReact) React(context.Context, gh.Repo, int64, string) error { return f.err }
+
+// TestFinishFailsWhenTheReactionFails: finishing a failed request's marks ends with
+// the confused reaction on its trigger comment; when GitHub fails to add it, finish
+// fails (the delivery is tried again), unless the comment is gone (404).
+func TestFinishFailsWhenTheReactionFails(t *testing.T) {
+	for _, c := range []struct {
+		err     error
+		wantErr bool
+	}{
+		{&gh.APIError{Op: "reacting", Status: 500}, true},
+		{&gh.APIError{Op: "reacting", Status: 404}, false},
+	} {
+		r := newDispatcherRig(t)
+		req := r.queuedWithStatus(t, 41)
+		req.State = queue.Failed
+		m := &marks{queue: r.q, now: r.clk.now, api: func(int64) (markAPI, error) { return failingReact{r.gh, c.err}, nil }}
+		err := m.finish(context.Background(), req, "GitHub refused the dispatch.", "")
+		if (err != nil) != c.wantErr {
+			t.Errorf("reaction answered %v: finish returned %v, want an error: %v", c.err, err, c.wantErr)
+		}
+		wantIn(t, "the status comment", r.gh.comment(t, req.StatusCommentID), "failed.", "GitHub refused the dispatch.")
+	}
+}

@@ -145,3 +145,27 @@ func TestPoolOfFourWorkersAtWork(t *testing.T) {
 		t.Errorf("idle again: perfbot_oldest_processing_seconds = %v, want 0", got)
 	}
 }
+
+// TestOfferNeverBlocks: a delivery just stored is handed to the workers at once while
+// there is room (twice the workers), and beyond that left to the reader: the webhook's
+// answer to GitHub never waits for a worker.
+func TestOfferNeverBlocks(t *testing.T) {
+	p := (&pool{workers: 1}).init() // no worker runs: nothing is taken from the jobs
+	for i := 1; i <= 3; i++ {
+		offered := make(chan struct{})
+		go func() {
+			p.offer(inbox.Delivery{ID: fmt.Sprintf("d-%d", i), Event: "issue_comment"})
+			close(offered)
+		}()
+		select {
+		case <-offered:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("offering delivery %d blocked", i)
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.jobs) != 2 || !p.missed || len(p.busy) != 2 {
+		t.Errorf("%d handed over (%d busy), missed %v: want 2 handed over and the third left to the reader", len(p.jobs), len(p.busy), p.missed)
+	}
+}
