@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -167,5 +168,94 @@ func TestOfferNeverBlocks(t *testing.T) {
 	defer p.mu.Unlock()
 	if len(p.jobs) != 2 || !p.missed || len(p.busy) != 2 {
 		t.Errorf("%d handed over (%d busy), missed %v: want 2 handed over and the third left to the reader", len(p.jobs), len(p.busy), p.missed)
+	}
+}
+
+// TestPoolLogsEachOutcome: what came of each delivery is logged as an operator needs
+// it: nothing above info for one processed, one error naming the attempt for one that
+// failed for good, a warning with the attempt and the retry time for one tried again;
+// never an error about recording an outcome that was recorded.
+func TestPoolLogsEachOutcome(t *testing.T) {
+	ctx := context.Background()
+	clk := &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	_, db := openQueue(t, clk.now)
+	ib, err := inbox.New(ctx, db, clk.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answers := map[string]error{"ok": nil, "broken": permanent{errors.New("the payload means nothing")}, "flaky": errors.New("GitHub answered 502")}
+	log, lines := capture()
+	m := newMetrics()
+	p := (&pool{
+		workers: 1, maxAttempts: 3, inbox: ib, log: log, now: clk.now,
+		retryBase: 10 * time.Second, retryMax: 15 * time.Minute,
+		processed: m.processed, seconds: m.processSeconds,
+		handlers: map[string]func(context.Context, inbox.Delivery) error{
+			"issue_comment": func(_ context.Context, d inbox.Delivery) error { return answers[d.ID] },
+		},
+	}).init()
+	process := func(id string) {
+		t.Helper()
+		d, ok, err := ib.Get(ctx, id)
+		if err != nil || !ok {
+			t.Fatalf("delivery %s: %v (held %v)", id, err, ok)
+		}
+		p.work(ctx, d)
+	}
+	for id := range answers {
+		if _, err := ib.Put(ctx, inbox.Delivery{ID: id, Event: "issue_comment", Payload: []byte("{}")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	process("ok")
+	wantLogged(t, lines, "ERROR")
+	wantLogged(t, lines, "WARN")
+	process("broken")
+	wantLogged(t, lines, "ERROR", "server: processing failed for good")
+	if got := lines.lines("ERROR"); len(got) == 1 && !strings.Contains(got[0], "attempts=1") {
+		t.Errorf("the first attempt's failure does not say attempts=1:\n%s", got[0])
+	}
+	process("flaky")
+	process("flaky")
+	wantLogged(t, lines, "WARN", "server: processing failed; retrying", "server: processing failed; retrying")
+	if got := lines.lines("WARN"); len(got) == 2 && (!strings.Contains(got[1], "attempts=2") || !strings.Contains(got[1], "retry_at=2026-03-01T12:00:20Z")) {
+		t.Errorf("the second retry does not say attempts=2 and its time:\n%s", got[1])
+	}
+	process("flaky")
+	wantLogged(t, lines, "ERROR", "server: processing failed for good", "server: processing failed for good")
+	if got := lines.lines("ERROR"); len(got) == 2 && !strings.Contains(got[1], "attempts=3") {
+		t.Errorf("the last attempt's failure does not say attempts=3:\n%s", got[1])
+	}
+}
+
+// TestReaderSleepsUntilTheNextRetry: the reader of the inbox sleeps until the next
+// retry is due, at least 5 ms and at most a second (a stored delivery wakes it
+// sooner); with nothing to retry, a second.
+func TestReaderSleepsUntilTheNextRetry(t *testing.T) {
+	ctx := context.Background()
+	clk := &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	_, db := openQueue(t, clk.now)
+	ib, err := inbox.New(ctx, db, clk.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := (&pool{workers: 1, inbox: ib, now: clk.now}).init()
+	if got := p.nextWait(ctx); got != time.Second {
+		t.Errorf("nothing to retry: the reader sleeps %s, want 1s", got)
+	}
+	if _, err := ib.Put(ctx, inbox.Delivery{ID: "d-1", Event: "issue_comment", Payload: []byte("{}")}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ due, want time.Duration }{
+		{200 * time.Millisecond, 200 * time.Millisecond},
+		{time.Minute, time.Second},
+		{-time.Minute, 5 * time.Millisecond},
+	} {
+		if err := ib.Retry(ctx, "d-1", errors.New("GitHub answered 502"), clk.now().Add(c.due)); err != nil {
+			t.Fatal(err)
+		}
+		if got := p.nextWait(ctx); got != c.want {
+			t.Errorf("a retry due in %s: the reader sleeps %s, want %s", c.due, got, c.want)
+		}
 	}
 }
