@@ -259,3 +259,42 @@ func TestReaderSleepsUntilTheNextRetry(t *testing.T) {
 		}
 	}
 }
+
+// TestPruneAtMostOnceADay: done deliveries older than retention_days are deleted by the
+// periodic check at most once a day: not again exactly 24 h after the last prune, and
+// again just after.
+func TestPruneAtMostOnceADay(t *testing.T) {
+	ctx := context.Background()
+	clk := &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	_, db := openQueue(t, clk.now)
+	ib, err := inbox.New(ctx, db, clk.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := (&pool{workers: 1, inbox: ib, log: quiet(), now: clk.now}).init()
+	p.prune(ctx, time.Hour) // the first check prunes
+	if _, err := ib.Put(ctx, inbox.Delivery{ID: "d-1", Event: "issue_comment", Payload: []byte("{}")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ib.Done(ctx, "d-1"); err != nil {
+		t.Fatal(err)
+	}
+	held := func() bool {
+		t.Helper()
+		_, ok, err := ib.Get(ctx, "d-1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	clk.add(24 * time.Hour)
+	p.prune(ctx, time.Hour)
+	if !held() {
+		t.Error("pruned again exactly 24 h after the last prune")
+	}
+	clk.add(time.Millisecond)
+	p.prune(ctx, time.Hour)
+	if held() {
+		t.Error("a done delivery older than the retention was kept past a day after the last prune")
+	}
+}
