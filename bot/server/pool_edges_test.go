@@ -262,7 +262,8 @@ func TestReaderSleepsUntilTheNextRetry(t *testing.T) {
 
 // TestPruneAtMostOnceADay: done deliveries older than retention_days are deleted by the
 // periodic check at most once a day: not again exactly 24 h after the last prune, and
-// again just after.
+// again just after, keeping those within the retention, and logging how many it
+// deleted.
 func TestPruneAtMostOnceADay(t *testing.T) {
 	ctx := context.Background()
 	clk := &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
@@ -271,7 +272,8 @@ func TestPruneAtMostOnceADay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := (&pool{workers: 1, inbox: ib, log: quiet(), now: clk.now}).init()
+	log, lines := capture()
+	p := (&pool{workers: 1, inbox: ib, log: log, now: clk.now}).init()
 	p.prune(ctx, time.Hour) // the first check prunes
 	if _, err := ib.Put(ctx, inbox.Delivery{ID: "d-1", Event: "issue_comment", Payload: []byte("{}")}); err != nil {
 		t.Fatal(err)
@@ -279,22 +281,36 @@ func TestPruneAtMostOnceADay(t *testing.T) {
 	if err := ib.Done(ctx, "d-1"); err != nil {
 		t.Fatal(err)
 	}
-	held := func() bool {
+	held := func(id string) bool {
 		t.Helper()
-		_, ok, err := ib.Get(ctx, "d-1")
+		_, ok, err := ib.Get(ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return ok
 	}
 	clk.add(24 * time.Hour)
+	if _, err := ib.Put(ctx, inbox.Delivery{ID: "d-2", Event: "issue_comment", Payload: []byte("{}")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ib.Done(ctx, "d-2"); err != nil {
+		t.Fatal(err)
+	}
 	p.prune(ctx, time.Hour)
-	if !held() {
+	if !held("d-1") {
 		t.Error("pruned again exactly 24 h after the last prune")
 	}
 	clk.add(time.Millisecond)
 	p.prune(ctx, time.Hour)
-	if held() {
+	if held("d-1") {
 		t.Error("a done delivery older than the retention was kept past a day after the last prune")
+	}
+	if !held("d-2") {
+		t.Error("a done delivery within the retention was pruned")
+	}
+	wantLogged(t, lines, "WARN")
+	wantLogged(t, lines, "INFO", "server: pruned old deliveries")
+	if got := lines.lines("INFO"); len(got) == 1 && !strings.Contains(got[0], "count=1") {
+		t.Errorf("the prune's line does not say it deleted one delivery:\n%s", got[0])
 	}
 }
