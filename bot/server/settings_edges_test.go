@@ -1,8 +1,11 @@
 package server_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lablup/perfbot/bot/server"
 )
@@ -39,5 +42,37 @@ hosts: [{label: gfx1151, backend: rocm, workflow: perfbot.yml}]
 		if _, err := server.ParseSettings([]byte(base+c.bad), "serve.yml"); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want an error saying %q", strings.TrimSpace(c.bad), err, c.want)
 		}
+	}
+}
+
+// TestLoadSettingsReadsAFileOfUpTo1MiB: a settings file of exactly 1 MiB is read
+// whole (its last key included), one byte more is refused before it is parsed.
+func TestLoadSettingsReadsAFileOfUpTo1MiB(t *testing.T) {
+	t.Parallel()
+	head := "# padding\n"
+	body := `version: 1
+database: /var/lib/perfbot/perfbot.db
+github: {app_id: 1, private_key_file: k.pem}
+hosts: [{label: gfx1151, backend: rocm, workflow: perfbot.yml}]
+retention_days: 31`
+	pad := strings.Repeat("#", 1<<20-len(head)-len(body)-1) + "\n"
+	dir := t.TempDir()
+	exact := filepath.Join(dir, "exact.yml")
+	if err := os.WriteFile(exact, []byte(head+pad+body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := server.LoadSettings(exact)
+	if err != nil {
+		t.Fatalf("a file of exactly 1 MiB: %v", err)
+	}
+	if got.Retention != 31*24*time.Hour {
+		t.Errorf("retention %s, want the file's last key, 31 days, read whole", got.Retention)
+	}
+	over := filepath.Join(dir, "over.yml")
+	if err := os.WriteFile(over, []byte(head+"#"+pad+body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := server.LoadSettings(over); err == nil || !strings.Contains(err.Error(), "1048577 bytes; at most 1048576 are read") {
+		t.Errorf("a file of 1 MiB and a byte: %v, want it refused", err)
 	}
 }
