@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lablup/perfbot/bot/command"
+	"github.com/lablup/perfbot/bot/gate"
 	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/bot/inbox"
 	"github.com/lablup/perfbot/bot/queue"
@@ -541,5 +543,66 @@ func TestFinishFailsWhenTheReactionFails(t *testing.T) {
 			t.Errorf("reaction answered %v: finish returned %v, want an error: %v", c.err, err, c.wantErr)
 		}
 		wantIn(t, "the status comment", r.gh.comment(t, req.StatusCommentID), "failed.", "GitHub refused the dispatch.")
+	}
+}
+
+// TestReconcileEndsACancelledRunWhoseEndWasMissed: the periodic check of a request
+// someone cancelled asks GitHub to cancel its run and, when the run has already
+// ended (its completion was never delivered), ends the request in the same pass and
+// frees the host.
+func TestReconcileEndsACancelledRunWhoseEndWasMissed(t *testing.T) {
+	r := newDispatcherRig(t)
+	ctx := context.Background()
+	req := r.started(t, 41)
+	next := r.queuedWithStatus(t, 42)
+	r.gh.runs = []gh.WorkflowRun{{ID: 9001, DisplayTitle: RunName(req.ID), Status: "in_progress", URL: "https://github.com/octo/engine/actions/runs/9001"}}
+	r.clk.add(confirmAfter + time.Second)
+	r.dp.pass(ctx, testHost, true)
+	if err := r.q.SetCancel(ctx, req.ID, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	r.gh.runs[0].Status, r.gh.runs[0].Conclusion = "completed", "cancelled"
+	r.dp.pass(ctx, testHost, true)
+	if got := state(t, r.q, req.ID); got.State != queue.Cancelled {
+		t.Errorf("request 1 is %s, want cancelled in the pass that found its run ended", got.State)
+	}
+	if got := state(t, r.q, next.ID); got.State != queue.Dispatched {
+		t.Errorf("request 2 is %s, want dispatched once the host is free", got.State)
+	}
+}
+
+// failingCancel is GitHub answering a run's cancel with err.
+type failingCancel struct {
+	*fakeGitHub
+	err error
+}
+
+func (f failingCancel) CancelWorkflowRun(context.Context, gh.Repo, int64) error { return f.err }
+
+// TestCancelOfARunGitHubFailsToCancel: a cancel GitHub answers with a server error
+// fails the command's processing (the delivery is tried again) and claims nothing; a
+// run that has already ended (409) is not an error.
+func TestCancelOfARunGitHubFailsToCancel(t *testing.T) {
+	for _, c := range []struct {
+		status  int
+		wantErr bool
+	}{{500, true}, {409, false}} {
+		r := newCommandsRig(t)
+		ctx := context.Background()
+		req := queued(t, r.q, 41, "alice", 0)
+		if _, ok, err := r.q.Claim(ctx, testHost); err != nil || !ok {
+			t.Fatal(ok, err)
+		}
+		if _, err := r.q.SetRun(ctx, req.ID, 9001, "https://github.com/octo/engine/actions/runs/9001", time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+		api := failingCancel{r.gh, &gh.APIError{Op: "cancelling run 9001", Status: c.status}}
+		err := r.cm.cancel(ctx, api, commentOn(7, false, 42, "alice"), gate.Request{Kind: command.Cancel, ID: "1"}, quiet())
+		if (err != nil) != c.wantErr {
+			t.Errorf("GitHub answered %d: cancel returned %v, want an error: %v", c.status, err, c.wantErr)
+		}
+		if c.wantErr && len(r.gh.replies) != 0 {
+			t.Errorf("GitHub answered %d, yet the reply %q was written", c.status, r.gh.replies)
+		}
 	}
 }
