@@ -19,7 +19,7 @@ import (
 
 // TestNewRetriesFailedDeliveriesOnTheDefaultSchedule: `perfbot serve` makes its server
 // without RetryBase and RetryMax, so a delivery whose processing failed is tried again
-// after 10 s, the wait doubling per attempt up to 15 min.
+// after 10 s, the wait doubling per attempt up to 15 min. Close closes the database.
 func TestNewRetriesFailedDeliveriesOnTheDefaultSchedule(t *testing.T) {
 	k, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
@@ -40,11 +40,25 @@ func TestNewRetriesFailedDeliveriesOnTheDefaultSchedule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	closed := false
+	defer func() {
+		if !closed {
+			s.Close()
+		}
+	}()
 	failed := errors.New("GitHub answered 502")
 	for attempts, wait := range map[int]time.Duration{0: 10 * time.Second, 1: 20 * time.Second, 6: 640 * time.Second, 7: 15 * time.Minute, 30: 15 * time.Minute} {
 		if got := s.pool.retryAt(failed, attempts).Sub(now); got != wait {
 			t.Errorf("after %d failed attempts the next is in %s, want %s", attempts+1, got, wait)
 		}
+	}
+	// Close (which Serve calls when it stops) closes the database: nothing is written
+	// after it.
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	closed = true
+	if err := s.db.Writable(context.Background()); err == nil {
+		t.Error("the database takes writes after Close")
 	}
 }
