@@ -606,3 +606,24 @@ func TestCancelOfARunGitHubFailsToCancel(t *testing.T) {
 		}
 	}
 }
+
+// TestRunEventRetriesACancelGitHubFailed: when the run of a cancelled request is
+// learned from its event and GitHub fails to cancel it (500), the event's processing
+// fails, so the delivery is tried again and the cancel with it.
+func TestRunEventRetriesACancelGitHubFailed(t *testing.T) {
+	r := newDispatcherRig(t)
+	ctx := context.Background()
+	req := r.started(t, 41)
+	if err := r.q.SetCancel(ctx, req.ID, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	r.dp.api = func(int64) (runAPI, error) {
+		return failingCancel{r.gh, &gh.APIError{Op: "cancelling run 9001", Status: 500}}, nil
+	}
+	started := runPayload(req.ID, 9001, ".github/workflows/perfbot.yml", "", r.clk.now())
+	started = bytes.Replace(started, []byte(`"action":"completed"`), []byte(`"action":"in_progress"`), 1)
+	started = bytes.Replace(started, []byte(`"status":"completed"`), []byte(`"status":"in_progress"`), 1)
+	if err := r.dp.onWorkflowRun(ctx, inbox.Delivery{ID: "run-1", Event: "workflow_run", Payload: started}); err == nil {
+		t.Error("GitHub failed to cancel the run, and the event was taken as processed")
+	}
+}
