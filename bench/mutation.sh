@@ -5,8 +5,9 @@
 # survivor's file:line, a line per package and, last,
 # `mutation: K of N killed (P %), S survived` (bench/mutsum says how it counts).
 # Usage: bench/mutation.sh [PKG[@I/K]...]   (default: every package of
-# bench/mutation-groups, whole). PKG@I/K runs only part I of the package's files dealt
-# into K parts of about equal size (as MUTATION_SPLIT deals them).
+# bench/mutation-groups, whole). PKG is the package alone, without the packages in
+# folders below it (name those on their own). PKG@I/K runs only part I of the
+# package's files dealt into K parts of about equal size (as MUTATION_SPLIT deals them).
 # Environment: MUTATION_GROUP=N (1 to the number of groups) runs group N of
 # bench/mutation-groups instead, MUTATION_GROUP=today the day's group: (day of the year
 # modulo the number of groups) + 1, the rotation CI uses.
@@ -86,6 +87,10 @@ for spec in "$@"; do
   # with the build cached, but each mutant is built afresh: on a fast package a loaded
   # machine's build alone would pass it. The coefficient is raised so that the deadline
   # is at least MUTATION_MIN_TIMEOUT seconds.
+  # The test binary is built first (running no test), so that the timed run is, as
+  # gremlins' own, one with the build cached: timing a cold build made the deadline
+  # fall short of MUTATION_MIN_TIMEOUT.
+  go test -cover -run '^$' "./$pkg" >/dev/null 2>&1 || true
   t0=$(date +%s%N)
   go test -cover "./$pkg" >/dev/null 2>&1 || true
   coef=$(awk -v ns="$(($(date +%s%N) - t0))" -v c="${MUTATION_TIMEOUT_COEF:-10}" -v min="${MUTATION_MIN_TIMEOUT:-60}" \
@@ -122,9 +127,14 @@ for spec in "$@"; do
     part="$name"
     [ "$k" -gt 1 ] && part="$name.part$((i + 1))of$k"
     rm -f "$out/$part.json"
-    excl=()
+    # gremlins mutates every .go file below the package's folder and matches these
+    # patterns against the paths from that folder: "/" leaves out the files of the
+    # packages below it (runner/patch/patchrun, bot/gate/gatetest), which are
+    # measured by their own name, with their own tests; without it every part of a
+    # split package would mutate them again.
+    excl=(-E /)
     for j in "${!files[@]}"; do
-      [ "${part_of[j]}" -ne "$i" ] && excl+=(-E "(^|/)${files[j]//./\\.}\$")
+      [ "${part_of[j]}" -ne "$i" ] && excl+=(-E "^${files[j]//./\\.}\$")
     done
     setsid "$bin" unleash --workers "${MUTATION_WORKERS:-1}" --timeout-coefficient "$coef" "${excl[@]}" \
       -o "$out/$part.json" "./$pkg" >"$out/$part.log" 2>&1 &
