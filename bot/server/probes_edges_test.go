@@ -43,6 +43,7 @@ hosts: [{label: gfx1151, backend: rocm, workflow: perfbot.yml}]
 		Workers: 4, Backlog: 10000, MaxAttempts: 8, SweepEvery: 300 * time.Second, SweepWindow: 259200 * time.Second,
 		ConfirmAfter: 30 * time.Second, CheckEvery: 60 * time.Second, Retention: 30 * 24 * time.Hour,
 		APITimeout: 30 * time.Second, StuckAfter: 300 * time.Second, BodyBudget: 64 << 20,
+		CompareBudget: 480 * time.Minute, CompareRunTime: 5 * time.Minute,
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("defaults (-documented +got):\n%s", d)
