@@ -88,6 +88,8 @@ func run(ctx context.Context, o Options) (result, error) {
 		res.gate, err = s.gate(ctx)
 	case JobBench:
 		err = s.bench(ctx)
+	case JobBisect:
+		err = s.bisect(ctx)
 	}
 	s.progressDone()
 	res.outputs = rt.Outputs()

@@ -1,6 +1,6 @@
 // Package action is perfbot as a GitHub Actions step (`perfbot action`, run by the
 // composite action.yml): it reads the step's inputs and event, runs the job they name
-// (profile, gemm-tests, patch, bench, publish, gate) through the same packages as the
+// (profile, gemm-tests, patch, bench, publish, gate, bisect) through the same packages as the
 // command line and the bot server (runner/job, runner/patch, bot/publish, bot/gate), and
 // reports through the Actions runtime: outputs with random delimiters, masked secrets,
 // escaped annotations, the job's output in a group with workflow commands off, and the

@@ -22,15 +22,17 @@ const (
 	JobBench     = "bench"
 	JobGate      = "gate"
 	JobPublish   = "publish"
+	JobBisect    = "bisect"
 )
 
 // Jobs lists the jobs in the order docs/action.md describes them.
-var Jobs = []string{JobProfile, JobGemmTests, JobPatch, JobBench, JobGate, JobPublish}
+var Jobs = []string{JobProfile, JobGemmTests, JobPatch, JobBench, JobGate, JobPublish, JobBisect}
 
 // InputNames are the inputs of action.yml, in its order.
 var InputNames = []string{
 	"job", "github-token", "app-id", "app-private-key", "github-api-url", "config", "models", "sampling",
 	"ref", "base-ref", "request-id", "status-comment-id", "trigger-comment-id", "check-run-id", "epic", "issue", "dry-run", "results",
+	"good-ref", "bad-ref",
 }
 
 // OutputNames are the outputs of action.yml, in its order: those of the host and
@@ -49,6 +51,7 @@ const (
 
 var (
 	refRE       = regexp.MustCompile(`^[0-9a-f]{7,40}$`)
+	fullSHARE   = regexp.MustCompile(`^[0-9a-f]{40}$`)
 	requestIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 	modelRE     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
 	pathRE      = regexp.MustCompile(`^[A-Za-z0-9._][A-Za-z0-9._/-]{0,255}$`)
@@ -80,6 +83,10 @@ type Inputs struct {
 	// Results is the folder the publish job reads the GPU job's results from (where
 	// the workflow downloaded its artifact); "" means this job's RUNNER_TEMP/perfbot.
 	Results string
+	// GoodRef and BadRef are a bisection's range: the last known good commit and the
+	// first known bad one (full SHAs; BadRef "" means the pinned commit).
+	GoodRef string
+	BadRef  string
 }
 
 // readInputs reads and checks every input. Secrets are masked before anything else is
@@ -205,6 +212,29 @@ func readInputs(r *Runtime) (Inputs, error) {
 		bad("results", "the folder's path holds a control character")
 	case len(in.Ref) != 40:
 		bad("ref", "publishing results from another job needs the pinned commit's full SHA (40 hex digits), got %q", clip(in.Ref))
+	}
+	for _, r := range []struct {
+		name string
+		p    *string
+	}{{"good-ref", &in.GoodRef}, {"bad-ref", &in.BadRef}} {
+		*r.p = get(r.name)
+		switch {
+		case *r.p == "":
+		case !fullSHARE.MatchString(*r.p):
+			bad(r.name, "%q is not a full commit SHA (40 hex digits): a bisection is pinned to its range", clip(*r.p))
+		case in.Job != JobBisect:
+			bad(r.name, "applies to the bisect job only, not %s", in.Job)
+		}
+	}
+	if in.Job == JobBisect {
+		switch {
+		case in.GoodRef == "":
+			bad("good-ref", "missing: the bisect job needs the last known good commit")
+		case len(in.Models) != 1:
+			bad("models", "the bisect job measures one model: give exactly one, got %d", len(in.Models))
+		case len(in.Sampling) > 0:
+			bad("sampling", "a bisection measures the harness's decode speed: leave sampling empty")
+		}
 	}
 	switch {
 	case in.Job == JobBench && in.BaseRef != "" && len(in.Sampling) > 0:

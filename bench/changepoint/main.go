@@ -34,6 +34,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -243,7 +244,7 @@ func bisection(cfg config, kind noiseKind, ki int) (right, runs, undecided int, 
 	p := changepoint.DefaultBisectParams()
 	for range cfg.bisects {
 		culprit := 1 + rng.IntN(cfg.commits-1)
-		measure := func(c string, n int) ([]float64, error) {
+		measure := func(_ context.Context, c string, n int) ([]float64, error) {
 			i := slices.Index(commits, c)
 			level := 100.0
 			if i >= culprit {
@@ -251,7 +252,7 @@ func bisection(cfg config, kind noiseKind, ki int) (right, runs, undecided int, 
 			}
 			return readings(rng, kind, level, cfg.noise/100, n), nil
 		}
-		r, err := changepoint.Bisect(commits, measure, p)
+		r, err := changepoint.Bisect(context.Background(), commits, measure, p)
 		if err != nil {
 			return 0, 0, 0, err
 		}

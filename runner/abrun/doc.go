@@ -18,6 +18,9 @@
 // starts, with the estimate. Progress goes to a callback at most once per
 // Session.Every (a minute by default), on an injectable clock.
 //
+// A session that checks out one commit at a time (a bisection) adds each with
+// AddCheckout, under the same checks.
+//
 // It runs nothing itself except git for the worktrees (internal/gitrun), and works on
 // plain numbers otherwise; the statistics are runner/abstat's.
 package abrun

@@ -60,16 +60,9 @@ func Prepare(ctx context.Context, repoDir, shaA, shaB, dir string) (w Worktrees,
 			return Worktrees{}, fmt.Errorf("commit %s is %q: give the full 40-hex-digit SHA", s.side, s.sha)
 		}
 	}
-	root, err := filepath.Abs(dir)
+	root, err := worktreeRoot(dir)
 	if err != nil {
 		return Worktrees{}, err
-	}
-	root, err = filepath.EvalSymlinks(root)
-	if err != nil {
-		return Worktrees{}, fmt.Errorf("the worktree directory: %w", err)
-	}
-	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-		return Worktrees{}, fmt.Errorf("the worktree directory %s is not a directory", root)
 	}
 	w = Worktrees{Repo: repoDir, Dir: root, A: filepath.Join(root, "a"), B: filepath.Join(root, "b"), ShaA: shaA, ShaB: shaB}
 	for _, p := range []string{w.A, w.B} {
@@ -93,26 +86,98 @@ func Prepare(ctx context.Context, repoDir, shaA, shaB, dir string) (w Worktrees,
 		side      Side
 		path, sha string
 	}{{A, w.A, shaA}, {B, w.B, shaB}} {
-		if _, err := gitrun.Out(ctx, repoDir, "rev-parse", "--verify", "--quiet", s.sha+"^{commit}"); err != nil {
-			return w, fmt.Errorf("commit %s (%s) is not in the repository: %w", s.side, s.sha, err)
-		}
-		if _, err := gitrun.Out(ctx, repoDir, "worktree", "add", "--detach", "--quiet", "--", s.path, s.sha); err != nil {
-			return w, fmt.Errorf("adding the worktree of %s: %w", s.side, err)
-		}
-		added = append(added, s.path)
-		real, err := filepath.EvalSymlinks(s.path)
-		if err != nil || !inside(root, real) {
-			return w, fmt.Errorf("the worktree of %s is not inside %s", s.side, root)
-		}
-		head, err := gitrun.Out(ctx, s.path, "rev-parse", "HEAD")
-		if err != nil {
-			return w, fmt.Errorf("reading the worktree of %s: %w", s.side, err)
-		}
-		if head != s.sha {
-			return w, fmt.Errorf("the worktree of %s is at %s, not %s", s.side, head, s.sha)
+		if err := addWorktree(ctx, repoDir, root, s.path, s.sha, s.side.String(), &added); err != nil {
+			return w, err
 		}
 	}
 	return w, nil
+}
+
+// worktreeRoot is dir absolute with its symlinks resolved; it must be a directory.
+func worktreeRoot(dir string) (string, error) {
+	root, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	root, err = filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", fmt.Errorf("the worktree directory: %w", err)
+	}
+	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("the worktree directory %s is not a directory", root)
+	}
+	return root, nil
+}
+
+// addWorktree adds a detached worktree of repoDir at path (inside root), at sha, and
+// checks that it is there and at sha; who names it in errors ("A"). A worktree added is
+// appended to added, also when a later check fails, so the caller can remove it.
+func addWorktree(ctx context.Context, repoDir, root, path, sha, who string, added *[]string) error {
+	if _, err := gitrun.Out(ctx, repoDir, "rev-parse", "--verify", "--quiet", sha+"^{commit}"); err != nil {
+		return fmt.Errorf("commit %s (%s) is not in the repository: %w", who, sha, err)
+	}
+	if _, err := gitrun.Out(ctx, repoDir, "worktree", "add", "--detach", "--quiet", "--", path, sha); err != nil {
+		return fmt.Errorf("adding the worktree of %s: %w", who, err)
+	}
+	*added = append(*added, path)
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil || !inside(root, real) {
+		return fmt.Errorf("the worktree of %s is not inside %s", who, root)
+	}
+	head, err := gitrun.Out(ctx, path, "rev-parse", "HEAD")
+	if err != nil {
+		return fmt.Errorf("reading the worktree of %s: %w", who, err)
+	}
+	if head != sha {
+		return fmt.Errorf("the worktree of %s is at %s, not %s", who, head, sha)
+	}
+	return nil
+}
+
+// Checkout is one detached worktree of a repository, for a session that checks out
+// commits one at a time (a bisection) rather than a pair.
+type Checkout struct {
+	Repo string // the repository it was added from
+	Dir  string // the directory holding it (resolved, absolute)
+	Path string // the checkout: Dir/name
+	Sha  string
+}
+
+// AddCheckout adds a detached worktree of repoDir at sha as dir/name, with the checks
+// of Prepare: a full SHA, dir an existing directory, name one path element that does
+// not exist in it, the checkout inside dir (symlinks resolved) and at sha. On any
+// failure what was added is removed again.
+func AddCheckout(ctx context.Context, repoDir, sha, dir, name string) (Checkout, error) {
+	if !IsFullSHA(sha) {
+		return Checkout{}, fmt.Errorf("commit %q: give the full 40-hex-digit SHA", sha)
+	}
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
+		return Checkout{}, fmt.Errorf("worktree name %q: give one path element", name)
+	}
+	root, err := worktreeRoot(dir)
+	if err != nil {
+		return Checkout{}, err
+	}
+	c := Checkout{Repo: repoDir, Dir: root, Path: filepath.Join(root, name), Sha: sha}
+	if _, err := os.Lstat(c.Path); err == nil {
+		return Checkout{}, fmt.Errorf("%s already exists: give an empty directory", c.Path)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return Checkout{}, err
+	}
+	var added []string
+	if err := addWorktree(ctx, repoDir, root, c.Path, sha, sha[:12], &added); err != nil {
+		removeWorktrees(repoDir, added)
+		return Checkout{}, err
+	}
+	return c, nil
+}
+
+// Remove removes the checkout and its administrative files in the repository.
+func (c Checkout) Remove() error {
+	if c.Path == "" || !inside(c.Dir, c.Path) {
+		return nil
+	}
+	return removeWorktrees(c.Repo, []string{c.Path})
 }
 
 // Remove removes both worktrees and their administrative files in the repository.

@@ -195,3 +195,38 @@ func TestBuildBeforeMeasuring(t *testing.T) {
 		t.Error("BuildBoth without Prepare: no error")
 	}
 }
+
+// TestAddCheckout: one worktree at its commit, inside dir; a name that is not one path
+// element, a short SHA, a taken name and an unknown commit are refused and leave no
+// worktree; Remove takes it away.
+func TestAddCheckout(t *testing.T) {
+	src, shaA, shaB := repo(t)
+	dir := t.TempDir()
+	ctx := context.Background()
+	c, err := AddCheckout(ctx, src, shaA, dir, shaA[:12])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(c.Path, "kernel.rs")); err != nil || string(b) != "version a\n" {
+		t.Errorf("the checkout holds %q, %v", b, err)
+	}
+	if c.Sha != shaA || filepath.Dir(c.Path) != c.Dir {
+		t.Errorf("checkout %+v", c)
+	}
+	for _, bad := range []struct{ sha, name string }{
+		{shaB, "../x"}, {shaB, ""}, {shaB[:12], "b"}, {shaB, shaA[:12]}, {strings.Repeat("0", 40), "z"},
+	} {
+		if _, err := AddCheckout(ctx, src, bad.sha, dir, bad.name); err == nil {
+			t.Errorf("%q as %q: no error", bad.sha, bad.name)
+		}
+	}
+	if n := worktreeCount(t, src); n != 2 {
+		t.Errorf("%d worktrees after the refusals, want the repository's and one", n)
+	}
+	if err := c.Remove(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(c.Path); !errors.Is(err, os.ErrNotExist) || worktreeCount(t, src) != 1 {
+		t.Errorf("after Remove: %v, %d worktrees", err, worktreeCount(t, src))
+	}
+}

@@ -1,6 +1,7 @@
 package changepoint
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -10,8 +11,9 @@ import (
 )
 
 // Measure runs commit n times and returns its readings (one metric, one model). On the
-// host each call is a guarded GPU run; an error stops the bisection.
-type Measure func(commit string, n int) ([]float64, error)
+// host each call is a guarded GPU run; an error stops the bisection. It should stop
+// promptly when ctx is cancelled.
+type Measure func(ctx context.Context, commit string, n int) ([]float64, error)
 
 // BisectParams are the knobs of Bisect.
 type BisectParams struct {
@@ -112,8 +114,11 @@ type BisectResult struct {
 
 // Bisect finds the first bad commit of commits (oldest first): commits[0] is the last
 // known good and the last one the first known bad, and one step between them is
-// assumed. On a measure error the result so far is returned with the error.
-func Bisect(commits []string, measure Measure, p BisectParams) (BisectResult, error) {
+// assumed. On a measure error, or when ctx is cancelled (checked before every
+// measurement: a cancelled bisection starts none), the result so far is returned with
+// the error (Undecided, the most likely commit so far named). The context changes
+// nothing else: the same readings give the same steps and result.
+func Bisect(ctx context.Context, commits []string, measure Measure, p BisectParams) (BisectResult, error) {
 	if err := p.Validate(); err != nil {
 		return BisectResult{}, err
 	}
@@ -124,7 +129,7 @@ func Bisect(commits []string, measure Measure, p BisectParams) (BisectResult, er
 		return BisectResult{}, fmt.Errorf("no measure function")
 	}
 	n := len(commits)
-	b := &bisector{p: p, measure: measure, commits: commits, runs: map[int][]float64{}}
+	b := &bisector{ctx: ctx, p: p, measure: measure, commits: commits, runs: map[int][]float64{}}
 	b.runs[0], b.runs[n-1] = logs(p.Good), logs(p.Bad)
 	r := BisectResult{}
 	finish := func(o Outcome, why string) BisectResult {
@@ -233,6 +238,7 @@ func Bisect(commits []string, measure Measure, p BisectParams) (BisectResult, er
 }
 
 type bisector struct {
+	ctx     context.Context
 	p       BisectParams
 	measure Measure
 	commits []string
@@ -243,7 +249,10 @@ type bisector struct {
 // run measures commit k n more times and checks the readings.
 func (b *bisector) run(k, n int) error {
 	c := b.commits[k]
-	v, err := b.measure(c, n)
+	if err := context.Cause(b.ctx); err != nil {
+		return fmt.Errorf("stopped before measuring %s: %w", c, err)
+	}
+	v, err := b.measure(b.ctx, c, n)
 	b.used += len(v)
 	if err != nil {
 		return fmt.Errorf("measuring %s: %w", c, err)
@@ -302,6 +311,14 @@ func (b *bisector) posterior() []float64 {
 		best = max(best, logL[c])
 	}
 	post := make([]float64, n)
+	if math.IsInf(best, -1) {
+		// No split has runs on both sides yet (a bisection stopped before both ends
+		// were measured): the prior, uniform.
+		for c := 1; c < n; c++ {
+			post[c] = 1 / float64(n-1)
+		}
+		return post
+	}
 	sum := 0.0
 	for c := 1; c < n; c++ {
 		post[c] = math.Exp(logL[c] - best)

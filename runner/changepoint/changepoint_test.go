@@ -1,8 +1,10 @@
 package changepoint
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -355,6 +357,7 @@ func TestRealLevels(t *testing.T) {
 
 func TestBisectFindsCulprit(t *testing.T) {
 	t.Parallel()
+	ctx := context.Background()
 	commits := make([]string, 32)
 	for i := range commits {
 		commits[i] = fmt.Sprintf("c%02d", i)
@@ -365,7 +368,7 @@ func TestBisectFindsCulprit(t *testing.T) {
 	for k := range runs {
 		culprit := 1 + k%31
 		measured := map[string]int{}
-		m := func(c string, n int) ([]float64, error) {
+		m := func(_ context.Context, c string, n int) ([]float64, error) {
 			measured[c] += n
 			i := slices.Index(commits, c)
 			l := 100.0
@@ -378,7 +381,7 @@ func TestBisectFindsCulprit(t *testing.T) {
 			}
 			return out, nil
 		}
-		r, err := Bisect(commits, m, DefaultBisectParams())
+		r, err := Bisect(ctx, commits, m, DefaultBisectParams())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -407,6 +410,7 @@ func TestBisectFindsCulprit(t *testing.T) {
 
 func TestBisectBudgetAndEdges(t *testing.T) {
 	t.Parallel()
+	ctx := context.Background()
 	commits := make([]string, 64)
 	for i := range commits {
 		commits[i] = fmt.Sprintf("c%02d", i)
@@ -414,7 +418,7 @@ func TestBisectBudgetAndEdges(t *testing.T) {
 	rng := rand.New(rand.NewPCG(10, 10))
 	noisy := func(step float64) (Measure, *int) {
 		calls := 0
-		return func(c string, n int) ([]float64, error) {
+		return func(_ context.Context, c string, n int) ([]float64, error) {
 			calls += n
 			l := 100.0
 			if slices.Index(commits, c) >= 40 {
@@ -431,7 +435,7 @@ func TestBisectBudgetAndEdges(t *testing.T) {
 	p := DefaultBisectParams()
 	p.Budget = 25
 	m, calls := noisy(0.05)
-	r, err := Bisect(commits, m, p)
+	r, err := Bisect(ctx, commits, m, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -440,7 +444,7 @@ func TestBisectBudgetAndEdges(t *testing.T) {
 	}
 	// No step: not reproduced, no midpoint measured.
 	m, _ = noisy(0)
-	r, err = Bisect(commits, m, DefaultBisectParams())
+	r, err = Bisect(ctx, commits, m, DefaultBisectParams())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -452,7 +456,7 @@ func TestBisectBudgetAndEdges(t *testing.T) {
 	m, calls = noisy(0.10)
 	p.Good = []float64{100, 101, 99, 100.5, 99.5, 100}
 	p.Bad = []float64{90, 91, 89, 90.5, 89.5, 90}
-	r, err = Bisect(commits, m, p)
+	r, err = Bisect(ctx, commits, m, p)
 	if err != nil || r.FirstBad != "c40" || r.Runs != *calls {
 		t.Errorf("with the ends given: %+v %v", r, err)
 	}
@@ -467,7 +471,7 @@ func TestBisectBudgetAndEdges(t *testing.T) {
 	// A measure error stops it and keeps what was measured.
 	boom := errors.New("guard gave up")
 	n := 0
-	r, err = Bisect(commits, func(c string, k int) ([]float64, error) {
+	r, err = Bisect(ctx, commits, func(_ context.Context, c string, k int) ([]float64, error) {
 		if n += k; n > 12 {
 			return nil, boom
 		}
@@ -476,12 +480,72 @@ func TestBisectBudgetAndEdges(t *testing.T) {
 	if !errors.Is(err, boom) || r.Runs != 12 {
 		t.Errorf("measure error: %v, runs %d", err, r.Runs)
 	}
-	if _, err := Bisect([]string{"a"}, m, DefaultBisectParams()); err == nil {
+	if _, err := Bisect(ctx, []string{"a"}, m, DefaultBisectParams()); err == nil {
 		t.Error("one commit: no error")
 	}
 	p = DefaultBisectParams()
 	p.Good = []float64{-1}
-	if _, err := Bisect(commits, m, p); err == nil {
+	if _, err := Bisect(ctx, commits, m, p); err == nil {
 		t.Error("a negative given reading: no error")
+	}
+}
+
+// A cancelled context stops the bisection before its next measurement: the runs so far
+// are kept, the error is the cancellation's, and a context cancelled before the start
+// measures nothing. An uncancelled context changes nothing: the same readings give the
+// same result.
+func TestBisectCancelled(t *testing.T) {
+	t.Parallel()
+	commits := make([]string, 16)
+	for i := range commits {
+		commits[i] = fmt.Sprintf("c%02d", i)
+	}
+	measure := func(stopAt int, cancel context.CancelFunc) (Measure, *int) {
+		rng := rand.New(rand.NewPCG(3, 3))
+		calls := 0
+		return func(_ context.Context, c string, n int) ([]float64, error) {
+			calls++
+			if calls == stopAt {
+				cancel()
+			}
+			l := 100.0
+			if slices.Index(commits, c) >= 6 {
+				l = 93
+			}
+			out := make([]float64, n)
+			for j := range out {
+				out[j] = l * (1 + 0.01*rng.NormFloat64())
+			}
+			return out, nil
+		}, &calls
+	}
+	m, _ := measure(-1, nil)
+	full, err := Bisect(context.Background(), commits, m, DefaultBisectParams())
+	if err != nil || full.FirstBad != "c06" {
+		t.Fatalf("uncancelled: %+v %v", full, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	m, calls := measure(3, cancel)
+	r, err := Bisect(ctx, commits, m, DefaultBisectParams())
+	if !errors.Is(err, context.Canceled) || *calls != 3 || r.Outcome != Undecided {
+		t.Fatalf("cancelled at the third measurement: %d calls, %+v, %v", *calls, r, err)
+	}
+	if r.Runs == 0 || r.Runs >= full.Runs || len(r.Steps) == 0 || math.IsNaN(r.Confidence) {
+		t.Errorf("the partial result: %+v", r)
+	}
+	// The steps so far are the uncancelled bisection's first ones.
+	for i, s := range r.Steps {
+		for _, f := range full.Steps {
+			if f.Commit == s.Commit && !slices.Equal(f.Runs[:len(s.Runs)], s.Runs) {
+				t.Errorf("step %d of %s: %v, uncancelled %v", i, s.Commit, s.Runs, f.Runs)
+			}
+		}
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	cancel()
+	m, calls = measure(-1, nil)
+	r, err = Bisect(ctx, commits, m, DefaultBisectParams())
+	if !errors.Is(err, context.Canceled) || *calls != 0 || r.Runs != 0 || r.Outcome != Undecided || math.IsNaN(r.Confidence) {
+		t.Errorf("cancelled before the start: %d calls, %+v, %v", *calls, r, err)
 	}
 }

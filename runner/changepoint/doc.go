@@ -67,7 +67,8 @@
 // measures the commit whose chance of being bad is nearest one half: a new commit gets
 // Start runs, one measured before Step more. It stops when one commit reaches
 // 1 - ErrorRate, or when the budget (or every commit's cap) is spent, naming the most
-// likely commit as undecided. Unlike a midpoint test decided once (Wald's sequential
+// likely commit as undecided. A cancelled context stops it before its next measurement
+// with the result so far (undecided); it changes nothing else. Unlike a midpoint test decided once (Wald's sequential
 // ratio per midpoint, CSIT's "the side that describes the data best"), a commit
 // classified wrongly early is revisited when later runs contradict it, and no run is
 // spent on a side that is already plain. bench/changepoint.sh measures it.

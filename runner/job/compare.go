@@ -407,100 +407,28 @@ func (c *comparer) report(p abrun.Progress) {
 }
 
 // measureBench is one run: the harness's single-model mode in side's worktree, under
-// the guard, with one attempt; a rejection goes back to the session, which redoes the
-// run in place.
+// the guard, with one attempt (runSingle); a rejection goes back to the session, which
+// redoes the run in place.
 func (c *comparer) measureBench(ctx context.Context, side abrun.Side, model string, i int) (abrun.Sample, error) {
 	c.use(side)
-	wt := c.wt.Path(side)
 	dir, cfgDir, err := c.modelDir(side, model)
 	if err != nil {
 		return abrun.Sample{}, err
 	}
-	harness := filepath.Join(wt, HarnessOutput)
-	before, err := csvNames(harness)
-	if err != nil {
-		return abrun.Sample{}, err
-	}
-	fresh := func() ([]string, error) {
-		now, err := csvNames(harness)
-		if err != nil {
-			return nil, err
-		}
-		var out []string
-		for n := range now {
-			if !before[n] {
-				out = append(out, n)
-			}
-		}
-		slices.Sort(out)
-		return out, nil
-	}
-	clear := func() error {
-		left, err := fresh()
-		for _, n := range left {
-			if rerr := os.Remove(filepath.Join(harness, n)); rerr != nil && err == nil {
-				err = rerr
-			}
-		}
-		return err
-	}
-	g := c.guardOptions()
-	g.MaxAttempts = 1
-	g.BeforeAttempt = func(int) error { return clear() }
 	label := fmt.Sprintf("compare %s %s run %d", model, side, i+1)
 	logName := fmt.Sprintf("%s-%s-%d.log", model, strings.ToLower(side.String()), i+1)
-	argv := results.RemeasureCommand(dir)
-	r, err := c.runGuarded(ctx, "== "+label, g, label, argv, nil, filepath.Join(c.logs, logName), label, nil)
+	r, err := c.runSingle(ctx, singleRun{model: model, dir: dir, cfgDir: cfgDir, label: label, logPath: filepath.Join(c.logs, logName)})
 	if err != nil {
 		return abrun.Sample{}, err
 	}
-	c.scrubGuardLog()
-	defer clear()
-	switch {
-	case r.interrupted():
-		return abrun.Sample{}, r.interruptedDuring(ctx, label)
-	case r.err != nil:
-		return abrun.Sample{}, fmt.Errorf("guarding %s: %w", label, r.err)
-	case r.gaveUp():
-		why := c.scrub.text(r.gaveUpReason(g))
-		c.prog.printf("%s: rejected by the guard, redone in place: %s", label, why)
-		return abrun.Sample{Rejected: true, Reason: why}, nil
-	case r.out.ExitCode != 0:
-		why := fmt.Sprintf("the harness exited with %s", exitText(r.out.ExitCode))
-		if tail := tailLines(r.output, 3); len(tail) > 0 {
-			why += "; last lines: " + strings.Join(tail, " | ")
-		}
-		return abrun.Sample{}, errors.New(c.scrub.text(why))
-	}
-	made, err := fresh()
-	if err != nil {
-		return abrun.Sample{}, err
-	}
-	if len(made) != 1 {
-		return abrun.Sample{}, fmt.Errorf("%s: the harness wrote %d CSVs in %s/, want one", label, len(made), HarnessOutput)
-	}
-	f, err := benchcsv.ReadFile(filepath.Join(harness, made[0]))
-	if err != nil {
-		return abrun.Sample{}, fmt.Errorf("%s: %w", label, err)
-	}
-	rows := f.RowsOf(model)
-	if len(rows) != 1 {
-		return abrun.Sample{}, fmt.Errorf("%s: %s has %d rows of %s, want one", label, made[0], len(rows), model)
-	}
-	row := rows[0]
-	if !row.OK() || !row.HasPrefill || row.DecodeTokS <= 0 || row.PrefillTokS <= 0 {
-		return abrun.Sample{}, fmt.Errorf("%s: the harness gave no reading (%s)", label, orNone(benchcsv.StatusText(row.Status)))
-	}
-	if filepath.IsAbs(dir) && !filepath.IsAbs(cfgDir) {
-		// The harness writes its argument into the row: the committed CSV names the
-		// config's folder, not this host's.
-		row.ModelPath = strings.TrimSuffix(cfgDir, "/") + "/"
+	if r.rejected {
+		return abrun.Sample{Rejected: true, Reason: r.reason}, nil
 	}
 	if c.header == nil {
-		c.header = f.Header
+		c.header = r.header
 	}
-	c.rows[rowKey{side, model, i}] = row
-	return abrun.Sample{Values: []float64{row.DecodeTokS, row.PrefillTokS}}, nil
+	c.rows[rowKey{side, model, i}] = r.row
+	return abrun.Sample{Values: []float64{r.row.DecodeTokS, r.row.PrefillTokS}}, nil
 }
 
 func orNone(s string) string {
@@ -510,49 +438,15 @@ func orNone(s string) string {
 	return s
 }
 
-// modelDir is the harness's argument for model (and the config's folder): the
-// config's folder, in side's worktree when there, else in the checkout (the models are
-// seldom committed), visible to side's sandbox.
+// modelDir is the harness's argument for model (and the config's folder), for side's
+// worktree and sandbox (modelArg).
 func (c *comparer) modelDir(side abrun.Side, model string) (arg, cfgDir string, err error) {
 	for _, m := range c.models {
-		if path.Base(m.Dir) != model {
-			continue
+		if path.Base(m.Dir) == model {
+			return modelArg(m, c.wt.Path(side), c.o.RepoDir, c.sbs[side])
 		}
-		dir := m.Dir
-		switch {
-		case filepath.IsAbs(dir):
-		case isDir(filepath.Join(c.wt.Path(side), filepath.FromSlash(dir))):
-			return dir, m.Dir, nil
-		default:
-			dir = filepath.Join(c.o.RepoDir, filepath.FromSlash(dir))
-		}
-		if !isDir(dir) {
-			return "", "", fmt.Errorf("model directory %s of models.%s is neither in the worktree nor in the checkout", m.Dir, m.Name)
-		}
-		if !c.sbs[side].Visible(dir) {
-			return "", "", fmt.Errorf("the model folder %s is outside the sandbox (the worktree and %s): add its folder to %s on the runner", m.Dir, sandbox.EnvReadOnly, sandbox.EnvReadOnly)
-		}
-		return dir, m.Dir, nil
 	}
 	return "", "", fmt.Errorf("no model folder %s in the config", model)
-}
-
-// csvNames lists the CSVs in dir (none when it does not exist).
-func csvNames(dir string) (map[string]bool, error) {
-	out := map[string]bool{}
-	ents, err := os.ReadDir(dir)
-	if os.IsNotExist(err) {
-		return out, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), ".csv") {
-			out[e.Name()] = true
-		}
-	}
-	return out, nil
 }
 
 // record puts a session's outcome in the manifest: the runs in the order they ran,

@@ -36,8 +36,21 @@ shape: {prompt: 64, generate: 16, warmup: 4}
 `
 
 // compareRepo is an mlxcel repository with the fake harness and two small model
-// folders, committed as A; B is A plus the planted change (fake-change.txt).
+// folders, committed as A (harnessRepo); B is A plus the planted change
+// (fake-change.txt).
 func compareRepo(t testing.TB, change string) (repo, shaA, shaB string) {
+	t.Helper()
+	repo, shaA = harnessRepo(t)
+	writeTestFile(t, filepath.Join(repo, "fake-change.txt"), change)
+	git(t, repo, "add", "-A")
+	git(t, repo, "commit", "-q", "-m", "B: the change")
+	shaB = git(t, repo, "rev-parse", "HEAD")
+	return repo, shaA, shaB
+}
+
+// harnessRepo is an mlxcel repository with the fake harness and two small model
+// folders (the Qwen one not committed), in one commit.
+func harnessRepo(t testing.TB) (repo, sha string) {
 	t.Helper()
 	repo = filepath.Join(t.TempDir(), "mlxcel")
 	files := map[string]string{
@@ -65,12 +78,7 @@ func compareRepo(t testing.TB, change string) (repo, shaA, shaB string) {
 	git(t, repo, "init", "-q")
 	git(t, repo, "add", "-A")
 	git(t, repo, "commit", "-q", "-m", "A: the base")
-	shaA = git(t, repo, "rev-parse", "HEAD")
-	writeTestFile(t, filepath.Join(repo, "fake-change.txt"), change)
-	git(t, repo, "add", "-A")
-	git(t, repo, "commit", "-q", "-m", "B: the change")
-	shaB = git(t, repo, "rev-parse", "HEAD")
-	return repo, shaA, shaB
+	return repo, git(t, repo, "rev-parse", "HEAD")
 }
 
 func compareOptions(t testing.TB, fh *fakeHost, repo, shaA, shaB string, kind results.CompareKind) CompareOptions {

@@ -4,12 +4,17 @@
 // session's manifest), the nightly baseline (docs/nightly.md), the compare sessions of
 // two commits (docs/ab.md: both built in worktrees before any measurement, the bench's
 // runs interleaved in ABBA blocks by runner/abrun, or each side's profile and their
-// difference by runner/portdiff; results.Compare) and the grouped_gemm numeric tests
+// difference by runner/portdiff; results.Compare), the bisection of a commit range for
+// one model (docs/nightly.md, "Bisection on the GPU host": runner/changepoint picks the
+// commits, each checked out in its own worktree, built and measured with the harness's
+// single-model run under the guard as a compare measures one; results.Bisect) and the
+// grouped_gemm numeric tests
 // (each test alone under the guard, its outcome told apart for the patcher,
 // docs/formats.md §7).
 //
 // It orchestrates and writes; it does not define what it writes: the results folder's
-// names, the manifests (results.Session, results.Nightly, results.Compare) and their
+// names, the manifests (results.Session, results.Nightly, results.Compare,
+// results.Bisect) and their
 // states belong to runner/results, which the publisher and the artifact intake read
 // without importing this package. Every process is found through runner/host and run through runner/proc
 // (nothing it starts outlives it), the pinned commit's code inside the host's sandbox

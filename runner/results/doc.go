@@ -28,6 +28,14 @@
 // CompareCSVName and CheckCompareLabel. A cancelled session's manifest has State
 // interrupted and the runs it measured; a failed one, State failed and its Error.
 //
+// A bisection folder (docs/nightly.md, "Bisection on the GPU host") holds bisect.json
+// (Bisect: the range Good..Bad and its Commits, the model and metric, the parameters,
+// every measurement in the order it ran, and the Outcome: the first bad commit or why
+// none, its posterior and each measured commit's), guard.log with its events and
+// hostinfo.json. Its API: Bisect.Save (validates, then writes atomically), ReadBisect
+// (bounded, Validate) and Bisect.Validate; an interrupted bisection keeps its readings
+// and the outcome so far.
+//
 // The runner's jobs (runner/job) write a folder through it; the artifact intake
 // (bot/intake), the publisher (bot/publish) and the documents (bot/report) read one
 // through it. It is a format package: plain data types, their readers and atomic
