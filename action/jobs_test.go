@@ -527,6 +527,59 @@ func TestHostJobsProfileCompare(t *testing.T) {
 	if sum := e.summaryText(t); !strings.Contains(sum, "Verdict: **complete**") {
 		t.Errorf("summary:\n%s", sum)
 	}
+
+	// The publish job: the artifact as the workflow stages it (the root holding the
+	// compare folder), published from a bare clone that fetches B and A.
+	artifact := filepath.Join(t.TempDir(), "artifact")
+	if err := os.CopyFS(filepath.Join(artifact, filepath.Base(folder)), os.DirFS(folder)); err != nil {
+		t.Fatal(err)
+	}
+	publishStep := func(ref string) (*stepEnv, string, error) {
+		pe := newStepEnv(t, map[string]string{"job": "publish", "dry-run": "true", "ref": ref, "results": artifact, "issue": "1900", "status-comment-id": "77"})
+		for k, v := range h.vars {
+			pe.vars[k] = v
+		}
+		pe.vars["GITHUB_REPOSITORY"], pe.vars[EnvRepoURL] = "lablup/mlxcel", h.bare
+		pe.vars["GITHUB_SERVER_URL"], pe.vars["GITHUB_RUN_ID"] = "https://github.example", "4242"
+		var plog bytes.Buffer
+		_, err := run(context.Background(), Options{Stdout: &plog, Getenv: pe.getenv})
+		return pe, plog.String(), err
+	}
+	pe, plog, err := publishStep(head)
+	if err != nil {
+		t.Fatalf("publish the compare: %v\n%s", err, plog)
+	}
+	pouts := readOutputs(t, pe.output)
+	if pouts["verdict"] != VerdictSuccess || filepath.Base(pouts["results-dir"]) != filepath.Base(folder) {
+		t.Errorf("publish outputs %v\n%s", pouts, plog)
+	}
+	if !strings.Contains(plog, "fetched A "+h.base) {
+		t.Errorf("the publish job did not fetch A's commit:\n%s", plog)
+	}
+	dry := filepath.Join(pe.vars["RUNNER_TEMP"], "perfbot", "dry-run")
+	comment := readFileString(t, filepath.Join(dry, "compare-comment.md"))
+	for _, want := range []string{"perfbot:compare-profile", "mlx_fused_rope_append_kernel", "https://github.example/lablup/mlxcel/actions/runs/4242"} {
+		if !strings.Contains(comment, want) {
+			t.Errorf("the compare comment lacks %q:\n%s", want, comment)
+		}
+	}
+	var dsum map[string]any
+	if err := json.Unmarshal(mustRead(t, filepath.Join(dry, "summary.json")), &dsum); err != nil || dsum["kind"] != "profile" || dsum["a"] != h.base || dsum["b"] != head {
+		t.Errorf("the dry run's summary %v (%v)", dsum, err)
+	}
+	if st := readFileString(t, filepath.Join(dry, "status-comment.md")); !strings.Contains(st, "/profile rocm compare") {
+		t.Errorf("status comment:\n%s", st)
+	}
+
+	// The artifact of another B than the pinned commit is refused, with the status
+	// comment saying so.
+	pe, plog, err = publishStep(h.base)
+	if !errors.Is(err, ErrJobFailed) || !hasAnnotation(annotations(t, plog)["error"], "input results", "not of the pinned commit") {
+		t.Errorf("a compare of another commit: %v\n%s", err, plog)
+	}
+	if outs := readOutputs(t, pe.output); outs["verdict"] != VerdictFailure {
+		t.Errorf("outputs %v", outs)
+	}
 }
 
 func readFileString(t *testing.T, p string) string {
