@@ -632,3 +632,77 @@ func TestHostJobsBenchCompare(t *testing.T) {
 		t.Errorf("summary:\n%s", sum)
 	}
 }
+
+// A bench compare whose B is 15 % slower in decode, published from its artifact with
+// the config's compare.fail_slower_pct at 5: the CSV pair committed on A on the compare
+// branch (its pull request in the dry run), the compare comment on the issue input's
+// pull request, and the check run failed by the threshold, which the log also warns of.
+func TestPublishBenchCompareFailsOnTheThreshold(t *testing.T) {
+	harness, err := os.ReadFile(filepath.Join(testfix.RepoRoot(t), "internal", "fakehost", "host", "harness", "bench_decode.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHostJobs(t, jobsConfig+"compare: {fail_slower_pct: 5}\n", map[string]string{
+		"scripts/bench_decode.sh":                                   string(harness),
+		"models/mlx/Meta-Llama-3.1-8B-Instruct-4bit/fake-bench.txt": "mlxcel 35.41 1065.78\n",
+	})
+	home := h.vars["HOME"]
+	if err := os.WriteFile(filepath.Join(h.repo, "fake-change.txt"), []byte("decode 0.85\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hosttest.Git(t, home, h.repo, "add", "fake-change.txt")
+	hosttest.Git(t, home, h.repo, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "--quiet", "-m", "B: a slower decode")
+	head := hosttest.Git(t, home, h.repo, "rev-parse", "HEAD")
+	hosttest.Git(t, home, h.repo, "push", "--quiet", "origin", "HEAD:refs/heads/pr")
+
+	_, e, log, err := h.step(t, map[string]string{"job": "bench", "ref": head, "base-ref": h.base, "models": "llama"})
+	if err != nil {
+		t.Fatalf("bench compare: %v\n%s", err, log)
+	}
+	folder := readOutputs(t, e.output)["results-dir"]
+	artifact := filepath.Join(t.TempDir(), "artifact")
+	if err := os.CopyFS(filepath.Join(artifact, filepath.Base(folder)), os.DirFS(folder)); err != nil {
+		t.Fatal(err)
+	}
+	pe := newStepEnv(t, map[string]string{"job": "publish", "dry-run": "true", "ref": head, "results": artifact, "issue": "1900", "check-run-id": "55"})
+	for k, v := range h.vars {
+		pe.vars[k] = v
+	}
+	pe.vars["GITHUB_REPOSITORY"], pe.vars[EnvRepoURL] = "lablup/mlxcel", h.bare
+	var plog bytes.Buffer
+	if _, err := run(context.Background(), Options{Stdout: &plog, Getenv: pe.getenv}); err != nil {
+		t.Fatalf("publish the bench compare: %v\n%s", err, plog.String())
+	}
+	if outs := readOutputs(t, pe.output); outs["verdict"] != VerdictSuccess {
+		t.Errorf("outputs %v\n%s", outs, plog.String())
+	}
+	if !hasAnnotation(annotations(t, plog.String())["warning"], "slower than compare.fail_slower_pct", "Meta-Llama-3.1-8B-Instruct-4bit, decode tok/s: slower by") {
+		t.Errorf("no warning of the threshold:\n%s", plog.String())
+	}
+	dry := filepath.Join(pe.vars["RUNNER_TEMP"], "perfbot", "dry-run")
+	check := readFileString(t, filepath.Join(dry, "check-run.md"))
+	if !strings.Contains(check, "failure") {
+		t.Errorf("the check run is not failed by the threshold:\n%s", check)
+	}
+	var dsum struct {
+		Files   []string `json:"files"`
+		Failing []string `json:"failing"`
+		Git     struct {
+			Base   string `json:"base"`
+			Branch string `json:"branch"`
+		} `json:"git"`
+	}
+	if err := json.Unmarshal(mustRead(t, filepath.Join(dry, "summary.json")), &dsum); err != nil {
+		t.Fatal(err)
+	}
+	if len(dsum.Files) != 2 || !strings.HasSuffix(dsum.Files[0], "-after.csv") || !strings.HasSuffix(dsum.Files[1], "-before.csv") ||
+		len(dsum.Failing) != 1 || dsum.Git.Base != h.base || !strings.HasPrefix(dsum.Git.Branch, "perfbot/rocm-compare-") {
+		t.Errorf("the dry run's summary %+v", dsum)
+	}
+	comment := readFileString(t, filepath.Join(dry, "compare-comment.md"))
+	for _, want := range []string{"perfbot:compare-bench", "**slower**", "The check run fails", "decode tok/s: slower by 15.00 %"} {
+		if !strings.Contains(comment, want) {
+			t.Errorf("the compare comment lacks %q:\n%s", want, comment)
+		}
+	}
+}
