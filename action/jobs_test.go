@@ -527,6 +527,59 @@ func TestHostJobsProfileCompare(t *testing.T) {
 	if sum := e.summaryText(t); !strings.Contains(sum, "Verdict: **complete**") {
 		t.Errorf("summary:\n%s", sum)
 	}
+
+	// The publish job: the artifact as the workflow stages it (the root holding the
+	// compare folder), published from a bare clone that fetches B and A.
+	artifact := filepath.Join(t.TempDir(), "artifact")
+	if err := os.CopyFS(filepath.Join(artifact, filepath.Base(folder)), os.DirFS(folder)); err != nil {
+		t.Fatal(err)
+	}
+	publishStep := func(ref string) (*stepEnv, string, error) {
+		pe := newStepEnv(t, map[string]string{"job": "publish", "dry-run": "true", "ref": ref, "results": artifact, "issue": "1900", "status-comment-id": "77"})
+		for k, v := range h.vars {
+			pe.vars[k] = v
+		}
+		pe.vars["GITHUB_REPOSITORY"], pe.vars[EnvRepoURL] = "lablup/mlxcel", h.bare
+		pe.vars["GITHUB_SERVER_URL"], pe.vars["GITHUB_RUN_ID"] = "https://github.example", "4242"
+		var plog bytes.Buffer
+		_, err := run(context.Background(), Options{Stdout: &plog, Getenv: pe.getenv})
+		return pe, plog.String(), err
+	}
+	pe, plog, err := publishStep(head)
+	if err != nil {
+		t.Fatalf("publish the compare: %v\n%s", err, plog)
+	}
+	pouts := readOutputs(t, pe.output)
+	if pouts["verdict"] != VerdictSuccess || filepath.Base(pouts["results-dir"]) != filepath.Base(folder) {
+		t.Errorf("publish outputs %v\n%s", pouts, plog)
+	}
+	if !strings.Contains(plog, "fetched A "+h.base) {
+		t.Errorf("the publish job did not fetch A's commit:\n%s", plog)
+	}
+	dry := filepath.Join(pe.vars["RUNNER_TEMP"], "perfbot", "dry-run")
+	comment := readFileString(t, filepath.Join(dry, "compare-comment.md"))
+	for _, want := range []string{"perfbot:compare-profile", "mlx_fused_rope_append_kernel", "https://github.example/lablup/mlxcel/actions/runs/4242"} {
+		if !strings.Contains(comment, want) {
+			t.Errorf("the compare comment lacks %q:\n%s", want, comment)
+		}
+	}
+	var dsum map[string]any
+	if err := json.Unmarshal(mustRead(t, filepath.Join(dry, "summary.json")), &dsum); err != nil || dsum["kind"] != "profile" || dsum["a"] != h.base || dsum["b"] != head {
+		t.Errorf("the dry run's summary %v (%v)", dsum, err)
+	}
+	if st := readFileString(t, filepath.Join(dry, "status-comment.md")); !strings.Contains(st, "/profile rocm compare") {
+		t.Errorf("status comment:\n%s", st)
+	}
+
+	// The artifact of another B than the pinned commit is refused, with the status
+	// comment saying so.
+	pe, plog, err = publishStep(h.base)
+	if !errors.Is(err, ErrJobFailed) || !hasAnnotation(annotations(t, plog)["error"], "input results", "not of the pinned commit") {
+		t.Errorf("a compare of another commit: %v\n%s", err, plog)
+	}
+	if outs := readOutputs(t, pe.output); outs["verdict"] != VerdictFailure {
+		t.Errorf("outputs %v", outs)
+	}
 }
 
 func readFileString(t *testing.T, p string) string {
@@ -577,5 +630,79 @@ func TestHostJobsBenchCompare(t *testing.T) {
 	}
 	if sum := e.summaryText(t); !strings.Contains(sum, "decode tok/s") || !strings.Contains(sum, "faster") {
 		t.Errorf("summary:\n%s", sum)
+	}
+}
+
+// A bench compare whose B is 15 % slower in decode, published from its artifact with
+// the config's compare.fail_slower_pct at 5: the CSV pair committed on A on the compare
+// branch (its pull request in the dry run), the compare comment on the issue input's
+// pull request, and the check run failed by the threshold, which the log also warns of.
+func TestPublishBenchCompareFailsOnTheThreshold(t *testing.T) {
+	harness, err := os.ReadFile(filepath.Join(testfix.RepoRoot(t), "internal", "fakehost", "host", "harness", "bench_decode.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHostJobs(t, jobsConfig+"compare: {fail_slower_pct: 5}\n", map[string]string{
+		"scripts/bench_decode.sh":                                   string(harness),
+		"models/mlx/Meta-Llama-3.1-8B-Instruct-4bit/fake-bench.txt": "mlxcel 35.41 1065.78\n",
+	})
+	home := h.vars["HOME"]
+	if err := os.WriteFile(filepath.Join(h.repo, "fake-change.txt"), []byte("decode 0.85\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hosttest.Git(t, home, h.repo, "add", "fake-change.txt")
+	hosttest.Git(t, home, h.repo, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "--quiet", "-m", "B: a slower decode")
+	head := hosttest.Git(t, home, h.repo, "rev-parse", "HEAD")
+	hosttest.Git(t, home, h.repo, "push", "--quiet", "origin", "HEAD:refs/heads/pr")
+
+	_, e, log, err := h.step(t, map[string]string{"job": "bench", "ref": head, "base-ref": h.base, "models": "llama"})
+	if err != nil {
+		t.Fatalf("bench compare: %v\n%s", err, log)
+	}
+	folder := readOutputs(t, e.output)["results-dir"]
+	artifact := filepath.Join(t.TempDir(), "artifact")
+	if err := os.CopyFS(filepath.Join(artifact, filepath.Base(folder)), os.DirFS(folder)); err != nil {
+		t.Fatal(err)
+	}
+	pe := newStepEnv(t, map[string]string{"job": "publish", "dry-run": "true", "ref": head, "results": artifact, "issue": "1900", "check-run-id": "55"})
+	for k, v := range h.vars {
+		pe.vars[k] = v
+	}
+	pe.vars["GITHUB_REPOSITORY"], pe.vars[EnvRepoURL] = "lablup/mlxcel", h.bare
+	var plog bytes.Buffer
+	if _, err := run(context.Background(), Options{Stdout: &plog, Getenv: pe.getenv}); err != nil {
+		t.Fatalf("publish the bench compare: %v\n%s", err, plog.String())
+	}
+	if outs := readOutputs(t, pe.output); outs["verdict"] != VerdictSuccess {
+		t.Errorf("outputs %v\n%s", outs, plog.String())
+	}
+	if !hasAnnotation(annotations(t, plog.String())["warning"], "slower than compare.fail_slower_pct", "Meta-Llama-3.1-8B-Instruct-4bit, decode tok/s: slower by") {
+		t.Errorf("no warning of the threshold:\n%s", plog.String())
+	}
+	dry := filepath.Join(pe.vars["RUNNER_TEMP"], "perfbot", "dry-run")
+	check := readFileString(t, filepath.Join(dry, "check-run.md"))
+	if !strings.Contains(check, "failure") {
+		t.Errorf("the check run is not failed by the threshold:\n%s", check)
+	}
+	var dsum struct {
+		Files   []string `json:"files"`
+		Failing []string `json:"failing"`
+		Git     struct {
+			Base   string `json:"base"`
+			Branch string `json:"branch"`
+		} `json:"git"`
+	}
+	if err := json.Unmarshal(mustRead(t, filepath.Join(dry, "summary.json")), &dsum); err != nil {
+		t.Fatal(err)
+	}
+	if len(dsum.Files) != 2 || !strings.HasSuffix(dsum.Files[0], "-after.csv") || !strings.HasSuffix(dsum.Files[1], "-before.csv") ||
+		len(dsum.Failing) != 1 || dsum.Git.Base != h.base || !strings.HasPrefix(dsum.Git.Branch, "perfbot/rocm-compare-") {
+		t.Errorf("the dry run's summary %+v", dsum)
+	}
+	comment := readFileString(t, filepath.Join(dry, "compare-comment.md"))
+	for _, want := range []string{"perfbot:compare-bench", "**slower**", "The check run fails", "decode tok/s: slower by 15.00 %"} {
+		if !strings.Contains(comment, want) {
+			t.Errorf("the compare comment lacks %q:\n%s", want, comment)
+		}
 	}
 }

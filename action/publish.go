@@ -29,7 +29,7 @@ const (
 const publishFolder = "dry-run"
 
 // publish publishes a profile's results folder through bot/publish as `perfbot
-// publish` does (the commit on the bot branch, the pull request, the epic ranking
+// publish` does (or an A/B compare's, as `perfbot publish --compare` does) (the commit on the bot branch, the pull request, the epic ranking
 // comment, the status comment, check run and reaction), or a nightly baseline's folder
 // as `perfbot baseline publish` does. With the results input it publishes what the GPU
 // job left in its artifact, from a job of its own that never checks out or runs the
@@ -85,25 +85,46 @@ func (s *step) publishResults(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	nightly := hasNightlyManifest(src)
-	cfg, folder, repoDir, cleanup, err := s.takeResults(ctx, src, ref, nightly, dest)
+	kind := artifactProfile
+	switch {
+	case hasNightlyManifest(src):
+		kind = artifactNightly
+	case intake.IsCompare(src):
+		kind = artifactCompare
+	}
+	cfg, folder, repoDir, cleanup, err := s.takeResults(ctx, src, ref, kind, dest)
 	defer cleanup()
 	switch {
-	case err != nil && nightly:
+	case err != nil && kind == artifactNightly:
 		return err
 	case err != nil:
 		return s.failProfile(ctx, dest, err)
-	case nightly:
+	case kind == artifactNightly:
 		return s.publishBaseline(ctx, cfg, folder, repoDir, ref, dest)
+	case kind == artifactCompare:
+		return s.publishCompare(ctx, cfg, folder, repoDir, dest)
 	}
 	return s.publishProfile(ctx, cfg, folder, repoDir, ref, dest)
 }
+
+// artifactKind is what the GPU job's artifact holds.
+type artifactKind int
+
+const (
+	artifactProfile artifactKind = iota // a profile's <gfx>_<commit> folder
+	artifactNightly                     // a nightly bench's folder
+	artifactCompare                     // an A/B compare's <gfx>_<A8>_<B8> folder
+)
 
 // takeResults makes what publishResults publishes from: a bare clone of the repository
 // without file contents (removed by cleanup) with the pinned commit fetched, the
 // configuration read from its git objects, and the artifact's checked copy, which stays
 // in RUNNER_TEMP/perfbot for the job's later steps (the results-dir output).
-func (s *step) takeResults(ctx context.Context, src, ref string, nightly bool, dest publishDest) (cfg config.Config, folder, repoDir string, cleanup func(), err error) {
+//
+// For a compare, the manifest's B must be the pinned commit, and A's commit is fetched
+// too: publishing reads A's attribution rules from it and builds the CSV pair's commit
+// on it.
+func (s *step) takeResults(ctx context.Context, src, ref string, kind artifactKind, dest publishDest) (cfg config.Config, folder, repoDir string, cleanup func(), err error) {
 	cleanup = func() {}
 	if err = os.MkdirAll(s.root, 0o755); err != nil {
 		return
@@ -145,11 +166,71 @@ func (s *step) takeResults(ctx context.Context, src, ref string, nightly bool, d
 		err = fmt.Errorf("making a folder for the results: %w", err)
 		return
 	}
-	if folder, err = importResults(ctx, src, filepath.Join(keep, "checked"), nightly); err != nil {
+	if folder, err = importResults(ctx, src, filepath.Join(keep, "checked"), kind); err != nil {
 		err = fmt.Errorf("input results: %w", err)
 		return
 	}
+	if kind == artifactCompare {
+		var c results.Compare
+		if c, err = results.ReadCompare(filepath.Join(folder, results.CompareFile)); err != nil {
+			err = fmt.Errorf("input results: %w", err)
+			return
+		}
+		if !strings.HasPrefix(c.ShaB, strings.ToLower(ref)) {
+			err = fmt.Errorf("input results: the compare is of B %s, not of the pinned commit %s: the artifact is not this request's", c.ShaB, ref)
+			return
+		}
+		err = s.rt.Quiet("perfbot: fetch the compare's base commit", func(w io.Writer) error {
+			if err := repo.Fetch(ctx, c.ShaA); err != nil {
+				return fmt.Errorf("fetching A's commit: %w", err)
+			}
+			fmt.Fprintf(w, "fetched A %s (its attribution rules, the base of the CSV pair's commit); nothing of it is checked out\n", c.ShaA)
+			return nil
+		})
+		if err != nil {
+			return
+		}
+	}
 	return cfg, folder, repo.Dir, cleanup, nil
+}
+
+// publishCompare publishes an A/B compare's folder from the clone repoDir (holding A's
+// and B's commits) through bot/publish.PublishCompare: the CSV pair's pull request,
+// the compare comment on the pull request that asked (the issue input, else the
+// event's), the status comment, the check run (neutral unless the config's
+// compare.fail_slower_pct fails it) and the reaction. The configuration is the pinned
+// commit's, as for a profile.
+func (s *step) publishCompare(ctx context.Context, cfg config.Config, folder, repoDir string, dest publishDest) error {
+	co := publish.CompareOptions{
+		ResultsDir: folder, RepoDir: repoDir, Config: cfg, Repo: s.repo, ServerURL: s.serverURL,
+		CheckRunID: s.in.CheckRunID, StatusCommentID: s.in.StatusCommentID, TriggerCommentID: s.in.TriggerCommentID,
+		PR: s.issue(), Sink: dest.sink(s.repo), GitToken: dest.gitToken,
+	}
+	for _, l := range s.runLinks(ctx, nil) {
+		if l.Text == "workflow run" {
+			co.WorkflowRun = l.URL
+		}
+	}
+	var sum publish.CompareSummary
+	perr := s.rt.Quiet("perfbot: publish the compare", func(w io.Writer) error {
+		var err error
+		sum, err = publish.PublishCompare(ctx, co)
+		logPublished(w, "A/B "+sum.Kind+" compare "+sum.Label, sum.Git, sum.PR)
+		fmt.Fprintf(w, "compare comment on #%d: %s %s\n", co.PR, sum.Comment.Action, sum.Comment.URL)
+		return err
+	})
+	verdict := VerdictSuccess
+	if perr != nil || sum.Conclusion != "success" {
+		verdict = VerdictFailure
+	}
+	for _, f := range sum.Failing {
+		s.rt.Annotate(Annotation{Level: Warning, Title: "perfbot: slower than compare.fail_slower_pct allows", Message: f})
+	}
+	errs := []error{perr, s.setOutputs("results-dir", folder, "pr-url", sum.PR.URL, "pr-operation", sum.PR.Action, "verdict", verdict)}
+	if sum.StepSummary != "" {
+		errs = append(errs, s.rt.Summary(sum.StepSummary))
+	}
+	return errors.Join(errs...)
 }
 
 // failProfile finishes a profile's publish that could not start: the status comment,
@@ -342,9 +423,12 @@ func logPublished(w io.Writer, what string, g publish.Git, pr publish.Outcome) {
 // job, through bot/intake's strict validation (known names only, no links, size caps,
 // every file parsed by perfbot's readers), and returns the copied folder that
 // publishing reads. Nothing reads the artifact itself.
-func importResults(ctx context.Context, src, dst string, nightly bool) (string, error) {
-	if nightly {
+func importResults(ctx context.Context, src, dst string, kind artifactKind) (string, error) {
+	switch kind {
+	case artifactNightly:
 		return intake.Nightly(ctx, src, dst, intake.DefaultLimits())
+	case artifactCompare:
+		return intake.Compare(ctx, src, dst, intake.DefaultLimits())
 	}
 	return intake.Profile(ctx, src, dst, intake.DefaultLimits())
 }

@@ -2,8 +2,9 @@
 // The GPU job builds and runs code of the pinned commit and holds no secret; the
 // publish job holds the GitHub App's key and receives the GPU job's results folder as
 // a workflow artifact. intake copies that folder, checking it on the way, and the
-// publisher reads only the copy: a profile's <gfx>_<commit> folder (Profile) or a
-// nightly's benchmarks folder (Nightly).
+// publisher reads only the copy: a profile's <gfx>_<commit> folder (Profile), a
+// nightly's benchmarks folder (Nightly) or an A/B compare's <gfx>_<A8>_<B8> folder
+// with its side folders a/ and b/ (Compare).
 //
 // Every entry is opened without following links (openat with O_NOFOLLOW on Linux) and
 // read within size caps, and must be a regular file with a name of the folder's layout

@@ -333,6 +333,16 @@ func (c *copier) run(rel string, d *folder, plan []item) (res Result, err error)
 		}
 	}
 	res.Dir = out
+	if err := c.copyPlan(out, rel, "", d, plan, &res); err != nil {
+		return Result{}, err
+	}
+	slices.Sort(res.Files)
+	return res, nil
+}
+
+// copyPlan copies the plan's files of d (at rel in the source) into out and checks
+// each copy; the names go into res with prefix before them (a side folder's "a/").
+func (c *copier) copyPlan(out, rel, prefix string, d *folder, plan []item, res *Result) error {
 	summaries := map[string]bool{}
 	for _, it := range plan {
 		if run, ok := strings.CutSuffix(it.name, "_summary.json"); ok && it.k != nil {
@@ -341,32 +351,31 @@ func (c *copier) run(rel string, d *folder, plan []item) (res Result, err error)
 	}
 	for _, it := range plan {
 		if err := c.ctx.Err(); err != nil {
-			return Result{}, fmt.Errorf("copying the results artifact: %w", err)
+			return fmt.Errorf("copying the results artifact: %w", err)
 		}
 		p := path.Join(rel, it.name)
 		if it.k == nil {
-			res.Dropped = append(res.Dropped, it.name)
+			res.Dropped = append(res.Dropped, prefix+it.name)
 			continue
 		}
 		cp := filepath.Join(out, it.name)
 		data, err := c.copyFile(d, p, it.name, cp)
 		if err != nil {
-			return Result{}, err
+			return err
 		}
 		if err := it.k.check(it.name, data, cp); err != nil {
 			if re, ok := err.(*ruleError); ok {
-				return Result{}, refuseErr(p, re.rule, re.err)
+				return refuseErr(p, re.rule, re.err)
 			}
 			if it.k.failedRun == nil || summaries[it.k.failedRun(it.name)] {
-				return Result{}, refuseErr(p, ErrFormat, fmt.Errorf("as %s: %w", it.k.what, err))
+				return refuseErr(p, ErrFormat, fmt.Errorf("as %s: %w", it.k.what, err))
 			}
 			res.Notes = append(res.Notes, fmt.Sprintf("%s is kept although its reader refuses it (run %s failed and left no summary): %v",
 				safetext.Quote(p), safetext.Quote(it.k.failedRun(it.name)), err))
 		}
-		res.Files = append(res.Files, it.name)
+		res.Files = append(res.Files, prefix+it.name)
 	}
-	slices.Sort(res.Files)
-	return res, nil
+	return nil
 }
 
 // copyFile reads the entry name of d, within the limits and without following a link,

@@ -22,6 +22,9 @@ import (
 func TestMain(m *testing.M) {
 	code := m.Run()
 	hosttest.RemovePerfbot()
+	if compareTmp != "" {
+		os.RemoveAll(compareTmp)
+	}
 	os.Exit(code)
 }
 

@@ -43,6 +43,13 @@ type Options struct {
 	// Perfbot is the perfbot binary the fake tools call (the fake bench runs `perfbot
 	// synth`); "" means this executable.
 	Perfbot string
+	// Command is the maintainer's command on the pull request; "" means
+	// "/profile rocm models=llama,qwen3,granite,nemotron". A compare
+	// ("/profile rocm compare ...") runs the same flow with A the merge base.
+	Command string
+	// Change, when set, is a fake-change.txt committed in the pull request's head: a
+	// known change the simulated host plants in that commit's profiles (docs/synth.md).
+	Change string
 }
 
 // Result is what the demo produced.
@@ -174,7 +181,11 @@ func (d *demo) run(ctx context.Context) error {
 	defer stop()
 	defer d.tenant.leave()
 
-	trigger, err := d.comment(ctx, maintainer, command)
+	cmd := command
+	if d.o.Command != "" {
+		cmd = d.o.Command
+	}
+	trigger, err := d.comment(ctx, maintainer, cmd)
 	if err != nil {
 		return err
 	}
@@ -257,7 +268,7 @@ func (d *demo) layHost() error {
 // startGitHub lays the sample repository and serves the local GitHub.
 func (d *demo) startGitHub(ctx context.Context) error {
 	var err error
-	if d.tg, err = layTarget(ctx, d.home, filepath.Join(d.work, "remote")); err != nil {
+	if d.tg, err = layTarget(ctx, d.home, filepath.Join(d.work, "remote"), d.o.Change); err != nil {
 		return err
 	}
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
@@ -444,6 +455,10 @@ func (d *demo) report(ctx context.Context, outputs map[string]string) error {
 	}
 	for k, v := range files {
 		d.res.Files[k] = v
+	}
+	if outputs["ranking"] == "" {
+		// A compare ranks nothing: its answer is the compare comment.
+		return d.keepResults(ctx)
 	}
 	var rk struct {
 		Units []struct {

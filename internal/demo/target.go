@@ -56,7 +56,9 @@ func runGit(ctx context.Context, home, dir string, args ...string) (string, erro
 
 // layTarget writes the sample checkout under dir, commits it on main, adds a pull
 // request branch with one more commit, and makes dir/mlxcel.git its bare remote.
-func layTarget(ctx context.Context, home, dir string) (target, error) {
+//
+// A change, when given, is committed in the pull request's head as fake-change.txt.
+func layTarget(ctx context.Context, home, dir, change string) (target, error) {
 	seed := filepath.Join(dir, "seed")
 	if err := os.MkdirAll(seed, 0o755); err != nil {
 		return target{}, err
@@ -97,6 +99,11 @@ func layTarget(ctx context.Context, home, dir string) (target, error) {
 	}
 	if err := writeFile(filepath.Join(seed, "src", "lib", "mlxcel-core", "src", "ssm_update.rs"), []byte("// The fused SSM state update for the ROCm backend.\npub fn ssm_update() {}\n")); err != nil {
 		return target{}, err
+	}
+	if change != "" {
+		if err := writeFile(filepath.Join(seed, "fake-change.txt"), []byte(change)); err != nil {
+			return target{}, err
+		}
 	}
 	for _, s := range [][]string{{"add", "-A"}, {"commit", "--quiet", "-m", "rocm: fused SSM state update"}} {
 		if _, err := runGit(ctx, home, seed, s...); err != nil {

@@ -11,7 +11,7 @@ func TestLayTarget(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	home := t.TempDir()
-	tg, err := layTarget(ctx, home, t.TempDir())
+	tg, err := layTarget(ctx, home, t.TempDir(), "")
 	if err != nil {
 		t.Fatal(err)
 	}

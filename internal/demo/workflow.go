@@ -26,19 +26,25 @@ import (
 type actionStep struct {
 	id   string
 	with func(in map[string]string, d *demo, results string) map[string]string
+	// when, if set, is the step's `if:`: the step runs only when it holds.
+	when func(in map[string]string) bool
 }
+
+// notCompare is the `if: inputs.base == ”` of the steps that work on one commit's
+// profile.
+func notCompare(in map[string]string) bool { return in["base"] == "" }
 
 // gpuJob are the steps that build and run the pinned commit: no token, no key.
 var gpuJob = []actionStep{
 	{"profile", func(in map[string]string, _ *demo, _ string) map[string]string {
 		return map[string]string{"job": "profile", "ref": in["sha"], "base-ref": in["base"], "request-id": in["request_id"], "models": in["models"], "sampling": in["sampling"]}
-	}},
+	}, nil},
 	{"tests", func(in map[string]string, _ *demo, _ string) map[string]string {
 		return map[string]string{"job": "gemm-tests", "ref": in["sha"]}
-	}},
+	}, notCompare},
 	{"patch", func(in map[string]string, _ *demo, _ string) map[string]string {
 		return map[string]string{"job": "patch", "ref": in["sha"]}
-	}},
+	}, notCompare},
 }
 
 // publishJob holds the App's key and runs none of the repository's code.
@@ -47,7 +53,7 @@ var publishJob = []actionStep{
 		return map[string]string{"job": "publish", "results": results, "ref": in["sha"], "request-id": in["request_id"], "epic": in["epic"],
 			"issue": in["issue"], "trigger-comment-id": in["trigger_comment_id"], "status-comment-id": in["status_comment_id"],
 			"check-run-id": in["check_run_id"], "app-id": strconv.Itoa(appID), "app-private-key": string(d.key)}
-	}},
+	}, nil},
 }
 
 // runWorkflow plays the runners for a dispatched run of the profile workflow: the GPU
@@ -208,6 +214,10 @@ func (d *demo) runSteps(ctx context.Context, dsp fakegithub.Dispatch, steps []ac
 	}
 	all := map[string]map[string]string{}
 	for i, st := range steps {
+		if st.when != nil && !st.when(dsp.Inputs) {
+			d.p.step("step %s: skipped (if: inputs.base == '')", st.id)
+			continue
+		}
 		n := first + i + 1
 		files := map[string]string{}
 		for _, f := range []string{"output", "summary", "env", "path", "state"} {

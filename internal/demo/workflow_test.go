@@ -46,6 +46,7 @@ func TestJobStepsMatchTheWorkflow(t *testing.T) {
 		Jobs map[string]struct {
 			Steps []struct {
 				ID   string            `yaml:"id"`
+				If   string            `yaml:"if"`
 				Uses string            `yaml:"uses"`
 				With map[string]string `yaml:"with"`
 			} `yaml:"steps"`
@@ -75,6 +76,10 @@ func TestJobStepsMatchTheWorkflow(t *testing.T) {
 			wantKeys := slices.Sorted(maps.Keys(st.With))
 			if !slices.Equal(gotKeys, wantKeys) {
 				t.Errorf("job %s step %s: the demo passes %v, the workflow %v", job, st.ID, gotKeys, wantKeys)
+			}
+			if (st.If == "inputs.base == ''") != (steps[i].when != nil) || (st.If != "" && st.If != "inputs.base == ''") {
+				t.Errorf("job %s step %s: the workflow's if: is %q; the demo runs it %s", job, st.ID, st.If,
+					map[bool]string{true: "only without a base (notCompare)", false: "always"}[steps[i].when != nil])
 			}
 			if got["job"] != st.With["job"] {
 				t.Errorf("job %s step %s: job %q, the workflow's %q", job, st.ID, got["job"], st.With["job"])
