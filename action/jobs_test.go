@@ -634,7 +634,7 @@ func TestHostJobsBenchCompare(t *testing.T) {
 }
 
 // A bench compare whose B is 15 % slower in decode, published from its artifact with
-// the config's compare.fail_slower_pct at 5: the CSV pair committed on A on the compare
+// A's config's compare.fail_slower_pct at 5 (B's own config says 50, and is not read): the CSV pair committed on A on the compare
 // branch (its pull request in the dry run), the compare comment on the issue input's
 // pull request, and the check run failed by the threshold, which the log also warns of.
 func TestPublishBenchCompareFailsOnTheThreshold(t *testing.T) {
@@ -650,7 +650,11 @@ func TestPublishBenchCompareFailsOnTheThreshold(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(h.repo, "fake-change.txt"), []byte("decode 0.85\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	hosttest.Git(t, home, h.repo, "add", "fake-change.txt")
+	// B also loosens the threshold in its own config: the compare is judged by A's.
+	if err := os.WriteFile(filepath.Join(h.repo, ".github", "perfbot.yml"), []byte(jobsConfig+"compare: {fail_slower_pct: 50}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hosttest.Git(t, home, h.repo, "add", "fake-change.txt", ".github/perfbot.yml")
 	hosttest.Git(t, home, h.repo, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "--quiet", "-m", "B: a slower decode")
 	head := hosttest.Git(t, home, h.repo, "rev-parse", "HEAD")
 	hosttest.Git(t, home, h.repo, "push", "--quiet", "origin", "HEAD:refs/heads/pr")

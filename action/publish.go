@@ -190,6 +190,12 @@ func (s *step) takeResults(ctx context.Context, src, ref string, kind artifactKi
 		if err != nil {
 			return
 		}
+		// The compare's settings (the threshold that fails its check run) are A's: the
+		// commit the pull request is measured against, not the pull request's own
+		// head, which could loosen its own threshold.
+		if cfg, err = s.configAt(ctx, repo, c.ShaA); err != nil {
+			return
+		}
 	}
 	return cfg, folder, repo.Dir, cleanup, nil
 }
@@ -198,8 +204,8 @@ func (s *step) takeResults(ctx context.Context, src, ref string, kind artifactKi
 // and B's commits) through bot/publish.PublishCompare: the CSV pair's pull request,
 // the compare comment on the pull request that asked (the issue input, else the
 // event's), the status comment, the check run (neutral unless the config's
-// compare.fail_slower_pct fails it) and the reaction. The configuration is the pinned
-// commit's, as for a profile.
+// compare.fail_slower_pct fails it) and the reaction. The configuration is A's
+// commit's (takeResults), so a pull request cannot change the threshold it is judged by.
 func (s *step) publishCompare(ctx context.Context, cfg config.Config, folder, repoDir string, dest publishDest) error {
 	co := publish.CompareOptions{
 		ResultsDir: folder, RepoDir: repoDir, Config: cfg, Repo: s.repo, ServerURL: s.serverURL,
