@@ -684,6 +684,11 @@ func TestPublishBenchCompareFailsOnTheThreshold(t *testing.T) {
 		t.Errorf("no warning of the threshold:\n%s", plog.String())
 	}
 	dry := filepath.Join(pe.vars["RUNNER_TEMP"], "perfbot", "dry-run")
+	// Both metrics were tested (one at a p of 0: the fake harness repeats its reading
+	// exactly), so Holm's family has two members.
+	if comment := readFileString(t, filepath.Join(dry, "compare-comment.md")); !strings.Contains(comment, "Holm's correction over the 2 tested comparisons") {
+		t.Errorf("the comment's method line does not count both tested comparisons:\n%s", comment)
+	}
 	check := readFileString(t, filepath.Join(dry, "check-run.md"))
 	if !strings.Contains(check, "failure") {
 		t.Errorf("the check run is not failed by the threshold:\n%s", check)

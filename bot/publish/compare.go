@@ -356,8 +356,10 @@ func (p *ComparePlan) renderFor(kind report.Kind, l Links, errs []string, reques
 	if p.before != "" {
 		in.Before, in.After = l.Link(d.CSVBefore, p.before), l.Link(d.CSVAfter, p.after)
 	}
+	// Holm's correction ran over every comparison a test decided (a p of 0, from a
+	// Welch's t far in its tail, is still one of them).
 	for _, m := range in.Metrics {
-		if m.Result.AdjustedP > 0 {
+		if m.Result.Test != abstat.TestNone {
 			in.Tested++
 		}
 	}
