@@ -255,8 +255,8 @@ func sortSections(s string) string {
 }
 
 // checkGuardRows asserts what the golden copy masks in the report's guard table: the
-// planted tenant made exactly one attempt be rejected, that run was rerun once and
-// ended clean, and every other run took one clean attempt.
+// planted tenant made the attempts of exactly one run be rejected, that run was rerun
+// until it ended clean, and every other run took one clean attempt.
 func checkGuardRows(t *testing.T, report string) {
 	t.Helper()
 	body, err := os.ReadFile(report)
@@ -279,7 +279,10 @@ func checkGuardRows(t *testing.T, report string) {
 			rejectedRuns = append(rejectedRuns, fmt.Sprintf("%s (%d)", r[1], rejected))
 		}
 	}
-	if len(rejectedRuns) != 1 || !strings.HasSuffix(rejectedRuns[0], "(1)") {
-		t.Errorf("runs with rejected attempts: %v; want exactly one, rejected once (the planted tenant)", rejectedRuns)
+	// The tenant leaves when the demo reads the rejection from the log; on a busy
+	// machine the guard may have rejected the rerun too by then, so the run may take
+	// more than two attempts, but only the one run the tenant met is rejected.
+	if len(rejectedRuns) != 1 {
+		t.Errorf("runs with rejected attempts: %v; want exactly one (the run the planted tenant met)", rejectedRuns)
 	}
 }
