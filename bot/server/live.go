@@ -249,10 +249,8 @@ func (m *marks) finishPublished(ctx context.Context, c markAPI, repo gh.Repo, r 
 		return links
 	}
 	var checkLink []report.Link
-	var cr gh.CheckRun
 	if r.CheckRunID > 0 {
-		var err error
-		cr, err = c.CheckRunByID(ctx, repo, r.CheckRunID)
+		cr, err := c.CheckRunByID(ctx, repo, r.CheckRunID)
 		switch {
 		case errors.Is(err, gh.ErrNotFound):
 		case err != nil:
@@ -281,7 +279,11 @@ func (m *marks) finishPublished(ctx context.Context, c markAPI, repo gh.Repo, r 
 	case statusFinal(cm.Body):
 		return nil
 	}
-	why := fmt.Sprintf("Request %d: the workflow run succeeded and its publish job published the results; its own summary is in the run and the check run.", r.ID)
+	why := fmt.Sprintf("Request %d: the workflow run succeeded and its publish job published the results; see the run", r.ID)
+	if len(checkLink) > 0 {
+		why += ", and the check run for the publisher's summary"
+	}
+	why += "."
 	body, err := statusBody(r, "done", why, append(link(), checkLink...))
 	if err != nil {
 		return err

@@ -104,7 +104,7 @@ func TestSucceededRunIsNeverFailed(t *testing.T) {
 	stub.Expect("PATCH", fmt.Sprintf("/repos/%s/issues/comments/%d", prRepo, a.statusID),
 		fakegithub.JSONFileWith(200, example(t, "issue-comment"), map[string]any{"id": a.statusID, "user.login": appSlug + "[bot]"})).
 		Match(bodyHas("body", "**/profile rocm**: done.", "the workflow run succeeded and its publish job published the results",
-			"[workflow run]("+run+")", "[traces artifact]("+run+"/artifacts/8000)", "[check run]("+checkPage+")", "<!-- perfbot:request 1 -->"))
+			"[workflow run]("+run+")", "[traces artifact]("+run+"/artifacts/8000)", "[check run]("+checkPage+")", "and the check run for the publisher's summary", "<!-- perfbot:request 1 -->"))
 	if err := r.deliver("workflow_run", "26000000-0000-4000-8000-000000000003", runEvent(t, prRepo, "completed", 8601, 1, "completed", "success")); err != nil {
 		t.Fatal(err)
 	}
