@@ -138,8 +138,14 @@ func expectPublish(t *testing.T, s *fakegithub.Stub, auth string) {
 		"number": 57, "html_url": "https://github.com/lablup/mlxcel/pull/57", "head.ref": actBotBranch, "base.ref": "main",
 	})).JSONBody(map[string]any{"head": actBotBranch, "base": "main"})
 	// The run's artifacts, for the traces link (act's run id is 1; its artifacts live in
-	// act's own store, so GitHub lists none).
-	s.Expect("GET", repo+"/actions/runs/1/artifacts", fakegithub.JSON(200, map[string]any{"total_count": 0, "artifacts": []any{}}))
+	// act's own store, so the listing stands for GitHub's: the traces the profile job
+	// uploaded, in GitHub's documented shape).
+	traces := "https://api.github.com" + repo + "/actions/artifacts/8000"
+	s.Expect("GET", repo+"/actions/runs/1/artifacts", fakegithub.JSON(200, map[string]any{"total_count": 1, "artifacts": []any{map[string]any{
+		"id": 8000, "node_id": "MDg6QXJ0aWZhY3QxMQ==", "name": "perfbot-traces-1", "size_in_bytes": 556, "url": traces,
+		"archive_download_url": traces + "/zip", "expired": false,
+		"created_at": "2026-12-03T18:00:00Z", "updated_at": "2026-12-03T18:00:00Z", "expires_at": "2027-03-03T18:00:00Z",
+	}}}))
 	s.Expect("GET", repo+"/issues/1814/comments", fakegithub.JSON(200, []any{})).Times(2)
 	s.Expect("POST", repo+"/issues/1814/comments", fakegithub.JSONFileWith(201, rest(t, "issue-comment"), map[string]any{
 		"id": 9001, "user.login": DefaultTokenLogin, "html_url": "https://github.com/lablup/mlxcel/issues/1814#issuecomment-9001",
@@ -570,6 +576,17 @@ func TestActRunsTheNightly(t *testing.T) {
 	if body := postedPR(s); !strings.Contains(body, "the trend page, [") || !strings.Contains(body, "/blob/"+head+"/"+trendDir+"README.md)") {
 		t.Errorf("the pull request body does not link the trend page in the baseline commit:\n%s", body)
 	}
+	// So does the tracking comment.
+	tracking := ""
+	for _, req := range s.Requests() {
+		if req.Method == "POST" && req.Path == "/repos/"+actRepo+"/issues/1814/comments" {
+			m, _ := req.JSON()
+			tracking, _ = m["body"].(string)
+		}
+	}
+	if !strings.Contains(tracking, "the trend page, [") || !strings.Contains(tracking, "/blob/"+head+"/"+trendDir+"README.md)") {
+		t.Errorf("the tracking comment does not link the trend page in the baseline commit:\n%s", tracking)
+	}
 }
 
 // The nightly with trend.publish: pages: the publish job adds the HTML trend page as one
@@ -710,6 +727,10 @@ func checkPublished(t *testing.T, r *actRig, tg hosttest.Target, s *fakegithub.S
 	}
 	if !strings.HasPrefix(report["report"], "docs/benchmark_results/rocm-decode-profile-gfx1151-") {
 		t.Errorf("report path %q", report["report"])
+	}
+	// The body links the traces artifact by its URL on the run's page.
+	if body := postedPR(s); !regexp.MustCompile(`the full traces are in the \[traces artifact\]\(\S+/actions/runs/1/artifacts/8000\)`).MatchString(body) {
+		t.Errorf("the pull request body does not link the traces artifact:\n%s", body)
 	}
 
 	// The results folder the profile job left (in the job's RUNNER_TEMP, which act

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/lablup/perfbot/bot/gh"
+	"github.com/lablup/perfbot/bot/publish"
 	"github.com/lablup/perfbot/bot/report"
 )
 
@@ -28,7 +29,7 @@ func (s *step) runLinks(ctx context.Context, c *gh.Client) []report.Link {
 		server = "https://github.com"
 	}
 	run := fmt.Sprintf("%s/%s/actions/runs/%d", server, s.repo, id)
-	links := []report.Link{{Text: "workflow run", URL: run}}
+	links := []report.Link{{Text: publish.RunLinkText, URL: run}}
 	if c == nil {
 		return links
 	}
@@ -42,7 +43,7 @@ func (s *step) runLinks(ctx context.Context, c *gh.Client) []report.Link {
 		names = append(names, tracesPrefix+s.in.RequestID)
 	}
 	if a, ok := gh.FindArtifact(list, tracesPrefix, names...); ok {
-		links = append(links, report.Link{Text: "traces artifact", URL: gh.ArtifactURL(run, a.ID)})
+		links = append(links, report.Link{Text: publish.TracesLinkText, URL: gh.ArtifactURL(run, a.ID)})
 	}
 	return links
 }

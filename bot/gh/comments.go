@@ -19,6 +19,9 @@ const (
 	Created   Action = "created"
 	Updated   Action = "updated"
 	Unchanged Action = "unchanged"
+	// Kept is an update not made: the comment read right before the write held what
+	// the caller must not replace (UpdateCommentUnless).
+	Kept Action = "kept"
 )
 
 // Comment is an issue or pull request comment.
@@ -150,6 +153,15 @@ func (c *Client) createMarked(ctx context.Context, r Repo, issue int, marker, bo
 // UpdateComment sets the body of one of the bot's own comments. It reads the comment
 // first, so it can report Unchanged and refuse to edit somebody else's comment.
 func (c *Client) UpdateComment(ctx context.Context, r Repo, id int64, body string) (Comment, Action, error) {
+	return c.UpdateCommentUnless(ctx, r, id, body, nil)
+}
+
+// UpdateCommentUnless is UpdateComment that leaves the comment as it is (Kept) when
+// keep, given the body read right before the write, says so. GitHub has no conditional
+// write of a comment (no If-Match on an edit), so another writer's edit can still land
+// between that read and the write: the check narrows the window to one round trip, it
+// does not close it.
+func (c *Client) UpdateCommentUnless(ctx context.Context, r Repo, id int64, body string, keep func(current string) bool) (Comment, Action, error) {
 	op := fmt.Sprintf("updating comment %d in %s", id, r)
 	if err := r.validate(); err != nil {
 		return Comment{}, "", fmt.Errorf("%s: %w", op, err)
@@ -173,6 +185,9 @@ func (c *Client) UpdateComment(ctx context.Context, r Repo, id int64, body strin
 	}
 	if sameText(cur.GetBody(), body) {
 		return commentFrom(cur), Unchanged, nil
+	}
+	if keep != nil && keep(cur.GetBody()) {
+		return commentFrom(cur), Kept, nil
 	}
 	cm, err := c.editComment(ctx, r, id, body)
 	if err != nil {

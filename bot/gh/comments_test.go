@@ -211,6 +211,30 @@ func TestUpdateComment(t *testing.T) {
 	}
 }
 
+// UpdateCommentUnless leaves a comment whose current body keep refuses (Kept, no
+// edit: the stub fails on a PATCH) and edits one it accepts.
+func TestUpdateCommentUnless(t *testing.T) {
+	t.Parallel()
+	const path = "/repos/lablup/mlxcel/issues/comments/1"
+	final := func(body string) bool { return strings.Contains(body, "done") }
+	e := newEnv(t)
+	e.s.Expect("GET", path, fakegithub.JSONFileWith(200, example(t, "issue-comment"), map[string]any{"user.login": botLogin, "body": "done: published"}))
+	got, action, err := e.c.UpdateCommentUnless(context.Background(), testRepo, 1, "running model 1/2", final)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eq(t, "action", action, Kept)
+	eq(t, "body", got.Body, "done: published")
+
+	e.s.Expect("GET", path, fakegithub.JSONFileWith(200, example(t, "issue-comment"), map[string]any{"user.login": botLogin, "body": "queued"}))
+	e.s.Expect("PATCH", path, fakegithub.JSONFileWith(200, example(t, "issue-comment"), map[string]any{"user.login": botLogin, "body": "running model 1/2"})).
+		JSONBody(map[string]any{"body": "running model 1/2"})
+	if _, action, err = e.c.UpdateCommentUnless(context.Background(), testRepo, 1, "running model 1/2", final); err != nil {
+		t.Fatal(err)
+	}
+	eq(t, "action", action, Updated)
+}
+
 func TestFindCommentOnMissingIssueIsNotFound(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)

@@ -525,7 +525,7 @@ func (p *BaselinePlan) trackingBody(earlier string, l Links) (string, []string, 
 	}
 	cur.Problems = len(benchcsv.Errors(m.Problems))
 	d := report.TrackingData{Current: cur, Page: l.Link(path.Base(p.pagePath), p.pagePath), Verdicts: p.verdictRows(l),
-		History: report.MergeNights(nights, cur), PR: l.PR}
+		History: report.MergeNights(nights, cur), PR: l.PR, Trend: p.trendLink(l)}
 	body, err := report.Render(report.Tracking, d)
 	if err == nil {
 		err = validateLinks(body, p.files, l.Root)

@@ -519,6 +519,7 @@ func (p *ProfilePlan) prBody(l Links) (string, error) {
 		Draft: len(p.draftWhy) > 0, DraftReasons: p.draftWhy, Notes: p.f.runNotes(),
 		Requester: p.requester, OffMain: p.offMain(), Withheld: p.withheld,
 	}
+	d.Traces, d.Run = runLinkOf(p.o.RunLinks, TracesLinkText), runLinkOf(p.o.RunLinks, RunLinkText)
 	if p.commentURL != "" {
 		d.TriggerComment = &report.Link{Text: "the comment", URL: p.commentURL}
 	}
@@ -603,6 +604,9 @@ func (p *ProfilePlan) statusBody(a *Applied) (string, error) {
 	detail := ""
 	if p.f != nil && len(p.f.runs) > 0 {
 		detail = fmt.Sprintf("%d run(s) of %s at %s; ranked port order %s.", len(p.f.runs), p.f.gfx, p.f.commit8, p.orderLine())
+		if line := p.offMainLine(); line != "" {
+			detail += " " + strings.ToUpper(line[:1]) + line[1:] + p.withheldWords() + "."
+		}
 	}
 	return report.Render(report.Status, report.StatusData{
 		State: state, Command: p.o.Command, Detail: detail, Links: links, Steps: steps, Errors: a.ErrorTexts(),
@@ -690,6 +694,9 @@ func (p *ProfilePlan) summaryData(a *Applied, steps []report.Step) report.Summar
 		d.Report = a.Links.Link(path.Base(p.pagePath), p.pagePath)
 	}
 	d.PR = a.Links.PR
+	if p.f != nil {
+		d.OffMain, d.Withheld = p.offMain(), p.withheld != nil
+	}
 	return d
 }
 

@@ -142,6 +142,15 @@ func (p *ProfilePlan) offMainLine() string {
 	return fmt.Sprintf("measured at %s, not yet on %s", m.Commit, m.Branch)
 }
 
+// withheldWords are the words the status comment adds to offMainLine when the gate
+// patch was shown rather than committed; "" when it was not.
+func (p *ProfilePlan) withheldWords() string {
+	if p.withheld == nil {
+		return ""
+	}
+	return "; the patch is not committed"
+}
+
 // withholdReason says why the patched files must not be committed on the default
 // branch's head: the profiled commit is not on it (the tests ran on code it does not
 // have), or the branch changed a patched file since (its newer content would be

@@ -107,6 +107,9 @@ func TestTrendPageCommittedInTheBaselineCommit(t *testing.T) {
 	if pr := readFile(t, filepath.Join(out, DryBaselinePR)); !strings.Contains(pr, "the trend page, [docs/benchmark\\_results/trend/README.md](docs/benchmark_results/trend/README.md)") {
 		t.Errorf("the pull request body does not link the trend page:\n%s", pr)
 	}
+	if c := readFile(t, filepath.Join(out, DryTracking)); !strings.Contains(c, "the trend page, [docs/benchmark\\_results/trend/README.md](docs/benchmark_results/trend/README.md)") {
+		t.Errorf("the tracking comment does not link the trend page:\n%s", c)
+	}
 }
 
 // trend.publish: off. Nothing of the trend page is committed or linked.
@@ -126,7 +129,8 @@ func TestTrendPageOff(t *testing.T) {
 	if committed := gitT(t, tg.bare, "diff", "--name-only", commit, sum.Git.Commit); strings.Contains(committed, "trend") {
 		t.Errorf("the baseline commit holds a trend page:\n%s", committed)
 	}
-	for name, doc := range map[string]string{"page": tg.file(t, sum.Git.Commit, sum.Page), "pull request": readFile(t, filepath.Join(out, DryBaselinePR))} {
+	for name, doc := range map[string]string{"page": tg.file(t, sum.Git.Commit, sum.Page), "pull request": readFile(t, filepath.Join(out, DryBaselinePR)),
+		"tracking comment": readFile(t, filepath.Join(out, DryTracking))} {
 		if strings.Contains(doc, "trend page") {
 			t.Errorf("the %s links a trend page", name)
 		}

@@ -145,9 +145,12 @@ type NightEntry struct {
 
 // TrackingData fills the one tracking comment edited each night.
 type TrackingData struct {
-	Current  NightEntry
-	Page     Link
-	PR       *Link
+	Current NightEntry
+	Page    Link
+	PR      *Link
+	// Trend is the trend page when one was published (committed or on the Pages
+	// branch); nil for none.
+	Trend    *Link
 	Verdicts []VerdictRow
 	// History holds the kept nights, newest first, tonight's included.
 	History []NightEntry

@@ -198,6 +198,11 @@ type PRData struct {
 	// Withheld is the gate patch shown but not committed; nil when there is none or
 	// it is committed.
 	Withheld *Withheld
+	// Traces is the workflow run's traces artifact, Run the workflow run; either is nil
+	// when unknown (a publish outside Actions). The body links the artifact, else the
+	// run whose artifacts hold the traces.
+	Traces *Link
+	Run    *Link
 }
 
 // OffMain is a profiled commit that is not in the default branch's history.
@@ -303,6 +308,10 @@ type SummaryData struct {
 	Steps     []Step
 	Errors    []string
 	Gemm      *Gemm // the grouped_gemm test outcomes, when the run had them
+	// OffMain says the profiled commit is not on the default branch (nil when it is),
+	// Withheld that the gate patch was therefore shown, not committed.
+	OffMain  *OffMain
+	Withheld bool
 }
 
 // JobSummaryData fills the step summary of a host job of the Action (profile,

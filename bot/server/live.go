@@ -175,13 +175,15 @@ func (m *marks) showRunning(ctx context.Context, r queue.Request, check bool) er
 		case errors.Is(err, gh.ErrNotFound):
 		case err != nil:
 			return err
-		case !statusFinal(cm.Body) && !statusPublishing(cm.Body):
+		case !statusEnded(cm.Body):
 			body, err := renderStatus(r, data)
 			if err != nil {
 				return err
 			}
 			if strings.ReplaceAll(cm.Body, "\r\n", "\n") != body {
-				if _, _, err := c.UpdateComment(ctx, repo, r.StatusCommentID, body); err != nil && !errors.Is(err, gh.ErrNotFound) {
+				// Read again right before the write: the publish job may have written
+				// the end meanwhile, which a refresh must never replace.
+				if _, _, err := c.UpdateCommentUnless(ctx, repo, r.StatusCommentID, body, statusEnded); err != nil && !errors.Is(err, gh.ErrNotFound) {
 					return err
 				}
 			}
@@ -219,6 +221,77 @@ func renderStatus(r queue.Request, d report.StatusData) (string, error) {
 		return "", err
 	}
 	return strings.TrimRight(body, "\n") + "\n\n" + requestMarker(r.ID) + "\n", nil
+}
+
+// statusEnded reports whether a status comment is past what a refresh may write: the
+// publisher (or the server) finished it, or the publisher is at work.
+func statusEnded(body string) bool {
+	return statusFinal(body) || statusPublishing(body)
+}
+
+// finishPublished ends the marks of a request whose run succeeded: its publish job
+// wrote the status comment and the check run, which are left alone. One that does
+// not show the end (a refresh's write landed over the publisher's, the window GitHub's
+// unconditional edits leave, docs/server.md) says the run published, with the run's,
+// the traces artifact's and the check run's links; it never says failed.
+func (m *marks) finishPublished(ctx context.Context, c markAPI, repo gh.Repo, r queue.Request, runURL string) error {
+	// The run's links are looked up once, and only when something is to be written.
+	var links []report.Link
+	linked := false
+	link := func() []report.Link {
+		if !linked && runURL != "" {
+			linked = true
+			links = []report.Link{{Text: "workflow run", URL: runURL}}
+			if a, ok := artifactLink(ctx, c, repo, r, runURL); ok {
+				links = append(links, a)
+			}
+		}
+		return links
+	}
+	var checkLink []report.Link
+	if r.CheckRunID > 0 {
+		cr, err := c.CheckRunByID(ctx, repo, r.CheckRunID)
+		switch {
+		case errors.Is(err, gh.ErrNotFound):
+		case err != nil:
+			return err
+		case cr.Status != "completed":
+			summary := fmt.Sprintf("Request %d: the workflow run succeeded; its publish job did not complete this check run.", r.ID)
+			for _, l := range link() {
+				summary += "\n\n" + strings.ToUpper(l.Text[:1]) + l.Text[1:] + ": " + l.URL
+			}
+			if err := c.CompleteCheckRun(ctx, repo, r.CheckRunID, gh.CheckOutput{Conclusion: "success", Title: "The run succeeded", Summary: summary, DetailsURL: runURL}); err != nil && !errors.Is(err, gh.ErrNotFound) {
+				return err
+			}
+		case cr.URL != "":
+			checkLink = []report.Link{{Text: "check run", URL: cr.URL}}
+		}
+	}
+	if r.StatusCommentID <= 0 {
+		return nil
+	}
+	cm, err := c.CommentByID(ctx, repo, r.StatusCommentID)
+	switch {
+	case errors.Is(err, gh.ErrNotFound):
+		return nil
+	case err != nil:
+		return err
+	case statusFinal(cm.Body):
+		return nil
+	}
+	why := fmt.Sprintf("Request %d: the workflow run succeeded and its publish job published the results; see the run", r.ID)
+	if len(checkLink) > 0 {
+		why += ", and the check run for the publisher's summary"
+	}
+	why += "."
+	body, err := statusBody(r, "done", why, append(link(), checkLink...))
+	if err != nil {
+		return err
+	}
+	if _, _, err := c.UpdateCommentUnless(ctx, repo, r.StatusCommentID, body, statusFinal); err != nil && !errors.Is(err, gh.ErrNotFound) {
+		return err
+	}
+	return nil
 }
 
 // statusPublishing reports whether a status comment says the publisher is at work.

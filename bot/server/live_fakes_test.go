@@ -23,3 +23,16 @@ func (f *fakeGitHub) StartCheckRun(_ context.Context, _ gh.Repo, id int64, _ gh.
 func (f *fakeGitHub) RunArtifacts(context.Context, gh.Repo, int64) ([]gh.Artifact, error) {
 	return nil, nil
 }
+
+func (f *fakeGitHub) UpdateCommentUnless(ctx context.Context, r gh.Repo, id int64, body string, keep func(string) bool) (gh.Comment, gh.Action, error) {
+	f.mu.Lock()
+	c, err := held(f.comments, id)
+	f.mu.Unlock()
+	if err != nil {
+		return c, "", err
+	}
+	if keep != nil && keep(c.Body) {
+		return c, gh.Kept, nil
+	}
+	return f.UpdateComment(ctx, r, id, body)
+}

@@ -39,6 +39,7 @@ type markQueue interface {
 type markAPI interface {
 	CommentByID(ctx context.Context, r gh.Repo, id int64) (gh.Comment, error)
 	UpdateComment(ctx context.Context, r gh.Repo, id int64, body string) (gh.Comment, gh.Action, error)
+	UpdateCommentUnless(ctx context.Context, r gh.Repo, id int64, body string, keep func(current string) bool) (gh.Comment, gh.Action, error)
 	CheckRunByID(ctx context.Context, r gh.Repo, id int64) (gh.CheckRun, error)
 	CompleteCheckRun(ctx context.Context, r gh.Repo, id int64, o gh.CheckOutput) error
 	React(ctx context.Context, r gh.Repo, commentID int64, content string) error
@@ -148,6 +149,10 @@ func (m *marks) finish(ctx context.Context, r queue.Request, why, runURL string)
 	repo, err := gh.ParseRepo(r.Repo)
 	if err != nil {
 		return permanent{err}
+	}
+	if r.State == queue.Done { // the run succeeded: its publish job wrote the end (live.go)
+		m.progress.forget(r.ID)
+		return m.finishPublished(ctx, c, repo, r, runURL)
 	}
 	state, conclusion, title := "failed", "failure", "The run ended without publishing"
 	if r.State == queue.Cancelled {

@@ -205,7 +205,9 @@ func checkDemoGolden(t *testing.T, out string) {
 	buildTime := regexp.MustCompile(`build \([\d.]+ s\)`)
 	// Comment and check run ids are GitHub's to give: the order of concurrent writes
 	// (a reply and a status comment) decides them.
-	ids := regexp.MustCompile(`(comment |check run |perfbot:reply |issuecomment-)\d+`)
+	// So are the workflow run's: the fake numbers runs from the counter its comments
+	// use.
+	ids := regexp.MustCompile(`(comment |check run |perfbot:reply |issuecomment-|/actions/runs/)\d+`)
 	mask := func(s string) string {
 		for _, c := range botCommits {
 			s = strings.ReplaceAll(s, c, "<bot-commit>")
