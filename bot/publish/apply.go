@@ -78,10 +78,8 @@ type Applied struct {
 	AsideErr     error
 	AsideSkipped bool
 	// Stale are the bot branches of closed requests, deleted or kept.
-	Stale       []Outcome
-	Status      Outcome
-	CheckRun    Outcome
-	Reaction    Outcome
+	Stale []Outcome
+	Reported
 	StepSummary string
 	Notes       []string
 	Errors      []error

@@ -2,7 +2,6 @@ package publish
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"math"
@@ -83,18 +82,12 @@ type CompareSummary struct {
 	Git     Git      `json:"git"`
 	PR      Outcome  `json:"pr"`
 	Comment Outcome  `json:"compare_comment"`
-	Status  Outcome  `json:"status_comment"`
-	// CheckRun is the check run's completion; its detail is the conclusion: neutral,
-	// or failure when the threshold fails it or publishing failed.
-	CheckRun Outcome `json:"check_run"`
-	Reaction Outcome `json:"reaction"`
+	// Reported's CheckRun is the check run's completion; its detail is the
+	// conclusion: neutral, or failure when the threshold fails it or publishing failed.
+	Reported
 	// Failing are the comparisons past compare.fail_slower_pct.
-	Failing    []string `json:"failing,omitempty"`
-	Notes      []string `json:"notes,omitempty"`
-	Errors     []string `json:"errors,omitempty"`
-	Conclusion string   `json:"conclusion"` // of publishing: success or failure
-	// StepSummary is the job step summary (Markdown).
-	StepSummary string `json:"-"`
+	Failing []string `json:"failing,omitempty"`
+	Ending
 }
 
 func (o CompareOptions) normalize() (CompareOptions, error) {
@@ -103,10 +96,7 @@ func (o CompareOptions) normalize() (CompareOptions, error) {
 		o.Config.Results.Benchmarks = config.Default().Results.Benchmarks
 	}
 	gitDefaults(&o.Remote, &o.Author, &o.ServerURL)
-	if err := errors.Join(errs...); err != nil {
-		return o, fmt.Errorf("publishing the compare: %w", err)
-	}
-	return o, nil
+	return checked(o, "publishing the compare", errs)
 }
 
 // ComparePlan is the plan of a compare's publication, with what the planning found.
@@ -176,14 +166,13 @@ func (p *ComparePlan) plan() Plan { return p.Plan }
 
 func (p *ComparePlan) summary(a *Applied) CompareSummary {
 	s := p.sum
-	s.DryRun, s.Notes, s.Git = a.DryRun, a.Notes, a.Git
+	s.DryRun, s.Git = a.DryRun, a.Git
 	if p.branch != "" {
 		s.Git.Branch = p.branch
 	}
-	s.PR, s.Comment = a.PR.Outcome, a.Comment.Outcome
-	s.Status, s.CheckRun, s.Reaction = a.Status, a.CheckRun, a.Reaction
+	s.PR, s.Comment, s.Reported = a.PR.Outcome, a.Comment.Outcome, a.Reported
 	s.Failing = p.failing
-	s.Errors, s.Conclusion, s.StepSummary = a.ErrorTexts(), a.Conclusion(), a.StepSummary
+	s.Ending = ending(a)
 	return s
 }
 

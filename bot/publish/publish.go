@@ -175,7 +175,6 @@ func (p *ProfilePlan) staleStep() StaleStep {
 func (p *ProfilePlan) summary(a *Applied) Summary {
 	s := p.sum
 	s.DryRun = a.DryRun
-	s.Notes = a.Notes
 	s.Git = a.Git
 	if p.branch != "" {
 		s.Git.Branch = p.branch
@@ -188,10 +187,7 @@ func (p *ProfilePlan) summary(a *Applied) Summary {
 		s.Draft, s.Why = len(p.draftWhy) > 0, p.draftWhy
 	}
 	s.PR, s.Epic = a.PR.Outcome, a.Comment.Outcome
-	s.Status, s.CheckRun, s.Reaction = a.Status, a.CheckRun, a.Reaction
-	s.Errors = a.ErrorTexts()
-	s.Conclusion = a.Conclusion()
-	s.StepSummary = a.StepSummary
+	s.Reported, s.Ending = a.Reported, ending(a)
 	return s
 }
 
