@@ -209,11 +209,7 @@ type BaselinePlan struct {
 // persists: PlanBaseline, then the plan's effects through o.Sink. The summary says
 // what each step did, also when an error is returned.
 func PublishBaseline(ctx context.Context, o BaselineOptions) (BaselineSummary, error) {
-	o, err := o.normalize()
-	if err != nil {
-		return BaselineSummary{}, err
-	}
-	return run(ctx, o.Sink, Git{Branch: o.Branch, Remote: o.Remote}, &BaselinePlan{o: o}, func() planned[BaselineSummary] { return PlanBaseline(ctx, o) })
+	return publish[BaselineOptions, BaselineSummary](ctx, o, func(o BaselineOptions) *BaselinePlan { return &BaselinePlan{o: o} }, PlanBaseline)
 }
 
 // PlanBaseline plans the publication of a nightly results folder (o normalized): it
@@ -252,8 +248,6 @@ func PlanBaseline(ctx context.Context, o BaselineOptions) *BaselinePlan {
 	p.Plan = pl
 	return p
 }
-
-func (p *BaselinePlan) plan() Plan { return p.Plan }
 
 // summary is the plan's summary with what applying it did.
 func (p *BaselinePlan) summary(a *Applied) BaselineSummary {

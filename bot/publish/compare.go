@@ -122,11 +122,7 @@ type ComparePlan struct {
 // place), the status comment, the check run (neutral unless compare.fail_slower_pct
 // fails it) and the reaction: PlanCompare, then its effects through o.Sink.
 func PublishCompare(ctx context.Context, o CompareOptions) (CompareSummary, error) {
-	o, err := o.normalize()
-	if err != nil {
-		return CompareSummary{}, err
-	}
-	return run(ctx, o.Sink, Git{Branch: o.Branch, Remote: o.Remote}, &ComparePlan{o: o}, func() planned[CompareSummary] { return PlanCompare(ctx, o) })
+	return publish[CompareOptions, CompareSummary](ctx, o, func(o CompareOptions) *ComparePlan { return &ComparePlan{o: o} }, PlanCompare)
 }
 
 // PlanCompare plans the publication of a compare results folder (o normalized): it
@@ -152,17 +148,10 @@ func PlanCompare(ctx context.Context, o CompareOptions) *ComparePlan {
 			CommentStep{Issue: o.PR, Marker: report.CompareMarker(string(d.Kind)), File: DryCompareComment, What: "compare comment",
 				Skip: unless(o.PR > 0, "no pull request to comment on"), Body: p.commentBody, Failed: p.commentFailed})
 	}
-	pl.End = []Step{
-		StatusStep{ID: o.StatusCommentID, File: DryStatus, Body: p.statusBody},
-		CheckRunStep{ID: o.CheckRunID, File: DryCheckRun, Output: p.checkOutput},
-		ReactStep{ID: o.TriggerCommentID, Content: "rocket", Failed: "confused"},
-		StepSummaryStep{File: DryStepSummary, Markdown: p.stepSummary},
-	}
+	pl.End = endSteps(p, o.StatusCommentID, o.CheckRunID, o.TriggerCommentID)
 	p.Plan = pl
 	return p
 }
-
-func (p *ComparePlan) plan() Plan { return p.Plan }
 
 func (p *ComparePlan) summary(a *Applied) CompareSummary {
 	s := p.sum

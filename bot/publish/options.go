@@ -121,6 +121,11 @@ func gitDefaults(remote *string, author *gitpub.Identity, server *string) {
 	*server = strings.TrimRight(*server, "/")
 }
 
+// target is where the writes go and the bot branch before the push (options).
+func (o Options) target() (Sink, Git)         { return o.Sink, Git{Branch: o.Branch, Remote: o.Remote} }
+func (o BaselineOptions) target() (Sink, Git) { return o.Sink, Git{Branch: o.Branch, Remote: o.Remote} }
+func (o CompareOptions) target() (Sink, Git)  { return o.Sink, Git{Branch: o.Branch, Remote: o.Remote} }
+
 // checked is the normalized options o, or what is wrong with them: doing says what
 // they were refused for.
 func checked[O any](o O, doing string, errs []error) (O, error) {

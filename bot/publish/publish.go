@@ -42,11 +42,7 @@ var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
 // comment, check run and reaction still report the failure. An error before anything
 // was done (bad options) comes with a zero Summary.
 func Publish(ctx context.Context, o Options) (Summary, error) {
-	o, err := o.normalize()
-	if err != nil {
-		return Summary{}, err
-	}
-	return run(ctx, o.Sink, Git{Branch: o.Branch, Remote: o.Remote}, &ProfilePlan{o: o}, func() planned[Summary] { return PlanProfile(ctx, o) })
+	return publish[Options, Summary](ctx, o, func(o Options) *ProfilePlan { return &ProfilePlan{o: o} }, PlanProfile)
 }
 
 // Fail reports a publish that could not start, cause saying why (the results artifact
@@ -137,16 +133,9 @@ func (p *ProfilePlan) layout(err error) Plan {
 		}
 		pl.Steps = append(pl.Steps, p.epicStep(), p.staleStep())
 	}
-	pl.End = []Step{
-		StatusStep{ID: o.StatusCommentID, File: DryStatus, Body: p.statusBody},
-		CheckRunStep{ID: o.CheckRunID, File: DryCheckRun, Output: p.checkOutput},
-		ReactStep{ID: o.TriggerCommentID, Content: "rocket", Failed: "confused"},
-		StepSummaryStep{File: DryStepSummary, Markdown: p.stepSummary},
-	}
+	pl.End = endSteps(p, o.StatusCommentID, o.CheckRunID, o.TriggerCommentID)
 	return pl
 }
-
-func (p *ProfilePlan) plan() Plan { return p.Plan }
 
 // title is the pull request's title; it says when the profiled commit is not on the
 // default branch.
