@@ -25,6 +25,8 @@ type Plan struct {
 	Repo   gh.Repo
 	// Base is the pinned base commit, "" when planning stopped before it was pinned.
 	Base string
+	// Branch is the bot branch planning chose; "" keeps the options' branch.
+	Branch string
 	// Steps run in order once the commit is on the branch.
 	Steps []Step
 	// End run in order at the end, after a failure too.
@@ -473,6 +475,9 @@ func run[S any](ctx context.Context, s Sink, git Git, none planned[S], plan func
 	k := plan()
 	p := k.plan()
 	git.Base = p.Base
+	if p.Branch != "" {
+		git.Branch = p.Branch
+	}
 	a := apply(ctx, p, s, git)
 	sum := k.summary(a)
 	record(s, a, func() any { return sum })

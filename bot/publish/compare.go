@@ -132,7 +132,7 @@ func PublishCompare(ctx context.Context, o CompareOptions) (CompareSummary, erro
 func PlanCompare(ctx context.Context, o CompareOptions) *ComparePlan {
 	p := &ComparePlan{o: o, sum: CompareSummary{DryRun: o.Sink.DryRun(), Results: o.ResultsDir}}
 	err := p.prepare(ctx)
-	pl := Plan{Server: o.ServerURL, Repo: o.Repo, Base: p.base, Notes: p.sum.Notes, Err: err}
+	pl := Plan{Server: o.ServerURL, Repo: o.Repo, Base: p.base, Branch: p.branch, Notes: p.sum.Notes, Err: err}
 	if err == nil {
 		c := p.c
 		d := c.doc
@@ -156,9 +156,6 @@ func PlanCompare(ctx context.Context, o CompareOptions) *ComparePlan {
 func (p *ComparePlan) summary(a *Applied) CompareSummary {
 	s := p.sum
 	s.DryRun, s.Git = a.DryRun, a.Git
-	if p.branch != "" {
-		s.Git.Branch = p.branch
-	}
 	s.PR, s.Comment, s.Reported = a.PR.Outcome, a.Comment.Outcome, a.Reported
 	s.Failing = p.failing
 	s.Ending = ending(a)

@@ -121,7 +121,7 @@ func PlanProfile(ctx context.Context, o Options) *ProfilePlan {
 // layout lays the steps out; err is why planning failed.
 func (p *ProfilePlan) layout(err error) Plan {
 	o := p.o
-	pl := Plan{Server: o.ServerURL, Repo: o.Repo, Base: p.mainHead, Notes: p.sum.Notes, Err: err}
+	pl := Plan{Server: o.ServerURL, Repo: o.Repo, Base: p.mainHead, Branch: p.branch, Notes: p.sum.Notes, Err: err}
 	if err == nil {
 		pl.Push = &PushSpec{Repo: o.RepoDir, Remote: o.Remote, Token: o.GitToken, BaseBranch: p.mainBranch,
 			Change: gitpub.Change{Base: p.mainHead, Branch: p.branch, Files: p.files, Message: p.commitMessage(), Author: o.Author, Date: p.when}}
@@ -165,12 +165,6 @@ func (p *ProfilePlan) summary(a *Applied) Summary {
 	s := p.sum
 	s.DryRun = a.DryRun
 	s.Git = a.Git
-	if p.branch != "" {
-		s.Git.Branch = p.branch
-	}
-	if p.mainHead != "" {
-		s.Git.Base = p.mainHead
-	}
 	s.Request, s.Stale = a.Aside.Outcome, a.Stale
 	if a.Pushed { // the pull request's step ran
 		s.Draft, s.Why = len(p.draftWhy) > 0, p.draftWhy
