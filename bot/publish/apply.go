@@ -25,6 +25,8 @@ type Plan struct {
 	Repo   gh.Repo
 	// Base is the pinned base commit, "" when planning stopped before it was pinned.
 	Base string
+	// Branch is the bot branch planning chose; "" keeps the options' branch.
+	Branch string
 	// Steps run in order once the commit is on the branch.
 	Steps []Step
 	// End run in order at the end, after a failure too.
@@ -34,6 +36,9 @@ type Plan struct {
 	// Err is why planning failed: nothing is pushed, End still reports it.
 	Err error
 }
+
+// plan is the plan itself: every kind's plan embeds its Plan, and so is planned.
+func (p Plan) plan() Plan { return p }
 
 // Step is one effect of a plan; the step types of this package (PRStep, CommentStep,
 // IssuesStep, StatusStep, CheckRunStep, ReactStep, StepSummaryStep) make every kind.
@@ -78,10 +83,8 @@ type Applied struct {
 	AsideErr     error
 	AsideSkipped bool
 	// Stale are the bot branches of closed requests, deleted or kept.
-	Stale       []Outcome
-	Status      Outcome
-	CheckRun    Outcome
-	Reaction    Outcome
+	Stale []Outcome
+	Reported
 	StepSummary string
 	Notes       []string
 	Errors      []error
@@ -418,10 +421,48 @@ func (st StepSummaryStep) apply(_ context.Context, s Sink, a *Applied) {
 	}
 }
 
+// reporting is what a kind's plan makes of what was done for the requester.
+type reporting interface {
+	statusBody(a *Applied) (string, error)
+	checkOutput(a *Applied) (gh.CheckOutput, error)
+	stepSummary(a *Applied) (string, error)
+}
+
+// endSteps finish the status comment, complete the check run, react to the comment
+// that asked and make the step summary, as r says: the end of a requested
+// publication.
+func endSteps(r reporting, status, checkRun, trigger int64) []Step {
+	return []Step{
+		StatusStep{ID: status, File: DryStatus, Body: r.statusBody},
+		CheckRunStep{ID: checkRun, File: DryCheckRun, Output: r.checkOutput},
+		ReactStep{ID: trigger, Content: "rocket", Failed: "confused"},
+		StepSummaryStep{File: DryStepSummary, Markdown: r.stepSummary},
+	}
+}
+
 // planned is a kind's plan with the summary it makes of what applying it did.
 type planned[S any] interface {
 	plan() Plan
 	summary(a *Applied) S
+}
+
+// options are a kind's options: normalize checks them and fills the defaults; target
+// is where the writes go and the bot branch before the push.
+type options[O any] interface {
+	normalize() (O, error)
+	target() (Sink, Git)
+}
+
+// publish is a kind's Publish: it normalizes o and runs the plan that plan makes of it;
+// none is the kind's plan of nothing (see run).
+func publish[O options[O], S any, P planned[S]](ctx context.Context, o O, none func(O) P, plan func(context.Context, O) P) (S, error) {
+	o, err := o.normalize()
+	if err != nil {
+		var zero S
+		return zero, err
+	}
+	s, git := o.target()
+	return run(ctx, s, git, none(o), func() planned[S] { return plan(ctx, o) })
 }
 
 // run opens the sink, plans, applies the plan and returns the kind's summary, kept as
@@ -434,6 +475,9 @@ func run[S any](ctx context.Context, s Sink, git Git, none planned[S], plan func
 	k := plan()
 	p := k.plan()
 	git.Base = p.Base
+	if p.Branch != "" {
+		git.Branch = p.Branch
+	}
 	a := apply(ctx, p, s, git)
 	sum := k.summary(a)
 	record(s, a, func() any { return sum })

@@ -78,12 +78,8 @@ type BaselineSummary struct {
 	Tracking    Outcome   `json:"tracking_comment"`
 	Regressions []Outcome `json:"regression_issues,omitempty"`
 	// Trend says where the trend page went (trend.publish).
-	Trend      TrendOutcome `json:"trend"`
-	Notes      []string     `json:"notes,omitempty"`
-	Errors     []string     `json:"errors,omitempty"`
-	Conclusion string       `json:"conclusion"`
-	// StepSummary is the job step summary (Markdown).
-	StepSummary string `json:"-"`
+	Trend TrendOutcome `json:"trend"`
+	Ending
 }
 
 func (o BaselineOptions) normalize() (BaselineOptions, error) {
@@ -108,10 +104,7 @@ func (o BaselineOptions) normalize() (BaselineOptions, error) {
 		o.Issue = o.Config.Epic
 	}
 	gitDefaults(&o.Remote, &o.Author, &o.ServerURL)
-	if err := errors.Join(errs...); err != nil {
-		return o, fmt.Errorf("publishing the baseline: %w", err)
-	}
-	return o, nil
+	return checked(o, "publishing the baseline", errs)
 }
 
 // nightly is one nightly results folder as read from disk.
@@ -216,11 +209,7 @@ type BaselinePlan struct {
 // persists: PlanBaseline, then the plan's effects through o.Sink. The summary says
 // what each step did, also when an error is returned.
 func PublishBaseline(ctx context.Context, o BaselineOptions) (BaselineSummary, error) {
-	o, err := o.normalize()
-	if err != nil {
-		return BaselineSummary{}, err
-	}
-	return run(ctx, o.Sink, Git{Branch: o.Branch, Remote: o.Remote}, &BaselinePlan{o: o}, func() planned[BaselineSummary] { return PlanBaseline(ctx, o) })
+	return publish[BaselineOptions, BaselineSummary](ctx, o, func(o BaselineOptions) *BaselinePlan { return &BaselinePlan{o: o} }, PlanBaseline)
 }
 
 // PlanBaseline plans the publication of a nightly results folder (o normalized): it
@@ -260,15 +249,13 @@ func PlanBaseline(ctx context.Context, o BaselineOptions) *BaselinePlan {
 	return p
 }
 
-func (p *BaselinePlan) plan() Plan { return p.Plan }
-
 // summary is the plan's summary with what applying it did.
 func (p *BaselinePlan) summary(a *Applied) BaselineSummary {
 	s := p.sum
-	s.DryRun, s.Notes, s.Git = a.DryRun, a.Notes, a.Git
+	s.DryRun, s.Git = a.DryRun, a.Git
 	s.PR, s.Tracking, s.Regressions = a.PR.Outcome, a.Comment.Outcome, a.Issues
 	s.Trend = p.trend.out
-	s.Errors, s.Conclusion, s.StepSummary = a.ErrorTexts(), a.Conclusion(), a.StepSummary
+	s.Ending = ending(a)
 	return s
 }
 

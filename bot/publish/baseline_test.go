@@ -193,6 +193,15 @@ func dryNights(t *testing.T, tg *target, out string) func(night) BaselineSummary
 	}
 }
 
+// dryNightPage publishes the night n on a new target as a dry run and returns the
+// baseline page it committed.
+func dryNightPage(t *testing.T, n night) string {
+	t.Helper()
+	tg := newTarget(t)
+	sum := dryNights(t, tg, t.TempDir())(n)
+	return tg.file(t, sum.Git.Commit, sum.Page)
+}
+
 // Three nights in a dry run: a confirmed Llama regression opens its issue file, the
 // next night updates the same one (no second), the third night, back in its band,
 // says so once; the tracking comment is one file keeping the nights; the page parses

@@ -24,13 +24,7 @@ import (
 // precisions in a column.
 func TestPublishCommitsTheReportChart(t *testing.T) {
 	t.Parallel()
-	tg := newTarget(t)
-	res := layResults(t, tg.base, profile{date: "2026-09-30"})
-	out := t.TempDir()
-	sum, err := Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out), TriggerCommentID: triggerID})
-	if err != nil {
-		t.Fatalf("Publish: %v", err)
-	}
+	tg, sum, out := dryProfile(t, profile{date: "2026-09-30"}, false, func(o *Options) { o.TriggerCommentID = triggerID })
 	page := tg.file(t, sum.Git.Commit, sum.Report)
 	var html bytes.Buffer
 	if err := goldmark.New(goldmark.WithExtensions(extension.GFM)).Convert([]byte(page), &html); err != nil {

@@ -2,7 +2,6 @@ package publish
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"math"
@@ -83,18 +82,12 @@ type CompareSummary struct {
 	Git     Git      `json:"git"`
 	PR      Outcome  `json:"pr"`
 	Comment Outcome  `json:"compare_comment"`
-	Status  Outcome  `json:"status_comment"`
-	// CheckRun is the check run's completion; its detail is the conclusion: neutral,
-	// or failure when the threshold fails it or publishing failed.
-	CheckRun Outcome `json:"check_run"`
-	Reaction Outcome `json:"reaction"`
+	// Reported's CheckRun is the check run's completion; its detail is the
+	// conclusion: neutral, or failure when the threshold fails it or publishing failed.
+	Reported
 	// Failing are the comparisons past compare.fail_slower_pct.
-	Failing    []string `json:"failing,omitempty"`
-	Notes      []string `json:"notes,omitempty"`
-	Errors     []string `json:"errors,omitempty"`
-	Conclusion string   `json:"conclusion"` // of publishing: success or failure
-	// StepSummary is the job step summary (Markdown).
-	StepSummary string `json:"-"`
+	Failing []string `json:"failing,omitempty"`
+	Ending
 }
 
 func (o CompareOptions) normalize() (CompareOptions, error) {
@@ -103,10 +96,7 @@ func (o CompareOptions) normalize() (CompareOptions, error) {
 		o.Config.Results.Benchmarks = config.Default().Results.Benchmarks
 	}
 	gitDefaults(&o.Remote, &o.Author, &o.ServerURL)
-	if err := errors.Join(errs...); err != nil {
-		return o, fmt.Errorf("publishing the compare: %w", err)
-	}
-	return o, nil
+	return checked(o, "publishing the compare", errs)
 }
 
 // ComparePlan is the plan of a compare's publication, with what the planning found.
@@ -132,11 +122,7 @@ type ComparePlan struct {
 // place), the status comment, the check run (neutral unless compare.fail_slower_pct
 // fails it) and the reaction: PlanCompare, then its effects through o.Sink.
 func PublishCompare(ctx context.Context, o CompareOptions) (CompareSummary, error) {
-	o, err := o.normalize()
-	if err != nil {
-		return CompareSummary{}, err
-	}
-	return run(ctx, o.Sink, Git{Branch: o.Branch, Remote: o.Remote}, &ComparePlan{o: o}, func() planned[CompareSummary] { return PlanCompare(ctx, o) })
+	return publish[CompareOptions, CompareSummary](ctx, o, func(o CompareOptions) *ComparePlan { return &ComparePlan{o: o} }, PlanCompare)
 }
 
 // PlanCompare plans the publication of a compare results folder (o normalized): it
@@ -146,7 +132,7 @@ func PublishCompare(ctx context.Context, o CompareOptions) (CompareSummary, erro
 func PlanCompare(ctx context.Context, o CompareOptions) *ComparePlan {
 	p := &ComparePlan{o: o, sum: CompareSummary{DryRun: o.Sink.DryRun(), Results: o.ResultsDir}}
 	err := p.prepare(ctx)
-	pl := Plan{Server: o.ServerURL, Repo: o.Repo, Base: p.base, Notes: p.sum.Notes, Err: err}
+	pl := Plan{Server: o.ServerURL, Repo: o.Repo, Base: p.base, Branch: p.branch, Notes: p.sum.Notes, Err: err}
 	if err == nil {
 		c := p.c
 		d := c.doc
@@ -162,28 +148,17 @@ func PlanCompare(ctx context.Context, o CompareOptions) *ComparePlan {
 			CommentStep{Issue: o.PR, Marker: report.CompareMarker(string(d.Kind)), File: DryCompareComment, What: "compare comment",
 				Skip: unless(o.PR > 0, "no pull request to comment on"), Body: p.commentBody, Failed: p.commentFailed})
 	}
-	pl.End = []Step{
-		StatusStep{ID: o.StatusCommentID, File: DryStatus, Body: p.statusBody},
-		CheckRunStep{ID: o.CheckRunID, File: DryCheckRun, Output: p.checkOutput},
-		ReactStep{ID: o.TriggerCommentID, Content: "rocket", Failed: "confused"},
-		StepSummaryStep{File: DryStepSummary, Markdown: p.stepSummary},
-	}
+	pl.End = endSteps(p, o.StatusCommentID, o.CheckRunID, o.TriggerCommentID)
 	p.Plan = pl
 	return p
 }
 
-func (p *ComparePlan) plan() Plan { return p.Plan }
-
 func (p *ComparePlan) summary(a *Applied) CompareSummary {
 	s := p.sum
-	s.DryRun, s.Notes, s.Git = a.DryRun, a.Notes, a.Git
-	if p.branch != "" {
-		s.Git.Branch = p.branch
-	}
-	s.PR, s.Comment = a.PR.Outcome, a.Comment.Outcome
-	s.Status, s.CheckRun, s.Reaction = a.Status, a.CheckRun, a.Reaction
+	s.DryRun, s.Git = a.DryRun, a.Git
+	s.PR, s.Comment, s.Reported = a.PR.Outcome, a.Comment.Outcome, a.Reported
 	s.Failing = p.failing
-	s.Errors, s.Conclusion, s.StepSummary = a.ErrorTexts(), a.Conclusion(), a.StepSummary
+	s.Ending = ending(a)
 	return s
 }
 

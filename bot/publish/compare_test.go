@@ -189,17 +189,23 @@ func TestCompareCommentUpdatedInPlace(t *testing.T) {
 	c := client(t, h.s, &sleeps{})
 	o := compareOptions(tg, layCompare(t, tg.base, nil), ToGitHub(c, testRepo))
 	o.Repo, o.CheckRunID = testRepo, checkRunID
+	// publish publishes o, whose check run is neutral and whose trigger gets a rocket.
+	publish := func(name string) CompareSummary {
+		t.Helper()
+		h.s.Expect("PATCH", checkPath+"777", h.checkRun()).JSONBody(map[string]any{"conclusion": "neutral", "status": "completed"})
+		h.s.Expect("POST", commentsPath+"4242/reactions", h.reaction()).JSONBody(map[string]any{"content": "rocket"})
+		sum, err := PublishCompare(context.Background(), o)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return sum
+	}
 
 	h.s.Expect("GET", pullsPath+"?state=open&head=lablup:"+ssmBranch, h.listPRs())
 	h.s.Expect("POST", pullsPath, h.createPR()).JSONBody(map[string]any{"head": ssmBranch, "base": "main"})
 	h.s.Expect("GET", epicPath, h.listEpic()).Times(2)
 	h.s.Expect("POST", epicPath, h.createEpic())
-	h.s.Expect("PATCH", checkPath+"777", h.checkRun()).JSONBody(map[string]any{"conclusion": "neutral", "status": "completed"})
-	h.s.Expect("POST", commentsPath+"4242/reactions", h.reaction()).JSONBody(map[string]any{"content": "rocket"})
-	sum, err := PublishCompare(context.Background(), o)
-	if err != nil {
-		t.Fatalf("first compare: %v", err)
-	}
+	sum := publish("first compare")
 	if sum.PR.Action != "created" || sum.Comment.Action != "created" || sum.CheckRun.Detail != "neutral" {
 		t.Fatalf("first compare: %+v", sum)
 	}
@@ -232,12 +238,7 @@ func TestCompareCommentUpdatedInPlace(t *testing.T) {
 	h.s.Expect("PATCH", pullsPath+"/57", h.editPR())
 	h.s.Expect("GET", epicPath, h.listEpic()).Times(2)
 	h.s.Expect("PATCH", commentsPath+"9001", h.editComment())
-	h.s.Expect("PATCH", checkPath+"777", h.checkRun()).JSONBody(map[string]any{"conclusion": "neutral", "status": "completed"})
-	h.s.Expect("POST", commentsPath+"4242/reactions", h.reaction()).JSONBody(map[string]any{"content": "rocket"})
-	sum2, err := PublishCompare(context.Background(), o)
-	if err != nil {
-		t.Fatalf("newer compare: %v", err)
-	}
+	sum2 := publish("newer compare")
 	if sum2.Git.Action != "unchanged" || sum2.PR.Action != "updated" || sum2.Comment.Action != "updated" {
 		t.Errorf("newer compare: git %s, pr %s, comment %s", sum2.Git.Action, sum2.PR.Action, sum2.Comment.Action)
 	}

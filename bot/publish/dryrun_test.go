@@ -19,14 +19,11 @@ import (
 // results changes nothing.
 func TestDryRun(t *testing.T) {
 	t.Parallel()
-	tg := newTarget(t)
-	res := layPrepared(t, tg, profile{date: "2026-09-30", tests: allPassed, trace: true})
-	out := filepath.Join(t.TempDir(), "dry", "run") // made by the dry run
-	o := Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out), TriggerCommentID: triggerID}
-	sum, err := Publish(context.Background(), o)
-	if err != nil {
-		t.Fatalf("Publish: %v", err)
-	}
+	var o Options
+	tg, sum, out := dryProfile(t, profile{date: "2026-09-30", tests: allPassed, trace: true}, true, func(po *Options) {
+		po.TriggerCommentID = triggerID
+		o = *po
+	})
 	if !sum.DryRun || !sum.OK() || sum.Git.Action != "created" || tg.branch(t) != sum.Git.Commit {
 		t.Fatalf("summary %+v; remote branch %s", sum, tg.branch(t))
 	}
@@ -56,7 +53,7 @@ func TestDryRun(t *testing.T) {
 		}
 	}
 	page := tg.file(t, sum.Git.Commit, sum.Report)
-	checkPageNumbers(t, page, res)
+	checkPageNumbers(t, page, o.ResultsDir)
 
 	again, err := Publish(context.Background(), o)
 	if err != nil {
@@ -164,15 +161,11 @@ func splitRow(line string) []string {
 // dry-run folder; nothing goes over the network.
 func TestDryRunWithNetworkRemotePushesToLocalBare(t *testing.T) {
 	t.Parallel()
-	tg := newTarget(t)
-	gitT(t, tg.checkout, "remote", "set-url", "origin", "https://github.invalid/lablup/mlxcel.git")
-	t.Cleanup(func() { gitT(t, tg.checkout, "remote", "set-url", "origin", tg.bare) })
-	res := layResults(t, tg.base, profile{date: "2026-09-30"})
-	out := t.TempDir()
-	sum, err := Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)})
-	if err != nil {
-		t.Fatalf("Publish: %v", err)
-	}
+	_, sum, out := dryProfile(t, profile{date: "2026-09-30"}, false, func(o *Options) {
+		bare := gitT(t, o.RepoDir, "remote", "get-url", "origin")
+		gitT(t, o.RepoDir, "remote", "set-url", "origin", "https://github.invalid/lablup/mlxcel.git")
+		t.Cleanup(func() { gitT(t, o.RepoDir, "remote", "set-url", "origin", bare) })
+	})
 	bare := filepath.Join(out, "remote.git")
 	if sum.Git.Remote != bare {
 		t.Errorf("pushed to %q, want %q", sum.Git.Remote, bare)

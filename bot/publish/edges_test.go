@@ -362,13 +362,7 @@ func TestBaselineRowLink(t *testing.T) {
 func TestPublishBaselineWithoutMLXLM(t *testing.T) {
 	t.Parallel()
 	for _, n := range []night{{date: "2026-10-20", llama: "39.40", noMLXLM: true}, {date: "2026-10-20", llama: "39.40", headerOnly: "pylm"}} {
-		tg := newTarget(t)
-		sum, err := PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, tg.base, n),
-			RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(t.TempDir())})
-		if err != nil {
-			t.Fatalf("%+v: %v", n, err)
-		}
-		page := tg.file(t, sum.Git.Commit, sum.Page)
+		page := dryNightPage(t, n)
 		if strings.Contains(page, "mlx-lm baseline |") || strings.Contains(page, "0.00x") {
 			t.Errorf("%+v: the page names an mlx-lm baseline or a zero ratio:\n%s", n, page)
 		}
@@ -383,34 +377,30 @@ func TestPublishBaselineWithoutMLXLM(t *testing.T) {
 }
 
 // A mlxcel sweep that stopped before its first model leaves a CSV of a header: the page
-// has no hardware row to copy from it.
-func TestPublishBaselineHeaderOnlyMlxcelCSV(t *testing.T) {
+// has no hardware row to copy from it. A re-measurement that gave no reading says why,
+// and that the suspect stays unconfirmed, instead of a figure.
+func TestPublishBaselinePageEdges(t *testing.T) {
 	t.Parallel()
-	tg := newTarget(t)
-	sum, err := PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, tg.base, night{date: "2026-10-20", llama: "39.40", headerOnly: "rocm"}),
-		RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(t.TempDir())})
-	if err != nil {
-		t.Fatal(err)
-	}
-	page := tg.file(t, sum.Git.Commit, sum.Page)
-	if strings.Contains(page, "| hardware (CSV) |") || !strings.Contains(page, "| mlx-lm baseline | mlx-lm-0.31.3+mlx-0.32.3.dev20260912+a7d4c85a |") {
-		t.Errorf("environment rows:\n%s", page)
-	}
-}
-
-// A re-measurement that gave no reading says why, and that the suspect stays
-// unconfirmed, instead of a figure.
-func TestPublishBaselineRemeasureWithoutReading(t *testing.T) {
-	t.Parallel()
-	tg := newTarget(t)
-	sum, err := PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, tg.base, night{date: "2026-10-20", llama: "35.41", noReading: "the bench exited 137"}),
-		RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(t.TempDir())})
-	if err != nil {
-		t.Fatal(err)
-	}
-	page := tg.file(t, sum.Git.Commit, sum.Page)
-	if !strings.Contains(page, "Meta-Llama-3.1-8B-Instruct-4bit was re-measured alone (") || !strings.Contains(page, "): no reading, the bench exited 137; the suspect stays unconfirmed") || strings.Contains(page, "tok/s in ") {
-		t.Errorf("the re-measurement line:\n%s", page)
+	for _, tc := range []struct {
+		name       string
+		n          night
+		has, lacks []string
+	}{
+		{"header-only mlxcel CSV", night{date: "2026-10-20", llama: "39.40", headerOnly: "rocm"},
+			[]string{"| mlx-lm baseline | mlx-lm-0.31.3+mlx-0.32.3.dev20260912+a7d4c85a |"}, []string{"| hardware (CSV) |"}},
+		{"re-measured without a reading", night{date: "2026-10-20", llama: "35.41", noReading: "the bench exited 137"},
+			[]string{"Meta-Llama-3.1-8B-Instruct-4bit was re-measured alone (", "): no reading, the bench exited 137; the suspect stays unconfirmed"}, []string{"tok/s in "}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			page := dryNightPage(t, tc.n)
+			wantIn(t, page, tc.has...)
+			for _, s := range tc.lacks {
+				if strings.Contains(page, s) {
+					t.Errorf("%q in:\n%s", s, page)
+				}
+			}
+		})
 	}
 }
 
@@ -709,15 +699,7 @@ func TestReadHostOfAnUnknownROCm(t *testing.T) {
 // With no epic configured (0), nothing is written for one.
 func TestPublishWithoutAnEpic(t *testing.T) {
 	t.Parallel()
-	tg := newTarget(t)
-	res := layResults(t, tg.base, profile{date: "2026-09-30"})
-	out := t.TempDir()
-	o := Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)}
-	o.Config.Epic = 0
-	sum, err := Publish(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, sum, out := dryProfile(t, profile{date: "2026-09-30"}, false, func(o *Options) { o.Config.Epic = 0 })
 	if want := (Outcome{Action: "skipped", Detail: "no epic issue is configured"}); sum.Epic != want {
 		t.Errorf("epic %+v, want %+v", sum.Epic, want)
 	}

@@ -105,6 +105,36 @@ func newTarget(t testing.TB) *target {
 	return tg
 }
 
+// at is the target with commit as its base commit, for results of another commit.
+func (tg *target) at(commit string) *target {
+	c := *tg
+	c.base = commit
+	return &c
+}
+
+// dryProfile lays the results pr describes for a new target (with the patch prepared,
+// as the GPU job leaves them, when prepared) and publishes them as a dry run into out,
+// a folder the dry run makes; with, when not nil, changes the options first (and may
+// change the results folder they name). A failed Publish fails the test.
+func dryProfile(t *testing.T, pr profile, prepared bool, with func(*Options)) (tg *target, sum Summary, out string) {
+	t.Helper()
+	tg = newTarget(t)
+	res := layResults(t, tg.base, pr)
+	if prepared {
+		prepare(t, tg, res, nil, "")
+	}
+	out = filepath.Join(t.TempDir(), "dry")
+	o := Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)}
+	if with != nil {
+		with(&o)
+	}
+	sum, err := Publish(context.Background(), o)
+	if err != nil {
+		t.Fatalf("Publish: %v", err)
+	}
+	return tg, sum, out
+}
+
 // snapshot is the checkout's working tree state: git status plus the HEAD commit.
 func snapshot(t testing.TB, dir string) string {
 	return gitT(t, dir, "rev-parse", "HEAD") + " " + gitT(t, dir, "status", "--porcelain", "--untracked-files=all")

@@ -121,6 +121,20 @@ func gitDefaults(remote *string, author *gitpub.Identity, server *string) {
 	*server = strings.TrimRight(*server, "/")
 }
 
+// target is where the writes go and the bot branch before the push (options).
+func (o Options) target() (Sink, Git)         { return o.Sink, Git{Branch: o.Branch, Remote: o.Remote} }
+func (o BaselineOptions) target() (Sink, Git) { return o.Sink, Git{Branch: o.Branch, Remote: o.Remote} }
+func (o CompareOptions) target() (Sink, Git)  { return o.Sink, Git{Branch: o.Branch, Remote: o.Remote} }
+
+// checked is the normalized options o, or what is wrong with them: doing says what
+// they were refused for.
+func checked[O any](o O, doing string, errs []error) (O, error) {
+	if err := errors.Join(errs...); err != nil {
+		return o, fmt.Errorf("%s: %w", doing, err)
+	}
+	return o, nil
+}
+
 func (o Options) normalize() (Options, error) {
 	errs := destinationErrors(o.ResultsDir, o.RepoDir, "run profile", o.Sink, &o.Repo)
 	if o.Branch == "" && o.Config.Branches.Profile == "" {
@@ -153,10 +167,7 @@ func (o Options) normalize() (Options, error) {
 			o.Config.Results.Reports = d.Results.Reports
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
-		return o, fmt.Errorf("publishing: %w", err)
-	}
-	return o, nil
+	return checked(o, "publishing", errs)
 }
 
 // Summary says what Publish did; a dry run writes it as summary.json.
@@ -188,18 +199,37 @@ type Summary struct {
 	// Request is the report posted on the requesting pull request (a profile of a
 	// commit not yet on the default branch); Stale the bot branches of closed
 	// requests that were deleted or kept.
-	Request    Outcome   `json:"request_comment,omitzero"`
-	Stale      []Outcome `json:"stale_branches,omitempty"`
-	Status     Outcome   `json:"status_comment"`
-	CheckRun   Outcome   `json:"check_run"`
-	Reaction   Outcome   `json:"reaction"`
-	Notes      []string  `json:"notes,omitempty"`
-	Errors     []string  `json:"errors,omitempty"`
-	Conclusion string    `json:"conclusion"` // success or failure
+	Request Outcome   `json:"request_comment,omitzero"`
+	Stale   []Outcome `json:"stale_branches,omitempty"`
+	Reported
+	Ending
+}
+
+// Reported is what the end steps that report to the requester did: the status
+// comment, the check run and the reaction.
+type Reported struct {
+	Status   Outcome `json:"status_comment"`
+	CheckRun Outcome `json:"check_run"`
+	Reaction Outcome `json:"reaction"`
+}
+
+// Ending is how a publication ended, the last part of every kind's summary.
+type Ending struct {
+	Notes      []string `json:"notes,omitempty"`
+	Errors     []string `json:"errors,omitempty"`
+	Conclusion string   `json:"conclusion"` // of publishing: success or failure
 
 	// StepSummary is the job step summary (Markdown, under 1 MiB).
 	StepSummary string `json:"-"`
 }
+
+// ending is how applying a plan ended.
+func ending(a *Applied) Ending {
+	return Ending{Notes: a.Notes, Errors: a.ErrorTexts(), Conclusion: a.Conclusion(), StepSummary: a.StepSummary}
+}
+
+// OK reports whether publishing finished without an error.
+func (e Ending) OK() bool { return e.Conclusion == "success" }
 
 // Git is what happened to the bot branch.
 type Git struct {
@@ -242,6 +272,3 @@ type Outcome struct {
 	Detail string `json:"detail,omitempty"`
 	Error  string `json:"error,omitempty"`
 }
-
-// OK reports whether publishing finished without an error.
-func (s Summary) OK() bool { return s.Conclusion == "success" }

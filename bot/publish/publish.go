@@ -42,11 +42,7 @@ var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
 // comment, check run and reaction still report the failure. An error before anything
 // was done (bad options) comes with a zero Summary.
 func Publish(ctx context.Context, o Options) (Summary, error) {
-	o, err := o.normalize()
-	if err != nil {
-		return Summary{}, err
-	}
-	return run(ctx, o.Sink, Git{Branch: o.Branch, Remote: o.Remote}, &ProfilePlan{o: o}, func() planned[Summary] { return PlanProfile(ctx, o) })
+	return publish[Options, Summary](ctx, o, func(o Options) *ProfilePlan { return &ProfilePlan{o: o} }, PlanProfile)
 }
 
 // Fail reports a publish that could not start, cause saying why (the results artifact
@@ -125,7 +121,7 @@ func PlanProfile(ctx context.Context, o Options) *ProfilePlan {
 // layout lays the steps out; err is why planning failed.
 func (p *ProfilePlan) layout(err error) Plan {
 	o := p.o
-	pl := Plan{Server: o.ServerURL, Repo: o.Repo, Base: p.mainHead, Notes: p.sum.Notes, Err: err}
+	pl := Plan{Server: o.ServerURL, Repo: o.Repo, Base: p.mainHead, Branch: p.branch, Notes: p.sum.Notes, Err: err}
 	if err == nil {
 		pl.Push = &PushSpec{Repo: o.RepoDir, Remote: o.Remote, Token: o.GitToken, BaseBranch: p.mainBranch,
 			Change: gitpub.Change{Base: p.mainHead, Branch: p.branch, Files: p.files, Message: p.commitMessage(), Author: o.Author, Date: p.when}}
@@ -137,16 +133,9 @@ func (p *ProfilePlan) layout(err error) Plan {
 		}
 		pl.Steps = append(pl.Steps, p.epicStep(), p.staleStep())
 	}
-	pl.End = []Step{
-		StatusStep{ID: o.StatusCommentID, File: DryStatus, Body: p.statusBody},
-		CheckRunStep{ID: o.CheckRunID, File: DryCheckRun, Output: p.checkOutput},
-		ReactStep{ID: o.TriggerCommentID, Content: "rocket", Failed: "confused"},
-		StepSummaryStep{File: DryStepSummary, Markdown: p.stepSummary},
-	}
+	pl.End = endSteps(p, o.StatusCommentID, o.CheckRunID, o.TriggerCommentID)
 	return pl
 }
-
-func (p *ProfilePlan) plan() Plan { return p.Plan }
 
 // title is the pull request's title; it says when the profiled commit is not on the
 // default branch.
@@ -175,23 +164,13 @@ func (p *ProfilePlan) staleStep() StaleStep {
 func (p *ProfilePlan) summary(a *Applied) Summary {
 	s := p.sum
 	s.DryRun = a.DryRun
-	s.Notes = a.Notes
 	s.Git = a.Git
-	if p.branch != "" {
-		s.Git.Branch = p.branch
-	}
-	if p.mainHead != "" {
-		s.Git.Base = p.mainHead
-	}
 	s.Request, s.Stale = a.Aside.Outcome, a.Stale
 	if a.Pushed { // the pull request's step ran
 		s.Draft, s.Why = len(p.draftWhy) > 0, p.draftWhy
 	}
 	s.PR, s.Epic = a.PR.Outcome, a.Comment.Outcome
-	s.Status, s.CheckRun, s.Reaction = a.Status, a.CheckRun, a.Reaction
-	s.Errors = a.ErrorTexts()
-	s.Conclusion = a.Conclusion()
-	s.StepSummary = a.StepSummary
+	s.Reported, s.Ending = a.Reported, ending(a)
 	return s
 }
 

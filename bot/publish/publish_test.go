@@ -39,6 +39,17 @@ func TestPublishLifecycle(t *testing.T) {
 	h := newHub(t)
 	c := client(t, h.s, &sleeps{})
 	first := layPrepared(t, tg, profile{date: "2026-09-30", tests: allPassed, trace: true})
+	// publish publishes res, finishing the status comment status, and checks what
+	// each write did.
+	publish := func(name, res string, status int64, want map[string]string) Summary {
+		t.Helper()
+		sum, err := Publish(context.Background(), ghOptions(tg, res, c, status))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		wantActions(t, name, sum, want)
+		return sum
+	}
 
 	// 1. First publish.
 	h.addStatus(501)
@@ -47,13 +58,7 @@ func TestPublishLifecycle(t *testing.T) {
 	h.s.Expect("GET", epicPath, h.listEpic()).Times(2)
 	h.s.Expect("POST", epicPath, h.createEpic())
 	h.expectFinish(501, true, "success", "rocket")
-
-	sum, err := Publish(context.Background(), ghOptions(tg, first, c, 501))
-	if err != nil {
-		t.Fatalf("first publish: %v", err)
-	}
-	want := map[string]string{"git": "created", "pr": "created", "epic": "created", "status": "updated", "check": "completed", "reaction": "reacted"}
-	wantActions(t, "first publish", sum, want)
+	sum := publish("first publish", first, 501, map[string]string{"git": "created", "pr": "created", "epic": "created", "status": "updated", "check": "completed", "reaction": "reacted"})
 	commit1 := tg.branch(t)
 	if commit1 == "" || commit1 != sum.Git.Commit || !sum.Git.Pushed {
 		t.Fatalf("the remote branch holds %q, summary says %+v", commit1, sum.Git)
@@ -119,12 +124,7 @@ func TestPublishLifecycle(t *testing.T) {
 	h.s.Expect("GET", pullsPath, h.listPRs())
 	h.s.Expect("GET", epicPath, h.listEpic()).Times(2)
 	h.expectFinish(501, false, "success", "rocket")
-	sum, err = Publish(context.Background(), ghOptions(tg, first, c, 501))
-	if err != nil {
-		t.Fatalf("second publish: %v", err)
-	}
-	want = map[string]string{"git": "unchanged", "pr": "unchanged", "epic": "unchanged", "status": "unchanged", "check": "completed", "reaction": "reacted"}
-	wantActions(t, "second publish", sum, want)
+	sum = publish("second publish", first, 501, map[string]string{"git": "unchanged", "pr": "unchanged", "epic": "unchanged", "status": "unchanged", "check": "completed", "reaction": "reacted"})
 	if sum.Git.Pushed || tg.branch(t) != commit1 {
 		t.Errorf("the second publish pushed: %+v", sum.Git)
 	}
@@ -143,12 +143,7 @@ func TestPublishLifecycle(t *testing.T) {
 	h.s.Expect("GET", epicPath, h.listEpic()).Times(2)
 	h.s.Expect("PATCH", commentsPath+fmt.Sprint(h.epic[0]["id"]), h.editComment())
 	h.expectFinish(502, true, "success", "rocket")
-	sum, err = Publish(context.Background(), ghOptions(tg, newer, c, 502))
-	if err != nil {
-		t.Fatalf("newer publish: %v", err)
-	}
-	want = map[string]string{"git": "updated", "pr": "updated", "epic": "updated", "status": "updated", "check": "completed", "reaction": "reacted"}
-	wantActions(t, "newer publish", sum, want)
+	sum = publish("newer publish", newer, 502, map[string]string{"git": "updated", "pr": "updated", "epic": "updated", "status": "updated", "check": "completed", "reaction": "reacted"})
 	commit2 := tg.branch(t)
 	if got := gitT(t, tg.bare, "rev-list", "--count", tg.base+".."+commit2); got != "1" {
 		t.Errorf("the branch has %s commits on the base, want 1 (replaced, not stacked)", got)

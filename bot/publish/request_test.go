@@ -15,7 +15,6 @@ import (
 	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/runner/patch"
-	"github.com/lablup/perfbot/runner/patch/patchrun"
 )
 
 const worldToken = "ghs_worldtoken0123456789"
@@ -101,29 +100,6 @@ func (w *world) options(res string, n int, trigger int64) Options {
 		BaseBranch: "main", Issue: n, TriggerCommentID: trigger, Now: func() time.Time { return testNow }}
 }
 
-// layPreparedAt lays results of commit with the numeric tests and the patch the GPU
-// job prepares on that commit.
-func layPreparedAt(t *testing.T, tg *target, commit string, pr profile) string {
-	t.Helper()
-	res := layResults(t, commit, pr)
-	dir, err := findFolder(res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := patch.ParseOutcome([]byte(readFile(t, filepath.Join(dir, gemmTests))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := patchrun.Prepare(context.Background(), patchrun.PrepareOptions{RepoDir: tg.checkout, Commit: commit, Outcome: o, Verify: patchrun.ShippedVerify, VerifyTimeout: 30 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Write(filepath.Join(dir, patch.PreparedFile)); err != nil {
-		t.Fatal(err)
-	}
-	return res
-}
-
 // pullFiles is what the bot pull request of branch changes, as GitHub shows it: the
 // three-dot diff against main in the real remote, not the bot commit alone.
 func pullFiles(t *testing.T, tg *target, branch string) []string {
@@ -165,7 +141,7 @@ func TestPublishPerRequest(t *testing.T) {
 	ctx := context.Background()
 	headA := w.pull(t, 1900, "feature-a")
 	askA := w.ask(t, 1900)
-	resA := layPreparedAt(t, tg, headA, profile{date: "2026-09-30", tests: allPassed})
+	resA := layPrepared(t, tg.at(headA), profile{date: "2026-09-30", tests: allPassed})
 
 	sum, err := Publish(ctx, w.options(resA, 1900, askA))
 	if err != nil {

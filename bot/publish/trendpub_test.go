@@ -49,20 +49,32 @@ func trendConfig(mode string) config.Config {
 	return c
 }
 
+// dryTrend publishes tonight's night on a new target with a nightly history, as a dry
+// run into out with trend.publish set to mode and the options as with changes them;
+// commit is the history's commit, the night's base.
+func dryTrend(t *testing.T, mode string, with func(*BaselineOptions)) (tg *target, commit string, sum BaselineSummary, out string) {
+	t.Helper()
+	tg = newTarget(t)
+	commit = historyCommit(t, tg, nil)
+	out = t.TempDir()
+	o := BaselineOptions{ResultsDir: layNight(t, commit, night{date: trendDate, llama: "35.41"}), RepoDir: tg.checkout, Config: trendConfig(mode), Sink: ToDir(out)}
+	if with != nil {
+		with(&o)
+	}
+	sum, err := PublishBaseline(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tg, commit, sum, out
+}
+
 // trend.publish: commit. The baseline commit holds the trend page (Markdown) and its
 // host's SVG beside it; the page shows the SVG and links each model's last night to
 // CSV rows the commit holds (the history's and tonight's); the baseline page and the
 // pull request body link the trend page.
 func TestTrendPageCommittedInTheBaselineCommit(t *testing.T) {
 	t.Parallel()
-	tg := newTarget(t)
-	commit := historyCommit(t, tg, nil)
-	out := t.TempDir()
-	sum, err := PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, commit, night{date: trendDate, llama: "35.41"}),
-		RepoDir: tg.checkout, Config: trendConfig(config.TrendCommit), Sink: ToDir(out)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tg, commit, sum, out := dryTrend(t, config.TrendCommit, nil)
 	const dir = "docs/benchmark_results/trend"
 	page, svg := dir+"/README.md", dir+"/strixhalo-gfx1151.svg"
 	if sum.Trend.Publish != config.TrendCommit || sum.Trend.Page != page || strings.Join(sum.Trend.Files, ",") != page+","+svg {
@@ -115,14 +127,7 @@ func TestTrendPageCommittedInTheBaselineCommit(t *testing.T) {
 // trend.publish: off. Nothing of the trend page is committed or linked.
 func TestTrendPageOff(t *testing.T) {
 	t.Parallel()
-	tg := newTarget(t)
-	commit := historyCommit(t, tg, nil)
-	out := t.TempDir()
-	sum, err := PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, commit, night{date: trendDate, llama: "35.41"}),
-		RepoDir: tg.checkout, Config: trendConfig(config.TrendOff), Sink: ToDir(out)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tg, commit, sum, out := dryTrend(t, config.TrendOff, nil)
 	if sum.Trend.Skipped == "" || sum.Trend.Page != "" {
 		t.Errorf("trend outcome %+v", sum.Trend)
 	}
@@ -210,14 +215,7 @@ func TestTrendPageOnThePagesBranch(t *testing.T) {
 // the Pages branch is not created.
 func TestTrendPageOnPagesDryRun(t *testing.T) {
 	t.Parallel()
-	tg := newTarget(t)
-	commit := historyCommit(t, tg, nil)
-	out := t.TempDir()
-	sum, err := PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, commit, night{date: trendDate, llama: "35.41"}),
-		RepoDir: tg.checkout, Config: trendConfig(config.TrendPages), Sink: ToDir(out), Repo: testRepo})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tg, _, sum, out := dryTrend(t, config.TrendPages, func(o *BaselineOptions) { o.Repo = testRepo })
 	if sum.Trend.Action != "dry-run" {
 		t.Errorf("trend outcome %+v", sum.Trend)
 	}
