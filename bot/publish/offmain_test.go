@@ -21,7 +21,7 @@ func TestPublishOffMainLinks(t *testing.T) {
 	ctx := context.Background()
 	head := w.pull(t, 1900, "feature-a")
 	ask := w.ask(t, 1900)
-	res := layPreparedAt(t, tg, head, profile{date: "2026-09-30", tests: allPassed})
+	res := layPrepared(t, tg.at(head), profile{date: "2026-09-30", tests: allPassed})
 	cr, err := w.c.CreateCheckRun(ctx, testRepo, gh.CheckRunSpec{Name: "perfbot", HeadSHA: head, ExternalID: "perfbot-request-7", Title: "Queued", Summary: "queued"})
 	if err != nil {
 		t.Fatal(err)
