@@ -58,7 +58,7 @@ type CompareOptions struct {
 	Guard    guard.Options
 	Rules    *attrib.Rules // a profile compare's attribution; nil means the config's, else perfbot's
 	// Start and Cap are the repeats per side before the first decision and at most
-	// (0: abrun's defaults, 5 and 10); MaxRedo the guard rejections of one run before
+	// (0: abrun's default start, 5, and the config's limits.max_repeats, else 10); MaxRedo the guard rejections of one run before
 	// the session fails (0: 3).
 	Start, Cap, MaxRedo int
 	// PerRun is the measured time of one run (0: DefaultComparePerRun); Budget the
@@ -167,6 +167,9 @@ func newComparer(o CompareOptions) (*comparer, error) {
 	}
 	c.spec = abrun.Spec{Start: o.Start, Cap: o.Cap, MaxRedo: o.MaxRedo,
 		Metrics: []abrun.Metric{{Name: "decode tok/s", Direction: abstat.HigherIsBetter}, {Name: "prefill tok/s", Direction: abstat.HigherIsBetter}}}
+	if c.spec.Cap == 0 {
+		c.spec.Cap = o.Config.Limits.MaxRepeats
+	}
 	if c.spec.Cap == 0 {
 		c.spec.Cap = 10
 	}
