@@ -58,7 +58,7 @@ func (s *step) compare(ctx context.Context, kind results.CompareKind) error {
 		o := job.CompareOptions{
 			Kind: kind, Host: s.host, RepoDir: s.workspace, ShaA: base, ShaB: commit, Label: s.compareLabel(), Config: cfg,
 			Models: s.in.Models, OutDir: s.root, TraceDir: filepath.Join(s.root, "traces"), Guard: g,
-			Sandbox: &sb, Progress: w, Cap: capRuns,
+			Sandbox: &sb, Progress: s.progressOut(w), Cap: capRuns,
 		}
 		for _, tag := range s.in.Sampling {
 			smp, err := results.ParseSampling(tag)

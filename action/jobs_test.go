@@ -558,7 +558,12 @@ func TestHostJobsBenchCompare(t *testing.T) {
 	hosttest.Git(t, home, h.repo, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "--quiet", "-m", "B: a faster decode")
 	head := hosttest.Git(t, home, h.repo, "rev-parse", "HEAD")
 
-	_, e, log, err := h.step(t, map[string]string{"job": "bench", "ref": head, "base-ref": h.base, "models": "llama", "repeats": "5", "label": "pr-57"})
+	progress := filepath.Join(h.dir, "progress")
+	if err := os.Mkdir(progress, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h.vars[EnvProgressDir] = progress
+	_, e, log, err := h.step(t, map[string]string{"job": "bench", "ref": head, "base-ref": h.base, "models": "llama", "repeats": "5", "label": "pr-57", "request-id": "58"})
 	if err != nil {
 		t.Fatalf("bench compare: %v\n%s", err, log)
 	}
@@ -578,5 +583,14 @@ func TestHostJobsBenchCompare(t *testing.T) {
 	}
 	if sum := e.summaryText(t); !strings.Contains(sum, "decode tok/s") || !strings.Contains(sum, "faster") {
 		t.Errorf("summary:\n%s", sum)
+	}
+	// The progress file counts the runs and keeps the last verdicts.
+	p, err := results.ReadProgress(progress, "58")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Phase != results.PhaseDone || p.Planned != len(c.Runs) || p.Done != p.Planned ||
+		len(p.Verdicts) != 1 || !strings.HasPrefix(p.Verdicts[0], "Meta-Llama-3.1-8B-Instruct-4bit: decode tok/s faster, prefill tok/s ") {
+		t.Errorf("progress %+v, want done with %d runs and the model's verdicts", p, len(c.Runs))
 	}
 }
