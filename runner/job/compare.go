@@ -295,8 +295,12 @@ func (c *comparer) open(info hostinfo.Info) error {
 		// Each side's guard log is its profile folder's.
 		c.man.Start, c.man.Cap, c.man.GuardLog = 1, 1, ""
 	}
-	c.prog.printf("%s compare of %s (A) and %s (B), label %s: %d model(s), folder %s", o.Kind,
-		strs.ShortSHA(o.ShaA), strs.ShortSHA(o.ShaB), o.Label, len(c.models), folder)
+	runs := fmt.Sprintf("up to %d repeats per side", c.man.Cap)
+	if o.Kind == results.CompareProfile {
+		runs = "one profile per side"
+	}
+	c.prog.printf("%s compare of %s (A) and %s (B), label %s, %s: %d model(s), folder %s", o.Kind,
+		strs.ShortSHA(o.ShaA), strs.ShortSHA(o.ShaB), o.Label, runs, len(c.models), folder)
 	// The worktrees' folder is made fresh: a left-over one is removed with its
 	// worktrees' records first.
 	if err := os.RemoveAll(wtDir); err != nil {
