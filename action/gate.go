@@ -123,7 +123,10 @@ func (s *step) gate(ctx context.Context) (*gateResult, error) {
 func gateAccepted(r gate.Request) string {
 	msg := fmt.Sprintf("%s by %s: %s pinned to %s (%s)", r.Kind, r.Requester, strings.Join(r.Models, ","), r.SHA, r.PinnedFrom)
 	if r.Compare {
-		msg += fmt.Sprintf(", compared with %s (%s), at most %d repeats per side", r.Base, r.BasePinnedFrom, r.Repeats)
+		msg += fmt.Sprintf(", compared with %s (%s)", r.Base, r.BasePinnedFrom)
+		if r.Kind == command.Bench {
+			msg += fmt.Sprintf(", at most %d repeats per side", r.Repeats)
+		}
 	}
 	return msg
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lablup/perfbot/bot/command"
 	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/bot/queue"
 	"github.com/lablup/perfbot/bot/report"
@@ -93,7 +94,8 @@ func requestHead(r queue.Request) string {
 // its position, and an estimate of its start from the host's past run times.
 func (m *marks) queuedDetail(ctx context.Context, r queue.Request) string {
 	head := requestHead(r) + " (" + r.PinnedFrom + ")."
-	if r.Base != "" && r.Repeats > 0 {
+	if r.Base != "" && r.Repeats > 0 && r.Kind == string(command.Bench) {
+		// A profile compare profiles each side once: its cap says nothing.
 		head = requestHead(r) + fmt.Sprintf(" (B: %s), at most %d repeats per side.", r.PinnedFrom, r.Repeats)
 	}
 	pos, err := m.queue.Position(ctx, r)
