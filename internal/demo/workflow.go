@@ -31,7 +31,7 @@ type actionStep struct {
 // gpuJob are the steps that build and run the pinned commit: no token, no key.
 var gpuJob = []actionStep{
 	{"profile", func(in map[string]string, _ *demo, _ string) map[string]string {
-		return map[string]string{"job": "profile", "ref": in["sha"], "base-ref": in["base"], "request-id": in["request_id"], "models": in["models"], "sampling": in["sampling"]}
+		return map[string]string{"job": "profile", "ref": in["sha"], "base-ref": in["base"], "repeats": in["repeats"], "request-id": in["request_id"], "models": in["models"], "sampling": in["sampling"]}
 	}},
 	{"tests", func(in map[string]string, _ *demo, _ string) map[string]string {
 		return map[string]string{"job": "gemm-tests", "ref": in["sha"]}
