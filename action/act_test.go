@@ -815,3 +815,59 @@ func tail(s string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// A compare in the serverless workflow: the gate pins B (ref=main) and A (base=old),
+// hands A and the cap on as its outputs base and repeats, and the bench job runs the
+// compare of A against B with them (act runs the gate and the bench job: -j bench).
+func TestActGateHandsACompareOn(t *testing.T) {
+	r := newActRig(t)
+	r.env = append(r.env, "FAKE_HARNESS_DATE="+time.Now().Format(time.DateOnly), "FAKE_HARNESS=")
+	files := targetFiles(t, jobsConfig)
+	maps.Copy(files, benchFiles(t))
+	tg := hosttest.NewTarget(t, r.home, files)
+	// B: a 10 % faster decode over A, the target's first commit.
+	if err := os.WriteFile(filepath.Join(tg.Repo, "fake-change.txt"), []byte("decode 1.1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hosttest.Git(t, r.home, tg.Repo, "add", "fake-change.txt")
+	hosttest.Git(t, r.home, tg.Repo, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "--quiet", "-m", "B: a faster decode")
+	head := hosttest.Git(t, r.home, tg.Repo, "rev-parse", "HEAD")
+	hosttest.Git(t, r.home, tg.Repo, "push", "--quiet", "origin", "HEAD:refs/heads/main")
+
+	s := fakegithub.New(t)
+	repo := "/repos/" + actRepo
+	s.Expect("GET", repo+"/contents/.github/perfbot.yml?ref=main", s.Example(200, "content-file-response-if-content-is-a-file", map[string]any{
+		"content": base64.StdEncoding.EncodeToString([]byte(jobsConfig)), "encoding": "base64", "size": len(jobsConfig),
+		"name": "perfbot.yml", "path": ".github/perfbot.yml", "type": "file",
+	}))
+	s.Expect("GET", repo+"/collaborators/"+actCommenter+"/permission", fakegithub.JSONFileWith(200,
+		rest(t, "repository-collaborator-permission-response-if-user-has-admin-permissions"), map[string]any{"permission": "write", "role_name": "write"}))
+	s.Expect("GET", repo+"/git/ref/heads/main", fakegithub.JSONFileWith(200, rest(t, "git-ref"), map[string]any{"ref": "refs/heads/main", "object.sha": head}))
+	s.Expect("GET", repo+"/git/ref/heads/old", fakegithub.JSONFileWith(200, rest(t, "git-ref"), map[string]any{"ref": "refs/heads/old", "object.sha": tg.Base}))
+	expectReaction(t, s, "eyes", "Bearer "+actToken)
+
+	event := actEvent(t, r.dir)
+	m, err := fakegithub.Object(event)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fakegithub.Set(m, "comment.body", "/bench rocm compare base=old ref=main models=llama repeats=5\n"); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(m)
+	if err := os.WriteFile(event, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log := r.run(t, commentWorkflow, tg.Repo, s, actRepo, "issue_comment", "-e", event, "--actor", actCommenter, "-j", "bench")
+	if !jobLine("perfbot comment", "bench", "  ✅  Success - Main Run perfbot").MatchString(log) {
+		t.Fatalf("the bench job did not run the compare:\n%s", tail(log, 120))
+	}
+	res := regexp.MustCompile(`\| results: (\S+) \((\w+)\)`).FindStringSubmatch(log)
+	if res == nil || filepath.Base(res[1]) != "gfx1151_"+tg.Base[:8]+"_"+head[:8] || res[2] != VerdictComplete {
+		t.Errorf("the bench job's report %q, want the compare folder of A %s and B %s, complete:\n%s", res, tg.Base[:8], head[:8], tail(log, 120))
+	}
+	// The cap reached the session; on an issue the CSV pair is named by the short SHAs.
+	if want := fmt.Sprintf("label %s-%s, up to 5 repeats per side", tg.Base[:7], head[:7]); !strings.Contains(log, want) {
+		t.Errorf("the compare does not start with %q:\n%s", want, tail(log, 120))
+	}
+}

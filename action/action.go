@@ -258,6 +258,28 @@ func (s *step) eventIssue() int {
 	return ev.Issue.Number
 }
 
+// eventPR is the pull request number of an issue_comment event on a pull request, 0
+// for a comment on an issue and for other events.
+func (s *step) eventPR() int {
+	if s.rt.Getenv("GITHUB_EVENT_NAME") != "issue_comment" {
+		return 0
+	}
+	b, err := s.event()
+	if err != nil {
+		return 0
+	}
+	var ev struct {
+		Issue struct {
+			Number      int              `json:"number"`
+			PullRequest *json.RawMessage `json:"pull_request"`
+		} `json:"issue"`
+	}
+	if json.Unmarshal(b, &ev) != nil || ev.Issue.Number <= 0 || ev.Issue.PullRequest == nil || string(*ev.Issue.PullRequest) == "null" {
+		return 0
+	}
+	return ev.Issue.Number
+}
+
 // git runs git in the checkout and returns its trimmed output.
 func (s *step) git(ctx context.Context, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", s.workspace}, args...)...)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 
 	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/config"
@@ -50,10 +51,14 @@ func (s *step) compare(ctx context.Context, kind results.CompareKind) error {
 		if err != nil {
 			return err
 		}
+		capRuns, err := compareCap(s.in.Repeats, cfg)
+		if err != nil {
+			return err
+		}
 		o := job.CompareOptions{
-			Kind: kind, Host: s.host, RepoDir: s.workspace, ShaA: base, ShaB: commit, Config: cfg,
+			Kind: kind, Host: s.host, RepoDir: s.workspace, ShaA: base, ShaB: commit, Label: s.compareLabel(), Config: cfg,
 			Models: s.in.Models, OutDir: s.root, TraceDir: filepath.Join(s.root, "traces"), Guard: g,
-			Sandbox: &sb, Progress: w,
+			Sandbox: &sb, Progress: s.progressOut(w), Cap: capRuns,
 		}
 		for _, tag := range s.in.Sampling {
 			smp, err := results.ParseSampling(tag)
@@ -127,4 +132,33 @@ func (s *step) baseCommit(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("the base commit %s resolved to %q", ref, full)
 	}
 	return full, nil
+}
+
+// compareCap is the most repeats per side of a compare: the repeats input, which may
+// not pass the config's limits.max_repeats, or that limit.
+func compareCap(repeats int, cfg config.Config) (int, error) {
+	limit := cfg.Limits.MaxRepeats
+	if limit <= 0 {
+		limit = config.Default().Limits.MaxRepeats
+	}
+	if repeats == 0 {
+		return limit, nil
+	}
+	if repeats > limit {
+		return 0, fmt.Errorf("%w: repeats %d is more than the config's limits.max_repeats (%d)", job.ErrBadRequest, repeats, limit)
+	}
+	return repeats, nil
+}
+
+// compareLabel names a compare's CSV pair: the label input, else pr-N when the
+// command came from a pull request (the issue_comment event's), else "" - the two
+// short SHAs.
+func (s *step) compareLabel() string {
+	if s.in.Label != "" {
+		return s.in.Label
+	}
+	if n := s.eventPR(); n > 0 {
+		return "pr-" + strconv.Itoa(n)
+	}
+	return ""
 }

@@ -105,11 +105,30 @@ func (s *step) gate(ctx context.Context) (*gateResult, error) {
 		}
 		outs = append(outs, "request-id", id, "sha", r.SHA, "models", strings.Join(r.Models, ","),
 			"sampling", strings.Join(r.Sampling, ","), "epic", epic, "trigger-comment-id", strconv.FormatInt(ev.CommentID, 10))
+		// A compare hands A on beside B (sha), with its cap of repeats per side; both
+		// are empty otherwise, and the GPU job runs one commit.
+		base, repeats := "", ""
+		if r.Compare {
+			base, repeats = r.Base, strconv.Itoa(r.Repeats)
+		}
+		outs = append(outs, "base", base, "repeats", repeats)
 		s.rt.Annotate(Annotation{Level: Notice, Title: "perfbot: command accepted",
-			Message: fmt.Sprintf("%s by %s: %s pinned to %s (%s)", r.Kind, r.Requester, strings.Join(r.Models, ","), r.SHA, r.PinnedFrom)})
+			Message: gateAccepted(r)})
 	}
 	errs = append(errs, s.setOutputs(outs...))
 	return res, errors.Join(errs...)
+}
+
+// gateAccepted is the notice of an accepted run: what runs, pinned to what.
+func gateAccepted(r gate.Request) string {
+	msg := fmt.Sprintf("%s by %s: %s pinned to %s (%s)", r.Kind, r.Requester, strings.Join(r.Models, ","), r.SHA, r.PinnedFrom)
+	if r.Compare {
+		msg += fmt.Sprintf(", compared with %s (%s)", r.Base, r.BasePinnedFrom)
+		if r.Kind == command.Bench {
+			msg += fmt.Sprintf(", at most %d repeats per side", r.Repeats)
+		}
+	}
+	return msg
 }
 
 // noServerReply answers status and cancel where no server keeps a queue: the runs are

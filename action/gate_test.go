@@ -107,6 +107,9 @@ func TestGateJobRunsTheSharedCases(t *testing.T) {
 				if w.Epic > 0 {
 					want["epic"] = strconv.Itoa(w.Epic)
 				}
+				if w.Compare {
+					want["base"], want["repeats"] = w.Base, strconv.Itoa(w.Repeats)
+				}
 			}
 			if diff := cmp.Diff(want, readOutputs(t, e.output)); diff != "" {
 				t.Errorf("outputs (-want +got):\n%s", diff)

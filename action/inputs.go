@@ -31,7 +31,7 @@ var Jobs = []string{JobProfile, JobGemmTests, JobPatch, JobBench, JobGate, JobPu
 // InputNames are the inputs of action.yml, in its order.
 var InputNames = []string{
 	"job", "github-token", "app-id", "app-private-key", "github-api-url", "config", "models", "sampling",
-	"ref", "base-ref", "request-id", "status-comment-id", "trigger-comment-id", "check-run-id", "epic", "issue", "dry-run", "results",
+	"ref", "base-ref", "repeats", "label", "request-id", "status-comment-id", "trigger-comment-id", "check-run-id", "epic", "issue", "dry-run", "results",
 	"good-ref", "bad-ref",
 }
 
@@ -39,7 +39,7 @@ var InputNames = []string{
 // publish jobs, then the gate's (the GPU job's inputs).
 var OutputNames = []string{
 	"results-dir", "report-path", "traces-dir", "pr-url", "pr-operation", "ranking", "verdict",
-	"request-id", "sha", "models", "sampling", "epic", "trigger-comment-id", "accepted",
+	"request-id", "sha", "models", "sampling", "epic", "trigger-comment-id", "accepted", "base", "repeats",
 }
 
 // Bounds of the inputs: every value is read whole, so each has a limit.
@@ -70,7 +70,12 @@ type Inputs struct {
 	Sampling []string
 	Ref      string
 	// BaseRef is a compare's base commit (A); "" when the job is not a compare.
-	BaseRef          string
+	BaseRef string
+	// Repeats is a compare's most repeats per side (the cap of its adaptive plan), 0
+	// for the config's limits.max_repeats; Label names its CSV pair, "" to derive it
+	// from the request (pr-N on a pull request, else the two short SHAs).
+	Repeats          int
+	Label            string
 	RequestID        string
 	StatusCommentID  int64
 	TriggerCommentID int64
@@ -178,6 +183,26 @@ func readInputs(r *Runtime) (Inputs, error) {
 		bad("base-ref", "%q is not a commit SHA (7 to 40 hex digits): a compare is pinned to its base commit", clip(in.BaseRef))
 	case in.Job != JobProfile && in.Job != JobBench:
 		bad("base-ref", "applies to the profile and bench jobs only (a compare), not %s", in.Job)
+	}
+	if v := get("repeats"); v != "" {
+		n, err := strconv.Atoi(v)
+		switch {
+		case err != nil || n < config.MinRepeats || n > config.MaxRepeats:
+			bad("repeats", "want a whole number from %d to %d (at most the config's limits.max_repeats), got %q", config.MinRepeats, config.MaxRepeats, clip(v))
+		case in.BaseRef == "":
+			bad("repeats", "applies to a compare only: give base-ref too")
+		default:
+			in.Repeats = n
+		}
+	}
+	if in.Label = get("label"); in.Label != "" {
+		switch {
+		case results.CheckCompareLabel(in.Label) != nil:
+			bad("label", "%q names no CSV pair: give 1 to %d letters, digits, '.', '+' or '-', starting with a letter or digit (e.g. pr-1900)", clip(in.Label), results.MaxCompareLabelBytes)
+			in.Label = ""
+		case in.BaseRef == "":
+			bad("label", "applies to a compare only: give base-ref too")
+		}
 	}
 	in.RequestID = get("request-id")
 	if in.RequestID != "" && !requestIDRE.MatchString(in.RequestID) {

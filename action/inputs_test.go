@@ -1,11 +1,16 @@
 package action
 
 import (
+	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/lablup/perfbot/config"
+	"github.com/lablup/perfbot/runner/job"
 )
 
 func TestReadInputs(t *testing.T) {
@@ -40,6 +45,15 @@ func TestReadInputs(t *testing.T) {
 		t.Errorf("a bench compare's inputs: %v %+v", err, in)
 	}
 
+	// A compare's cap of repeats and the name of its CSV pair.
+	e = newStepEnv(t, map[string]string{"job": "bench", "ref": "929c80ab", "base-ref": "9fceb02d", "repeats": "20", "label": "pr-1900"})
+	if rt, err = NewRuntime(io.Discard, e.getenv); err != nil {
+		t.Fatal(err)
+	}
+	if in, err := readInputs(rt); err != nil || in.Repeats != 20 || in.Label != "pr-1900" {
+		t.Errorf("a compare's repeats and label: %v %+v", err, in)
+	}
+
 	for _, c := range []struct {
 		inputs map[string]string
 		want   string
@@ -64,6 +78,14 @@ func TestReadInputs(t *testing.T) {
 		{map[string]string{"job": "gemm-tests", "base-ref": "929c80ab"}, "input base-ref: applies to the profile and bench jobs only"},
 		{map[string]string{"job": "bench", "base-ref": "929c80ab", "sampling": "greedy"}, "input sampling: a bench compare measures"},
 		{map[string]string{"job": "profile", "request-id": "a b"}, "input request-id"},
+		{map[string]string{"job": "bench", "base-ref": "929c80ab", "repeats": "4"}, "input repeats: want a whole number from 5 to 100"},
+		{map[string]string{"job": "bench", "base-ref": "929c80ab", "repeats": "101"}, "input repeats: want a whole number from 5 to 100"},
+		{map[string]string{"job": "bench", "base-ref": "929c80ab", "repeats": "1e1"}, `got "1e1"`},
+		{map[string]string{"job": "bench", "repeats": "10"}, "input repeats: applies to a compare only"},
+		{map[string]string{"job": "profile", "base-ref": "929c80ab", "label": "pr_1900"}, `input label: "pr_1900" names no CSV pair`},
+		{map[string]string{"job": "profile", "base-ref": "929c80ab", "label": "../x"}, "input label"},
+		{map[string]string{"job": "profile", "base-ref": "929c80ab", "label": strings.Repeat("a", 65)}, "input label"},
+		{map[string]string{"job": "profile", "label": "pr-1"}, "input label: applies to a compare only"},
 		{map[string]string{"job": "publish", "epic": "99999999999"}, "input epic: 99999999999 is not an issue number"},
 		{map[string]string{"job": "publish", "dry-run": "yes"}, `input dry-run: want true or false, got "yes"`},
 		{map[string]string{"job": "profile", "dry-run": "true"}, "input dry-run: applies to the publish and gate jobs only"},
@@ -80,6 +102,54 @@ func TestReadInputs(t *testing.T) {
 		}
 		if _, err := readInputs(rt); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("inputs %v: %v, want %q", c.inputs, err, c.want)
+		}
+	}
+}
+
+// A compare's cap is the repeats input within the config's limits.max_repeats, else
+// that limit; its label is the input, else pr-N from a pull request's comment event,
+// else empty (the two short SHAs).
+func TestCompareCapAndLabel(t *testing.T) {
+	t.Parallel()
+	cfg := config.Default()
+	cfg.Limits.MaxRepeats = 20
+	for _, c := range []struct{ repeats, want int }{{0, 20}, {5, 5}, {20, 20}} {
+		if got, err := compareCap(c.repeats, cfg); err != nil || got != c.want {
+			t.Errorf("compareCap(%d) = %d, %v; want %d", c.repeats, got, err, c.want)
+		}
+	}
+	if _, err := compareCap(21, cfg); !errors.Is(err, job.ErrBadRequest) || !strings.Contains(err.Error(), "limits.max_repeats (20)") {
+		t.Errorf("compareCap over the limit: %v", err)
+	}
+
+	dir := t.TempDir()
+	event := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	pr := event("pr.json", `{"issue": {"number": 1900, "pull_request": {"url": "https://api.github.com/repos/o/r/pulls/1900"}}}`)
+	issue := event("issue.json", `{"issue": {"number": 12, "pull_request": null}}`)
+	for _, c := range []struct {
+		name, eventName, eventPath, input, want string
+	}{
+		{"a pull request's comment", "issue_comment", pr, "", "pr-1900"},
+		{"the input wins", "issue_comment", pr, "rc1", "rc1"},
+		{"an issue's comment", "issue_comment", issue, "", ""},
+		{"a dispatch", "workflow_dispatch", pr, "", ""},
+		{"no event file", "issue_comment", filepath.Join(dir, "missing.json"), "", ""},
+	} {
+		e := newStepEnv(t, nil)
+		e.vars["GITHUB_EVENT_NAME"], e.vars["GITHUB_EVENT_PATH"] = c.eventName, c.eventPath
+		rt, err := NewRuntime(io.Discard, e.getenv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := &step{rt: rt, in: Inputs{Label: c.input}}
+		if got := s.compareLabel(); got != c.want {
+			t.Errorf("%s: label %q, want %q", c.name, got, c.want)
 		}
 	}
 }

@@ -591,9 +591,9 @@ func readFileString(t *testing.T, p string) string {
 	return string(b)
 }
 
-// The bench job with base-ref runs a bench compare on the models asked for: the
-// harness of each side in ABBA blocks, a 10 % decode gain planted in B called faster,
-// and the CSV pair beside compare.json.
+// The bench job with base-ref runs a bench compare on the models asked for, capped at
+// the repeats asked for: the harness of each side in ABBA blocks, a 10 % decode gain
+// planted in B called faster, and the CSV pair named by the label beside compare.json.
 func TestHostJobsBenchCompare(t *testing.T) {
 	harness, err := os.ReadFile(filepath.Join(testfix.RepoRoot(t), "internal", "fakehost", "host", "harness", "bench_decode.sh"))
 	if err != nil {
@@ -611,7 +611,12 @@ func TestHostJobsBenchCompare(t *testing.T) {
 	hosttest.Git(t, home, h.repo, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "--quiet", "-m", "B: a faster decode")
 	head := hosttest.Git(t, home, h.repo, "rev-parse", "HEAD")
 
-	_, e, log, err := h.step(t, map[string]string{"job": "bench", "ref": head, "base-ref": h.base, "models": "llama"})
+	progress := filepath.Join(h.dir, "progress")
+	if err := os.Mkdir(progress, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h.vars[EnvProgressDir] = progress
+	_, e, log, err := h.step(t, map[string]string{"job": "bench", "ref": head, "base-ref": h.base, "models": "llama", "repeats": "5", "label": "pr-57", "request-id": "58"})
 	if err != nil {
 		t.Fatalf("bench compare: %v\n%s", err, log)
 	}
@@ -622,7 +627,8 @@ func TestHostJobsBenchCompare(t *testing.T) {
 	}
 	m, _ := c.Model("Meta-Llama-3.1-8B-Instruct-4bit")
 	if outs["verdict"] != VerdictComplete || c.Kind != results.CompareBench || c.ShaA != h.base || c.ShaB != head ||
-		!m.Done || len(m.Results) != 2 || m.Results[0].Verdict != "faster" || c.CSVBefore == "" || c.CSVAfter == "" {
+		!m.Done || len(m.Results) != 2 || m.Results[0].Verdict != "faster" || c.Cap != 5 || c.Label != "pr-57" ||
+		!strings.HasSuffix(c.CSVBefore, "_pr-57-before.csv") || !strings.HasSuffix(c.CSVAfter, "_pr-57-after.csv") {
 		t.Errorf("outputs %v, compare %+v", outs, c)
 	}
 	if len(c.Runs) < 4 || c.Runs[0].Side != results.SideA || c.Runs[1].Side != results.SideB || c.Runs[2].Side != results.SideB || c.Runs[3].Side != results.SideA {
@@ -630,6 +636,15 @@ func TestHostJobsBenchCompare(t *testing.T) {
 	}
 	if sum := e.summaryText(t); !strings.Contains(sum, "decode tok/s") || !strings.Contains(sum, "faster") {
 		t.Errorf("summary:\n%s", sum)
+	}
+	// The progress file counts the runs and keeps the last verdicts.
+	p, err := results.ReadProgress(progress, "58")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Phase != results.PhaseDone || p.Planned != len(c.Runs) || p.Done != p.Planned ||
+		len(p.Verdicts) != 1 || !strings.HasPrefix(p.Verdicts[0], "Meta-Llama-3.1-8B-Instruct-4bit: decode tok/s faster, prefill tok/s ") {
+		t.Errorf("progress %+v, want done with %d runs and the model's verdicts", p, len(c.Runs))
 	}
 }
 

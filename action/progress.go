@@ -2,6 +2,7 @@ package action
 
 import (
 	"io"
+	"slices"
 	"sync"
 	"time"
 
@@ -62,7 +63,8 @@ func (f *progressFile) Step(st job.Step) {
 	if f.start.IsZero() {
 		f.start = now
 	}
-	f.cur = results.Progress{RequestID: f.id, Phase: st.Phase, Done: st.Done, Planned: st.Planned, Model: st.Model, ETASecs: -1}
+	f.cur = results.Progress{RequestID: f.id, Phase: st.Phase, Done: st.Done, Planned: st.Planned, Model: st.Model, ETASecs: -1,
+		Verdicts: slices.Clone(st.Verdicts[:min(len(st.Verdicts), results.ProgressVerdictsMax)])}
 	switch {
 	case st.ETA >= 0:
 		f.cur.ETASecs = int64(st.ETA / time.Second)

@@ -21,7 +21,7 @@ func compareRequest(models []string, repeats int) gate.Request {
 }
 
 // A compare within the budget is stored with its A commit and repeats, marked and
-// queued; its check run names A.
+// queued; its check run names A, its status comment both commits and the cap.
 func TestAcceptOfACompareStoresBothCommits(t *testing.T) {
 	r := newCommandsRig(t)
 	r.cm.budget, r.cm.runTime = 2*time.Hour, 5*time.Minute // 1 x 2 x 10 x 5 min = 100 min
@@ -37,6 +37,8 @@ func TestAcceptOfACompareStoresBothCommits(t *testing.T) {
 		t.Fatalf("check run %d recorded, %d made", got.CheckRunID, len(r.gh.checkSpecs))
 	}
 	wantIn(t, "the check run", r.gh.checkSpecs[0].Summary, "runs commit `"+testSHA+"`", "compared with commit `"+testBase+"` (A, up to 10 repeats per side)")
+	wantIn(t, "the status comment", r.gh.comment(t, got.StatusCommentID), "**/bench rocm compare**: queued. Request 1 on host gfx1151, compare "+
+		testBase[:8]+".."+testSHA[:8]+" (B: the head of pull request #7), at most 10 repeats per side.")
 	if len(r.gh.replies) != 0 {
 		t.Errorf("replies %q", r.gh.replies)
 	}

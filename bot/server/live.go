@@ -106,7 +106,7 @@ func (pr *progressReader) forget(id int64) {
 // runningStatus is the status comment's state and text of a running request.
 func runningStatus(r queue.Request, now time.Time, p results.Progress, hasProgress bool) report.StatusData {
 	d := report.StatusData{State: "started", Command: r.Command}
-	head := fmt.Sprintf("Request %d on host %s, commit %s", r.ID, r.Host, strs.ShortSHA(r.SHA))
+	head := requestHead(r)
 	if !hasProgress || p.Phase != results.PhaseDone {
 		started := r.StartedAt
 		if started.IsZero() {
@@ -124,10 +124,17 @@ func runningStatus(r queue.Request, now time.Time, p results.Progress, hasProgre
 		d.Detail += " The GPU job has finished; the results are published next."
 		return d
 	}
+	// A compare counts runs (a bench compare's, or one side's profile runs) and stays
+	// "in progress": "running model k/N" would not say which side.
+	compare := r.Base != ""
 	var parts []string
 	if p.Planned > 0 {
-		parts = append(parts, fmt.Sprintf("%d of %d models done", p.Done, p.Planned))
-		if p.Phase == results.PhaseProfile || p.Phase == results.PhaseBench {
+		unit := "models"
+		if compare {
+			unit = "runs"
+		}
+		parts = append(parts, fmt.Sprintf("%d of %d %s done", p.Done, p.Planned, unit))
+		if !compare && (p.Phase == results.PhaseProfile || p.Phase == results.PhaseBench) {
 			d.State, d.Model, d.Models = "running", min(p.Done+1, p.Planned), p.Planned
 		}
 	} else if p.Phase == results.PhaseBuild {
@@ -146,6 +153,10 @@ func runningStatus(r queue.Request, now time.Time, p results.Progress, hasProgre
 		d.Detail += "; " + strings.Join(parts[1:], "; ")
 	}
 	d.Detail += fmt.Sprintf(" (progress as of %s UTC).", p.WrittenAt.UTC().Format("15:04"))
+	if compare && len(p.Verdicts) > 0 {
+		// Cleaned and clipped by results.ReadProgress; the template escapes them.
+		d.Detail += " So far: " + strings.Join(p.Verdicts, "; ") + "."
+	}
 	return d
 }
 

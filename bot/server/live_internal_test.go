@@ -83,4 +83,28 @@ func TestRunningStatus(t *testing.T) {
 			t.Errorf("%s: %s %q, want %s containing %q", tc.name, d.State, d.Detail, tc.state, tc.want)
 		}
 	}
+
+	// A compare names both commits, counts runs, stays "in progress" and shows its
+	// verdicts so far; escaped as Markdown in the comment.
+	c := r
+	c.Base, c.Command = "9fceb02d0ae598e95dc970b74767f19372d61af8", "/bench rocm compare"
+	p := results.Progress{Phase: "bench", Done: 12, Planned: 20, Model: "qwen3", ETASecs: 1200, WrittenAt: now,
+		Verdicts: []string{"llama: decode tok/s faster, prefill tok/s no significant change", "qwen3: decode tok/s *too* noisy"}}
+	d := runningStatus(c, now, p, true)
+	want := "Request 9 on host gfx1151, compare 9fceb02d..6dcb09b5, running for 25 min. 12 of 20 runs done; now qwen3; about 20 min left (progress as of 18:30 UTC). " +
+		"So far: llama: decode tok/s faster, prefill tok/s no significant change; qwen3: decode tok/s *too* noisy."
+	if d.State != "started" || d.Detail != want {
+		t.Errorf("compare: %s %q, want started %q", d.State, d.Detail, want)
+	}
+	body, err := renderStatus(c, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(body, "in progress. Request 9") || strings.Contains(body, "*too*") {
+		t.Errorf("the compare's status comment:\n%s", body)
+	}
+	// Without progress a compare still names both commits.
+	if d := runningStatus(c, now, results.Progress{}, false); d.Detail != "Request 9 on host gfx1151, compare 9fceb02d..6dcb09b5, running for 25 min." {
+		t.Errorf("compare without progress: %q", d.Detail)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lablup/perfbot/bot/command"
 	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/bot/queue"
 	"github.com/lablup/perfbot/bot/report"
@@ -81,10 +82,23 @@ const runTimesN = 5
 // activeStates are the states of a host's one request that holds the host.
 var activeStates = []queue.State{queue.Dispatching, queue.Dispatched, queue.Running}
 
-// queuedDetail says where a queued request stands: its request id and host, its
-// position, and an estimate of its start from the host's past run times.
+// requestHead names a request in its status comment: its id, its host and its commit,
+// or a compare's two commits, A..B.
+func requestHead(r queue.Request) string {
+	if r.Base != "" {
+		return fmt.Sprintf("Request %d on host %s, compare %s..%s", r.ID, r.Host, strs.ShortSHA(r.Base), strs.ShortSHA(r.SHA))
+	}
+	return fmt.Sprintf("Request %d on host %s, commit %s", r.ID, r.Host, strs.ShortSHA(r.SHA))
+}
+
+// queuedDetail says where a queued request stands: its request id, host and commits,
+// its position, and an estimate of its start from the host's past run times.
 func (m *marks) queuedDetail(ctx context.Context, r queue.Request) string {
-	head := fmt.Sprintf("Request %d on host %s, commit %s (%s).", r.ID, r.Host, strs.ShortSHA(r.SHA), r.PinnedFrom)
+	head := requestHead(r) + " (" + r.PinnedFrom + ")."
+	if r.Base != "" && r.Repeats > 0 && r.Kind == string(command.Bench) {
+		// A profile compare profiles each side once: its cap says nothing.
+		head = requestHead(r) + fmt.Sprintf(" (B: %s), at most %d repeats per side.", r.PinnedFrom, r.Repeats)
+	}
 	pos, err := m.queue.Position(ctx, r)
 	if err != nil {
 		return head

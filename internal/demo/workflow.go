@@ -37,7 +37,7 @@ func notCompare(in map[string]string) bool { return in["base"] == "" }
 // gpuJob are the steps that build and run the pinned commit: no token, no key.
 var gpuJob = []actionStep{
 	{"profile", func(in map[string]string, _ *demo, _ string) map[string]string {
-		return map[string]string{"job": "profile", "ref": in["sha"], "base-ref": in["base"], "request-id": in["request_id"], "models": in["models"], "sampling": in["sampling"]}
+		return map[string]string{"job": "profile", "ref": in["sha"], "base-ref": in["base"], "repeats": in["repeats"], "request-id": in["request_id"], "models": in["models"], "sampling": in["sampling"]}
 	}, nil},
 	{"tests", func(in map[string]string, _ *demo, _ string) map[string]string {
 		return map[string]string{"job": "gemm-tests", "ref": in["sha"]}

@@ -58,7 +58,7 @@ type CompareOptions struct {
 	Guard    guard.Options
 	Rules    *attrib.Rules // a profile compare's attribution; nil means the config's, else perfbot's
 	// Start and Cap are the repeats per side before the first decision and at most
-	// (0: abrun's defaults, 5 and 10); MaxRedo the guard rejections of one run before
+	// (0: abrun's default start, 5, and the config's limits.max_repeats, else 10); MaxRedo the guard rejections of one run before
 	// the session fails (0: 3).
 	Start, Cap, MaxRedo int
 	// PerRun is the measured time of one run (0: DefaultComparePerRun); Budget the
@@ -167,6 +167,9 @@ func newComparer(o CompareOptions) (*comparer, error) {
 	}
 	c.spec = abrun.Spec{Start: o.Start, Cap: o.Cap, MaxRedo: o.MaxRedo,
 		Metrics: []abrun.Metric{{Name: "decode tok/s", Direction: abstat.HigherIsBetter}, {Name: "prefill tok/s", Direction: abstat.HigherIsBetter}}}
+	if c.spec.Cap == 0 {
+		c.spec.Cap = o.Config.Limits.MaxRepeats
+	}
 	if c.spec.Cap == 0 {
 		c.spec.Cap = 10
 	}
@@ -292,8 +295,12 @@ func (c *comparer) open(info hostinfo.Info) error {
 		// Each side's guard log is its profile folder's.
 		c.man.Start, c.man.Cap, c.man.GuardLog = 1, 1, ""
 	}
-	c.prog.printf("%s compare of %s (A) and %s (B), label %s: %d model(s), folder %s", o.Kind,
-		strs.ShortSHA(o.ShaA), strs.ShortSHA(o.ShaB), o.Label, len(c.models), folder)
+	runs := fmt.Sprintf("up to %d repeats per side", c.man.Cap)
+	if o.Kind == results.CompareProfile {
+		runs = "one profile per side"
+	}
+	c.prog.printf("%s compare of %s (A) and %s (B), label %s, %s: %d model(s), folder %s", o.Kind,
+		strs.ShortSHA(o.ShaA), strs.ShortSHA(o.ShaB), o.Label, runs, len(c.models), folder)
 	// The worktrees' folder is made fresh: a left-over one is removed with its
 	// worktrees' records first.
 	if err := os.RemoveAll(wtDir); err != nil {
@@ -382,13 +389,46 @@ func (c *comparer) bench(ctx context.Context) error {
 	s := abrun.Session{Now: c.o.Now, Every: c.o.Every}
 	out, err := s.Run(ctx, c.spec, abrun.MeasureFunc(c.measureBench), c.report)
 	c.record(out)
+	c.finalStep(out)
 	return err
 }
 
-// report writes a progress line and keeps the planned count in the manifest.
+// finalStep tells a progress file the runs measured and the verdicts the session
+// ended with (the reports come at most once per Every, so the last may be older).
+func (c *comparer) finalStep(out abrun.Outcome) {
+	var verdicts []string
+	for _, mo := range out.Models {
+		var vs []abstat.Verdict
+		for _, r := range mo.Results {
+			vs = append(vs, r.Verdict)
+		}
+		if v := c.verdictLine(mo.Model, vs); v != "" && len(verdicts) < results.ProgressVerdictsMax {
+			verdicts = append(verdicts, v)
+		}
+	}
+	c.prog.step(Step{Phase: results.PhaseBench, Done: out.Runs, Planned: max(out.Runs, c.man.Planned), ETA: -1, Verdicts: verdicts})
+}
+
+// verdictLine is one model's verdicts for a progress file, "llama: decode tok/s
+// faster, prefill tok/s no significant change"; "" without any.
+func (c *comparer) verdictLine(model string, vs []abstat.Verdict) string {
+	var parts []string
+	for k, v := range vs {
+		if k < len(c.spec.Metrics) {
+			parts = append(parts, c.spec.Metrics[k].Name+" "+string(v))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return model + ": " + strings.Join(parts, ", ")
+}
+
+// report writes a progress line, tells a progress file the runs done of those planned
+// and the current verdicts, and keeps the planned count in the manifest.
 func (c *comparer) report(p abrun.Progress) {
 	c.man.Planned = p.Planned
-	var parts []string
+	var parts, verdicts []string
 	for _, m := range p.Models {
 		if m.NA == 0 && m.NB == 0 {
 			continue
@@ -401,9 +441,13 @@ func (c *comparer) report(p abrun.Progress) {
 		if len(vs) > 0 {
 			st += " (" + strings.Join(vs, ", ") + ")"
 		}
+		if v := c.verdictLine(m.Model, m.Verdicts); v != "" && len(verdicts) < results.ProgressVerdictsMax {
+			verdicts = append(verdicts, v)
+		}
 		parts = append(parts, st)
 	}
 	c.prog.printf("compare: %d of %d runs done, measuring %s; %s", p.Done, p.Planned, p.Model, strings.Join(parts, "; "))
+	c.prog.step(Step{Phase: results.PhaseBench, Done: min(p.Done, p.Planned), Planned: p.Planned, Model: p.Model, ETA: -1, Verdicts: verdicts})
 }
 
 // measureBench is one run: the harness's single-model mode in side's worktree, under

@@ -109,8 +109,9 @@ func TestCompareBenchFindsThePlantedGain(t *testing.T) {
 	fh := newFakeHost(t, "FAKE_HARNESS_DATE=2026-12-03")
 	repo, shaA, shaB := compareRepo(t, "# a faster decode step\ndecode 1.1\n")
 	prog := &lineHook{}
+	steps := &stepHook{lineHook: prog}
 	o := compareOptions(t, fh, repo, shaA, shaB, results.CompareBench)
-	o.Label, o.Progress = "pr-1900", prog
+	o.Label, o.Progress = "pr-1900", steps
 	rep, err := Compare(context.Background(), o)
 	if err != nil {
 		t.Fatalf("Compare: %v\n%s", err, prog.String())
@@ -173,6 +174,22 @@ func TestCompareBenchFindsThePlantedGain(t *testing.T) {
 		t.Errorf("the builds did not all finish before the first run:\n%s", out)
 	}
 	wantIn(t, "progress", out, "compare: 1 of 12 runs done, measuring "+cmpLlama, "compare: 12 of 12 runs done")
+	// A progress file is told the runs done of those planned and the verdicts so far,
+	// and last what the session ended with.
+	if len(steps.steps) < 12 {
+		t.Fatalf("%d steps, want one per run at least: %+v", len(steps.steps), steps.steps)
+	}
+	i := slices.IndexFunc(steps.steps, func(st Step) bool { return st.Phase == results.PhaseBench })
+	if i < 0 {
+		t.Fatalf("no bench step: %+v", steps.steps)
+	}
+	if st := steps.steps[i]; st.Done != 1 || st.Planned != 12 || st.Model != cmpLlama || len(st.Verdicts) != 0 {
+		t.Errorf("first run's step %+v", st)
+	}
+	final := cmpLlama + ": decode tok/s faster, prefill tok/s no significant change"
+	if st := steps.steps[len(steps.steps)-1]; st.Done != 12 || st.Planned != 12 || !slices.Equal(st.Verdicts, []string{final, cmpQwen + ": decode tok/s faster, prefill tok/s no significant change"}) {
+		t.Errorf("last step %+v", st)
+	}
 	glog := readFile(t, filepath.Join(rep.Folder, results.GuardLogFile))
 	wantIn(t, "guard log", glog, "== compare "+cmpQwen+" B run 3\n", "start: scripts/bench_decode.sh single models/mlx/"+cmpLlama)
 	if strings.Contains(glog, fh.tmp) {

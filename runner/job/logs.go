@@ -40,6 +40,19 @@ func (p *progress) printf(format string, a ...any) {
 	}
 }
 
+// step tells a StepWriter a step the session knows without a progress line of its
+// own (a bench compare's runs and verdicts).
+func (p *progress) step(st Step) {
+	if p == nil || p.w == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if sw, ok := p.w.(StepWriter); ok {
+		sw.Step(st)
+	}
+}
+
 // Step is where a session stands, for a progress file (results.Progress): the
 // phase, the models (profile runs, or a sweep's models) done of those planned, and the
 // one being run.
@@ -49,6 +62,9 @@ type Step struct {
 	Planned int // 0 while not known
 	Model   string
 	ETA     time.Duration // a sweep's own estimate of the time left; -1 when it has none
+	// Verdicts are a bench compare's current verdicts, one line per model measured so
+	// far (at most results.ProgressVerdictsMax); nil for other sessions.
+	Verdicts []string
 }
 
 // StepWriter is a Progress writer that is also told each step the session's progress

@@ -2,6 +2,8 @@ package job
 
 import (
 	"bytes"
+	"reflect"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +17,19 @@ type stepRecorder struct {
 }
 
 func (r *stepRecorder) Step(s Step) { r.steps = append(r.steps, s) }
+
+// stepHook is a lineHook that also keeps the steps it is told.
+type stepHook struct {
+	*lineHook
+	mu    sync.Mutex
+	steps []Step
+}
+
+func (h *stepHook) Step(s Step) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.steps = append(h.steps, s)
+}
 
 // The steps come from the session's own progress lines: a sweep's model starts (with
 // its ETA), a profile run's end, a build.
@@ -45,7 +60,7 @@ func TestProgressSteps(t *testing.T) {
 		t.Fatalf("steps %+v\nwant %+v\nlines:\n%s", rec.steps, want, rec.String())
 	}
 	for i := range want {
-		if rec.steps[i] != want[i] {
+		if !reflect.DeepEqual(rec.steps[i], want[i]) {
 			t.Errorf("step %d: %+v, want %+v (line %q)", i, rec.steps[i], want[i], bytes.Split(rec.Bytes(), []byte("\n"))[i])
 		}
 	}

@@ -25,11 +25,15 @@ import (
 type Progress struct {
 	RequestID string    `json:"request_id"`
 	Phase     string    `json:"phase"`   // build, profile, bench, done
-	Done      int       `json:"done"`    // models (profile runs, or bench models) finished
-	Planned   int       `json:"planned"` // models planned; 0 while not known
+	Done      int       `json:"done"`    // models (profile runs, or bench models; a bench compare: runs) finished
+	Planned   int       `json:"planned"` // models (a bench compare: runs) planned; 0 while not known
 	Model     string    `json:"model"`   // the model being run now; "" between models
 	ETASecs   int64     `json:"eta_secs"`
 	WrittenAt time.Time `json:"written_at"`
+	// Verdicts are a bench compare's current verdicts, one line per model measured so
+	// far ("llama: decode tok/s faster, prefill tok/s no significant change"), at most
+	// ProgressVerdictsMax; absent for other jobs.
+	Verdicts []string `json:"verdicts,omitempty"`
 }
 
 // The phases of a progress file.
@@ -49,6 +53,13 @@ const ProgressEvery = time.Minute
 
 // progressModelMax bounds the model name kept from a progress file.
 const progressModelMax = 120
+
+// ProgressVerdictsMax bounds the verdict lines of a progress file, and
+// progressVerdictMax the bytes kept of each.
+const (
+	ProgressVerdictsMax = 8
+	progressVerdictMax  = 160
+)
 
 // RequestIDRE is what a request id looks like (the Action's request-id input): it
 // names the progress file, so it holds no path separator and does not start with a
@@ -83,6 +94,9 @@ func (p Progress) Validate() error {
 	if p.ETASecs < -1 || p.ETASecs > 30*24*3600 {
 		errs = append(errs, fmt.Errorf("eta_secs %d: want -1 (unknown) to 30 days", p.ETASecs))
 	}
+	if len(p.Verdicts) > ProgressVerdictsMax {
+		errs = append(errs, fmt.Errorf("%d verdict lines: want at most %d", len(p.Verdicts), ProgressVerdictsMax))
+	}
 	if p.WrittenAt.IsZero() {
 		errs = append(errs, errors.New("written_at is missing"))
 	}
@@ -116,8 +130,8 @@ func WriteProgress(dir string, p Progress) error {
 
 // ReadProgress reads the progress file of requestID in dir: a regular file (not a
 // symlink), at most ProgressMax bytes, strict JSON of the fields above that validate,
-// naming the same request. The model name is cleaned (control characters escaped,
-// invalid UTF-8 replaced) and clipped.
+// naming the same request. The model name and the verdict lines are cleaned (control
+// characters and invalid UTF-8 replaced) and clipped; empty verdict lines are dropped.
 func ReadProgress(dir, requestID string) (Progress, error) {
 	path, err := ProgressPath(dir, requestID)
 	if err != nil {
@@ -157,13 +171,20 @@ func ReadProgress(dir, requestID string) (Progress, error) {
 	if p.RequestID != requestID {
 		return Progress{}, fmt.Errorf("%s names request %s, not %s", path, safetext.Quote(p.RequestID), requestID)
 	}
-	p.Model = cleanModel(p.Model)
+	p.Model = cleanText(p.Model, progressModelMax)
+	var vs []string
+	for _, v := range p.Verdicts {
+		if v = cleanText(v, progressVerdictMax); v != "" {
+			vs = append(vs, v)
+		}
+	}
+	p.Verdicts = vs
 	return p, nil
 }
 
-// cleanModel keeps a model name printable and short: invalid UTF-8 and control
-// characters become U+FFFD, and it is cut to progressModelMax bytes.
-func cleanModel(s string) string {
+// cleanText keeps a model name or a verdict line printable and short: invalid UTF-8
+// and control characters become U+FFFD, and it is cut to limit bytes.
+func cleanText(s string, limit int) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	s = strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' {
@@ -171,8 +192,8 @@ func cleanModel(s string) string {
 		}
 		return r
 	}, s)
-	if len(s) > progressModelMax {
-		cut := progressModelMax
+	if len(s) > limit {
+		cut := limit
 		for cut > 0 && !utf8.RuneStart(s[cut]) {
 			cut--
 		}

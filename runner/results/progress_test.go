@@ -3,6 +3,7 @@ package results_test
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -25,11 +26,19 @@ func TestProgressRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got != p {
+	if !reflect.DeepEqual(got, p) {
 		t.Errorf("read %+v, want %+v", got, p)
 	}
 	if got.ETA() != 10*time.Minute {
 		t.Errorf("ETA %v", got.ETA())
+	}
+	// A bench compare's file also holds its current verdicts.
+	p.Verdicts = []string{"llama: decode tok/s faster, prefill tok/s no significant change"}
+	if err := results.WriteProgress(dir, p); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := results.ReadProgress(dir, "42"); err != nil || !reflect.DeepEqual(got, p) {
+		t.Errorf("read %+v, %v; want %+v", got, err, p)
 	}
 	// No temp file is left beside it.
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
@@ -61,6 +70,8 @@ func TestProgressHostile(t *testing.T) {
 		{"done beyond planned", strings.Replace(ok, `"done":1`, `"done":9`, 1), "done 9 of planned 3"},
 		{"bad phase", strings.Replace(ok, `"profile"`, `"pwned\u001b[2J"`, 1), `phase "pwned\x1b[2J"`},
 		{"not JSON", "\x1b[31m", "invalid character"},
+		{"too many verdicts", strings.Replace(ok, `"model"`, `"verdicts":["a","b","c","d","e","f","g","h","i"],"model"`, 1), "9 verdict lines: want at most 8"},
+		{"verdicts not strings", strings.Replace(ok, `"model"`, `"verdicts":[{"a":1}],"model"`, 1), "cannot unmarshal"},
 	} {
 		write("7.json", tc.body)
 		if _, err := results.ReadProgress(dir, "7"); err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -85,6 +96,15 @@ func TestProgressHostile(t *testing.T) {
 	}
 	if strings.ContainsAny(p.Model, "\x07\x1b") || len(p.Model) > 130 || !strings.HasPrefix(p.Model, "evil\uFFFD\uFFFD[2Jname") {
 		t.Errorf("model %q, want control characters replaced and the name clipped", p.Model)
+	}
+	// Verdict lines are cleaned and clipped alike; empty ones are dropped.
+	os.Remove(filepath.Join(dir, "7.json"))
+	write("7.json", strings.Replace(ok, `"model"`, `"verdicts":["m: decode tok/s faster\u001b[2J\n**x**","","\u0000","`+strings.Repeat("y", 3000)+`"],"model"`, 1))
+	if p, err = results.ReadProgress(dir, "7"); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Verdicts) != 3 || p.Verdicts[0] != "m: decode tok/s faster\uFFFD[2J\uFFFD**x**" || p.Verdicts[1] != "\uFFFD" || len(p.Verdicts[2]) > 170 {
+		t.Errorf("verdicts %q, want control characters replaced, the empty line dropped and the long one clipped", p.Verdicts)
 	}
 	if _, err := results.ReadProgress(dir, "nope"); err == nil {
 		t.Error("a missing file was read")
