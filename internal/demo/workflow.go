@@ -142,7 +142,7 @@ func (d *demo) gpuJob(ctx context.Context, dsp fakegithub.Dispatch) (string, err
 		return "", err
 	}
 	head, _ := runGit(ctx, d.home, ws, "rev-parse", "HEAD")
-	d.p.step("checkout: %s at %s", dsp.Ref, strs.ShortSHA(head))
+	d.p.step("checkout: the pinned commit %s (the workflow itself from %s)", strs.ShortSHA(head), dsp.Ref)
 
 	outputs, err := d.runSteps(ctx, dsp, gpuJob, 0, ws, tmp, head, "")
 	if err != nil {
