@@ -108,3 +108,29 @@ func TestRunningStatus(t *testing.T) {
 		t.Errorf("compare without progress: %q", d.Detail)
 	}
 }
+
+// TestRunningStatusAtAnETAOfZero: a job that estimates no time left still shows an
+// estimate ("about ... left"), not "no estimate"; only a negative ETA means none.
+func TestRunningStatusAtAnETAOfZero(t *testing.T) {
+	now := time.Date(2026, 12, 3, 18, 30, 0, 0, time.UTC)
+	r := queue.Request{ID: 9, Host: "gfx1151", SHA: "6dcb09b5b57875f334f61aebed695e2e4193db5e", Command: "/bench rocm", StartedAt: now.Add(-25 * time.Minute)}
+	d := runningStatus(r, now, results.Progress{Phase: "bench", Done: 7, Planned: 8, Model: "llama", ETASecs: 0, WrittenAt: now}, true)
+	if !strings.Contains(d.Detail, "now llama; about ") || strings.Contains(d.Detail, "no estimate") {
+		t.Errorf("ETA 0: %q, want an estimate of the time left", d.Detail)
+	}
+}
+
+// TestRunNumber: the id at the end of a run's link, with or without a trailing slash,
+// also when the link is a bare path; a string without a slash is its own id.
+func TestRunNumber(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://github.com/lablup/mlxcel/actions/runs/1011":  "1011",
+		"https://github.com/lablup/mlxcel/actions/runs/1011/": "1011",
+		"/1011": "1011",
+		"1011":  "1011",
+	} {
+		if got := runNumber(in); got != want {
+			t.Errorf("runNumber(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -35,6 +35,10 @@ hosts: [{label: gfx1151, backend: rocm, workflow: perfbot.yml}]
 		{gh("") + "body_budget_mb: 34\n", gh("") + "body_budget_mb: 33\n", "body_budget_mb: want 34 to 16384"},
 		{gh("") + "body_budget_mb: 16384\n", gh("") + "body_budget_mb: 16385\n", "body_budget_mb: want 34 to 16384"},
 		{"github: {app_id: 1, private_key_file: k.pem}\n", "github: {app_id: 0, private_key_file: k.pem}\n", "github.app_id: required"},
+		{gh("") + "compare: {budget_mins: 1}\n", gh("") + "compare: {budget_mins: 0}\n", "compare.budget_mins: want 1 to 10080"},
+		{gh("") + "compare: {budget_mins: 10080}\n", gh("") + "compare: {budget_mins: 10081}\n", "compare.budget_mins: want 1 to 10080"},
+		{gh("") + "compare: {run_mins: 1}\n", gh("") + "compare: {run_mins: 0}\n", "compare.run_mins: want 1 to 1440"},
+		{gh("") + "compare: {run_mins: 1440}\n", gh("") + "compare: {run_mins: 1441}\n", "compare.run_mins: want 1 to 1440"},
 	} {
 		if _, err := server.ParseSettings([]byte(base+c.ok), "serve.yml"); err != nil {
 			t.Errorf("%q: %v, want it taken", strings.TrimSpace(c.ok), err)
@@ -74,5 +78,28 @@ retention_days: 31`
 	}
 	if _, err := server.LoadSettings(over); err == nil || !strings.Contains(err.Error(), "1048577 bytes; at most 1048576 are read") {
 		t.Errorf("a file of 1 MiB and a byte: %v, want it refused", err)
+	}
+}
+
+// TestProgressDirAtItsEdges: hosts[].progress_dir takes an absolute path of up to 1024
+// bytes, spaces included, and refuses one byte more, a control character or a relative
+// path, naming the key.
+func TestProgressDirAtItsEdges(t *testing.T) {
+	t.Parallel()
+	settings := func(dir string) string {
+		return "version: 1\ndatabase: /var/lib/perfbot/perfbot.db\ngithub: {app_id: 1, private_key_file: k.pem}\n" +
+			"hosts: [{label: gfx1151, backend: rocm, workflow: perfbot.yml, progress_dir: \"" + dir + "\"}]\n"
+	}
+	long := "/" + strings.Repeat("p", 1023)
+	for _, ok := range []string{long, "/var/lib/perfbot progress"} {
+		s, err := server.ParseSettings([]byte(settings(ok)), "serve.yml")
+		if err != nil || s.Hosts[0].ProgressDir != ok {
+			t.Errorf("progress_dir of %d bytes: %v, want it taken", len(ok), err)
+		}
+	}
+	for _, bad := range []string{long + "p", "/var/lib/perfbot\\x1fprogress", "var/lib/perfbot-progress", "/var/lib/../perfbot", "/"} {
+		if _, err := server.ParseSettings([]byte(settings(bad)), "serve.yml"); err == nil || !strings.Contains(err.Error(), "progress_dir") {
+			t.Errorf("progress_dir %q: %v, want it refused", bad, err)
+		}
 	}
 }
