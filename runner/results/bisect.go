@@ -60,7 +60,16 @@ type Bisect struct {
 	Outcome  *BisectOutcome `json:"outcome,omitempty"`
 	GuardLog string         `json:"guard_log,omitempty"`
 	HostInfo string         `json:"hostinfo,omitempty"`
+	// Culprit is the folder (CulpritDir) below the bisection folder of the profile A/B
+	// of the first bad commit (B) against its parent (A), a compare session with its
+	// port-impact diff; empty with CulpritReason when none ran.
+	Culprit       string `json:"culprit,omitempty"`
+	CulpritReason string `json:"culprit_reason,omitempty"`
 }
+
+// CulpritDir is the folder below a bisection folder that holds the profile A/B of the
+// first bad commit against its parent.
+const CulpritDir = "culprit"
 
 // BisectParams are the knobs of the bisection.
 type BisectParams struct {

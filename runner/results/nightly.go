@@ -78,6 +78,8 @@ type Nightly struct {
 	Tenants    []string         `json:"tenants,omitempty"`
 	Comparison *baseline.Report `json:"comparison,omitempty"`
 	Remeasures []Remeasure      `json:"remeasures,omitempty"`
+	// Bisects are the bisections of tonight's confirmed regressions.
+	Bisects []NightBisect `json:"bisects,omitempty"`
 }
 
 // Sweep is one harness run over every model.
@@ -109,6 +111,31 @@ type Remeasure struct {
 	Decode  float64          `json:"decode_tok_s,omitempty"`
 	Verdict baseline.Verdict `json:"verdict"`
 	Reason  string           `json:"reason,omitempty"` // why there is no reading
+	// Confirm is the folder, below the nightly folder (ConfirmDirPrefix + model), of the
+	// interleaved A/B that re-measured this suspect: a compare session (compare.json)
+	// of the last good commit (A) against the first bad one (B). Empty when the suspect
+	// was re-measured by a single re-run of tonight's commit (Decode), because the last
+	// good commit was not known.
+	Confirm string `json:"confirm,omitempty"`
+}
+
+// Folders below a nightly folder (docs/nightly.md): the A/B that confirms a suspect,
+// and the bisection of a confirmed regression.
+const (
+	ConfirmDirPrefix = "confirm-"
+	BisectDirPrefix  = "bisect-"
+)
+
+// NightBisect is the bisection a nightly ran for one confirmed regression whose commit
+// range held more than one commit: Dir is its bisection folder (BisectDirPrefix +
+// model, with bisect.json) below the nightly folder, empty with Reason when it did not
+// run (the budget, no range, an error).
+type NightBisect struct {
+	Model  string `json:"model"`
+	Good   string `json:"good"` // the last good commit, full SHA
+	Bad    string `json:"bad"`  // the first bad commit, full SHA
+	Dir    string `json:"dir,omitempty"`
+	Reason string `json:"reason,omitempty"`
 }
 
 // CSV returns the sweep's main file: the first it wrote, or "".
