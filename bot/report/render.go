@@ -27,6 +27,10 @@ var files = map[Kind]string{
 	JobSummary:      "job-summary.md.tmpl",
 }
 
+// partials are the templates every document may call by name ({{template "port-impact" .}}):
+// one section two documents share is written once.
+var partials = []string{"port-impact.md.tmpl"}
+
 var (
 	parseOnce sync.Once
 	parsed    map[Kind]*template.Template
@@ -46,6 +50,16 @@ func load() (map[Kind]*template.Template, error) {
 			if err != nil {
 				parseErr = fmt.Errorf("parsing template %s: %w", name, err)
 				return
+			}
+			for _, pn := range partials {
+				ps, err := templates.FS.ReadFile(pn)
+				if err == nil {
+					_, err = t.New(pn).Parse(string(ps))
+				}
+				if err != nil {
+					parseErr = fmt.Errorf("parsing template %s: %w", pn, err)
+					return
+				}
 			}
 			parsed[k] = t
 		}
