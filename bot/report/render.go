@@ -27,9 +27,9 @@ var files = map[Kind]string{
 	JobSummary:      "job-summary.md.tmpl",
 }
 
-// partials are the templates every document may call by name ({{template "port-impact" .}}):
-// one section two documents share is written once.
-var partials = []string{"port-impact.md.tmpl"}
+// partials are the templates every document may call by name ({{template "port-impact" .}},
+// {{template "compare-rows" .}}): a section two documents share is written once.
+var partials = []string{"compare-parts.md.tmpl"}
 
 var (
 	parseOnce sync.Once
@@ -113,6 +113,8 @@ func checkData(kind Kind, data any) error {
 		ok = isType[JobSummaryData](data)
 	case CompareComment, CompareCheck:
 		ok = isType[CompareData](data)
+	case BisectComment:
+		ok = isType[BisectData](data)
 	}
 	if !ok {
 		return fmt.Errorf("rendering the %s: data of type %T does not fit this document", kind, data)
@@ -186,6 +188,7 @@ var funcs = template.FuncMap{
 	// The nightly baseline's documents.
 	"nightsjson":     nightsJSON,
 	"regressionjson": regressionJSON,
+	"checksjson":     checksJSON,
 	"names":          names,
 	"dash":           orDash,
 	"tok":            func(v float64) string { return fmt.Sprintf("%.2f", v) },
