@@ -29,7 +29,7 @@ func TestPublishBisectDryRun(t *testing.T) {
 	b := results.Bisect{Good: commits[0], Bad: commits[2], Model: "Qwen3-30B-A3B-4bit", Metric: "decode tok/s", Commits: commits, Backend: "rocm",
 		Host: "strixhalo-gfx1151", Date: "2026-10-26", Started: start, Finished: start.Add(time.Hour), State: results.SessionComplete,
 		CulpritReason: "the budget was spent",
-		Outcome: &results.BisectOutcome{Outcome: results.BisectFound, FirstBad: commits[2], LastGood: commits[1], Confidence: 0.96, EndsP: 0.001, ChangePct: -12, Why: "settled"}}
+		Outcome:       &results.BisectOutcome{Outcome: results.BisectFound, FirstBad: commits[2], LastGood: commits[1], Confidence: 0.96, EndsP: 0.001, ChangePct: -12, Why: "settled"}}
 	for _, c := range commits {
 		b.Steps = append(b.Steps, results.BisectMeasurement{Commit: c, Readings: []float64{35, 34.8, 35.2}})
 		b.Runs += 3
