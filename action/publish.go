@@ -237,30 +237,38 @@ func (s *step) fetchCulpritParent(ctx context.Context, repo *gitpub.Publisher, f
 // issue input, else the event's), the status comment, the check run and the reaction.
 // Nothing is committed.
 func (s *step) publishBisect(ctx context.Context, cfg config.Config, folder, repoDir string, dest publishDest) error {
-	bo := publish.BisectOptions{
-		ResultsDir: folder, RepoDir: repoDir, Config: cfg, Repo: s.repo, ServerURL: s.serverURL,
-		CheckRunID: s.in.CheckRunID, StatusCommentID: s.in.StatusCommentID, TriggerCommentID: s.in.TriggerCommentID,
-		Issue: s.issue(), Sink: dest.sink(s.repo), GitToken: dest.gitToken,
-	}
-	for _, l := range s.runLinks(ctx, nil) {
-		if l.Text == "workflow run" {
-			bo.WorkflowRun = l.URL
-		}
-	}
+	bo := publish.BisectOptions{ResultsDir: folder, RepoDir: repoDir, Config: cfg, Issue: s.issue(), WorkflowRun: s.workflowRun(ctx),
+		Repo: s.repo, ServerURL: s.serverURL, Sink: dest.sink(s.repo), GitToken: dest.gitToken,
+		CheckRunID: s.in.CheckRunID, StatusCommentID: s.in.StatusCommentID, TriggerCommentID: s.in.TriggerCommentID}
 	var sum publish.BisectSummary
-	perr := s.rt.Quiet("perfbot: publish the bisection", func(w io.Writer) error {
-		var err error
+	perr := s.rt.Quiet("perfbot: publish the bisection", func(w io.Writer) (err error) {
 		sum, err = publish.PublishBisect(ctx, bo)
 		fmt.Fprintf(w, "bisection of %s from %s to %s: %s; comment on #%d: %s %s\n", sum.Model, sum.Good, sum.Bad, sum.Outcome, bo.Issue, sum.Comment.Action, sum.Comment.URL)
 		return err
 	})
+	return s.published(perr, sum.Ending, "results-dir", folder)
+}
+
+// workflowRun is the link of this workflow run, "" when unknown.
+func (s *step) workflowRun(ctx context.Context) string {
+	for _, l := range s.runLinks(ctx, nil) {
+		if l.Text == "workflow run" {
+			return l.URL
+		}
+	}
+	return ""
+}
+
+// published ends a publish: the outputs kv and the verdict (failure when publishing
+// failed), and the step summary.
+func (s *step) published(perr error, e publish.Ending, kv ...string) error {
 	verdict := VerdictSuccess
-	if perr != nil || sum.Conclusion != "success" {
+	if perr != nil || e.Conclusion != "success" {
 		verdict = VerdictFailure
 	}
-	errs := []error{perr, s.setOutputs("results-dir", folder, "verdict", verdict)}
-	if sum.StepSummary != "" {
-		errs = append(errs, s.rt.Summary(sum.StepSummary))
+	errs := []error{perr, s.setOutputs(append(kv, "verdict", verdict)...)}
+	if e.StepSummary != "" {
+		errs = append(errs, s.rt.Summary(e.StepSummary))
 	}
 	return errors.Join(errs...)
 }
@@ -275,12 +283,7 @@ func (s *step) publishCompare(ctx context.Context, cfg config.Config, folder, re
 	co := publish.CompareOptions{
 		ResultsDir: folder, RepoDir: repoDir, Config: cfg, Repo: s.repo, ServerURL: s.serverURL,
 		CheckRunID: s.in.CheckRunID, StatusCommentID: s.in.StatusCommentID, TriggerCommentID: s.in.TriggerCommentID,
-		PR: s.issue(), Sink: dest.sink(s.repo), GitToken: dest.gitToken,
-	}
-	for _, l := range s.runLinks(ctx, nil) {
-		if l.Text == "workflow run" {
-			co.WorkflowRun = l.URL
-		}
+		PR: s.issue(), Sink: dest.sink(s.repo), GitToken: dest.gitToken, WorkflowRun: s.workflowRun(ctx),
 	}
 	var sum publish.CompareSummary
 	perr := s.rt.Quiet("perfbot: publish the compare", func(w io.Writer) error {
@@ -290,18 +293,10 @@ func (s *step) publishCompare(ctx context.Context, cfg config.Config, folder, re
 		fmt.Fprintf(w, "compare comment on #%d: %s %s\n", co.PR, sum.Comment.Action, sum.Comment.URL)
 		return err
 	})
-	verdict := VerdictSuccess
-	if perr != nil || sum.Conclusion != "success" {
-		verdict = VerdictFailure
-	}
 	for _, f := range sum.Failing {
 		s.rt.Annotate(Annotation{Level: Warning, Title: "perfbot: slower than compare.fail_slower_pct allows", Message: f})
 	}
-	errs := []error{perr, s.setOutputs("results-dir", folder, "pr-url", sum.PR.URL, "pr-operation", sum.PR.Action, "verdict", verdict)}
-	if sum.StepSummary != "" {
-		errs = append(errs, s.rt.Summary(sum.StepSummary))
-	}
-	return errors.Join(errs...)
+	return s.published(perr, sum.Ending, "results-dir", folder, "pr-url", sum.PR.URL, "pr-operation", sum.PR.Action)
 }
 
 // failProfile finishes a profile's publish that could not start: the status comment,

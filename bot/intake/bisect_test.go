@@ -130,26 +130,11 @@ var hostileBisects = []hostile{
 // broke it, and nothing is left at the destination.
 func TestBisectRefusesHostileFolders(t *testing.T) {
 	t.Parallel()
-	for _, h := range hostileBisects {
-		t.Run(h.name, func(t *testing.T) {
-			t.Parallel()
-			root := t.TempDir()
-			dir := filepath.Join(root, "artifact")
-			layBisect(t, dir)
-			h.edit(t, root, dir)
-			lim := DefaultLimits()
-			if h.lim != nil {
-				h.lim(&lim)
-			}
-			dst := filepath.Join(t.TempDir(), "copy")
-			got, err := Bisect(context.Background(), dir, dst, lim)
-			checkRefusal(t, err, h, dir)
-			if got != "" {
-				t.Errorf("Bisect returned %q with its error", got)
-			}
-			gone(t, dst)
-		})
-	}
+	refusesAll(t, hostileBisects, func(t *testing.T) string {
+		dir := filepath.Join(t.TempDir(), "artifact")
+		layBisect(t, dir)
+		return dir
+	}, Bisect)
 }
 
 // A nightly folder carries the folders its manifest names: a suspect's confirming A/B
@@ -189,7 +174,7 @@ func TestNightlyCarriesItsConfirmAndBisection(t *testing.T) {
 			t.Errorf("%d files copied of %d", len(dstTree), len(srcTree))
 		}
 	})
-	for _, h := range []hostile{
+	refusesAll(t, []hostile{
 		{name: "a folder the manifest does not name", rule: ErrUnknown, file: "confirm-other", edit: func(t *testing.T, _, dir string) {
 			if err := os.CopyFS(filepath.Join(dir, "confirm-other"), os.DirFS(runnerCompare(t))); err != nil {
 				t.Fatal(err)
@@ -203,15 +188,5 @@ func TestNightlyCarriesItsConfirmAndBisection(t *testing.T) {
 		{name: "a bad manifest in the bisection", rule: ErrFormat, file: "bisect-" + bisectModel + "/" + results.BisectFile, edit: func(t *testing.T, _, dir string) {
 			writeFile(t, filepath.Join(dir, "bisect-"+bisectModel, results.BisectFile), []byte("[]"))
 		}},
-	} {
-		t.Run(h.name, func(t *testing.T) {
-			t.Parallel()
-			dir := lay(t)
-			h.edit(t, filepath.Dir(dir), dir)
-			dst := filepath.Join(t.TempDir(), "copy")
-			_, err := Nightly(context.Background(), dir, dst, DefaultLimits())
-			checkRefusal(t, err, h, dir)
-			gone(t, dst)
-		})
-	}
+	}, lay, Nightly)
 }

@@ -120,7 +120,7 @@ func PlanBisect(ctx context.Context, o BisectOptions) *BisectPlan {
 	pl := Plan{Server: o.ServerURL, Repo: o.Repo, Notes: notes, Err: err}
 	if err == nil {
 		pl.Steps = append(pl.Steps, CommentStep{Issue: o.Issue, Marker: p.b.data.Marker, File: DryBisectComment, What: "bisection comment",
-			Skip: unless(o.Issue > 0, "no issue or pull request to comment on"), Body: p.commentBody, Failed: p.commentFailed})
+			Skip: unless(o.Issue > 0, "no issue or pull request to comment on"), Body: p.commentBody, Failed: markedCommentFailed("bisection comment", o.Issue)})
 	}
 	pl.End = endSteps(p, o.StatusCommentID, o.CheckRunID, o.TriggerCommentID)
 	p.Plan = pl
@@ -140,13 +140,6 @@ func (p *BisectPlan) commentBody(_ string, _ Links) (string, []string, error) {
 	return fitComment(md, p.o.Config.Limits.CommentMaxBytes), nil, err
 }
 
-func (p *BisectPlan) commentFailed(stage string, w Written, err error) (Outcome, error) {
-	if stage == "read" {
-		return Outcome{Action: "failed", Number: int64(p.o.Issue), Error: err.Error()}, fmt.Errorf("finding the bisection comment on #%d: %w", p.o.Issue, err)
-	}
-	return w.Outcome, fmt.Errorf("updating the bisection comment on #%d: %w", p.o.Issue, err)
-}
-
 func (p *BisectPlan) command() string {
 	if p.o.Command != "" {
 		return p.o.Command
@@ -164,16 +157,11 @@ func (p *BisectPlan) statusBody(a *Applied) (string, error) {
 	detail := ""
 	if p.b != nil {
 		detail = p.b.data.Headline
-		switch {
-		case a.Comment.Link != "":
-			links = append(links, report.Link{Text: "bisection comment", URL: a.Comment.Link})
-			steps = append(steps, report.Step{Name: "bisection comment", Outcome: "up to date", Link: &report.Link{Text: fmt.Sprintf("#%d", p.o.Issue), URL: a.Comment.Link}})
-		case a.CommentErr != nil:
-			steps = append(steps, report.Step{Name: "bisection comment", Outcome: "not updated", Error: a.Comment.Error})
-		case a.CommentSkipped:
-			steps = append(steps, report.Step{Name: "bisection comment", Outcome: "skipped: " + a.Comment.Detail})
-		case a.Comment.File != "":
-			steps = append(steps, report.Step{Name: "bisection comment", Outcome: "written to " + a.Comment.File + " (dry run)"})
+		if st, l := commentStep(a, "bisection comment", p.o.Issue); st.Outcome != "" {
+			steps = append(steps, st)
+			if l != nil {
+				links = append(links, *l)
+			}
 		}
 	}
 	return report.Render(report.Status, report.StatusData{State: state, Command: p.command(), Detail: detail, Links: links, Steps: steps, Errors: a.ErrorTexts()})
@@ -210,6 +198,37 @@ func (p *BisectPlan) stepSummary(a *Applied) (string, error) {
 	return md, nil
 }
 
+// markedCommentFailed says what a failure to read or write the marked comment what on
+// issue n is, in the summary and in the errors.
+func markedCommentFailed(what string, n int) func(stage string, w Written, err error) (Outcome, error) {
+	return func(stage string, w Written, err error) (Outcome, error) {
+		verb, out := "updating", w.Outcome
+		if stage == "read" {
+			verb, out = "finding", Outcome{Action: "failed", Number: int64(n), Error: err.Error()}
+		}
+		return out, fmt.Errorf("%s the %s on #%d: %w", verb, what, n, err)
+	}
+}
+
+// commentStep is the status comment's step of the marked comment what on issue n (the
+// state it reached: up to date, not updated, skipped, written by a dry run), and its
+// link when it is on GitHub; a step with no Outcome when the comment was not tried.
+func commentStep(a *Applied, what string, n int) (report.Step, *report.Link) {
+	w, st := a.Comment, report.Step{Name: what}
+	switch {
+	case w.Link != "":
+		st.Outcome, st.Link = "up to date", &report.Link{Text: fmt.Sprintf("#%d", n), URL: w.Link}
+		return st, &report.Link{Text: what, URL: w.Link}
+	case a.CommentErr != nil:
+		st.Outcome, st.Error = "not updated", w.Error
+	case a.CommentSkipped:
+		st.Outcome = "skipped: " + w.Detail
+	case w.File != "":
+		st.Outcome = "written to " + w.File + " (dry run)"
+	}
+	return st, nil
+}
+
 // fitComment cuts a comment to limit (GitHub's at most) with a note saying so.
 func fitComment(md string, limit int) string {
 	if limit <= 0 || limit > report.MaxComment {
@@ -239,17 +258,14 @@ type bisectFolder struct {
 // culprit A/B that is missing or wrong is a note, not an error: the bisection's
 // outcome still stands.
 func readBisectFolder(dir string) (*bisectFolder, error) {
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return nil, fmt.Errorf("reading the bisection results: %w", err)
-	}
-	if !fi.IsDir() {
-		return nil, fmt.Errorf("%s is not a folder: give the bisection folder", safetext.Quote(dir))
-	}
-	if fi, err := os.Lstat(filepath.Join(dir, results.BisectFile)); err == nil && !fi.Mode().IsRegular() {
+	man := filepath.Join(dir, results.BisectFile)
+	switch fi, err := os.Lstat(man); {
+	case err != nil:
+		return nil, fmt.Errorf("reading the bisection results (give the folder holding %s): %w", results.BisectFile, err)
+	case !fi.Mode().IsRegular():
 		return nil, fmt.Errorf("the bisection's %s is %s, not a regular file", results.BisectFile, kindOf(fi.Mode()))
 	}
-	doc, err := results.ReadBisect(filepath.Join(dir, results.BisectFile))
+	doc, err := results.ReadBisect(man)
 	if err != nil {
 		return nil, err
 	}

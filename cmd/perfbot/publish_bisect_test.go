@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/lablup/perfbot/bot/publish"
-	"github.com/lablup/perfbot/internal/hosttest"
 	"github.com/lablup/perfbot/runner/results"
 )
 
@@ -16,13 +15,7 @@ import (
 // the outcome becomes the bisection comment, with the check run and the status
 // comment, as files of the dry run; nothing is committed.
 func TestPublishBisectDryRun(t *testing.T) {
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	t.Setenv("GITHUB_STEP_SUMMARY", "")
-	t.Setenv("GITHUB_REPOSITORY", "")
-	t.Setenv("GITHUB_RUN_ID", "")
-	tg := hosttest.NewTarget(t, home, nil)
+	tg, _ := publishHome(t)
 	dir := t.TempDir()
 	commits := []string{strings.Repeat("1", 40), strings.Repeat("2", 40), tg.Base}
 	start := time.Date(2026, 10, 26, 3, 0, 0, 0, time.UTC)
