@@ -149,9 +149,13 @@ func TestNightlyCarriesItsConfirmAndBisection(t *testing.T) {
 			t.Fatal(err)
 		}
 		layBisect(t, filepath.Join(dir, bisect))
+		b, err := results.ReadBisect(filepath.Join(dir, bisect, results.BisectFile))
+		if err != nil {
+			t.Fatal(err)
+		}
 		replace(t, filepath.Join(dir, nightStem+results.NightlySuffix), func(s string) string {
-			return strings.TrimSuffix(strings.TrimSpace(s), "}") + fmt.Sprintf(`,"remeasures":[{"model":%q,"verdict":"regression","confirm":%q}],"bisects":[{"model":%q,"good":"a","bad":"b","dir":%q}]}`,
-				bisectModel, confirm, bisectModel, bisect)
+			return strings.TrimSuffix(strings.TrimSpace(s), "}") + fmt.Sprintf(`,"remeasures":[{"model":%q,"verdict":"regression","confirm":%q}],"bisects":[{"model":%q,"good":%q,"bad":%q,"dir":%q}]}`,
+				bisectModel, confirm, bisectModel, b.Good, b.Bad, bisect)
 		})
 		return dir
 	}

@@ -82,6 +82,24 @@ func layBisect(t *testing.T, dir string, b results.Bisect, culprit bool) {
 		src := layCompare(t, b.Outcome.LastGood, func(c *results.Compare) {
 			c.Kind, c.DirA, c.DirB, c.ShaB, c.Label = results.CompareProfile, results.CompareDirA, results.CompareDirB, b.Outcome.FirstBad, "culprit"
 			c.CSVBefore, c.CSVAfter = "", ""
+			// One run of the bisected model, as a culprit's profile A/B has.
+			first := c.Models[0].Model
+			c.Models = c.Models[:1]
+			c.Models[0].Model = b.Model + "_greedy"
+			// The maintainers' pair reversed: the culprit (B) is the slower side.
+			var runs []results.CompareRun
+			for _, r := range c.Runs {
+				if r.Model == first {
+					r.Model, r.Side = c.Models[0].Model, map[results.CompareSide]results.CompareSide{results.SideA: results.SideB, results.SideB: results.SideA}[r.Side]
+					runs = append(runs, r)
+				}
+			}
+			c.Runs, c.Planned = runs, len(runs)
+			m := &c.Models[0]
+			m.NA, m.NB = m.NB, m.NA
+			for k := range m.Results {
+				m.Results[k].Result = abResult(t, c.Values(m.Model, results.SideA, k), c.Values(m.Model, results.SideB, k))
+			}
 		})
 		// The parent's gather_qmv_wide_kernel is twice as fast as the culprit's, and
 		// the culprit adds a kernel.
@@ -393,9 +411,11 @@ func setConfirm(man *results.Nightly, model, folder string) {
 // holds neither, still says both, and leaves the comment as it was.
 func TestRegressionConfirmedByAB(t *testing.T) {
 	t.Parallel()
-	commits := []string{cpCommit(24), fakeSHA(1), fakeSHA(2), cpCommit(25)}
+	var commits []string
 	out, tg, sums := qwenStep(t, func(dir string, man *results.Nightly) {
-		setConfirm(man, qwen30, layConfirm(t, dir, qwen30, cpCommit(24), cpCommit(25), 0.85))
+		// The GPU job's A/B and bisection run from the last good commit to tonight's.
+		commits = []string{cpCommit(24), fakeSHA(1), fakeSHA(2), man.Commit}
+		setConfirm(man, qwen30, layConfirm(t, dir, qwen30, cpCommit(24), man.Commit, 0.85))
 		bdir := results.BisectDirPrefix + qwen30
 		layBisect(t, filepath.Join(dir, bdir), bisectDoc(qwen30, commits, results.BisectFound), true)
 		man.Bisects = []results.NightBisect{{Model: qwen30, Good: commits[0], Bad: commits[3], Dir: bdir}}
@@ -404,7 +424,7 @@ func TestRegressionConfirmedByAB(t *testing.T) {
 	// The issue as night 26 left it: night 26 holds no A/B and no bisection, and the
 	// issue keeps what night 25 found.
 	issue := readFile(t, filepath.Join(out, dryRegression+key+".md"))
-	confirm := "A/B of " + cpCommit(24)[:8] + " (8 runs) against " + cpCommit(25)[:8] + " (8 runs): -14.9 %, p = 0.0002 (Mann-Whitney U), slower"
+	confirm := "A/B of " + cpCommit(24)[:8] + " (8 runs) against " + tg.base[:8] + " (8 runs): -14.9 %, p = 0.0002 (Mann-Whitney U), slower"
 	wantIn(t, issue, "| confirmation | "+confirm+" |",
 		"| bisection | Found: the first bad commit is "+fakeSHA(2)[:8]+" (confidence 97.3 %) (2026-10-26, 4 commits, 16 single-model runs of a budget of 60; 1 attempts refused by the guard were redone); the bisection comment on this issue has the details |")
 	comment := readFile(t, filepath.Join(out, dryRegression+key+dryBisect))
@@ -432,7 +452,7 @@ func TestRegressionConfirmedByAB(t *testing.T) {
 func TestRegressionNotConfirmedByAB(t *testing.T) {
 	t.Parallel()
 	_, tg, sums := qwenStep(t, func(dir string, man *results.Nightly) {
-		setConfirm(man, qwen30, layConfirm(t, dir, qwen30, cpCommit(24), cpCommit(25), 1.0))
+		setConfirm(man, qwen30, layConfirm(t, dir, qwen30, cpCommit(24), man.Commit, 1.0))
 	})
 	for _, o := range sums[25].Regressions {
 		if o.Detail == qwen30 {
@@ -440,7 +460,7 @@ func TestRegressionNotConfirmedByAB(t *testing.T) {
 		}
 	}
 	page := tg.file(t, sums[25].Git.Commit, sums[25].Page)
-	wantIn(t, page, "confirmation: A/B of "+cpCommit(24)[:8]+" (8 runs) against "+cpCommit(25)[:8]+" (8 runs): ", ": not a significant change in the suspected direction")
+	wantIn(t, page, "confirmation: A/B of "+cpCommit(24)[:8]+" (8 runs) against "+tg.base[:8]+" (8 runs): ", ": not a significant change in the suspected direction")
 }
 
 // Without an A/B (the last good commit was not known) the single re-run confirms as

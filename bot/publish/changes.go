@@ -439,7 +439,7 @@ func (p *BaselinePlan) confirmation(m baseline.ModelResult, j changepoint.Judgem
 		}
 		return ok, fmt.Sprintf("a single re-run of %s at tonight's commit on %s, not an A/B (the last good commit was not known): %.2f tok/s, %s", m.Model, p.n.man.Date, rm.Decode, orText(string(rm.Verdict), "no verdict"))
 	}
-	r, a, b, err := p.readConfirm(rm, j)
+	r, a, b, err := p.readConfirm(rm)
 	if err != nil {
 		p.sum.Notes = append(p.sum.Notes, fmt.Sprintf("the A/B that re-measured %s: %v; the suspicion is not confirmed", m.Model, err))
 		return false, "the A/B that re-measured it could not be read: " + err.Error()
@@ -456,10 +456,10 @@ func (p *BaselinePlan) confirmation(m baseline.ModelResult, j changepoint.Judgem
 }
 
 // readConfirm reads the A/B of a re-measure: the folder it names below the nightly
-// folder (confirm-<model>, not a link), a bench compare of the model whose commits are
-// the suspicion's last good (A) and first bad (B) as far as the history knows them,
-// and its decode tok/s result.
-func (p *BaselinePlan) readConfirm(rm *results.Remeasure, j changepoint.Judgement) (r results.CompareResult, a, b string, err error) {
+// folder (confirm-<model>, not a link), a bench compare of the model alone whose B is
+// tonight's commit (A is the last good one the GPU job found), and its decode tok/s
+// result.
+func (p *BaselinePlan) readConfirm(rm *results.Remeasure) (r results.CompareResult, a, b string, err error) {
 	dir, err := subFolder(p.n.dir, rm.Confirm, results.ConfirmDirPrefix+rm.Model)
 	if err != nil {
 		return r, "", "", err
@@ -472,9 +472,9 @@ func (p *BaselinePlan) readConfirm(rm *results.Remeasure, j changepoint.Judgemen
 	if d.Kind != results.CompareBench {
 		return r, "", "", fmt.Errorf("it is a %s compare, not a bench one", d.Kind)
 	}
-	if !sameCommit(d.ShaA, j.LastGood) || !sameCommit(d.ShaB, j.FirstBad) {
-		return r, "", "", fmt.Errorf("it compares %s against %s, not the suspicion's last good commit %s against its first bad one %s",
-			strs.ShortSHA(d.ShaB), strs.ShortSHA(d.ShaA), orUnknown(strs.ShortSHA(j.LastGood)), orUnknown(strs.ShortSHA(j.FirstBad)))
+	if !sameCommit(d.ShaB, p.n.man.Commit) || len(d.Models) != 1 {
+		return r, "", "", fmt.Errorf("it compares %s against %s over %d model(s), not the last good commit against tonight's %s for %s alone",
+			strs.ShortSHA(d.ShaB), strs.ShortSHA(d.ShaA), len(d.Models), orUnknown(strs.ShortSHA(p.n.man.Commit)), rm.Model)
 	}
 	cm, ok := d.Model(rm.Model)
 	if ok {
