@@ -464,10 +464,18 @@ func TestRegressionNotConfirmedByAB(t *testing.T) {
 }
 
 // Without an A/B (the last good commit was not known) the single re-run confirms as
-// before, and the issue says it was a single re-run.
+// before, and the issue says it was a single re-run; a bisection the nightly skipped
+// says why.
 func TestRegressionConfirmedBySingleRerun(t *testing.T) {
 	t.Parallel()
-	out, _, _ := qwenStep(t, nil)
-	issue := readFile(t, filepath.Join(out, dryRegression+regressionFileName(qwen30)+"_"+cpDate(25)+".md"))
-	wantIn(t, issue, "| confirmation | a single re-run of "+qwen30+" at tonight's commit on "+cpDate(25)+", not an A/B (the last good commit was not known): ")
+	out, _, _ := qwenStep(t, func(_ string, man *results.Nightly) {
+		man.Bisects = []results.NightBisect{{Model: qwen30, Good: cpCommit(24), Bad: man.Commit, Reason: "nightly.bisect_runs is 0"}}
+	})
+	key := regressionFileName(qwen30) + "_" + cpDate(25)
+	issue := readFile(t, filepath.Join(out, dryRegression+key+".md"))
+	wantIn(t, issue, "| confirmation | a single re-run of "+qwen30+" at tonight's commit on "+cpDate(25)+", not an A/B (the last good commit was not known): ",
+		"| bisection | not run on "+cpDate(25)+": nightly.bisect\\_runs is 0 |")
+	if _, err := os.Stat(filepath.Join(out, dryRegression+key+dryBisect)); err == nil {
+		t.Error("a bisection that did not run has a comment")
+	}
 }
