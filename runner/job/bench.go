@@ -73,7 +73,7 @@ func (r BenchReport) Failed() []string {
 		}
 	}
 	for _, m := range r.Manifest.Remeasures {
-		if m.Reason != "" {
+		if m.Reason != "" && m.Decode == 0 {
 			out = append(out, "re-measure of "+m.Model)
 		}
 	}
@@ -523,7 +523,9 @@ func (b *bencher) modelBytes() map[string]int64 {
 	return out
 }
 
-// compare judges the mlxcel CSV against the history and re-measures each suspect once.
+// compare judges the mlxcel CSV against the history, re-measures each suspect (an A/B
+// of the last good commit and tonight's, else a single re-run) and bisects the
+// regressions the A/B confirmed.
 func (b *bencher) compare(ctx context.Context) error {
 	sw, _ := b.man.Sweep(results.SweepMlxcel)
 	var f *benchcsv.File
@@ -553,20 +555,23 @@ func (b *bencher) compare(ctx context.Context) error {
 	for _, m := range rep.Models {
 		b.prog.printf("%s: %s: %s", m.Model, m.Verdict, m.Text)
 	}
+	suspects := map[string]nightSuspect{}
 	for _, model := range rep.Suspects() {
 		if b.o.NoRemeasure {
 			b.man.Remeasures = append(b.man.Remeasures, results.Remeasure{Model: model, Verdict: baseline.Suspected, Reason: "not re-measured (--no-remeasure)"})
 			continue
 		}
-		rm, err := b.remeasure(ctx, model, &rep)
+		rm, ns, err := b.confirm(ctx, model, &rep)
+		suspects[model] = ns
 		b.man.Remeasures = append(b.man.Remeasures, rm)
-		b.man.CSVs = append(b.man.CSVs, rm.CSV)
+		if rm.CSV != "" {
+			b.man.CSVs = append(b.man.CSVs, rm.CSV)
+		}
 		if err := b.step(err); err != nil {
 			return err
 		}
 	}
-	b.man.CSVs = slices.DeleteFunc(b.man.CSVs, func(s string) bool { return s == "" })
-	return nil
+	return b.bisectAll(ctx, suspects)
 }
 
 // remeasure runs the harness's single-model mode for model under the guard.

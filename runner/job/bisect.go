@@ -58,7 +58,13 @@ type BisectOptions struct {
 	// builds' and runs' logs go to OutDir/bisect-logs, the worktrees to
 	// OutDir/bisect-worktrees (removed at the end).
 	OutDir string
-	Guard  guard.Options
+	// Folder is the bisection folder, "" for OutDir/bisect/<gfx>_<good8>_<bad8> (the
+	// nightly puts its bisections in its own folder); LogDir is where the builds' and
+	// runs' logs go, "" for OutDir/bisect-logs.
+	Folder, LogDir string
+	// NoCulprit skips the profile A/B of a first bad commit found against its parent.
+	NoCulprit bool
+	Guard     guard.Options
 	// MaxRedo is the guard rejections of one run before the bisection fails (0: 3).
 	MaxRedo int
 	// Every is the least time between two progress reports (0: a minute).
@@ -95,7 +101,11 @@ func BisectSession(ctx context.Context, o BisectOptions) (BisectReport, error) {
 	if err := b.open(info); err != nil {
 		return BisectReport{}, err
 	}
-	err = b.finish(ctx, b.run(ctx))
+	err = b.run(ctx)
+	if err == nil {
+		err = b.culprit(ctx)
+	}
+	err = b.finish(ctx, err)
 	return BisectReport{Folder: b.folder, Bisect: *b.man}, err
 }
 
@@ -137,6 +147,17 @@ func newBisecter(ctx context.Context, o BisectOptions) (*bisecter, error) {
 	}
 	if !isDir(o.RepoDir) {
 		return nil, fmt.Errorf("the repository %s is not a folder: give the checkout holding the range", o.RepoDir)
+	}
+	if o.LogDir == "" {
+		o.LogDir = filepath.Join(o.OutDir, "bisect-logs")
+	}
+	if err := absFolder("the logs folder (LogDir)", &o.LogDir); err != nil {
+		return nil, err
+	}
+	if o.Folder != "" {
+		if err := absFolder("the bisection folder (Folder)", &o.Folder); err != nil {
+			return nil, err
+		}
 	}
 	if o.Params.Budget == 0 && o.Params.ErrorRate == 0 && o.Params.EndRuns == 0 {
 		o.Params = changepoint.DefaultBisectParams()
@@ -224,11 +245,14 @@ func (b *bisecter) open(info hostinfo.Info) error {
 		return err
 	}
 	o := b.o
-	folder := filepath.Join(o.OutDir, BisectDir, gfx+"_"+strs.ShortSHA(o.Good)+"_"+strs.ShortSHA(o.Bad))
+	folder := o.Folder
+	if folder == "" {
+		folder = filepath.Join(o.OutDir, BisectDir, gfx+"_"+strs.ShortSHA(o.Good)+"_"+strs.ShortSHA(o.Bad))
+	}
 	if _, err := os.Lstat(filepath.Join(folder, results.BisectFile)); err == nil {
 		return fmt.Errorf("%s already holds a bisection: give another results root or move it away", folder)
 	}
-	b.logs = filepath.Join(o.OutDir, "bisect-logs")
+	b.logs = o.LogDir
 	for _, d := range []string{folder, b.logs} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return fmt.Errorf("creating the bisection folder: %w", err)
@@ -393,10 +417,55 @@ func (b *bisecter) tree(ctx context.Context, commit string) (*bisectTree, error)
 	}
 	var build results.Build
 	if err := b.runBuild(ctx, false, buildStep{argv: results.BenchBuildCommand, logDir: logDir, doing: "building " + short,
-		logHint: "bisect-logs/" + short + "/build.log"}, &build); err != nil {
+		logHint: relHint(b.o.OutDir, filepath.Join(logDir, "build.log"))}, &build); err != nil {
 		return nil, fmt.Errorf("commit %s: %w", short, err)
 	}
 	return t, nil
+}
+
+// culprit runs, when the bisection found the first bad commit, a profile compare of
+// its parent (A) against it (B) for the model, with the config's first sampling
+// setting (one profiled run a side), into the bisection folder's culprit/: which
+// kernels got slower, and in which port units. A compare that could not run, or
+// failed, is recorded as the reason and the bisection stands; an interruption is
+// returned.
+func (b *bisecter) culprit(ctx context.Context) error {
+	out := b.man.Outcome
+	if out == nil || out.Outcome != results.BisectFound {
+		return nil
+	}
+	switch {
+	case b.o.NoCulprit:
+		b.man.CulpritReason = "not run: the caller turned the culprit's profile A/B off"
+	case len(b.o.Config.Sampling) == 0:
+		b.man.CulpritReason = "not run: the config has no sampling setting to profile with"
+	}
+	if b.man.CulpritReason != "" {
+		return b.step(nil)
+	}
+	b.prog.printf("profile A/B of the first bad commit %s against its parent %s into %s/",
+		strs.ShortSHA(out.FirstBad), strs.ShortSHA(out.LastGood), results.CulpritDir)
+	rep, err := Compare(ctx, CompareOptions{
+		Kind: results.CompareProfile, Host: b.o.Host, RepoDir: b.o.RepoDir, ShaA: out.LastGood, ShaB: out.FirstBad,
+		Config: b.o.Config, Models: []string{b.o.Model}, Sampling: b.o.Config.Sampling[:1], OutDir: b.o.OutDir,
+		Folder: filepath.Join(b.folder, results.CulpritDir), LogDir: filepath.Join(b.logs, results.CulpritDir),
+		Guard: b.o.Guard, Every: b.o.Every, Sandbox: b.o.Sandbox, Progress: b.o.Progress, Now: b.o.Now,
+	})
+	if rep.Folder != "" {
+		b.man.Culprit = results.CulpritDir
+	}
+	if err != nil {
+		b.man.CulpritReason = cleanLine(b.scrub.text("the culprit's profile A/B: " + err.Error()))
+		b.prog.printf("%s", b.man.CulpritReason)
+		if errors.Is(err, errInterrupted) || ctx.Err() != nil {
+			return b.step(err)
+		}
+		return b.step(nil)
+	}
+	for _, d := range rep.Compare.Diffs {
+		b.prog.printf("culprit %s: the kernels' difference is in %s/%s", strs.ShortSHA(out.FirstBad), results.CulpritDir, d.Markdown)
+	}
+	return b.step(nil)
 }
 
 // finish closes the manifest with the state the session ended in; it returns err,

@@ -53,6 +53,11 @@ type CompareOptions struct {
 	// the builds' and runs' logs go to OutDir/compare-logs, the worktrees to
 	// OutDir/compare-worktrees (removed at the end).
 	OutDir string
+	// Folder is the compare folder, "" for OutDir/compare/<gfx>_<A8>_<B8>: a job that
+	// runs a compare as one of its steps (the nightly's confirming A/B, a bisection's
+	// culprit profile) puts it in its own folder. LogDir is where the builds' and runs'
+	// logs go, "" for OutDir/compare-logs.
+	Folder, LogDir string
 	// TraceDir is the traces root of a profile compare ("" means <OutDir>/traces).
 	TraceDir string
 	Guard    guard.Options
@@ -147,8 +152,21 @@ func newComparer(o CompareOptions) (*comparer, error) {
 	if o.TraceDir == "" {
 		o.TraceDir = filepath.Join(o.OutDir, "traces")
 	}
-	if err := absFolder("the traces root (TraceDir)", &o.TraceDir); err != nil {
-		return nil, err
+	if o.LogDir == "" {
+		o.LogDir = filepath.Join(o.OutDir, "compare-logs")
+	}
+	for _, d := range []struct {
+		name string
+		p    *string
+	}{{"the traces root (TraceDir)", &o.TraceDir}, {"the logs folder (LogDir)", &o.LogDir}} {
+		if err := absFolder(d.name, d.p); err != nil {
+			return nil, err
+		}
+	}
+	if o.Folder != "" {
+		if err := absFolder("the compare folder (Folder)", &o.Folder); err != nil {
+			return nil, err
+		}
 	}
 	if !isDir(o.RepoDir) {
 		return nil, fmt.Errorf("the repository %s is not a folder: give the checkout holding both commits", o.RepoDir)
@@ -257,11 +275,14 @@ func (c *comparer) open(info hostinfo.Info) error {
 		return err
 	}
 	o := c.o
-	folder := filepath.Join(o.OutDir, CompareDir, gfx+"_"+strs.ShortSHA(o.ShaA)+"_"+strs.ShortSHA(o.ShaB))
+	folder := o.Folder
+	if folder == "" {
+		folder = filepath.Join(o.OutDir, CompareDir, gfx+"_"+strs.ShortSHA(o.ShaA)+"_"+strs.ShortSHA(o.ShaB))
+	}
 	if _, err := os.Lstat(filepath.Join(folder, results.CompareFile)); err == nil {
 		return fmt.Errorf("%s already holds a compare: give another results root or move it away", folder)
 	}
-	c.logs = filepath.Join(o.OutDir, "compare-logs")
+	c.logs = o.LogDir
 	for _, d := range []string{folder, c.logs} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return fmt.Errorf("creating the compare folder: %w", err)
@@ -367,7 +388,7 @@ func (c *comparer) run(ctx context.Context) (err error) {
 		}
 		var b results.Build
 		return c.runBuild(ctx, false, buildStep{argv: argv, logDir: logDir, doing: "building " + side.String(),
-			logHint: "compare-logs/" + strings.ToLower(side.String()) + "/build.log"}, &b)
+			logHint: relHint(c.o.OutDir, filepath.Join(logDir, "build.log"))}, &b)
 	}
 	if err := c.wt.BuildBoth(ctx, build); err != nil {
 		return err
@@ -473,6 +494,15 @@ func (c *comparer) measureBench(ctx context.Context, side abrun.Side, model stri
 	}
 	c.rows[rowKey{side, model, i}] = r.row
 	return abrun.Sample{Values: []float64{r.row.DecodeTokS, r.row.PrefillTokS}}, nil
+}
+
+// relHint is path relative to the results root when below it, for an error that says
+// where a log is without naming local folders.
+func relHint(root, p string) string {
+	if rel, err := filepath.Rel(root, p); err == nil && filepath.IsLocal(rel) {
+		return filepath.ToSlash(rel)
+	}
+	return filepath.Base(p)
 }
 
 func orNone(s string) string {
