@@ -106,8 +106,17 @@ func TestBisectSessionFindsThePlantedCommit(t *testing.T) {
 			t.Errorf("posterior %+v", p)
 		}
 	}
+	// The culprit's profile A/B against its parent, read back as the publisher reads it.
+	cc, err := results.ReadCulprit(rep.Folder, b)
+	if err != nil {
+		t.Fatalf("the culprit's profile A/B: %v (%s)\n%s", err, b.CulpritReason, prog.String())
+	}
+	if cc.ShaA != commits[5] || cc.ShaB != commits[6] || len(cc.Diffs) != 1 || cc.Diffs[0].Model != cmpLlama+"_greedy" {
+		t.Errorf("culprit compare %+v", cc)
+	}
 	out := prog.String()
-	wantIn(t, "progress", out, "bisection of "+commits[0][:8]+".."+commits[9][:8]+" (10 commits)", "bisect: 1 of at most 30 runs done", "bisection found: "+commits[6])
+	wantIn(t, "progress", out, "bisection of "+commits[0][:8]+".."+commits[9][:8]+" (10 commits)", "bisect: 1 of at most 30 runs done", "bisection found: "+commits[6],
+		"profile A/B of the first bad commit "+commits[6][:8]+" against its parent "+commits[5][:8]+" into culprit/")
 	glog := readFile(t, filepath.Join(rep.Folder, results.GuardLogFile))
 	wantIn(t, "guard log", glog, "== bisect "+cmpLlama+" "+commits[6][:8]+" run ", "start: scripts/bench_decode.sh single models/mlx/"+cmpLlama)
 	if strings.Contains(glog, fh.tmp) {
@@ -143,6 +152,9 @@ func TestBisectSessionNoChange(t *testing.T) {
 		if s.Commit != commits[0] && s.Commit != commits[7] {
 			t.Errorf("a commit between the ends was measured: %+v", s)
 		}
+	}
+	if b.Culprit != "" || b.CulpritReason != "" {
+		t.Errorf("a culprit without a first bad commit: %q %q", b.Culprit, b.CulpritReason)
 	}
 	if b.Runs != 6 || !strings.Contains(b.Outcome.Why, "not reproduced") {
 		t.Errorf("%d runs, why %q", b.Runs, b.Outcome.Why)

@@ -36,7 +36,10 @@ func nestedFolder(dir, name, want, what string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("the %s folder %s: %w", what, name, err)
 	}
-	if !fi.IsDir() {
+	switch {
+	case fi.Mode()&os.ModeSymlink != 0:
+		return "", fmt.Errorf("the %s folder %s is a symbolic link, not a folder", what, name)
+	case !fi.IsDir():
 		return "", fmt.Errorf("the %s folder %s is %s, not a folder", what, name, infile.Kind(fi.Mode()))
 	}
 	return p, nil
