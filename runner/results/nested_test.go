@@ -207,7 +207,9 @@ func TestNightlyNestedNamesValidated(t *testing.T) {
 		edit func(*Bisect)
 	}{
 		{"culprit elsewhere", func(b *Bisect) { b.Culprit = "../x" }},
-		{"culprit without a first bad commit", func(b *Bisect) { b.Culprit, b.Outcome.Outcome, b.Outcome.FirstBad, b.Outcome.LastGood = CulpritDir, BisectNotReproduced, "", "" }},
+		{"culprit without a first bad commit", func(b *Bisect) {
+			b.Culprit, b.Outcome.Outcome, b.Outcome.FirstBad, b.Outcome.LastGood = CulpritDir, BisectNotReproduced, "", ""
+		}},
 		{"reason with a newline", func(b *Bisect) { b.CulpritReason = "a\nb" }},
 	} {
 		bb := b
