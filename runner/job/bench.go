@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -114,18 +113,8 @@ type bencher struct {
 // each suspect. Everything it makes goes to the folder, with the manifest; a sweep that
 // fails is recorded and the run goes on. The error is for a run that could not go on.
 func Bench(ctx context.Context, o BenchOptions) (BenchReport, error) {
-	b, err := newBencher(o)
-	if err != nil {
-		return BenchReport{}, err
-	}
-	info := b.probe(ctx, "ROCm, GPU, memory, checkout")
-	if err := b.open(info); err != nil {
-		return BenchReport{}, err
-	}
-	rep := func() BenchReport { return BenchReport{Folder: b.folder, Manifest: *b.man} }
-	err = b.run(ctx)
-	b.finish(err)
-	return rep(), err
+	return runJob(ctx, "ROCm, GPU, memory, checkout", func() (*bencher, error) { return newBencher(o) },
+		func(b *bencher) BenchReport { return BenchReport{Folder: b.folder, Manifest: *b.man} })
 }
 
 func newBencher(o BenchOptions) (*bencher, error) {
@@ -295,36 +284,16 @@ func (b *bencher) build(ctx context.Context) error {
 
 // snapshot lists the CSVs in the checkout's harness folder.
 func (b *bencher) snapshot() (map[string]bool, error) {
-	out := map[string]bool{}
-	ents, err := os.ReadDir(b.harness)
-	if os.IsNotExist(err) {
-		return out, nil
-	}
+	out, err := csvNames(b.harness)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", HarnessOutput, err)
-	}
-	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), ".csv") {
-			out[e.Name()] = true
-		}
 	}
 	return out, nil
 }
 
 // fresh lists the CSVs a harness added to the checkout since before.
 func (b *bencher) fresh(before map[string]bool) ([]string, error) {
-	now, err := b.snapshot()
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for name := range now {
-		if !before[name] {
-			out = append(out, name)
-		}
-	}
-	slices.Sort(out)
-	return out, nil
+	return freshCSVs(b.harness, before)
 }
 
 // guarded runs one harness command under the guard; before every attempt the files an
@@ -635,8 +604,9 @@ func (b *bencher) remeasure(ctx context.Context, model string, rep *baseline.Rep
 }
 
 // finish closes the manifest.
-func (b *bencher) finish(err error) {
+func (b *bencher) finish(_ context.Context, err error) error {
 	b.man.Finished = b.o.Now()
 	b.man.State, b.man.Error = b.end(err)
 	b.close()
+	return err
 }

@@ -2,17 +2,14 @@ package job
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/lablup/perfbot/config"
 	"github.com/lablup/perfbot/internal/gitrun"
@@ -64,23 +61,17 @@ type BisectOptions struct {
 	Folder, LogDir string
 	// NoCulprit skips the profile A/B of a first bad commit found against its parent.
 	NoCulprit bool
-	Guard     guard.Options
-	// MaxRedo is the guard rejections of one run before the bisection fails (0: 3).
-	MaxRedo int
-	// Every is the least time between two progress reports (0: a minute).
-	Every   time.Duration
+	// Guard is the guard's settings, Sandbox the host's sandbox's (nil: from the
+	// environment); MaxRedo is the guard rejections of one run before the bisection
+	// fails (0: 3).
+	Guard   guard.Options
 	Sandbox *sandbox.Settings
-	// Progress gets the job's lines and, at most once per Every, the runs done.
+	MaxRedo int
+	// Progress gets the job's lines and, at most once per Every (0: a minute), the
+	// runs done.
 	Progress io.Writer
+	Every    time.Duration
 	Now      func() time.Time // nil means time.Now
-}
-
-// BisectReport is what BisectSession did.
-type BisectReport struct {
-	// Folder is the bisection folder; "" when the session stopped before it knew the
-	// GPU.
-	Folder string
-	Bisect results.Bisect
 }
 
 // BisectSession bisects the range Good..Bad on the GPU host for one model: it lists
@@ -93,20 +84,15 @@ type BisectReport struct {
 // ended in: a cancelled bisection keeps its readings and its outcome so far. The
 // worktrees are removed at the end.
 func BisectSession(ctx context.Context, o BisectOptions) (BisectReport, error) {
-	b, err := newBisecter(ctx, o)
-	if err != nil {
-		return BisectReport{}, err
-	}
-	info := b.probe(ctx, "ROCm, GPU, checkout")
-	if err := b.open(info); err != nil {
-		return BisectReport{}, err
-	}
-	err = b.run(ctx)
-	if err == nil {
-		err = b.culprit(ctx)
-	}
-	err = b.finish(ctx, err)
-	return BisectReport{Folder: b.folder, Bisect: *b.man}, err
+	return runJob(ctx, "ROCm, GPU, checkout", func() (*bisecter, error) { return newBisecter(ctx, o) },
+		func(b *bisecter) BisectReport { return BisectReport{Folder: b.folder, Bisect: *b.man} })
+}
+
+// BisectReport is what BisectSession did: the bisection folder ("" when the session
+// stopped before it knew the GPU) and its manifest.
+type BisectReport struct {
+	Folder string
+	Bisect results.Bisect
 }
 
 type bisecter struct {
@@ -137,27 +123,14 @@ func newBisecter(ctx context.Context, o BisectOptions) (*bisecter, error) {
 	if o.Good == o.Bad {
 		return nil, badRequestf("the good and the bad commit are both %s: give a range", o.Good)
 	}
-	for _, d := range []struct {
-		name string
-		p    *string
-	}{{"the repository (RepoDir)", &o.RepoDir}, {"the results root (OutDir)", &o.OutDir}} {
-		if err := absFolder(d.name, d.p); err != nil {
-			return nil, err
-		}
+	if err := absFolders(folderArg{"the repository (RepoDir)", &o.RepoDir}, folderArg{"the results root (OutDir)", &o.OutDir}); err != nil {
+		return nil, err
 	}
 	if !isDir(o.RepoDir) {
 		return nil, fmt.Errorf("the repository %s is not a folder: give the checkout holding the range", o.RepoDir)
 	}
-	if o.LogDir == "" {
-		o.LogDir = filepath.Join(o.OutDir, "bisect-logs")
-	}
-	if err := absFolder("the logs folder (LogDir)", &o.LogDir); err != nil {
+	if err := stepFolders(o.OutDir, "bisect-logs", &o.LogDir, &o.Folder); err != nil {
 		return nil, err
-	}
-	if o.Folder != "" {
-		if err := absFolder("the bisection folder (Folder)", &o.Folder); err != nil {
-			return nil, err
-		}
 	}
 	if o.Params.Budget == 0 && o.Params.ErrorRate == 0 && o.Params.EndRuns == 0 {
 		o.Params = changepoint.DefaultBisectParams()
@@ -178,7 +151,7 @@ func newBisecter(ctx context.Context, o BisectOptions) (*bisecter, error) {
 	if !ok {
 		return nil, badRequestf("model %q is not in the config; known: %s", o.Model, knownModels(o.Config))
 	}
-	if err := results.CheckRunName(path.Base(m.Dir)); err != nil {
+	if err := results.CheckRunName(modelFolder(m)); err != nil {
 		return nil, badRequestf("models.%s.dir: %v", m.Name, err)
 	}
 	commits, err := BisectRange(ctx, o.RepoDir, o.Good, o.Bad, o.MaxCommits)
@@ -240,36 +213,18 @@ func BisectRange(ctx context.Context, repo, good, bad string, max int) ([]string
 
 // open names the folder, starts the guard log and writes the first manifest.
 func (b *bisecter) open(info hostinfo.Info) error {
-	gfx, _, err := target(info, "", "the bisection folder is named after it; check the ROCm install")
-	if err != nil {
-		return err
-	}
 	o := b.o
-	folder := o.Folder
-	if folder == "" {
-		folder = filepath.Join(o.OutDir, BisectDir, gfx+"_"+strs.ShortSHA(o.Good)+"_"+strs.ShortSHA(o.Bad))
-	}
-	if _, err := os.Lstat(filepath.Join(folder, results.BisectFile)); err == nil {
-		return fmt.Errorf("%s already holds a bisection: give another results root or move it away", folder)
-	}
-	b.logs = o.LogDir
-	for _, d := range []string{folder, b.logs} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return fmt.Errorf("creating the bisection folder: %w", err)
-		}
-	}
-	b.wtDir = filepath.Join(o.OutDir, "bisect-worktrees")
-	if err := b.start(folder, filepath.Join(folder, results.GuardLogFile),
-		pathSub{b.wtDir, "<worktrees>"}, pathSub{o.RepoDir, "<checkout>"}, pathSub{o.OutDir, "<out>"}, pathSub{os.TempDir(), "<tmp>"}); err != nil {
-		return err
-	}
-	if err := results.WriteJSON(folder, results.HostInfoFile, "host facts", info); err != nil {
+	b.logs, b.wtDir = o.LogDir, filepath.Join(o.OutDir, "bisect-worktrees")
+	gfx, err := b.openPair(info, pairFolder{given: o.Folder, out: o.OutDir, under: BisectDir, a: o.Good, b: o.Bad, logs: b.logs, repo: o.RepoDir,
+		manifest: results.BisectFile, what: "bisection", noGFX: "the bisection folder is named after it; check the ROCm install",
+		subs: []pathSub{{b.wtDir, "<worktrees>"}}})
+	if err != nil {
 		return err
 	}
 	now := o.Now()
 	p := o.Params
 	b.man = &results.Bisect{
-		Good: o.Good, Bad: o.Bad, Model: path.Base(b.model.Dir), Metric: bisectMetric, Commits: b.commits,
+		Good: o.Good, Bad: o.Bad, Model: modelFolder(b.model), Metric: bisectMetric, Commits: b.commits,
 		Backend: "rocm", Host: benchcsv.HostTag(gfx), GFX: gfx, Date: now.Format(time.DateOnly), Started: now,
 		State: results.SessionRunning, Steps: []results.BisectMeasurement{},
 		Params: results.BisectParams{ErrorRate: p.ErrorRate, EndRuns: p.EndRuns, Start: p.Start, Step: p.Step,
@@ -277,23 +232,28 @@ func (b *bisecter) open(info hostinfo.Info) error {
 		GuardLog: results.GuardLogFile, HostInfo: results.HostInfoFile,
 	}
 	b.prog.printf("bisection of %s..%s (%d commits) for %s, at most %d runs, folder %s",
-		strs.ShortSHA(o.Good), strs.ShortSHA(o.Bad), len(b.commits), b.man.Model, p.Budget, folder)
+		strs.ShortSHA(o.Good), strs.ShortSHA(o.Bad), len(b.commits), b.man.Model, p.Budget, b.folder)
 	// The worktrees' folder is made fresh: a left-over one is removed with its
-	// worktrees' records first.
-	if err := os.RemoveAll(b.wtDir); err != nil {
-		return fmt.Errorf("clearing %s: %w", b.wtDir, err)
-	}
-	if _, err := gitrun.Out(context.Background(), o.RepoDir, "worktree", "prune"); err != nil {
+	// worktrees' records after it.
+	if err := freshFolder(b.wtDir); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(b.wtDir, 0o755); err != nil {
+	if _, err := gitrun.Out(context.Background(), o.RepoDir, "worktree", "prune"); err != nil {
 		return err
 	}
 	return b.save()
 }
 
-// run bisects and records the outcome; the worktrees are removed at the end.
+// run bisects, then profiles the culprit when the bisection found one.
 func (b *bisecter) run(ctx context.Context) error {
+	if err := b.bisect(ctx); err != nil {
+		return err
+	}
+	return b.culprit(ctx)
+}
+
+// bisect bisects and records the outcome; the worktrees are removed at the end.
+func (b *bisecter) bisect(ctx context.Context) error {
 	defer func() {
 		for _, c := range b.commits {
 			if t := b.trees[c]; t != nil {
@@ -423,76 +383,10 @@ func (b *bisecter) tree(ctx context.Context, commit string) (*bisectTree, error)
 	return t, nil
 }
 
-// culprit runs, when the bisection found the first bad commit, a profile compare of
-// its parent (A) against it (B) for the model, with the config's first sampling
-// setting (one profiled run a side), into the bisection folder's culprit/: which
-// kernels got slower, and in which port units. A compare that could not run, or
-// failed, is recorded as the reason and the bisection stands; an interruption is
-// returned.
-func (b *bisecter) culprit(ctx context.Context) error {
-	out := b.man.Outcome
-	if out == nil || out.Outcome != results.BisectFound {
-		return nil
-	}
-	switch {
-	case b.o.NoCulprit:
-		b.man.CulpritReason = "not run: the caller turned the culprit's profile A/B off"
-	case len(b.o.Config.Sampling) == 0:
-		b.man.CulpritReason = "not run: the config has no sampling setting to profile with"
-	}
-	if b.man.CulpritReason != "" {
-		return b.step(nil)
-	}
-	b.prog.printf("profile A/B of the first bad commit %s against its parent %s into %s/",
-		strs.ShortSHA(out.FirstBad), strs.ShortSHA(out.LastGood), results.CulpritDir)
-	rep, err := Compare(ctx, CompareOptions{
-		Kind: results.CompareProfile, Host: b.o.Host, RepoDir: b.o.RepoDir, ShaA: out.LastGood, ShaB: out.FirstBad,
-		Config: b.o.Config, Models: []string{b.o.Model}, Sampling: b.o.Config.Sampling[:1], OutDir: b.o.OutDir,
-		Folder: filepath.Join(b.folder, results.CulpritDir), LogDir: filepath.Join(b.logs, results.CulpritDir),
-		Guard: b.o.Guard, Every: b.o.Every, Sandbox: b.o.Sandbox, Progress: b.o.Progress, Now: b.o.Now,
-	})
-	if rep.Folder != "" {
-		b.man.Culprit = results.CulpritDir
-	}
-	if err != nil {
-		b.man.CulpritReason = cleanLine(b.scrub.text("the culprit's profile A/B: " + err.Error()))
-		b.prog.printf("%s", b.man.CulpritReason)
-		if errors.Is(err, errInterrupted) || ctx.Err() != nil {
-			return b.step(err)
-		}
-		return b.step(nil)
-	}
-	for _, d := range rep.Compare.Diffs {
-		b.prog.printf("culprit %s: the kernels' difference is in %s/%s", strs.ShortSHA(out.FirstBad), results.CulpritDir, d.Markdown)
-	}
-	return b.step(nil)
-}
-
 // finish closes the manifest with the state the session ended in; it returns err,
 // marked as an interruption when the context was cancelled.
 func (b *bisecter) finish(ctx context.Context, err error) error {
-	if err != nil && ctx.Err() != nil && !errors.Is(err, errInterrupted) {
-		err = fmt.Errorf("%w: %w", errInterrupted, err)
-	}
-	b.man.Finished = b.o.Now()
-	b.man.State, b.man.Error = b.end(err)
-	b.man.Error = cleanLine(b.man.Error)
-	b.close()
-	return err
-}
-
-// cleanLine makes s one line of printable text, at most 4096 bytes, as the manifest
-// keeps its error.
-func cleanLine(s string) string {
-	s = strings.Join(strings.Fields(strings.ToValidUTF8(s, "?")), " ")
-	s = strings.Map(func(r rune) rune {
-		if !unicode.IsPrint(r) && r != ' ' {
-			return '?'
-		}
-		return r
-	}, s)
-	if len(s) > 4000 {
-		s = strings.ToValidUTF8(s[:4000], "") + " ..."
-	}
-	return s
+	return b.closeWith(ctx, err, func(t time.Time, st results.SessionState, msg string) {
+		b.man.Finished, b.man.State, b.man.Error = t, st, cleanLine(msg)
+	})
 }

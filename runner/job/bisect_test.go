@@ -117,17 +117,8 @@ func TestBisectSessionFindsThePlantedCommit(t *testing.T) {
 	out := prog.String()
 	wantIn(t, "progress", out, "bisection of "+commits[0][:8]+".."+commits[9][:8]+" (10 commits)", "bisect: 1 of at most 30 runs done", "bisection found: "+commits[6],
 		"profile A/B of the first bad commit "+commits[6][:8]+" against its parent "+commits[5][:8]+" into culprit/")
-	glog := readFile(t, filepath.Join(rep.Folder, results.GuardLogFile))
-	wantIn(t, "guard log", glog, "== bisect "+cmpLlama+" "+commits[6][:8]+" run ", "start: scripts/bench_decode.sh single models/mlx/"+cmpLlama)
-	if strings.Contains(glog, fh.tmp) {
-		t.Errorf("the guard log names local folders")
-	}
-	if ents, _ := os.ReadDir(filepath.Join(o.OutDir, "bisect-worktrees")); len(ents) != 0 {
-		t.Errorf("worktrees left: %v", ents)
-	}
-	if wt := git(t, repo, "worktree", "list"); strings.Count(wt, "\n") != 0 {
-		t.Errorf("worktrees still registered:\n%s", wt)
-	}
+	wantIn(t, "guard log", noLocalFolders(t, fh, rep.Folder), "== bisect "+cmpLlama+" "+commits[6][:8]+" run ", "start: scripts/bench_decode.sh single models/mlx/"+cmpLlama)
+	worktreesGone(t, repo, filepath.Join(o.OutDir, "bisect-worktrees"))
 	gitClean(t, repo)
 }
 
@@ -191,9 +182,7 @@ func TestBisectSessionCancelledKeepsPartial(t *testing.T) {
 	if b.Outcome == nil || b.Outcome.Outcome != results.BisectUndecided {
 		t.Errorf("outcome %+v", b.Outcome)
 	}
-	if wt := git(t, repo, "worktree", "list"); strings.Count(wt, "\n") != 0 {
-		t.Errorf("worktrees still registered:\n%s", wt)
-	}
+	worktreesGone(t, repo, "")
 }
 
 // The range is checked before anything runs: full SHAs, good an ancestor of bad on its

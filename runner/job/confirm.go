@@ -2,9 +2,7 @@ package job
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"path"
 	"path/filepath"
 	"regexp"
 
@@ -72,7 +70,7 @@ func (b *bencher) lastGood(ctx context.Context, m *baseline.ModelResult) (good, 
 // configName is the config's name of the model folder, or "".
 func (b *bencher) configName(model string) string {
 	for _, m := range b.o.Config.Models {
-		if path.Base(m.Dir) == model {
+		if modelFolder(m) == model {
 			return m.Name
 		}
 	}
@@ -106,7 +104,7 @@ func (b *bencher) confirm(ctx context.Context, model string, rep *baseline.Repor
 		Guard: b.o.Guard, Sandbox: b.o.Sandbox, Progress: b.o.Progress, Now: b.o.Now,
 	})
 	if crep.Folder == "" {
-		if err != nil && (errors.Is(err, errInterrupted) || ctx.Err() != nil) {
+		if err != nil && stopped(ctx, err) {
 			return results.Remeasure{Model: model, Verdict: baseline.Suspected, Reason: "stopped before the A/B measured"},
 				ns, fmt.Errorf("%w during the A/B of %s: %w", errInterrupted, model, err)
 		}
@@ -115,7 +113,7 @@ func (b *bencher) confirm(ctx context.Context, model string, rep *baseline.Repor
 	ns.good = good
 	rm := results.Remeasure{Model: model, Verdict: baseline.Suspected, Confirm: dir}
 	if err != nil {
-		if errors.Is(err, errInterrupted) || ctx.Err() != nil {
+		if stopped(ctx, err) {
 			rm.Reason = "stopped during the A/B"
 			return rm, ns, fmt.Errorf("%w during the A/B of %s: %w", errInterrupted, model, err)
 		}
@@ -227,7 +225,7 @@ func (b *bencher) bisect(ctx context.Context, model string, ns nightSuspect, spe
 	}
 	runs := rep.Bisect.Runs
 	if err != nil {
-		if errors.Is(err, errInterrupted) || ctx.Err() != nil {
+		if stopped(ctx, err) {
 			nb.Reason = "interrupted: " + cleanLine(b.scrub.text(err.Error()))
 			return nb, runs, fmt.Errorf("%w during the bisection of %s: %w", errInterrupted, model, err)
 		}

@@ -2,7 +2,6 @@ package job
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/lablup/perfbot/runner/abstat"
 	"github.com/lablup/perfbot/runner/baseline"
-	"github.com/lablup/perfbot/runner/portdiff"
 	"github.com/lablup/perfbot/runner/results"
 )
 
@@ -93,10 +91,7 @@ func TestBenchConfirmsByABAndBisectsToTheCulprit(t *testing.T) {
 	if cc.Kind != results.CompareProfile || cc.ShaA != commits[1] || cc.ShaB != commits[2] || len(cc.Diffs) != 1 {
 		t.Fatalf("culprit compare %+v", cc)
 	}
-	var d portdiff.Diff
-	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(rep.Folder, nb.Dir, bis.Culprit, cc.Diffs[0].JSON))), &d); err != nil {
-		t.Fatal(err)
-	}
+	d := readDiff(t, filepath.Join(rep.Folder, nb.Dir, bis.Culprit, cc.Diffs[0].JSON))
 	slower := 0
 	for _, k := range d.Kernels {
 		if k.MsPerToken.B > k.MsPerToken.A*1.05 {
