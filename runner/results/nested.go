@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/lablup/perfbot/internal/infile"
 	"github.com/lablup/perfbot/internal/safetext"
@@ -162,4 +163,42 @@ func ReadCulprit(bisectFolder string, b Bisect) (Compare, error) {
 		}
 	}
 	return c, nil
+}
+
+// NightlyName classifies a top-level name of a nightly results folder: dir true for a
+// folder a nightly may nest (confirm-<model>, bisect-<model>, the model a folder name:
+// ReadNightlyConfirm and ReadNightBisect read them against the manifest), false for a
+// name that may be a file of the nightly (the manifest, a guard log or its events, a
+// CSV: checked by what reads them). Any other name is an error.
+func NightlyName(name string) (dir bool, err error) {
+	for _, prefix := range []string{ConfirmDirPrefix, BisectDirPrefix} {
+		if model, ok := strings.CutPrefix(name, prefix); ok {
+			if err := checkModelName(model); err != nil {
+				return false, fmt.Errorf("%s: %v", safetext.Quote(name), err)
+			}
+			return true, nil
+		}
+	}
+	switch {
+	case IsNightlyManifest(name), strings.HasSuffix(name, GuardLogSuffix), strings.HasSuffix(name, GuardLogSuffix+GuardEventsSuffix), strings.HasSuffix(name, ".csv"):
+		return false, nil
+	}
+	return false, fmt.Errorf("%s: %s", safetext.Quote(name), NightlyLayout)
+}
+
+// BisectLayout says what a bisection folder holds, for an error about a name that is
+// not of it.
+const BisectLayout = "a bisection folder holds bisect.json, guard.log, guard.log.jsonl, hostinfo.json and the folder culprit of the first bad commit's profile A/B (docs/nightly.md)"
+
+// BisectName classifies a top-level name of a bisection folder: dir true for the
+// culprit's folder (a profile compare folder: ReadCulprit), false for a file of the
+// bisection. Any other name is an error.
+func BisectName(name string) (dir bool, err error) {
+	switch name {
+	case CulpritDir:
+		return true, nil
+	case BisectFile, GuardLogFile, GuardLogFile + GuardEventsSuffix, HostInfoFile:
+		return false, nil
+	}
+	return false, fmt.Errorf("%s: %s", safetext.Quote(name), BisectLayout)
 }

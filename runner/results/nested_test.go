@@ -221,3 +221,33 @@ func TestNightlyNestedNamesValidated(t *testing.T) {
 		}
 	}
 }
+
+// The names of a nightly folder and of a bisection folder: the nested folders by their
+// exact names, the files as they are named, anything else refused with the layout.
+func TestNightlyAndBisectNames(t *testing.T) {
+	t.Parallel()
+	for name, dir := range map[string]bool{
+		"confirm-Qwen3-0.6B-4bit": true, "bisect-Meta-Llama-3.1-8B-Instruct-4bit": true,
+		"rocm_strixhalo-gfx1151_2026-12-03.nightly.json": false, "rocm_strixhalo-gfx1151_2026-12-03.guard.log": false,
+		"rocm_strixhalo-gfx1151_2026-12-03.guard.log.jsonl": false, "pylm_strixhalo-gfx1151_2026-12-03.csv": false,
+	} {
+		if got, err := NightlyName(name); err != nil || got != dir {
+			t.Errorf("NightlyName(%q) = %v, %v", name, got, err)
+		}
+	}
+	for _, bad := range []string{"confirm-", "confirm-..", "bisect-.hidden", "bisect-a\nb", "culprit", "notes.txt", "bisect", "confirm-x\x1b[31m"} {
+		if _, err := NightlyName(bad); err == nil {
+			t.Errorf("NightlyName(%q) accepted", bad)
+		}
+	}
+	for name, dir := range map[string]bool{"culprit": true, "bisect.json": false, "guard.log": false, "guard.log.jsonl": false, "hostinfo.json": false} {
+		if got, err := BisectName(name); err != nil || got != dir {
+			t.Errorf("BisectName(%q) = %v, %v", name, got, err)
+		}
+	}
+	for _, bad := range []string{"culprit2", "a", "b", "Culprit", "../culprit", "compare.json"} {
+		if _, err := BisectName(bad); err == nil || !strings.Contains(err.Error(), "a bisection folder holds") {
+			t.Errorf("BisectName(%q): %v", bad, err)
+		}
+	}
+}

@@ -30,7 +30,7 @@ func IsNightlyManifest(name string) bool { return nightlyManifest.MatchString(na
 
 // NightlyLayout says what a nightly results folder holds, for an error about a name
 // that is not of it.
-const NightlyLayout = "a nightly results folder holds one <stem>.nightly.json, the harness CSVs it names, <stem>.guard.log and <stem>.guard.log.jsonl (docs/nightly.md)"
+const NightlyLayout = "a nightly results folder holds one <stem>.nightly.json, the harness CSVs it names, <stem>.guard.log and <stem>.guard.log.jsonl, and the folders confirm-<model> and bisect-<model> its manifest names (docs/nightly.md)"
 
 // Sweep names.
 const (
