@@ -240,3 +240,28 @@ func TestBisectRangeRefused(t *testing.T) {
 		t.Errorf("a refused bisection wrote %s: %v", o.OutDir, err)
 	}
 }
+
+// A culprit found when its profile A/B cannot run (no sampling setting to profile
+// with): the bisection stands, complete, and the reason says why there is no culprit
+// folder.
+func TestBisectSessionCulpritNotProfiled(t *testing.T) {
+	t.Parallel()
+	fh := newFakeHost(t, "FAKE_HARNESS_DATE=2026-12-03")
+	repo, commits := bisectHistory(t, 3, 1, "decode 0.9\n")
+	o := bisectOptions(t, fh, repo, commits[0], commits[2])
+	o.Config.Sampling = nil
+	rep, err := BisectSession(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := rep.Bisect
+	if b.State != results.SessionComplete || b.Outcome == nil || b.Outcome.FirstBad != commits[1] {
+		t.Fatalf("state %s, outcome %+v", b.State, b.Outcome)
+	}
+	if b.Culprit != "" || !strings.Contains(b.CulpritReason, "no sampling setting") {
+		t.Errorf("culprit %q, reason %q", b.Culprit, b.CulpritReason)
+	}
+	if _, err := os.Stat(filepath.Join(rep.Folder, results.CulpritDir)); !os.IsNotExist(err) {
+		t.Errorf("a culprit folder: %v", err)
+	}
+}

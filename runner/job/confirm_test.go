@@ -225,3 +225,40 @@ func TestBenchInterruptedDuringTheAB(t *testing.T) {
 		t.Errorf("the A/B: %v, %s, %d runs", err, c.State, len(c.Runs))
 	}
 }
+
+// SIGINT/SIGTERM during the nightly's bisection: the nightly stops, says interrupted,
+// names the bisection with the reason, and its bisect.json is a valid partial one.
+func TestBenchInterruptedDuringTheBisection(t *testing.T) {
+	t.Parallel()
+	fh := newFakeHost(t, "FAKE_HARNESS_DATE="+confirmDate)
+	o, commits := nightlyHistory(t, fh, 4, 2, "decode 0.9\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	prog := &lineHook{on: func(line string) {
+		if strings.Contains(line, "bisect: 3 of at most") {
+			cancel()
+		}
+	}}
+	o.Progress = prog
+	rep, err := Bench(ctx, o)
+	if err == nil || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("err %v\n%s", err, prog.String())
+	}
+	m := rep.Manifest
+	if m.State != results.SessionInterrupted || len(m.Bisects) != 1 {
+		t.Fatalf("manifest %s, bisects %+v\n%s", m.State, m.Bisects, prog.String())
+	}
+	nb := m.Bisects[0]
+	if nb.Dir != results.BisectDirPrefix+cmpLlama || !strings.HasPrefix(nb.Reason, "interrupted") || nb.Good != commits[0] {
+		t.Errorf("bisect %+v", nb)
+	}
+	back, err := results.ReadNightly(filepath.Join(rep.Folder, m.Stem+results.NightlySuffix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := results.ReadNightBisect(rep.Folder, back.Bisects[0])
+	if err != nil || b.State != results.SessionInterrupted || b.Runs != 3 {
+		t.Errorf("the partial bisection: %v, %s, %d runs", err, b.State, b.Runs)
+	}
+	worktreesGone(t, o.RepoDir, "")
+}
