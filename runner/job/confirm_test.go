@@ -198,27 +198,38 @@ func TestBenchFallsBackToTheSingleRerun(t *testing.T) {
 	}
 }
 
-// SIGINT/SIGTERM during the confirming A/B: the nightly stops at once, its manifest
-// says interrupted, and the A/B's compare.json keeps the runs measured.
-func TestBenchInterruptedDuringTheAB(t *testing.T) {
-	t.Parallel()
+// interruptedNight is tonight's nightly over a history of n commits whose third
+// plants a 10 % decode slowdown, cancelled as SIGINT/SIGTERM cancels it at the first
+// progress line holding at; the nightly must say it was interrupted, in its error and
+// its manifest.
+func interruptedNight(t *testing.T, n int, at string) (BenchReport, []string, *lineHook) {
+	t.Helper()
 	fh := newFakeHost(t, "FAKE_HARNESS_DATE="+confirmDate)
-	o, _ := nightlyHistory(t, fh, 3, 2, "decode 0.9\n")
+	o, commits := nightlyHistory(t, fh, n, 2, "decode 0.9\n")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	prog := &lineHook{on: func(line string) {
-		if strings.Contains(line, "compare: 2 of") {
+		if strings.Contains(line, at) {
 			cancel()
 		}
 	}}
 	o.Progress = prog
 	rep, err := Bench(ctx, o)
-	if err == nil || !strings.Contains(err.Error(), "interrupted") {
-		t.Fatalf("err %v\n%s", err, prog.String())
+	if err == nil || !strings.Contains(err.Error(), "interrupted") || rep.Manifest.State != results.SessionInterrupted {
+		t.Fatalf("err %v, state %s\n%s", err, rep.Manifest.State, prog.String())
 	}
+	worktreesGone(t, o.RepoDir, "")
+	return rep, commits, prog
+}
+
+// SIGINT/SIGTERM during the confirming A/B: the nightly stops at once, its manifest
+// says interrupted, and the A/B's compare.json keeps the runs measured.
+func TestBenchInterruptedDuringTheAB(t *testing.T) {
+	t.Parallel()
+	rep, _, prog := interruptedNight(t, 3, "compare: 2 of")
 	m := rep.Manifest
-	if m.State != results.SessionInterrupted || len(m.Remeasures) != 1 || m.Remeasures[0].Confirm == "" || len(m.Bisects) != 0 {
-		t.Fatalf("manifest %s, re-measures %+v, bisects %+v", m.State, m.Remeasures, m.Bisects)
+	if len(m.Remeasures) != 1 || m.Remeasures[0].Confirm == "" || len(m.Bisects) != 0 {
+		t.Fatalf("re-measures %+v, bisects %+v\n%s", m.Remeasures, m.Bisects, prog.String())
 	}
 	c, err := results.ReadCompareFolder(filepath.Join(rep.Folder, m.Remeasures[0].Confirm))
 	if err != nil || c.State != results.SessionInterrupted || len(c.Runs) < 2 {
@@ -230,23 +241,10 @@ func TestBenchInterruptedDuringTheAB(t *testing.T) {
 // names the bisection with the reason, and its bisect.json is a valid partial one.
 func TestBenchInterruptedDuringTheBisection(t *testing.T) {
 	t.Parallel()
-	fh := newFakeHost(t, "FAKE_HARNESS_DATE="+confirmDate)
-	o, commits := nightlyHistory(t, fh, 4, 2, "decode 0.9\n")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	prog := &lineHook{on: func(line string) {
-		if strings.Contains(line, "bisect: 3 of at most") {
-			cancel()
-		}
-	}}
-	o.Progress = prog
-	rep, err := Bench(ctx, o)
-	if err == nil || !strings.Contains(err.Error(), "interrupted") {
-		t.Fatalf("err %v\n%s", err, prog.String())
-	}
+	rep, commits, prog := interruptedNight(t, 4, "bisect: 3 of at most")
 	m := rep.Manifest
-	if m.State != results.SessionInterrupted || len(m.Bisects) != 1 {
-		t.Fatalf("manifest %s, bisects %+v\n%s", m.State, m.Bisects, prog.String())
+	if len(m.Bisects) != 1 {
+		t.Fatalf("bisects %+v\n%s", m.Bisects, prog.String())
 	}
 	nb := m.Bisects[0]
 	if nb.Dir != results.BisectDirPrefix+cmpLlama || !strings.HasPrefix(nb.Reason, "interrupted") || nb.Good != commits[0] {
@@ -260,5 +258,4 @@ func TestBenchInterruptedDuringTheBisection(t *testing.T) {
 	if err != nil || b.State != results.SessionInterrupted || b.Runs != 3 {
 		t.Errorf("the partial bisection: %v, %s, %d runs", err, b.State, b.Runs)
 	}
-	worktreesGone(t, o.RepoDir, "")
 }
