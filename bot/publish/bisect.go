@@ -11,7 +11,6 @@ import (
 	"github.com/lablup/perfbot/bot/gitpub"
 	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/config"
-	"github.com/lablup/perfbot/internal/safetext"
 	"github.com/lablup/perfbot/internal/strs"
 	"github.com/lablup/perfbot/runner/results"
 )
@@ -278,43 +277,17 @@ func readBisectFolder(dir string) (*bisectFolder, error) {
 		bf.culpritNote = orText(doc.CulpritReason, "the bisection ran none")
 		return bf, nil
 	}
-	cdir, err := subFolder(dir, doc.Culprit, results.CulpritDir)
+	// results.ReadCulprit checks the folder and that it is the profile A/B of the first
+	// bad commit against its parent; readCompare reads it as a compare is published.
+	_, err = results.ReadCulprit(dir, doc)
 	if err == nil {
-		bf.culprit, err = readCompare(cdir)
-	}
-	if err == nil {
-		c := bf.culprit.doc
-		switch {
-		case c.Kind != results.CompareProfile:
-			err = fmt.Errorf("it is a %s compare, not a profile one", c.Kind)
-		case c.ShaA != o.LastGood || c.ShaB != o.FirstBad:
-			err = fmt.Errorf("it compares %s against %s, not the first bad commit %s against its parent %s",
-				strs.ShortSHA(c.ShaB), strs.ShortSHA(c.ShaA), strs.ShortSHA(o.FirstBad), strs.ShortSHA(o.LastGood))
-		}
+		bf.culprit, err = readCompare(filepath.Join(dir, results.CulpritDir))
 	}
 	if err != nil {
 		bf.culprit = nil
 		bf.culpritNote = "its folder could not be read: " + err.Error()
 	}
 	return bf, nil
-}
-
-// subFolder is the folder name below root, which a manifest named: it must be want
-// exactly (one plain path element), a folder, and not a link, so that nothing read
-// through it leaves root.
-func subFolder(root, name, want string) (string, error) {
-	if name != want || filepath.Base(name) != name {
-		return "", fmt.Errorf("the manifest names the folder %s: want %s", safetext.Quote(name), want)
-	}
-	p := filepath.Join(root, name)
-	fi, err := os.Lstat(p)
-	if err != nil {
-		return "", fmt.Errorf("the manifest names the folder %s: %w", name, err)
-	}
-	if !fi.IsDir() {
-		return "", fmt.Errorf("%s is %s, not a folder", name, kindOf(fi.Mode()))
-	}
-	return p, nil
 }
 
 func orText(s, none string) string {

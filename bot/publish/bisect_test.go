@@ -299,7 +299,7 @@ func TestBisectRefusesHostileFolders(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wantIn(t, md, "No profile A/B of the culprit: its folder could not be read: culprit is a symbolic link, not a folder")
+		wantIn(t, md, "No profile A/B of the culprit: its folder could not be read: the culprit folder culprit is a symbolic link, not a folder")
 		wantIn(t, strings.Join(sum.Notes, "\n"), "the culprit's profile A/B: its folder could not be read")
 	})
 	t.Run("culprit of other commits", func(t *testing.T) {
@@ -315,7 +315,7 @@ func TestBisectRefusesHostileFolders(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wantIn(t, md, "No profile A/B of the culprit: its folder could not be read: it compares "+fakeSHA(2)[:8]+" against "+fakeSHA(1)[:8]+", not the first bad commit "+fakeSHA(1)[:8])
+		wantIn(t, md, "No profile A/B of the culprit: its folder could not be read: culprit: a profile compare of "+fakeSHA(1)+".."+fakeSHA(2)+", not the profile A/B of the first bad commit "+fakeSHA(1))
 	})
 }
 

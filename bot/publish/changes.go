@@ -13,7 +13,6 @@ import (
 	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/internal/infile"
-	"github.com/lablup/perfbot/internal/safetext"
 	"github.com/lablup/perfbot/internal/strs"
 	"github.com/lablup/perfbot/runner/abstat"
 	"github.com/lablup/perfbot/runner/baseline"
@@ -455,33 +454,22 @@ func (p *BaselinePlan) confirmation(m baseline.ModelResult, j changepoint.Judgem
 	return true, line
 }
 
-// readConfirm reads the A/B of a re-measure: the folder it names below the nightly
-// folder (confirm-<model>, not a link), a bench compare of the model alone whose B is
-// tonight's commit (A is the last good one the GPU job found), and its decode tok/s
-// result.
+// readConfirm reads the A/B of a re-measure (results.ReadNightlyConfirm: the folder
+// confirm-<model> below the nightly folder, not a link, a bench compare of the model
+// alone) whose B must be tonight's commit (A is the last good one the GPU job found),
+// and its decode tok/s result.
 func (p *BaselinePlan) readConfirm(rm *results.Remeasure) (r results.CompareResult, a, b string, err error) {
-	dir, err := subFolder(p.n.dir, rm.Confirm, results.ConfirmDirPrefix+rm.Model)
+	d, err := results.ReadNightlyConfirm(p.n.dir, *rm)
 	if err != nil {
 		return r, "", "", err
 	}
-	c, err := readCompare(dir)
-	if err != nil {
-		return r, "", "", err
+	if !sameCommit(d.ShaB, p.n.man.Commit) {
+		return r, "", "", fmt.Errorf("it compares %s against %s, not the last good commit against tonight's %s", strs.ShortSHA(d.ShaB), strs.ShortSHA(d.ShaA), orUnknown(strs.ShortSHA(p.n.man.Commit)))
 	}
-	d := c.doc
-	if d.Kind != results.CompareBench {
-		return r, "", "", fmt.Errorf("it is a %s compare, not a bench one", d.Kind)
-	}
-	if !sameCommit(d.ShaB, p.n.man.Commit) || len(d.Models) != 1 {
-		return r, "", "", fmt.Errorf("it compares %s against %s over %d model(s), not the last good commit against tonight's %s for %s alone",
-			strs.ShortSHA(d.ShaB), strs.ShortSHA(d.ShaA), len(d.Models), orUnknown(strs.ShortSHA(p.n.man.Commit)), rm.Model)
-	}
-	cm, ok := d.Model(rm.Model)
-	if ok {
-		for _, res := range cm.Results {
-			if res.Metric == baseline.MetricDecode {
-				return res, d.ShaA, d.ShaB, nil
-			}
+	cm, _ := d.Model(rm.Model)
+	for _, res := range cm.Results {
+		if res.Metric == baseline.MetricDecode {
+			return res, d.ShaA, d.ShaB, nil
 		}
 	}
 	return r, "", "", fmt.Errorf("it has no %s result of %s (the session is %s)", baseline.MetricDecode, rm.Model, d.State)
@@ -539,19 +527,12 @@ func (p *BaselinePlan) nightBisects(ctx context.Context, mc *modelChanges) {
 	}
 }
 
-// readNightBisect reads a nightly's bisection folder (bisect-<model> below the nightly
-// folder, not a link) and checks it is the bisection the manifest says.
+// readNightBisect reads a nightly's bisection (results.ReadNightBisect: the folder
+// bisect-<model> below the nightly folder, not a link, bisecting the range the manifest
+// says) with its culprit A/B.
 func (p *BaselinePlan) readNightBisect(nb results.NightBisect) (*bisectFolder, error) {
-	dir, err := subFolder(p.n.dir, nb.Dir, results.BisectDirPrefix+nb.Model)
-	if err != nil {
+	if _, err := results.ReadNightBisect(p.n.dir, nb); err != nil {
 		return nil, err
 	}
-	bf, err := readBisectFolder(dir)
-	if err != nil {
-		return nil, err
-	}
-	if d := bf.doc; d.Model != nb.Model || d.Good != nb.Good || d.Bad != nb.Bad {
-		return nil, fmt.Errorf("%s bisects %s from %s to %s, not what the nightly manifest says", nb.Dir, safetext.Quote(d.Model), strs.ShortSHA(d.Good), strs.ShortSHA(d.Bad))
-	}
-	return bf, nil
+	return readBisectFolder(filepath.Join(p.n.dir, nb.Dir))
 }
