@@ -14,10 +14,6 @@ import (
 	"github.com/lablup/perfbot/runner/results"
 )
 
-// bisectLayout says what a bisection folder holds, for an error about a name that is
-// not of it.
-const bisectLayout = "a bisection folder holds bisect.json, guard.log, guard.log.jsonl, hostinfo.json and, when the culprit was profiled, the folder culprit/ (its profile A/B against its parent; docs/nightly.md)"
-
 // IsBisect says whether the downloaded folder dir looks like a bisection's artifact: it
 // holds bisect.json, or one bisect-<model> folder. It decides only which reader copies
 // the artifact; Bisect checks everything.
@@ -111,7 +107,7 @@ func (b *bisectCheck) kind(name string) (*kind, bool, error) {
 	case results.HostInfoFile:
 		return hostInfoKind, false, nil
 	}
-	return nil, false, errors.New(bisectLayout)
+	return nil, false, errors.New(results.BisectLayout)
 }
 
 func (b *bisectCheck) checkManifest(name string, _ []byte, cp string) error {
@@ -128,7 +124,10 @@ func (b *bisectCheck) checkManifest(name string, _ []byte, cp string) error {
 // (a compare folder). The names go into res with prefix before them.
 func (c *copier) copyBisect(d *folder, rel, out, prefix string, res *Result) (results.Bisect, error) {
 	bc := &bisectCheck{}
-	plan, dirs, err := c.planWith(d, rel, 0, bc.kind, func(name string) bool { return name == results.CulpritDir })
+	plan, dirs, err := c.planWith(d, rel, 0, bc.kind, func(name string) bool {
+		dir, err := results.BisectName(name)
+		return err == nil && dir
+	})
 	if err != nil {
 		return results.Bisect{}, err
 	}
@@ -222,9 +221,11 @@ func (c *copier) nightlyFolders(d *folder, out string, man results.Nightly, dirs
 	return nil
 }
 
-// isNightlyFolder says a folder's name is one a nightly folder may hold.
+// isNightlyFolder says a folder's name is one a nightly folder may hold
+// (results.NightlyName).
 func isNightlyFolder(name string) bool {
-	return strings.HasPrefix(name, results.ConfirmDirPrefix) || strings.HasPrefix(name, results.BisectDirPrefix)
+	dir, err := results.NightlyName(name)
+	return err == nil && dir
 }
 
 func orSrc(rel, src string) string {
