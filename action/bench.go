@@ -84,6 +84,10 @@ func (s *step) bench(ctx context.Context) error {
 		}
 	}
 
+	for _, nb := range m.Bisects {
+		d.Lines = append(d.Lines, report.Row{Label: "bisection of " + nb.Model, Value: orText(nb.Reason, nb.Dir+"/")})
+	}
+
 	verdict := VerdictComplete
 	switch {
 	case jobErr != nil || len(problems) > 0 || len(failed) > 0 && !rep.OnlyGuardGaveUp():

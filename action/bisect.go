@@ -73,6 +73,13 @@ func (s *step) bisect(ctx context.Context) error {
 			d.Lines = append(d.Lines, report.Row{Label: "first bad commit", Value: fmt.Sprintf("%s (posterior %.3f)", o.FirstBad, o.Confidence)})
 		}
 	}
+	if b.Culprit != "" || b.CulpritReason != "" {
+		v := "profile A/B against its parent in " + b.Culprit + "/"
+		if b.CulpritReason != "" {
+			v = b.CulpritReason
+		}
+		d.Lines = append(d.Lines, report.Row{Label: "culprit", Value: v})
+	}
 	var errs []error
 	if jobErr != nil {
 		errs = append(errs, jobErr)

@@ -51,7 +51,8 @@ func TestReadInputsBisect(t *testing.T) {
 
 // The bisect job on the fake host: three commits after the base, the second planting
 // a 7 % decode slowdown; the job names it in bisect.json and the summary, with the
-// bisection folder as results-dir. A reversed range is refused before anything runs.
+// bisection folder as results-dir and the culprit's profile A/B against its parent in
+// it. A reversed range is refused before anything runs.
 func TestHostJobsBisect(t *testing.T) {
 	harness, err := os.ReadFile(filepath.Join(testfix.RepoRoot(t), "internal", "fakehost", "host", "harness", "bench_decode.sh"))
 	if err != nil {
@@ -90,7 +91,11 @@ func TestHostJobsBisect(t *testing.T) {
 		b.Outcome == nil || b.Outcome.Outcome != results.BisectFound || b.Outcome.FirstBad != commits[2] {
 		t.Errorf("outputs %v, bisection %+v, outcome %+v", outs, b, b.Outcome)
 	}
-	if sum := e.summaryText(t); !strings.Contains(sum, commits[2]) || !strings.Contains(sum, "found") {
+	// The culprit's profile A/B against its parent is in the bisection folder.
+	if _, err := results.ReadCulprit(outs["results-dir"], b); err != nil {
+		t.Errorf("the culprit's profile A/B: %v (%s)\n%s", err, b.CulpritReason, log)
+	}
+	if sum := e.summaryText(t); !strings.Contains(sum, commits[2]) || !strings.Contains(sum, "found") || !strings.Contains(sum, "profile A/B against its parent in culprit/") {
 		t.Errorf("summary:\n%s", sum)
 	}
 

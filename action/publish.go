@@ -89,6 +89,8 @@ func (s *step) publishResults(ctx context.Context) error {
 	switch {
 	case hasNightlyManifest(src):
 		kind = artifactNightly
+	case intake.IsBisect(src):
+		kind = artifactBisect
 	case intake.IsCompare(src):
 		kind = artifactCompare
 	}
@@ -103,6 +105,8 @@ func (s *step) publishResults(ctx context.Context) error {
 		return s.publishBaseline(ctx, cfg, folder, repoDir, ref, dest)
 	case kind == artifactCompare:
 		return s.publishCompare(ctx, cfg, folder, repoDir, dest)
+	case kind == artifactBisect:
+		return s.publishBisect(ctx, cfg, folder, repoDir, dest)
 	}
 	return s.publishProfile(ctx, cfg, folder, repoDir, ref, dest)
 }
@@ -114,6 +118,7 @@ const (
 	artifactProfile artifactKind = iota // a profile's <gfx>_<commit> folder
 	artifactNightly                     // a nightly bench's folder
 	artifactCompare                     // an A/B compare's <gfx>_<A8>_<B8> folder
+	artifactBisect                      // a bisection folder (bisect.json)
 )
 
 // takeResults makes what publishResults publishes from: a bare clone of the repository
@@ -197,7 +202,75 @@ func (s *step) takeResults(ctx context.Context, src, ref string, kind artifactKi
 			return
 		}
 	}
+	if kind == artifactBisect {
+		err = s.fetchCulpritParent(ctx, repo, folder)
+		if err != nil {
+			return
+		}
+	}
 	return cfg, folder, repo.Dir, cleanup, nil
+}
+
+// fetchCulpritParent fetches the parent of a bisection's first bad commit: publishing
+// reads its attribution rules to diff the culprit's two profiles. A bisection that
+// found none needs nothing more.
+func (s *step) fetchCulpritParent(ctx context.Context, repo *gitpub.Publisher, folder string) error {
+	b, err := results.ReadBisect(filepath.Join(folder, results.BisectFile))
+	if err != nil {
+		return fmt.Errorf("input results: %w", err)
+	}
+	if b.Outcome == nil || b.Outcome.LastGood == "" || b.Culprit == "" {
+		return nil
+	}
+	return s.rt.Quiet("perfbot: fetch the culprit's parent", func(w io.Writer) error {
+		if err := repo.Fetch(ctx, b.Outcome.LastGood); err != nil {
+			return fmt.Errorf("fetching the culprit's parent: %w", err)
+		}
+		fmt.Fprintf(w, "fetched %s (its attribution rules, for the culprit's port impact); nothing of it is checked out\n", b.Outcome.LastGood)
+		return nil
+	})
+}
+
+// publishBisect publishes a bisection folder from the clone repoDir through
+// bot/publish.PublishBisect: the outcome (the first bad commit, its pull request, the
+// culprit's port impact) as one comment on the issue or pull request that asked (the
+// issue input, else the event's), the status comment, the check run and the reaction.
+// Nothing is committed.
+func (s *step) publishBisect(ctx context.Context, cfg config.Config, folder, repoDir string, dest publishDest) error {
+	bo := publish.BisectOptions{ResultsDir: folder, RepoDir: repoDir, Config: cfg, Issue: s.issue(), WorkflowRun: s.workflowRun(ctx),
+		Repo: s.repo, ServerURL: s.serverURL, Sink: dest.sink(s.repo), GitToken: dest.gitToken,
+		CheckRunID: s.in.CheckRunID, StatusCommentID: s.in.StatusCommentID, TriggerCommentID: s.in.TriggerCommentID}
+	var sum publish.BisectSummary
+	perr := s.rt.Quiet("perfbot: publish the bisection", func(w io.Writer) (err error) {
+		sum, err = publish.PublishBisect(ctx, bo)
+		fmt.Fprintf(w, "bisection of %s from %s to %s: %s; comment on #%d: %s %s\n", sum.Model, sum.Good, sum.Bad, sum.Outcome, bo.Issue, sum.Comment.Action, sum.Comment.URL)
+		return err
+	})
+	return s.published(perr, sum.Ending, "results-dir", folder)
+}
+
+// workflowRun is the link of this workflow run, "" when unknown.
+func (s *step) workflowRun(ctx context.Context) string {
+	for _, l := range s.runLinks(ctx, nil) {
+		if l.Text == "workflow run" {
+			return l.URL
+		}
+	}
+	return ""
+}
+
+// published ends a publish: the outputs kv and the verdict (failure when publishing
+// failed), and the step summary.
+func (s *step) published(perr error, e publish.Ending, kv ...string) error {
+	verdict := VerdictSuccess
+	if perr != nil || e.Conclusion != "success" {
+		verdict = VerdictFailure
+	}
+	errs := []error{perr, s.setOutputs(append(kv, "verdict", verdict)...)}
+	if e.StepSummary != "" {
+		errs = append(errs, s.rt.Summary(e.StepSummary))
+	}
+	return errors.Join(errs...)
 }
 
 // publishCompare publishes an A/B compare's folder from the clone repoDir (holding A's
@@ -210,12 +283,7 @@ func (s *step) publishCompare(ctx context.Context, cfg config.Config, folder, re
 	co := publish.CompareOptions{
 		ResultsDir: folder, RepoDir: repoDir, Config: cfg, Repo: s.repo, ServerURL: s.serverURL,
 		CheckRunID: s.in.CheckRunID, StatusCommentID: s.in.StatusCommentID, TriggerCommentID: s.in.TriggerCommentID,
-		PR: s.issue(), Sink: dest.sink(s.repo), GitToken: dest.gitToken,
-	}
-	for _, l := range s.runLinks(ctx, nil) {
-		if l.Text == "workflow run" {
-			co.WorkflowRun = l.URL
-		}
+		PR: s.issue(), Sink: dest.sink(s.repo), GitToken: dest.gitToken, WorkflowRun: s.workflowRun(ctx),
 	}
 	var sum publish.CompareSummary
 	perr := s.rt.Quiet("perfbot: publish the compare", func(w io.Writer) error {
@@ -225,18 +293,10 @@ func (s *step) publishCompare(ctx context.Context, cfg config.Config, folder, re
 		fmt.Fprintf(w, "compare comment on #%d: %s %s\n", co.PR, sum.Comment.Action, sum.Comment.URL)
 		return err
 	})
-	verdict := VerdictSuccess
-	if perr != nil || sum.Conclusion != "success" {
-		verdict = VerdictFailure
-	}
 	for _, f := range sum.Failing {
 		s.rt.Annotate(Annotation{Level: Warning, Title: "perfbot: slower than compare.fail_slower_pct allows", Message: f})
 	}
-	errs := []error{perr, s.setOutputs("results-dir", folder, "pr-url", sum.PR.URL, "pr-operation", sum.PR.Action, "verdict", verdict)}
-	if sum.StepSummary != "" {
-		errs = append(errs, s.rt.Summary(sum.StepSummary))
-	}
-	return errors.Join(errs...)
+	return s.published(perr, sum.Ending, "results-dir", folder, "pr-url", sum.PR.URL, "pr-operation", sum.PR.Action)
 }
 
 // failProfile finishes a profile's publish that could not start: the status comment,
@@ -435,6 +495,8 @@ func importResults(ctx context.Context, src, dst string, kind artifactKind) (str
 		return intake.Nightly(ctx, src, dst, intake.DefaultLimits())
 	case artifactCompare:
 		return intake.Compare(ctx, src, dst, intake.DefaultLimits())
+	case artifactBisect:
+		return intake.Bisect(ctx, src, dst, intake.DefaultLimits())
 	}
 	return intake.Profile(ctx, src, dst, intake.DefaultLimits())
 }

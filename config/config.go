@@ -56,6 +56,9 @@ type Nightly struct {
 	// CreepPct is the gap, in percent, between a model's current segment and the best
 	// segment of the last 90 days that the baseline page reports as slow creep.
 	CreepPct float64
+	// BisectRuns caps the single-model runs a nightly spends bisecting its confirmed
+	// regressions, all of them together; 0 turns the inline bisection off.
+	BisectRuns int
 }
 
 // Trigger says who may start runs.
@@ -177,7 +180,7 @@ func Default() Config {
 		Verify:  [][]string{{"python3", "scripts/ci/check_kernel_port_dispatch.py"}},
 		Limits:  Limits{MaxModels: 8, RunTimeout: 240 * time.Minute, CommentMaxBytes: 65536, MaxRepeats: 10},
 		Trend:   Trend{Publish: TrendCommit, Path: "docs/benchmark_results/trend", PagesBranch: "gh-pages"},
-		Nightly: Nightly{CreepPct: 5},
+		Nightly: Nightly{CreepPct: 5, BisectRuns: DefaultBisectRuns},
 	}
 }
 

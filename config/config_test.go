@@ -58,7 +58,7 @@ func TestMinimalFileTakesTheDocumentedDefaults(t *testing.T) {
 		Verify:   [][]string{{"python3", "scripts/ci/check_kernel_port_dispatch.py"}},
 		Limits:   Limits{MaxModels: 8, RunTimeout: 4 * time.Hour, CommentMaxBytes: 65536, MaxRepeats: 10},
 		Trend:    Trend{Publish: "commit", Path: "docs/benchmark_results/trend", PagesBranch: "gh-pages"},
-		Nightly:  Nightly{CreepPct: 5},
+		Nightly:  Nightly{CreepPct: 5, BisectRuns: 60},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("minimal file (-want +got):\n%s", d)
@@ -179,9 +179,9 @@ results: {profiles: out/profiles/, reports: out/reports, benchmarks: out}
 rules: .github/perfbot-rules.yml
 verify: [[make, check], [./scripts/verify.sh]]
 limits: {max_models: 2, run_timeout_mins: 7200, comment_max_bytes: 1000, max_repeats: 100}
-nightly: {creep_pct: 7.5}
+nightly: {creep_pct: 7.5, bisect_runs: 0}
 `, func(t *testing.T, c Config) {
-			if c.Nightly.CreepPct != 7.5 {
+			if c.Nightly.CreepPct != 7.5 || c.Nightly.BisectRuns != 0 {
 				t.Errorf("nightly = %+v", c.Nightly)
 			}
 			if c.Epic != 7 || c.Trigger.MinPermission != "maintain" || c.Shape != (Shape{1024, 64, 0}) {
@@ -339,6 +339,9 @@ func TestParseRejectsBadFiles(t *testing.T) {
 		{"creep threshold zero", base + "nightly: {creep_pct: 0}\n", name + ":7: nightly.creep_pct: must be in 0.5..50 percent"},
 		{"creep threshold above 50", base + "nightly: {creep_pct: 51}\n", name + ":7: nightly.creep_pct: must be in 0.5..50 percent"},
 		{"creep threshold not a number", base + "nightly: {creep_pct: five}\n", name + ":7"},
+		{"bisection budget negative", base + "nightly: {bisect_runs: -1}\n", name + ":7: nightly.bisect_runs: must be 0 (no bisection in the nightly) or a number of single-model runs up to 1000 (got -1)"},
+		{"bisection budget above 1000", base + "nightly: {bisect_runs: 1001}\n", name + ":7: nightly.bisect_runs: must be 0"},
+		{"bisection budget not whole", base + "nightly: {bisect_runs: 2.5}\n", name + ":7"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

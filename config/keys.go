@@ -117,6 +117,8 @@ var Keys = []Key{
 		Meaning: "The nightly baseline ([docs/nightly.md](docs/nightly.md))."},
 	{Path: "nightly.creep_pct", Default: "5",
 		Meaning: "Slow creep: the gap, in percent, between a model's current segment and the best segment of the last 90 days that the baseline page reports, 0.5..50."},
+	{Path: "nightly.bisect_runs", Default: "60",
+		Meaning: "The most single-model runs one nightly spends bisecting the regressions its A/B confirmed (all of them together; [docs/nightly.md](docs/nightly.md)); `0` = no bisection in the nightly. 0..1000."},
 }
 
 // Parent is the block a key belongs to: "" for a top-level key, "guard" for

@@ -42,7 +42,8 @@ type rawFile struct {
 }
 
 type rawNightly struct {
-	CreepPct realNumber `yaml:"creep_pct"`
+	CreepPct   realNumber  `yaml:"creep_pct"`
+	BisectRuns wholeNumber `yaml:"bisect_runs"`
 }
 
 type rawTrend struct {
@@ -192,7 +193,7 @@ func rawDefaults() rawFile {
 		},
 		Trend:   rawTrend{Publish: d.Trend.Publish, Path: d.Trend.Path, PagesBranch: d.Trend.PagesBranch},
 		Compare: rawCompare{FailSlowerPct: realNumber(d.Compare.FailSlowerPct)},
-		Nightly: rawNightly{CreepPct: realNumber(d.Nightly.CreepPct)},
+		Nightly: rawNightly{CreepPct: realNumber(d.Nightly.CreepPct), BisectRuns: wholeNumber(d.Nightly.BisectRuns)},
 	}
 }
 
@@ -286,7 +287,7 @@ func build(raw rawFile, order []string) (Config, []fieldError) {
 		},
 		Trend:   Trend{Publish: raw.Trend.Publish, Path: raw.Trend.Path, PagesBranch: raw.Trend.PagesBranch},
 		Compare: Compare{FailSlowerPct: float64(raw.Compare.FailSlowerPct)},
-		Nightly: Nightly{CreepPct: float64(raw.Nightly.CreepPct)},
+		Nightly: Nightly{CreepPct: float64(raw.Nightly.CreepPct), BisectRuns: int(raw.Nightly.BisectRuns)},
 	}
 	def := Default()
 	if c.Runners == nil {

@@ -61,6 +61,13 @@ const (
 	maxFailSlowerPct = 1000
 )
 
+// The nightly's bisection budget: DefaultBisectRuns single-model runs (one bisection
+// of a 32-commit range at a 5 % step), at most MaxBisectRuns.
+const (
+	DefaultBisectRuns = 60
+	MaxBisectRuns     = 1000
+)
+
 // Validate checks every rule of the schema. Errors name the key path
 // (`models.llama.weights_gib: must be > 0`); Parse adds the file and line.
 func (c Config) Validate() error {
@@ -177,6 +184,9 @@ func (c Config) check() []fieldError {
 	}
 	if p := c.Nightly.CreepPct; !(p >= 0.5 && p <= 50) {
 		add("nightly.creep_pct", "must be in 0.5..50 percent: the gap to the best segment of the last 90 days reported as slow creep (got %g)", p)
+	}
+	if n := c.Nightly.BisectRuns; n < 0 || n > MaxBisectRuns {
+		add("nightly.bisect_runs", "must be 0 (no bisection in the nightly) or a number of single-model runs up to %d (got %d)", MaxBisectRuns, n)
 	}
 	return fes
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"path"
+	"sort"
 	"strings"
 
 	"github.com/google/go-github/v62/github"
@@ -169,4 +170,49 @@ func isFullSHA(s string) bool {
 		}
 	}
 	return true
+}
+
+// CommitPull is a pull request associated with a commit: the one it was merged by, or
+// one whose head holds it.
+type CommitPull struct {
+	Number int
+	URL    string // on github.com (html_url)
+	Title  string
+	State  string // open or closed
+	Merged bool   // merged_at is set
+}
+
+// maxCommitPulls bounds the pull requests read for one commit: one page.
+const maxCommitPulls = 100
+
+// CommitPulls lists the pull requests GitHub associates with a commit ("list pull
+// requests associated with a commit": the pull request that merged it into the
+// default branch, or the open ones whose head holds it), merged ones first, then by
+// number. sha must be a full SHA; none associated is an empty list.
+func (c *Client) CommitPulls(ctx context.Context, r Repo, sha string) ([]CommitPull, error) {
+	op := fmt.Sprintf("listing the pull requests of commit %s in %s", strs.ShortSHA(sha), r)
+	if err := r.validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	if !isFullSHA(sha) {
+		return nil, fmt.Errorf("%s: %q is not a full 40-hex-digit SHA", op, strs.Clip(sha, 80, "..."))
+	}
+	list, _, err := c.api().PullRequests.ListPullRequestsWithCommit(c.ctx(ctx), r.Owner, r.Name, sha, &github.ListOptions{PerPage: maxCommitPulls})
+	if err != nil {
+		return nil, wrap(err, op, needPullsRead)
+	}
+	out := make([]CommitPull, 0, len(list))
+	for _, p := range list {
+		if p.GetNumber() <= 0 {
+			return nil, fmt.Errorf("%s: GitHub answered a pull request without a number", op)
+		}
+		out = append(out, CommitPull{Number: p.GetNumber(), URL: p.GetHTMLURL(), Title: p.GetTitle(), State: p.GetState(), Merged: p.MergedAt != nil})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Merged != out[j].Merged {
+			return out[i].Merged
+		}
+		return out[i].Number < out[j].Number
+	})
+	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/lablup/perfbot/internal/fakegithub"
 )
 
@@ -224,6 +225,54 @@ func TestFileContent(t *testing.T) {
 		}
 		if _, err := e.c.FileContent(context.Background(), testRepo, "a", "x y"); err == nil {
 			t.Error("bad ref accepted")
+		}
+	})
+}
+
+func TestCommitPulls(t *testing.T) {
+	t.Parallel()
+	const sha = "6dcb09b5b57875f334f61aebed695e2e4193db5e"
+	const path = "/repos/lablup/mlxcel/commits/" + sha + "/pulls?per_page=100"
+	t.Run("merged first", func(t *testing.T) {
+		t.Parallel()
+		e := newEnv(t)
+		open := listed(t, map[string]any{"number": 9, "state": "open", "merged_at": nil, "title": "later work"})
+		merged := listed(t, map[string]any{"number": 12, "state": "closed", "merged_at": "2026-10-20T10:00:00Z", "title": "faster decode", "html_url": "https://github.com/lablup/mlxcel/pull/12"})
+		e.s.Expect("GET", path, fakegithub.JSON(200, []any{open, merged}))
+		got, err := e.c.CommitPulls(context.Background(), testRepo, sha)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []CommitPull{{Number: 12, URL: "https://github.com/lablup/mlxcel/pull/12", Title: "faster decode", State: "closed", Merged: true},
+			{Number: 9, URL: open["html_url"].(string), Title: "later work", State: "open"}}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("pull requests (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("none", func(t *testing.T) {
+		t.Parallel()
+		e := newEnv(t)
+		e.s.Expect("GET", path, fakegithub.JSON(200, []any{}))
+		got, err := e.c.CommitPulls(context.Background(), testRepo, sha)
+		if err != nil || len(got) != 0 {
+			t.Errorf("got %v, %v", got, err)
+		}
+	})
+	t.Run("unknown commit", func(t *testing.T) {
+		t.Parallel()
+		e := newEnv(t)
+		e.s.Expect("GET", path, fakegithub.JSON(422, map[string]string{"message": "No commit found for SHA: " + sha}))
+		_, err := e.c.CommitPulls(context.Background(), testRepo, sha)
+		var ae *APIError
+		if !errors.As(err, &ae) || ae.Status != 422 || !strings.Contains(err.Error(), "listing the pull requests of commit 6dcb09b5") {
+			t.Errorf("error %v", err)
+		}
+	})
+	t.Run("short SHA refused before asking", func(t *testing.T) {
+		t.Parallel()
+		e := newEnv(t)
+		if _, err := e.c.CommitPulls(context.Background(), testRepo, "6dcb09b"); err == nil || !strings.Contains(err.Error(), "not a full 40-hex-digit SHA") {
+			t.Errorf("error %v", err)
 		}
 	})
 }

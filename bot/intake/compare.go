@@ -83,46 +83,62 @@ func CompareResult(ctx context.Context, src, dst string, lim Limits) (res Result
 			res = Result{}
 		}
 	}()
-	named := map[string]bool{}
-	for _, d := range []string{cc.man.DirA, cc.man.DirB} {
-		if d != "" {
-			named[d] = true
-		}
-	}
-	for _, side := range sides {
-		rel := path.Join(name, side)
-		if !named[side] {
-			return Result{}, refuse(rel, ErrUnknown, "the manifest names no %s/ folder (a bench compare has none; a profile compare names a and b)", side)
-		}
-		sd, err := dir.sub(side)
-		if err != nil {
-			if isLinkError(err) {
-				return Result{}, refuse(rel, ErrLink, "")
-			}
-			return Result{}, fmt.Errorf("opening the results artifact: %w", err)
-		}
-		c.opened = append(c.opened, sd)
-		sp, err := c.plan(sd, rel, 0, profileKind)
-		if err != nil {
-			return Result{}, err
-		}
-		out := filepath.Join(res.Dir, side)
-		if err := os.Mkdir(out, 0o755); err != nil {
-			return Result{}, fmt.Errorf("making the destination: %w", err)
-		}
-		if err := os.Chmod(out, 0o755); err != nil {
-			return Result{}, err
-		}
-		if err := c.copyPlan(out, rel, side+"/", sd, sp, &res); err != nil {
-			return Result{}, err
-		}
-	}
-	if _, err := results.ReadCompareFolder(res.Dir); err != nil {
-		return Result{}, refuseErr(name, ErrLayout, errors.New(strings.ReplaceAll(err.Error(), res.Dir+string(filepath.Separator), "")))
+	if err := c.compareSides(dir, name, res.Dir, "", cc, sides, &res); err != nil {
+		return Result{}, err
 	}
 	slices.Sort(res.Files)
 	slices.Sort(res.Dropped)
 	return res, nil
+}
+
+// compareSides copies the side folders (sides, a/ and b/) of the compare folder d, at
+// rel in the source, into out, where its files are copied already (the names go into
+// res with prefix before them), each with the rules of a profile results folder, and
+// reads the copy back with results.ReadCompareFolder.
+func (c *copier) compareSides(d *folder, rel, out, prefix string, cc *compareCheck, sides []string, res *Result) error {
+	named := map[string]bool{}
+	for _, s := range []string{cc.man.DirA, cc.man.DirB} {
+		if s != "" {
+			named[s] = true
+		}
+	}
+	for _, side := range sides {
+		srel := path.Join(rel, side)
+		if !named[side] {
+			return refuse(srel, ErrUnknown, "the manifest names no %s/ folder (a bench compare has none; a profile compare names a and b)", side)
+		}
+		sd, err := d.sub(side)
+		if err != nil {
+			if isLinkError(err) {
+				return refuse(srel, ErrLink, "")
+			}
+			return fmt.Errorf("opening the results artifact: %w", err)
+		}
+		c.opened = append(c.opened, sd)
+		sp, err := c.plan(sd, srel, 0, profileKind)
+		if err != nil {
+			return err
+		}
+		sout := filepath.Join(out, side)
+		if err := mkdir(sout); err != nil {
+			return err
+		}
+		if err := c.copyPlan(sout, srel, prefix+side+"/", sd, sp, res); err != nil {
+			return err
+		}
+	}
+	if _, err := results.ReadCompareFolder(out); err != nil {
+		return refuseErr(rel, ErrLayout, errors.New(strings.ReplaceAll(err.Error(), out+string(filepath.Separator), "")))
+	}
+	return nil
+}
+
+// mkdir makes the folder p of a copy, mode 0755 whatever the umask.
+func mkdir(p string) error {
+	if err := os.Mkdir(p, 0o755); err != nil {
+		return fmt.Errorf("making the destination: %w", err)
+	}
+	return os.Chmod(p, 0o755)
 }
 
 // compareFolder finds the <gfx>_<A>_<B> folder: src itself when it has that name, else
@@ -221,6 +237,8 @@ func (c *copier) comparePlan(d *folder, rel string, cc *compareCheck) ([]item, [
 }
 
 // compareCheck checks a compare folder: the manifest first, then the files it names.
+// folder is the <gfx>_<A>_<B> name the manifest must agree with; "" for a compare
+// nested in another results folder.
 type compareCheck struct {
 	folder string
 	man    results.Compare
@@ -249,6 +267,13 @@ func (cc *compareCheck) checkManifest(name string, _ []byte, cp string) error {
 	man, err := results.ReadCompare(cp)
 	if err != nil {
 		return named(err, cp, name)
+	}
+	if cc.folder == "" {
+		// A compare nested in another folder (a nightly's confirming A/B, a
+		// bisection's culprit A/B): its name is its place, which the outer manifest
+		// checks.
+		cc.man = man
+		return nil
 	}
 	m := compareFolderRE.FindStringSubmatch(cc.folder)
 	if m == nil || !strings.HasPrefix(man.ShaA, m[2]) || !strings.HasPrefix(man.ShaB, m[3]) || (man.GFX != "" && man.GFX != m[1]) {

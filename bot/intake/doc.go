@@ -3,8 +3,10 @@
 // publish job holds the GitHub App's key and receives the GPU job's results folder as
 // a workflow artifact. intake copies that folder, checking it on the way, and the
 // publisher reads only the copy: a profile's <gfx>_<commit> folder (Profile), a
-// nightly's benchmarks folder (Nightly) or an A/B compare's <gfx>_<A8>_<B8> folder
-// with its side folders a/ and b/ (Compare).
+// nightly's benchmarks folder (Nightly, with the folders its manifest names: a suspect's
+// confirming A/B and a bisection), an A/B compare's <gfx>_<A8>_<B8> folder with its
+// side folders a/ and b/ (Compare) or a bisection folder with its culprit's profile
+// A/B (Bisect).
 //
 // Every entry is opened without following links (openat with O_NOFOLLOW on Linux) and
 // read within size caps, and must be a regular file with a name of the folder's layout

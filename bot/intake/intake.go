@@ -70,7 +70,8 @@ func Profile(ctx context.Context, src, dst string, lim Limits) (string, error) {
 
 // Nightly does the same for the bench job's nightly results: src is the folder `perfbot
 // run bench` writes under results.benchmarks (one <stem>.nightly.json, the CSVs it
-// names, <stem>.guard.log and its .jsonl), copied into dst, which it returns.
+// names, <stem>.guard.log and its .jsonl, and the folders it names: a suspect's
+// confirming A/B, a bisection), copied into dst, which it returns.
 func Nightly(ctx context.Context, src, dst string, lim Limits) (string, error) {
 	r, err := NightlyResult(ctx, src, dst, lim)
 	return r.Dir, err
@@ -99,22 +100,38 @@ func ProfileResult(ctx context.Context, src, dst string, lim Limits) (Result, er
 	return c.run(name, dir, plan)
 }
 
-// NightlyResult is Nightly that also says which files it copied.
-func NightlyResult(ctx context.Context, src, dst string, lim Limits) (Result, error) {
+// NightlyResult is Nightly that also says which files it copied. The folders the
+// manifest names are copied too, each checked as its kind's artifact is: a suspect's
+// confirming A/B (confirm-<model>, a compare folder) and a bisection (bisect-<model>,
+// with its culprit A/B); their files are listed as confirm-<model>/NAME ...
+func NightlyResult(ctx context.Context, src, dst string, lim Limits) (res Result, err error) {
 	c, err := start(ctx, src, dst, lim)
 	if err != nil {
 		return Result{}, err
 	}
 	defer c.closeAll()
 	n := &nightlyCheck{}
-	plan, err := c.plan(c.root, "", 0, n.kind)
+	plan, dirs, err := c.planWith(c.root, "", 0, n.kind, isNightlyFolder)
 	if err != nil {
 		return Result{}, err
 	}
 	if err := n.order(c.src, plan); err != nil {
 		return Result{}, err
 	}
-	return c.run("", c.root, plan)
+	if res, err = c.run("", c.root, plan); err != nil {
+		return Result{}, err
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(c.dst)
+			res = Result{}
+		}
+	}()
+	if err := c.nightlyFolders(c.root, res.Dir, n.man, dirs, &res); err != nil {
+		return Result{}, err
+	}
+	slices.Sort(res.Files)
+	return res, nil
 }
 
 // copier carries one copy.
@@ -265,32 +282,45 @@ type item struct {
 // plan lists the folder, refuses what the layout has no place for, and returns the
 // files to copy in name order (the dropped ones are kept aside with a nil kind).
 func (c *copier) plan(d *folder, rel string, lvl int, what classify) ([]item, error) {
+	plan, _, err := c.planWith(d, rel, lvl, what, nil)
+	return plan, err
+}
+
+// planWith is plan for a folder whose layout holds folders too: the folders dirs
+// accepts are returned aside (in name order) instead of refused, and do not count
+// against Limits.MaxDepth (a compare's side folders, a nightly's confirming A/B and
+// bisection, a bisection's culprit A/B).
+func (c *copier) planWith(d *folder, rel string, lvl int, what classify, dirs func(name string) bool) ([]item, []string, error) {
 	ents, err := c.list(d, rel)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var out []item
+	var folders []string
 	for _, e := range ents {
 		name := e.Name()
 		p := path.Join(rel, name)
 		if err := checkName(name); err != nil {
-			return nil, refuseErr(p, ErrName, err)
+			return nil, nil, refuseErr(p, ErrName, err)
 		}
 		switch t := e.Type(); {
 		case t&fs.ModeSymlink != 0:
-			return nil, refuse(p, ErrLink, "")
+			return nil, nil, refuse(p, ErrLink, "")
+		case t.IsDir() && dirs != nil && dirs(name):
+			folders = append(folders, name)
+			continue
 		case t.IsDir():
 			if lvl+1 > c.lim.MaxDepth {
-				return nil, refuse(p, ErrDepth, "the limit is %d", c.lim.MaxDepth)
+				return nil, nil, refuse(p, ErrDepth, "the limit is %d", c.lim.MaxDepth)
 			}
-			return nil, refuse(p, ErrNested, "")
+			return nil, nil, refuse(p, ErrNested, "")
 		case !t.IsRegular():
-			return nil, refuse(p, ErrNotRegular, "it is %s", infile.Kind(t))
+			return nil, nil, refuse(p, ErrNotRegular, "it is %s", infile.Kind(t))
 		}
 		k, drop, err := what(name)
 		switch {
 		case err != nil:
-			return nil, refuseErr(p, ErrUnknown, err)
+			return nil, nil, refuseErr(p, ErrUnknown, err)
 		case drop:
 			out = append(out, item{name: name})
 		default:
@@ -298,7 +328,8 @@ func (c *copier) plan(d *folder, rel string, lvl int, what classify) ([]item, er
 		}
 	}
 	slices.SortFunc(out, func(a, b item) int { return strings.Compare(a.name, b.name) })
-	return out, nil
+	slices.Sort(folders)
+	return out, folders, nil
 }
 
 // run creates dst, copies the plan into dst/rel and checks every copy; on any error it

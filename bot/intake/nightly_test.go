@@ -126,20 +126,27 @@ var hostileNights = []hostile{
 
 func TestNightlyRefusesHostileFolders(t *testing.T) {
 	t.Parallel()
-	for _, h := range hostileNights {
+	refusesAll(t, hostileNights, func(t *testing.T) string { return layNight(t) }, Nightly)
+}
+
+// refusesAll copies, for each way h an artifact can be wrong, the folder lay makes
+// (its parent is the root h.edit gets) once h.edit broke it: the copy must be refused
+// with h's rule and entry, return no folder, and leave nothing at the destination.
+func refusesAll(t *testing.T, hs []hostile, lay func(*testing.T) string, copyOf func(ctx context.Context, src, dst string, lim Limits) (string, error)) {
+	for _, h := range hs {
 		t.Run(h.name, func(t *testing.T) {
 			t.Parallel()
-			dir := layNight(t)
+			dir := lay(t)
 			h.edit(t, filepath.Dir(dir), dir)
 			lim := DefaultLimits()
 			if h.lim != nil {
 				h.lim(&lim)
 			}
 			dst := filepath.Join(t.TempDir(), "copy")
-			got, err := Nightly(context.Background(), dir, dst, lim)
+			got, err := copyOf(context.Background(), dir, dst, lim)
 			checkRefusal(t, err, h, dir)
 			if got != "" {
-				t.Errorf("Nightly returned %q with its error", got)
+				t.Errorf("the copy returned %q with its error", got)
 			}
 			gone(t, dst)
 		})

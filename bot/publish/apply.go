@@ -273,6 +273,16 @@ type IssueStep struct {
 	Body func(Links) (body string, notes []string, err error)
 	// Link keeps the issue's link for the later documents.
 	Link bool
+	// Comments are marked comments upserted on the issue once it is written and left
+	// open (a regression's bisection).
+	Comments []IssueComment
+}
+
+// IssueComment is one marked comment on an issue an IssueStep writes; File is the dry
+// run's document.
+type IssueComment struct {
+	Marker, File, What string
+	Body               func(Links) (string, error)
 }
 
 func (st IssuesStep) apply(ctx context.Context, s Sink, a *Applied) {
@@ -311,12 +321,29 @@ func (st IssuesStep) apply(ctx context.Context, s Sink, a *Applied) {
 			out.Action = closed.Action
 		}
 		a.Issues = append(a.Issues, out)
+		if is.Close == "" {
+			for _, ic := range is.Comments {
+				a.issueComment(ctx, s, int(w.Number), ic)
+			}
+		}
 		// A dry run's issue is a file of the dry-run folder: nothing a committed page
 		// or a comment could link to.
 		if is.Link && w.Link != "" {
 			a.Links.Issues[is.Name] = report.Link{Text: fmt.Sprintf("#%d", w.Number), URL: w.Link}
 		}
 	}
+}
+
+// issueComment upserts one marked comment on issue n, recorded among the issues.
+func (a *Applied) issueComment(ctx context.Context, s Sink, n int, ic IssueComment) {
+	w, err := s.Comment(ctx, Comment{Issue: n, Marker: ic.Marker, File: ic.File, Body: func(string) (string, error) { return ic.Body(a.Links) }})
+	out := w.Outcome
+	out.Detail = ic.What
+	if err != nil {
+		out.Action, out.Error = "failed", err.Error()
+		a.fail(fmt.Errorf("writing the %s: %w", ic.What, err))
+	}
+	a.Issues = append(a.Issues, out)
 }
 
 // made is the document doc makes of what was done; false after recording why it

@@ -14,19 +14,16 @@ import (
 	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/internal/infile"
 	"github.com/lablup/perfbot/internal/strs"
+	"github.com/lablup/perfbot/runner/abstat"
 	"github.com/lablup/perfbot/runner/baseline"
 	"github.com/lablup/perfbot/runner/benchcsv"
 	"github.com/lablup/perfbot/runner/changepoint"
+	"github.com/lablup/perfbot/runner/results"
 )
 
 // AcceptedLabel is report.AcceptedLabel: `/perfbot accept` puts it on a regression
 // issue, and the publish reads it from GitHub.
 const AcceptedLabel = report.AcceptedLabel
-
-// Checks says what of the confirmation and bisection of a change has run: the
-// interleaved A/B of last good against first bad and the bisection between them are
-// not wired into the nightly yet.
-const changeChecks = "not yet run"
 
 // changeMarkerRe reads a change's issue marker: the pair, the model (as the marker
 // spells it) and the first night of the change.
@@ -55,9 +52,31 @@ type modelChanges struct {
 	Found map[string]string
 	// Issues are the change issues found on GitHub, by the change's first night.
 	Issues map[string]gh.Issue
+	// Checks say how a change (by its first night) was confirmed and bisected tonight;
+	// the earlier nights' are kept in its issue (checks).
+	Checks map[string]report.RegressionChecks
+	// Bisects are tonight's bisections of the model's changes, by the change's first
+	// night: each gets its comment on the change's issue.
+	Bisects map[string]*bisectView
+	// Unconfirmed says why tonight's suspicion was not confirmed ("" when there is
+	// none, or it was).
+	Unconfirmed string
 	// Tonight is tonight's verdict from the analysis.
 	Verdict baseline.Verdict
 	Text    string
+}
+
+// checks are how the change of date was confirmed and bisected: tonight's, else what
+// its issue kept from the night it was.
+func (mc *modelChanges) checks(date string) report.RegressionChecks {
+	c := mc.Checks[date]
+	if is, ok := mc.Issues[date]; ok && (c.Confirmation == "" || c.Bisection == "") {
+		if kept, err := report.ParseRegressionChecks(is.Body); err == nil {
+			c.Confirmation = orText(c.Confirmation, kept.Confirmation)
+			c.Bisection = orText(c.Bisection, kept.Bisection)
+		}
+	}
+	return c
 }
 
 // changeAnalysis is the change-point analysis of every model tonight measured.
@@ -193,7 +212,8 @@ func (p *BaselinePlan) analyseChanges(ctx context.Context) *changeAnalysis {
 				p.sum.Notes = append(p.sum.Notes, "reading the regression issues: "+err.Error()+"; no change was taken as confirmed by an issue")
 			}
 		}
-		mc := &modelChanges{Model: m.Model, Nights: nights, Runs: runs, Params: params, Found: map[string]string{}, Issues: map[string]gh.Issue{}}
+		mc := &modelChanges{Model: m.Model, Nights: nights, Runs: runs, Params: params, Found: map[string]string{}, Issues: map[string]gh.Issue{},
+			Checks: map[string]report.RegressionChecks{}, Bisects: map[string]*bisectView{}}
 		for _, is := range issues {
 			g := changeMarkerRe.FindStringSubmatch(is.Body)
 			if g == nil || g[1] != markerModel(pair) || g[2] != markerModel(m.Model) {
@@ -212,25 +232,34 @@ func (p *BaselinePlan) analyseChanges(ctx context.Context) *changeAnalysis {
 			a.Band[m.Model] = true
 			continue
 		}
-		// A suspicion of tonight is confirmed when the re-measure alone fell on the
-		// same side of the band again (the nightly's only re-measure until the A/B is
-		// wired in).
-		if j := res.Newest; j.Suspected() && !j.FromSegmentation && j.Index > 0 &&
-			(j.Status == changepoint.SuspectedRegression && m.Verdict == baseline.Regression ||
-				j.Status == changepoint.SuspectedImprove && m.Verdict == baseline.Improvement) {
+		// A suspicion of tonight is confirmed by its re-measure: the interleaved A/B of
+		// the last good commit against the first bad one when it ran (a significant
+		// change in the same direction), else the single re-run of tonight's commit
+		// falling on the same side of the band again.
+		if j := res.Newest; j.Suspected() && !j.FromSegmentation && j.Index > 0 {
 			date := nights[j.Index].Date
-			mc.Params.Confirmed = append(mc.Params.Confirmed, date)
-			mc.Found[date] = fmt.Sprintf("the newest night(s) against the current segment (z = %.1f), then the re-measure of %s alone on %s", j.Z, m.Model, p.n.man.Date)
-			if r2, err := changepoint.Detect(nights, mc.Params); err == nil {
-				res = r2
+			ok, how := p.confirmation(m, j)
+			mc.Checks[date] = report.RegressionChecks{Confirmation: how}
+			if ok {
+				mc.Params.Confirmed = append(mc.Params.Confirmed, date)
+				mc.Found[date] = fmt.Sprintf("the newest night(s) against the current segment (z = %.1f), confirmed on %s by the re-measure of %s alone", j.Z, p.n.man.Date, m.Model)
+				if r2, err := changepoint.Detect(nights, mc.Params); err == nil {
+					res = r2
+				}
+			} else {
+				mc.Unconfirmed = how
 			}
 		}
 		for _, ch := range res.Changes {
 			if _, ok := mc.Found[ch.Date]; !ok {
 				mc.Found[ch.Date] = fmt.Sprintf("the segmentation of the history (z = %.1f, %d night(s) at the new level)", ch.Z, segmentAt(res, ch.Index).Nights())
+				if _, ok := mc.Checks[ch.Date]; !ok {
+					mc.Checks[ch.Date] = report.RegressionChecks{Confirmation: "by the nights at the new level alone: the segmentation found it, no re-measure was needed"}
+				}
 			}
 		}
 		mc.Res = res
+		p.nightBisects(ctx, mc)
 		mc.Verdict, mc.Text = tonightVerdict(mc)
 		models[i].Verdict, models[i].Text = mc.Verdict, mc.Text
 		if cur := res.Current(); cur.Level > 0 && m.New != nil {
@@ -289,7 +318,11 @@ func tonightVerdict(mc *modelChanges) (baseline.Verdict, string) {
 		if j.Status == changepoint.SuspectedImprove {
 			v = baseline.SuspectedUp
 		}
-		return v, j.Why + "; " + tonight
+		why := j.Why
+		if mc.Unconfirmed != "" {
+			why += "; not confirmed: " + mc.Unconfirmed
+		}
+		return v, why + "; " + tonight
 	}
 	for _, c := range res.Changes {
 		if c.Index != cur.Start || !reportable(mc.Res, c, mc.Params) {
@@ -325,12 +358,13 @@ func (a *changeAnalysis) changeRows() (rows []report.ChangeRow, creep []string) 
 				if is, ok := mc.Issues[c.Date]; ok && is.URL != "" && strings.HasPrefix(is.URL, "http") {
 					row.Issue = &report.Link{Text: fmt.Sprintf("#%d", is.Number), URL: is.URL}
 				}
+				row.Text = checksText(row.Text, mc.checks(c.Date))
 			}
 			rows = append(rows, row)
 		}
 		if j := mc.Res.Newest; j.Suspected() && !j.FromSegmentation {
 			rows = append(rows, report.ChangeRow{Model: mc.Model, Date: mc.Nights[j.Index].Date, Change: fmt.Sprintf("%+.1f%%", j.ChangePct),
-				Nights: nightRange(mc.Nights, j.RangeFrom, j.RangeTo), Commits: commitRange(j.LastGood, j.FirstBad), State: string(j.Status), Text: j.Why})
+				Nights: nightRange(mc.Nights, j.RangeFrom, j.RangeTo), Commits: commitRange(j.LastGood, j.FirstBad), State: string(j.Status), Text: checksText(j.Why, report.RegressionChecks{Confirmation: mc.Unconfirmed})})
 		}
 		if cr := mc.Res.Creep; cr.Creeping {
 			creep = append(creep, fmt.Sprintf("%s: the current segment (from %s, %.2f tok/s) is %.1f %% below the best segment of the period (%s to %s, %.2f tok/s)",
@@ -359,4 +393,146 @@ func orUnknown(s string) string {
 		return "unknown"
 	}
 	return s
+}
+
+// checksText adds how a change was confirmed and bisected to a change row's text.
+func checksText(text string, c report.RegressionChecks) string {
+	var parts []string
+	if text != "" {
+		parts = append(parts, text)
+	}
+	if c.Confirmation != "" {
+		parts = append(parts, "confirmation: "+c.Confirmation)
+	}
+	if c.Bisection != "" {
+		parts = append(parts, "bisection: "+c.Bisection)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// remeasureOf is tonight's re-measure of model, nil when it had none.
+func remeasureOf(n results.Nightly, model string) *results.Remeasure {
+	for i := range n.Remeasures {
+		if n.Remeasures[i].Model == model {
+			return &n.Remeasures[i]
+		}
+	}
+	return nil
+}
+
+// confirmation says whether tonight's re-measure of a suspected change of m confirms
+// it, and how it came out, in words. With an interleaved A/B (Remeasure.Confirm) it
+// does when the A/B calls a significant change of decode tok/s in the suspicion's
+// direction; without one, when the single re-run of tonight's commit fell on the same
+// side of the band again (the nightly comparison's verdict).
+func (p *BaselinePlan) confirmation(m baseline.ModelResult, j changepoint.Judgement) (bool, string) {
+	regression := j.Status == changepoint.SuspectedRegression
+	rm := remeasureOf(p.n.man, m.Model)
+	if rm == nil || rm.Confirm == "" {
+		ok := regression && m.Verdict == baseline.Regression || !regression && m.Verdict == baseline.Improvement
+		switch {
+		case rm == nil:
+			return ok, fmt.Sprintf("no re-measure of %s ran on %s", m.Model, p.n.man.Date)
+		case rm.Decode <= 0:
+			return ok, fmt.Sprintf("a single re-run of %s on %s, not an A/B, gave no reading (%s)", m.Model, p.n.man.Date, orText(rm.Reason, "no reason given"))
+		}
+		return ok, fmt.Sprintf("a single re-run of %s at tonight's commit on %s, not an A/B (the last good commit was not known): %.2f tok/s, %s", m.Model, p.n.man.Date, rm.Decode, orText(string(rm.Verdict), "no verdict"))
+	}
+	r, a, b, err := p.readConfirm(rm)
+	if err != nil {
+		p.sum.Notes = append(p.sum.Notes, fmt.Sprintf("the A/B that re-measured %s: %v; the suspicion is not confirmed", m.Model, err))
+		return false, "the A/B that re-measured it could not be read: " + err.Error()
+	}
+	line := report.ConfirmLine(a, b, r.Result)
+	want := abstat.Faster
+	if regression {
+		want = abstat.Slower
+	}
+	if r.Verdict != want {
+		return false, line + ": not a significant change in the suspected direction"
+	}
+	return true, line
+}
+
+// readConfirm reads the A/B of a re-measure (results.ReadNightlyConfirm: the folder
+// confirm-<model> below the nightly folder, not a link, a bench compare of the model
+// alone) whose B must be tonight's commit (A is the last good one the GPU job found),
+// and its decode tok/s result.
+func (p *BaselinePlan) readConfirm(rm *results.Remeasure) (r results.CompareResult, a, b string, err error) {
+	d, err := results.ReadNightlyConfirm(p.n.dir, *rm)
+	if err != nil {
+		return r, "", "", err
+	}
+	if !sameCommit(d.ShaB, p.n.man.Commit) {
+		return r, "", "", fmt.Errorf("it compares %s against %s, not the last good commit against tonight's %s", strs.ShortSHA(d.ShaB), strs.ShortSHA(d.ShaA), orUnknown(strs.ShortSHA(p.n.man.Commit)))
+	}
+	cm, _ := d.Model(rm.Model)
+	for _, res := range cm.Results {
+		if res.Metric == baseline.MetricDecode {
+			return res, d.ShaA, d.ShaB, nil
+		}
+	}
+	return r, "", "", fmt.Errorf("it has no %s result of %s (the session is %s)", baseline.MetricDecode, rm.Model, d.State)
+}
+
+// sameCommit says two commit ids name the same commit, one possibly abbreviated; an
+// unknown one ("") agrees with any.
+func sameCommit(x, y string) bool {
+	if x == "" || y == "" {
+		return true
+	}
+	if len(x) > len(y) {
+		x, y = y, x
+	}
+	return strings.HasPrefix(y, x)
+}
+
+// nightBisects attaches tonight's bisections of the model (Nightly.Bisects) to the
+// regression changes they bisected: the one whose range they have, else the newest
+// open one. A bisection that did not run says why; one that cannot be read is a note.
+func (p *BaselinePlan) nightBisects(ctx context.Context, mc *modelChanges) {
+	for _, nb := range p.n.man.Bisects {
+		if nb.Model != mc.Model {
+			continue
+		}
+		date := ""
+		for _, c := range mc.Res.Changes {
+			if c.Kind == changepoint.Regression && (sameCommit(c.LastGood, nb.Good) && sameCommit(c.FirstBad, nb.Bad) || date == "" && c.State == changepoint.Open) {
+				date = c.Date
+			}
+		}
+		if date == "" {
+			p.sum.Notes = append(p.sum.Notes, fmt.Sprintf("the bisection of %s (%s..%s) belongs to no regression of its history: not published", mc.Model, strs.ShortSHA(nb.Good), strs.ShortSHA(nb.Bad)))
+			continue
+		}
+		ch := mc.Checks[date]
+		if nb.Dir == "" {
+			ch.Bisection = fmt.Sprintf("not run on %s: %s", p.n.man.Date, orText(nb.Reason, "no reason given"))
+			mc.Checks[date] = ch
+			continue
+		}
+		bf, err := p.readNightBisect(nb)
+		if err != nil {
+			p.sum.Notes = append(p.sum.Notes, fmt.Sprintf("the bisection of %s: %v; not published", mc.Model, err))
+			ch.Bisection = "ran on " + p.n.man.Date + ", but its results could not be read: " + err.Error()
+			mc.Checks[date] = ch
+			continue
+		}
+		env := bisectEnv{sink: p.o.Sink, repo: p.o.Repo, server: p.o.ServerURL, repoDir: p.o.RepoDir, remote: p.o.Remote, token: p.o.GitToken, cfg: p.o.Config}
+		v, notes := env.view(ctx, bf)
+		p.sum.Notes = append(p.sum.Notes, notes...)
+		mc.Bisects[date] = v
+		ch.Bisection = report.BisectLine(v.data) + "; the bisection comment on this issue has the details"
+		mc.Checks[date] = ch
+	}
+}
+
+// readNightBisect reads a nightly's bisection (results.ReadNightBisect: the folder
+// bisect-<model> below the nightly folder, not a link, bisecting the range the manifest
+// says) with its culprit A/B.
+func (p *BaselinePlan) readNightBisect(nb results.NightBisect) (*bisectFolder, error) {
+	if _, err := results.ReadNightBisect(p.n.dir, nb); err != nil {
+		return nil, err
+	}
+	return readBisectFolder(filepath.Join(p.n.dir, nb.Dir))
 }

@@ -35,6 +35,9 @@ type cpNights struct {
 	level func(model string, k int) float64
 	hist  string // the history folder: the nights published so far
 	files []*benchcsv.File
+	// night, when set, adds to night k's folder dir what the GPU job left beside the
+	// CSVs (a confirming A/B, a bisection) and edits its manifest.
+	night func(k int, dir string, man *results.Nightly)
 }
 
 func newCPNights(t *testing.T, seed uint64, level func(string, int) float64) *cpNights {
@@ -108,6 +111,9 @@ func (c *cpNights) lay(k int, base string) string {
 	writeFile(t, filepath.Join(dir, stem+results.GuardLogSuffix), "== nightly mlxcel\n"+ts(0)+" attempt 1/5: start: scripts/bench_decode.sh all --cooldown 30 --big-cooldown 30\n"+
 		ts(30*time.Minute)+" monitor: 1800 samples\n"+ts(30*time.Minute)+" attempt 1: CLEAN, exit 0\n")
 	man.GuardLog = stem + results.GuardLogSuffix
+	if c.night != nil {
+		c.night(k, dir, &man)
+	}
 	writeJSON(t, filepath.Join(dir, stem+results.NightlySuffix), man)
 	// Tonight joins the history of the next nights.
 	c.files = append(c.files, f)
@@ -192,7 +198,10 @@ func TestChangePointsOnRealNights(t *testing.T) {
 		t.Errorf("Llama's regression starts on %s, not near night 27 (%s)", d, cpDate(27))
 	}
 	li := readFile(t, filepath.Join(out, dryRegression+llamas[0]+".md"))
-	wantIn(t, li, "| last good commit |", "| first bad commit |", "| confirmation (interleaved A/B of last good against first bad) and bisection | not yet run |", "| state | open |")
+	wantIn(t, li, "| last good commit |", "| first bad commit |", "| confirmation | ", "| bisection | none ran |", "| state | open |", "<!-- perfbot:regression-checks {\"confirmation\":")
+	if strings.Contains(li, "| confirmation | not known |") {
+		t.Errorf("Llama's issue does not say how the change was confirmed:\n%s", li)
+	}
 	if !strings.Contains(li, cpCommit(26)[:8]) && !strings.Contains(li, cpCommit(25)[:8]) {
 		t.Errorf("Llama's issue does not name the commit before the step:\n%s", li)
 	}

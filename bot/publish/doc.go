@@ -10,9 +10,11 @@
 // on the requesting pull request; the bot branches of closed requests are deleted. With a dry run the GitHub writes become files in a folder and the
 // push goes only to a remote on this machine.
 //
-// Publishing is a plan, then its effects. PlanProfile, PlanBaseline and PlanCompare (an
+// Publishing is a plan, then its effects. PlanProfile, PlanBaseline, PlanCompare (an
 // A/B compare: the CSV pair, its comment on the pull request, a check run neutral unless
-// a threshold fails it) read the results (and the few files of the pinned commit they
+// a threshold fails it) and PlanBisect (a hand-started bisection: its outcome, the first
+// bad commit's pull request and the culprit's port impact as one comment on the thread
+// that asked; the nightly's own bisections go to their regression issue) read the results (and the few files of the pinned commit they
 // need; PlanBaseline also the bot's regression issues, open and closed, whose markers
 // and perfbot-accepted labels say which change points were confirmed and accepted) and
 // return a Plan: the commit to push and the steps after it, writing nothing. One apply

@@ -153,6 +153,13 @@ func (p *BaselinePlan) changeIssues(pair string) []IssueStep {
 				is.Close = fmt.Sprintf("Closing: a maintainer accepted %.2f tok/s as the normal level of %s; later nights are judged against it.", c.To, mc.Model)
 			}
 			is.Body = func(l Links) (string, []string, error) { return p.changeBody(l, is.Marker, mc, c) }
+			if v := mc.Bisects[c.Date]; v != nil && c.State == changepoint.Open {
+				is.Comments = append(is.Comments, IssueComment{Marker: v.data.Marker, File: dryRegression + key + dryBisect, What: "bisection comment of " + mc.Model,
+					Body: func(Links) (string, error) {
+						md, err := v.render(nil)
+						return fitComment(md, p.o.Config.Limits.CommentMaxBytes), err
+					}})
+			}
 			out = append(out, is)
 		}
 	}
@@ -177,7 +184,7 @@ func (p *BaselinePlan) changeBody(l Links, marker string, mc *modelChanges, c ch
 		Change: &report.RegressionChange{
 			Since: c.Date, From: fmt.Sprintf("%.2f", c.From), To: fmt.Sprintf("%.2f", c.To), ChangePct: fmt.Sprintf("%+.1f%%", c.ChangePct),
 			Nights: nightRange(mc.Nights, c.RangeFrom, c.RangeTo), LastGood: c.LastGood, FirstBad: c.FirstBad,
-			Found: mc.Found[c.Date], Checks: changeChecks, State: state, StateText: text, Latest: mc.Text,
+			Found: mc.Found[c.Date], Checks: mc.checks(c.Date), State: state, StateText: text, Latest: mc.Text,
 		},
 	}
 	if r := mc.Runs[len(mc.Runs)-1]; r.Date == p.n.man.Date && len(r.Lines) > 0 {

@@ -194,12 +194,38 @@ type RegressionChange struct {
 	Nights    string // the nights it may have started on
 	LastGood  string
 	FirstBad  string
-	Found     string // how it was confirmed
-	Checks    string // the A/B confirmation and bisection, "not yet run"
+	Found     string // how it was found
+	// Checks are how the change was confirmed (the interleaved A/B of the last good
+	// against the first bad commit, or a single re-run) and bisected; the issue keeps
+	// them hidden so that the later nights, which hold neither, say them again.
+	Checks    RegressionChecks
 	State     string // open, closed, accepted
 	StateText string
 	Latest    string // tonight against the current segment
 }
+
+// RegressionChecks say how a change was confirmed and what its bisection found, in
+// words; "" when not known.
+type RegressionChecks struct {
+	Confirmation string `json:"confirmation,omitempty"`
+	Bisection    string `json:"bisection,omitempty"`
+}
+
+// ParseRegressionChecks reads the checks kept in an earlier regression issue; none
+// when the body has none, an error when they are damaged.
+func ParseRegressionChecks(body string) (RegressionChecks, error) {
+	var c RegressionChecks
+	m := checksRE.FindStringSubmatch(body)
+	if m == nil {
+		return c, nil
+	}
+	if err := json.Unmarshal([]byte(m[1]), &c); err != nil {
+		return RegressionChecks{}, fmt.Errorf("reading the checks kept in the regression issue: %w", err)
+	}
+	return c, nil
+}
+
+func checksJSON(c RegressionChecks) (string, error) { return hiddenList(checksLabel, c) }
 
 // HistoryKeep is how many nights the tracking comment and a regression issue keep.
 const HistoryKeep = 14
@@ -207,11 +233,13 @@ const HistoryKeep = 14
 const (
 	nightsLabel     = "perfbot:nightly-history"
 	regressionLabel = "perfbot:regression-history"
+	checksLabel     = "perfbot:regression-checks"
 )
 
 var (
 	nightsRE     = regexp.MustCompile(`<!-- ` + regexp.QuoteMeta(nightsLabel) + ` (.*?) -->`)
 	regressionRE = regexp.MustCompile(`<!-- ` + regexp.QuoteMeta(regressionLabel) + ` (.*?) -->`)
+	checksRE     = regexp.MustCompile(`<!-- ` + regexp.QuoteMeta(checksLabel) + ` (.*?) -->`)
 )
 
 // hiddenList encodes a history for a hidden comment; encoding/json escapes <, > and &,

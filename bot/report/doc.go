@@ -6,7 +6,8 @@
 // tests' section: views.go; the report page's rows, checks and prose from a results
 // folder's values: page.go; the baseline page's from a nightly's: baselinepage.go; the
 // A/B compare's comment and check run from abstat's results and portdiff's
-// differences: compare.go). It fills the embedded
+// differences: compare.go; a bisection's comment, with the culprit's port impact from
+// the same template part: bisect.go). It fills the embedded
 // templates of package templates with plain values, escapes every piece of untrusted
 // text (kernel names, model names, error output) so that it can never break a table or
 // inject markup, and validates a rendered document by parsing it back with goldmark.

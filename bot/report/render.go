@@ -27,6 +27,10 @@ var files = map[Kind]string{
 	JobSummary:      "job-summary.md.tmpl",
 }
 
+// partials are the templates every document may call by name ({{template "port-impact" .}},
+// {{template "compare-rows" .}}): a section two documents share is written once.
+var partials = []string{"compare-parts.md.tmpl"}
+
 var (
 	parseOnce sync.Once
 	parsed    map[Kind]*template.Template
@@ -46,6 +50,16 @@ func load() (map[Kind]*template.Template, error) {
 			if err != nil {
 				parseErr = fmt.Errorf("parsing template %s: %w", name, err)
 				return
+			}
+			for _, pn := range partials {
+				ps, err := templates.FS.ReadFile(pn)
+				if err == nil {
+					_, err = t.New(pn).Parse(string(ps))
+				}
+				if err != nil {
+					parseErr = fmt.Errorf("parsing template %s: %w", pn, err)
+					return
+				}
 			}
 			parsed[k] = t
 		}
@@ -99,6 +113,8 @@ func checkData(kind Kind, data any) error {
 		ok = isType[JobSummaryData](data)
 	case CompareComment, CompareCheck:
 		ok = isType[CompareData](data)
+	case BisectComment:
+		ok = isType[BisectData](data)
 	}
 	if !ok {
 		return fmt.Errorf("rendering the %s: data of type %T does not fit this document", kind, data)
@@ -172,6 +188,7 @@ var funcs = template.FuncMap{
 	// The nightly baseline's documents.
 	"nightsjson":     nightsJSON,
 	"regressionjson": regressionJSON,
+	"checksjson":     checksJSON,
 	"names":          names,
 	"dash":           orDash,
 	"tok":            func(v float64) string { return fmt.Sprintf("%.2f", v) },

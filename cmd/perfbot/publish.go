@@ -35,6 +35,8 @@ const publishUsage = `--results DIR --repo DIR [--dry-run DIR] [--config FILE] [
            [--author-email EMAIL] [--app-id N --installation-id N --app-key-file FILE] [--python FILE]
            [--verify-timeout DURATION] [--json]
    or: perfbot publish --compare DIR --repo DIR [--dry-run DIR] [--issue N] [--workflow-run URL] and the flags above
+   or: perfbot publish --results BISECTION --repo DIR [--dry-run DIR] [--issue N] [--workflow-run URL] and the flags above
+       (a folder holding bisect.json: its outcome as one comment on --issue, edited in place)
 
 examples:
   perfbot publish --results out/benchmarks/rocm_profiles --repo mlxcel --github-repo lablup/mlxcel --issue 12
@@ -81,6 +83,9 @@ func runPublish(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	if o.compare != "" {
 		return runPublishCompare(ctx, o, stdout, stderr)
+	}
+	if o.results != "" && isBisection(o.results) {
+		return runPublishBisect(ctx, o, stdout, stderr)
 	}
 	if o.results == "" || o.repo == "" {
 		return usageError("--results and --repo are required (usage: perfbot publish %s)", publishUsage)

@@ -14,17 +14,24 @@ import (
 	"github.com/lablup/perfbot/runner/results"
 )
 
-// `perfbot publish --compare DIR --dry-run OUT`: the compare comment, the CSV pull
-// request, the check run and the status comment become files of OUT, the CSV pair is
-// committed on A's commit of the local clone's remote, and a rerun changes nothing.
-func TestPublishCompareDryRun(t *testing.T) {
-	home := t.TempDir()
+// publishHome is a target repository in a fresh HOME, outside Actions (no step
+// summary, repository or run of the environment).
+func publishHome(t *testing.T) (tg hosttest.Target, home string) {
+	t.Helper()
+	home = t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	t.Setenv("GITHUB_STEP_SUMMARY", "")
 	t.Setenv("GITHUB_REPOSITORY", "")
 	t.Setenv("GITHUB_RUN_ID", "")
-	tg := hosttest.NewTarget(t, home, nil)
+	return hosttest.NewTarget(t, home, nil), home
+}
+
+// `perfbot publish --compare DIR --dry-run OUT`: the compare comment, the CSV pull
+// request, the check run and the status comment become files of OUT, the CSV pair is
+// committed on A's commit of the local clone's remote, and a rerun changes nothing.
+func TestPublishCompareDryRun(t *testing.T) {
+	tg, home := publishHome(t)
 
 	// A compare of one model, 3 runs a side, with the maintainers' SSM kernel pair as
 	// its CSVs.

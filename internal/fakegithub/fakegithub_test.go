@@ -7,6 +7,7 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -383,5 +384,44 @@ func TestWorldRoutes(t *testing.T) {
 		if code, _ := get("GET", path); code != 404 {
 			t.Errorf("GET %s: %d, want 404", path, code)
 		}
+	}
+}
+
+// The pull requests of a commit: the open one whose head holds it and not main, and a
+// merged one whose merge commit it is, as the bot's client reads them; a commit on
+// main alone has none, and an unknown one is a 422. Every answer has the shape GitHub's
+// REST description gives the endpoint.
+func TestCommitPullsRoute(t *testing.T) {
+	e := newEnv(t)
+	c := ctx(t)
+	dir := t.TempDir()
+	git(t, dir, "clone", "-q", e.bare, "w")
+	work := filepath.Join(dir, "w")
+	git(t, work, "checkout", "-q", "-b", "topic")
+	os.WriteFile(filepath.Join(work, "a.txt"), []byte("a\n"), 0o644)
+	git(t, work, "add", ".")
+	git(t, work, "commit", "-qm", "topic")
+	topic := git(t, work, "rev-parse", "HEAD")
+	git(t, work, "push", "-q", "origin", "topic")
+	if _, err := e.fake.AddIssue("lablup/mlxcel", fakegithub.Issue{Number: 1902, Title: "topic", User: "maintainer", State: "open",
+		PR: &fakegithub.Pull{Head: "topic", Base: "main"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.fake.AddIssue("lablup/mlxcel", fakegithub.Issue{Number: 1903, Title: "squashed", User: "maintainer", State: "closed",
+		PR: &fakegithub.Pull{Head: "feature", Base: "main", MergeCommit: e.main}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.client.CommitPulls(c, e.repo, topic)
+	if err != nil || len(got) != 1 || got[0].Number != 1902 || got[0].Merged || got[0].State != "open" {
+		t.Errorf("the topic commit: %+v %v", got, err)
+	}
+	got, err = e.client.CommitPulls(c, e.repo, e.main)
+	if err != nil || len(got) != 1 || got[0].Number != 1903 || !got[0].Merged {
+		t.Errorf("main's commit, merged by #1903 (#1900's head is main's commit, which main holds): %+v %v", got, err)
+	}
+	_, err = e.client.CommitPulls(c, e.repo, strings.Repeat("e", 40))
+	var ae *gh.APIError
+	if !errors.As(err, &ae) || ae.Status != 422 {
+		t.Errorf("an unknown commit: %v, want a 422", err)
 	}
 }

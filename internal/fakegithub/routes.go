@@ -3,6 +3,7 @@ package fakegithub
 import (
 	"fmt"
 	"net/http"
+	"os/exec"
 	"slices"
 	"sort"
 	"strings"
@@ -45,6 +46,7 @@ func (s *Server) routes() *http.ServeMux {
 		{"GET /repos/{owner}/{repo}/check-runs/{check_run_id}", anyone, getCheck},
 		{"PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}", tokenNow, editCheck},
 		{"GET /repos/{owner}/{repo}/commits/{ref}/check-runs", anyone, listChecksForRef},
+		{"GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls", anyone, listCommitPulls},
 		{"GET /repos/{owner}/{repo}/commits/{ref...}", anyone, getCommit},
 		{"GET /repos/{owner}/{repo}/compare/{basehead...}", anyone, compare},
 		{"GET /repos/{owner}/{repo}/contents/{path...}", anyone, getContents},
@@ -413,6 +415,11 @@ func (s *Server) pullJSON(r *Repo, i *Issue) map[string]any {
 	m["merged"] = false
 	m["merged_at"] = nil
 	m["merge_commit_sha"] = nil
+	if i.PR.MergeCommit != "" {
+		m["merged"] = true
+		m["merged_at"] = m["updated_at"]
+		m["merge_commit_sha"] = i.PR.MergeCommit
+	}
 	links := map[string]any{}
 	for _, k := range []string{"comments", "commits", "statuses", "html", "issue", "review_comments", "review_comment", "self"} {
 		links[k] = map[string]any{"href": m["url"]}
@@ -465,6 +472,44 @@ func listPulls(s *Server, c *call) (int, any, error) {
 		out = append(out, s.pullJSON(r, i))
 	}
 	return 200, out, nil
+}
+
+// listCommitPulls serves GET commits/{commit_sha}/pulls: the pull requests GitHub
+// associates with the commit, here those whose merge commit it is (Pull.MergeCommit)
+// and those whose head holds it while their base branch does not, by number.
+func listCommitPulls(s *Server, c *call) (int, any, error) {
+	r := c.repo
+	sha, ok := resolve(r, c.arg("commit_sha"))
+	if !ok {
+		return 0, nil, fail(http.StatusUnprocessableEntity, "No commit found for SHA: %s", c.arg("commit_sha"))
+	}
+	out := []any{}
+	for _, n := range sortedNumbers(r) {
+		i := r.issues[n]
+		if i.PR != nil && (i.PR.MergeCommit == sha || pullHolds(r, i.PR, sha)) {
+			out = append(out, s.pullJSON(r, i))
+		}
+	}
+	return 200, out, nil
+}
+
+// pullHolds says the pull request's head holds commit sha and its base branch does not.
+func pullHolds(r *Repo, p *Pull, sha string) bool {
+	head := p.HeadSHA
+	if head == "" {
+		head, _ = branchHead(r, p.Head)
+	}
+	if head == "" || r.GitDir == "" {
+		return false
+	}
+	ancestor := func(of string) bool {
+		return exec.Command("git", "--git-dir", r.GitDir, "merge-base", "--is-ancestor", sha, of).Run() == nil
+	}
+	if !ancestor(head) {
+		return false
+	}
+	base, ok := branchHead(r, p.Base)
+	return !ok || !ancestor(base)
 }
 
 func sortedNumbers(r *Repo) []int {

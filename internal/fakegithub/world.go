@@ -67,6 +67,9 @@ type Pull struct {
 	HeadRepo string // owner/name; a fork when it differs from the base repository
 	Base     string
 	Draft    bool
+	// MergeCommit, when set, is the commit the pull request was merged as: it is
+	// merged, and listed among the pull requests of that commit.
+	MergeCommit string
 }
 
 // CheckRun is a check run with its last state.

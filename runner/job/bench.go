@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -73,7 +72,7 @@ func (r BenchReport) Failed() []string {
 		}
 	}
 	for _, m := range r.Manifest.Remeasures {
-		if m.Reason != "" {
+		if m.Reason != "" && m.Decode == 0 {
 			out = append(out, "re-measure of "+m.Model)
 		}
 	}
@@ -114,18 +113,8 @@ type bencher struct {
 // each suspect. Everything it makes goes to the folder, with the manifest; a sweep that
 // fails is recorded and the run goes on. The error is for a run that could not go on.
 func Bench(ctx context.Context, o BenchOptions) (BenchReport, error) {
-	b, err := newBencher(o)
-	if err != nil {
-		return BenchReport{}, err
-	}
-	info := b.probe(ctx, "ROCm, GPU, memory, checkout")
-	if err := b.open(info); err != nil {
-		return BenchReport{}, err
-	}
-	rep := func() BenchReport { return BenchReport{Folder: b.folder, Manifest: *b.man} }
-	err = b.run(ctx)
-	b.finish(err)
-	return rep(), err
+	return runJob(ctx, "ROCm, GPU, memory, checkout", func() (*bencher, error) { return newBencher(o) },
+		func(b *bencher) BenchReport { return BenchReport{Folder: b.folder, Manifest: *b.man} })
 }
 
 func newBencher(o BenchOptions) (*bencher, error) {
@@ -295,36 +284,16 @@ func (b *bencher) build(ctx context.Context) error {
 
 // snapshot lists the CSVs in the checkout's harness folder.
 func (b *bencher) snapshot() (map[string]bool, error) {
-	out := map[string]bool{}
-	ents, err := os.ReadDir(b.harness)
-	if os.IsNotExist(err) {
-		return out, nil
-	}
+	out, err := csvNames(b.harness)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", HarnessOutput, err)
-	}
-	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), ".csv") {
-			out[e.Name()] = true
-		}
 	}
 	return out, nil
 }
 
 // fresh lists the CSVs a harness added to the checkout since before.
 func (b *bencher) fresh(before map[string]bool) ([]string, error) {
-	now, err := b.snapshot()
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for name := range now {
-		if !before[name] {
-			out = append(out, name)
-		}
-	}
-	slices.Sort(out)
-	return out, nil
+	return freshCSVs(b.harness, before)
 }
 
 // guarded runs one harness command under the guard; before every attempt the files an
@@ -523,7 +492,9 @@ func (b *bencher) modelBytes() map[string]int64 {
 	return out
 }
 
-// compare judges the mlxcel CSV against the history and re-measures each suspect once.
+// compare judges the mlxcel CSV against the history, re-measures each suspect (an A/B
+// of the last good commit and tonight's, else a single re-run) and bisects the
+// regressions the A/B confirmed.
 func (b *bencher) compare(ctx context.Context) error {
 	sw, _ := b.man.Sweep(results.SweepMlxcel)
 	var f *benchcsv.File
@@ -553,20 +524,23 @@ func (b *bencher) compare(ctx context.Context) error {
 	for _, m := range rep.Models {
 		b.prog.printf("%s: %s: %s", m.Model, m.Verdict, m.Text)
 	}
+	suspects := map[string]nightSuspect{}
 	for _, model := range rep.Suspects() {
 		if b.o.NoRemeasure {
 			b.man.Remeasures = append(b.man.Remeasures, results.Remeasure{Model: model, Verdict: baseline.Suspected, Reason: "not re-measured (--no-remeasure)"})
 			continue
 		}
-		rm, err := b.remeasure(ctx, model, &rep)
+		rm, ns, err := b.confirm(ctx, model, &rep)
+		suspects[model] = ns
 		b.man.Remeasures = append(b.man.Remeasures, rm)
-		b.man.CSVs = append(b.man.CSVs, rm.CSV)
+		if rm.CSV != "" {
+			b.man.CSVs = append(b.man.CSVs, rm.CSV)
+		}
 		if err := b.step(err); err != nil {
 			return err
 		}
 	}
-	b.man.CSVs = slices.DeleteFunc(b.man.CSVs, func(s string) bool { return s == "" })
-	return nil
+	return b.bisectAll(ctx, suspects)
 }
 
 // remeasure runs the harness's single-model mode for model under the guard.
@@ -630,8 +604,9 @@ func (b *bencher) remeasure(ctx context.Context, model string, rep *baseline.Rep
 }
 
 // finish closes the manifest.
-func (b *bencher) finish(err error) {
+func (b *bencher) finish(_ context.Context, err error) error {
 	b.man.Finished = b.o.Now()
 	b.man.State, b.man.Error = b.end(err)
 	b.close()
+	return err
 }

@@ -111,6 +111,13 @@ func writeTestFile(t testing.TB, p, body string) {
 // with 1.2% noise (fixed seed), in the format the fake harness writes.
 func writeHistory(t testing.TB, dir, date string, nights int) {
 	t.Helper()
+	writeNights(t, dir, date, nights, benchModels, "0badc0de")
+}
+
+// writeNights writes nights of nightly mlxcel CSVs of models before date, each row
+// naming commit as the night's mlxcel commit.
+func writeNights(t testing.TB, dir, date string, nights int, models []benchModel, commit string) {
+	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -122,12 +129,12 @@ func writeHistory(t testing.TB, dir, date string, nights int) {
 	for k := nights; k >= 1; k-- {
 		d := day.AddDate(0, 0, -k).Format(time.DateOnly)
 		var rows []benchcsv.Row
-		for _, m := range benchModels {
+		for _, m := range models {
 			v := math.Round(m.mlxcel*(1+0.012*rng.NormFloat64())*100) / 100
 			rows = append(rows, benchcsv.Row{Model: m.name, ModelPath: "models/mlx/" + m.name + "/", PromptTokens: 512, GeneratedTokens: 128,
 				PrefillMs: 100, PrefillTokS: m.mlxcelPrefill, DecodeMs: 1000, DecodeTokS: v, HasPrefill: true, HasDecode: true,
 				Date: d, Hardware: "AMD_Radeon_8060S_Graphics_gfx1151_ROCm10.0.0_96GB", Version: "0.7.0", BuildType: "release",
-				MaxTokens: "128", Prompt: "Hello, how are you today?", PromptTargetLen: "512", MlxcelCommit: "0badc0de",
+				MaxTokens: "128", Prompt: "Hello, how are you today?", PromptTargetLen: "512", MlxcelCommit: commit,
 				MlxCommit: "81ba1c6a", OverlayCommit: "75915908", HIPVersion: "7.15.26333"})
 		}
 		name := benchcsv.Name{Backend: "rocm", Host: "strixhalo-gfx1151", Date: d}

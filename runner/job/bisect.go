@@ -2,17 +2,14 @@ package job
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/lablup/perfbot/config"
 	"github.com/lablup/perfbot/internal/gitrun"
@@ -58,23 +55,23 @@ type BisectOptions struct {
 	// builds' and runs' logs go to OutDir/bisect-logs, the worktrees to
 	// OutDir/bisect-worktrees (removed at the end).
 	OutDir string
-	Guard  guard.Options
-	// MaxRedo is the guard rejections of one run before the bisection fails (0: 3).
-	MaxRedo int
-	// Every is the least time between two progress reports (0: a minute).
-	Every   time.Duration
+	// Folder is the bisection folder, "" for OutDir/bisect/<gfx>_<good8>_<bad8> (the
+	// nightly puts its bisections in its own folder); LogDir is where the builds' and
+	// runs' logs go, "" for OutDir/bisect-logs.
+	Folder, LogDir string
+	// NoCulprit skips the profile A/B of a first bad commit found against its parent.
+	NoCulprit bool
+	// Guard is the guard's settings, Sandbox the host's sandbox's (nil: from the
+	// environment); MaxRedo is the guard rejections of one run before the bisection
+	// fails (0: 3).
+	Guard   guard.Options
 	Sandbox *sandbox.Settings
-	// Progress gets the job's lines and, at most once per Every, the runs done.
+	MaxRedo int
+	// Progress gets the job's lines and, at most once per Every (0: a minute), the
+	// runs done.
 	Progress io.Writer
+	Every    time.Duration
 	Now      func() time.Time // nil means time.Now
-}
-
-// BisectReport is what BisectSession did.
-type BisectReport struct {
-	// Folder is the bisection folder; "" when the session stopped before it knew the
-	// GPU.
-	Folder string
-	Bisect results.Bisect
 }
 
 // BisectSession bisects the range Good..Bad on the GPU host for one model: it lists
@@ -87,16 +84,15 @@ type BisectReport struct {
 // ended in: a cancelled bisection keeps its readings and its outcome so far. The
 // worktrees are removed at the end.
 func BisectSession(ctx context.Context, o BisectOptions) (BisectReport, error) {
-	b, err := newBisecter(ctx, o)
-	if err != nil {
-		return BisectReport{}, err
-	}
-	info := b.probe(ctx, "ROCm, GPU, checkout")
-	if err := b.open(info); err != nil {
-		return BisectReport{}, err
-	}
-	err = b.finish(ctx, b.run(ctx))
-	return BisectReport{Folder: b.folder, Bisect: *b.man}, err
+	return runJob(ctx, "ROCm, GPU, checkout", func() (*bisecter, error) { return newBisecter(ctx, o) },
+		func(b *bisecter) BisectReport { return BisectReport{Folder: b.folder, Bisect: *b.man} })
+}
+
+// BisectReport is what BisectSession did: the bisection folder ("" when the session
+// stopped before it knew the GPU) and its manifest.
+type BisectReport struct {
+	Folder string
+	Bisect results.Bisect
 }
 
 type bisecter struct {
@@ -127,16 +123,14 @@ func newBisecter(ctx context.Context, o BisectOptions) (*bisecter, error) {
 	if o.Good == o.Bad {
 		return nil, badRequestf("the good and the bad commit are both %s: give a range", o.Good)
 	}
-	for _, d := range []struct {
-		name string
-		p    *string
-	}{{"the repository (RepoDir)", &o.RepoDir}, {"the results root (OutDir)", &o.OutDir}} {
-		if err := absFolder(d.name, d.p); err != nil {
-			return nil, err
-		}
+	if err := absFolders(folderArg{"the repository (RepoDir)", &o.RepoDir}, folderArg{"the results root (OutDir)", &o.OutDir}); err != nil {
+		return nil, err
 	}
 	if !isDir(o.RepoDir) {
 		return nil, fmt.Errorf("the repository %s is not a folder: give the checkout holding the range", o.RepoDir)
+	}
+	if err := stepFolders(o.OutDir, "bisect-logs", &o.LogDir, &o.Folder); err != nil {
+		return nil, err
 	}
 	if o.Params.Budget == 0 && o.Params.ErrorRate == 0 && o.Params.EndRuns == 0 {
 		o.Params = changepoint.DefaultBisectParams()
@@ -157,7 +151,7 @@ func newBisecter(ctx context.Context, o BisectOptions) (*bisecter, error) {
 	if !ok {
 		return nil, badRequestf("model %q is not in the config; known: %s", o.Model, knownModels(o.Config))
 	}
-	if err := results.CheckRunName(path.Base(m.Dir)); err != nil {
+	if err := results.CheckRunName(modelFolder(m)); err != nil {
 		return nil, badRequestf("models.%s.dir: %v", m.Name, err)
 	}
 	commits, err := BisectRange(ctx, o.RepoDir, o.Good, o.Bad, o.MaxCommits)
@@ -219,33 +213,18 @@ func BisectRange(ctx context.Context, repo, good, bad string, max int) ([]string
 
 // open names the folder, starts the guard log and writes the first manifest.
 func (b *bisecter) open(info hostinfo.Info) error {
-	gfx, _, err := target(info, "", "the bisection folder is named after it; check the ROCm install")
-	if err != nil {
-		return err
-	}
 	o := b.o
-	folder := filepath.Join(o.OutDir, BisectDir, gfx+"_"+strs.ShortSHA(o.Good)+"_"+strs.ShortSHA(o.Bad))
-	if _, err := os.Lstat(filepath.Join(folder, results.BisectFile)); err == nil {
-		return fmt.Errorf("%s already holds a bisection: give another results root or move it away", folder)
-	}
-	b.logs = filepath.Join(o.OutDir, "bisect-logs")
-	for _, d := range []string{folder, b.logs} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return fmt.Errorf("creating the bisection folder: %w", err)
-		}
-	}
-	b.wtDir = filepath.Join(o.OutDir, "bisect-worktrees")
-	if err := b.start(folder, filepath.Join(folder, results.GuardLogFile),
-		pathSub{b.wtDir, "<worktrees>"}, pathSub{o.RepoDir, "<checkout>"}, pathSub{o.OutDir, "<out>"}, pathSub{os.TempDir(), "<tmp>"}); err != nil {
-		return err
-	}
-	if err := results.WriteJSON(folder, results.HostInfoFile, "host facts", info); err != nil {
+	b.logs, b.wtDir = o.LogDir, filepath.Join(o.OutDir, "bisect-worktrees")
+	gfx, err := b.openPair(info, pairFolder{given: o.Folder, out: o.OutDir, under: BisectDir, a: o.Good, b: o.Bad, logs: b.logs, repo: o.RepoDir,
+		manifest: results.BisectFile, what: "bisection", noGFX: "the bisection folder is named after it; check the ROCm install",
+		subs: []pathSub{{b.wtDir, "<worktrees>"}}})
+	if err != nil {
 		return err
 	}
 	now := o.Now()
 	p := o.Params
 	b.man = &results.Bisect{
-		Good: o.Good, Bad: o.Bad, Model: path.Base(b.model.Dir), Metric: bisectMetric, Commits: b.commits,
+		Good: o.Good, Bad: o.Bad, Model: modelFolder(b.model), Metric: bisectMetric, Commits: b.commits,
 		Backend: "rocm", Host: benchcsv.HostTag(gfx), GFX: gfx, Date: now.Format(time.DateOnly), Started: now,
 		State: results.SessionRunning, Steps: []results.BisectMeasurement{},
 		Params: results.BisectParams{ErrorRate: p.ErrorRate, EndRuns: p.EndRuns, Start: p.Start, Step: p.Step,
@@ -253,23 +232,28 @@ func (b *bisecter) open(info hostinfo.Info) error {
 		GuardLog: results.GuardLogFile, HostInfo: results.HostInfoFile,
 	}
 	b.prog.printf("bisection of %s..%s (%d commits) for %s, at most %d runs, folder %s",
-		strs.ShortSHA(o.Good), strs.ShortSHA(o.Bad), len(b.commits), b.man.Model, p.Budget, folder)
+		strs.ShortSHA(o.Good), strs.ShortSHA(o.Bad), len(b.commits), b.man.Model, p.Budget, b.folder)
 	// The worktrees' folder is made fresh: a left-over one is removed with its
-	// worktrees' records first.
-	if err := os.RemoveAll(b.wtDir); err != nil {
-		return fmt.Errorf("clearing %s: %w", b.wtDir, err)
-	}
-	if _, err := gitrun.Out(context.Background(), o.RepoDir, "worktree", "prune"); err != nil {
+	// worktrees' records after it.
+	if err := freshFolder(b.wtDir); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(b.wtDir, 0o755); err != nil {
+	if _, err := gitrun.Out(context.Background(), o.RepoDir, "worktree", "prune"); err != nil {
 		return err
 	}
 	return b.save()
 }
 
-// run bisects and records the outcome; the worktrees are removed at the end.
+// run bisects, then profiles the culprit when the bisection found one.
 func (b *bisecter) run(ctx context.Context) error {
+	if err := b.bisect(ctx); err != nil {
+		return err
+	}
+	return b.culprit(ctx)
+}
+
+// bisect bisects and records the outcome; the worktrees are removed at the end.
+func (b *bisecter) bisect(ctx context.Context) error {
 	defer func() {
 		for _, c := range b.commits {
 			if t := b.trees[c]; t != nil {
@@ -393,7 +377,7 @@ func (b *bisecter) tree(ctx context.Context, commit string) (*bisectTree, error)
 	}
 	var build results.Build
 	if err := b.runBuild(ctx, false, buildStep{argv: results.BenchBuildCommand, logDir: logDir, doing: "building " + short,
-		logHint: "bisect-logs/" + short + "/build.log"}, &build); err != nil {
+		logHint: relHint(b.o.OutDir, filepath.Join(logDir, "build.log"))}, &build); err != nil {
 		return nil, fmt.Errorf("commit %s: %w", short, err)
 	}
 	return t, nil
@@ -402,28 +386,7 @@ func (b *bisecter) tree(ctx context.Context, commit string) (*bisectTree, error)
 // finish closes the manifest with the state the session ended in; it returns err,
 // marked as an interruption when the context was cancelled.
 func (b *bisecter) finish(ctx context.Context, err error) error {
-	if err != nil && ctx.Err() != nil && !errors.Is(err, errInterrupted) {
-		err = fmt.Errorf("%w: %w", errInterrupted, err)
-	}
-	b.man.Finished = b.o.Now()
-	b.man.State, b.man.Error = b.end(err)
-	b.man.Error = cleanLine(b.man.Error)
-	b.close()
-	return err
-}
-
-// cleanLine makes s one line of printable text, at most 4096 bytes, as the manifest
-// keeps its error.
-func cleanLine(s string) string {
-	s = strings.Join(strings.Fields(strings.ToValidUTF8(s, "?")), " ")
-	s = strings.Map(func(r rune) rune {
-		if !unicode.IsPrint(r) && r != ' ' {
-			return '?'
-		}
-		return r
-	}, s)
-	if len(s) > 4000 {
-		s = strings.ToValidUTF8(s[:4000], "") + " ..."
-	}
-	return s
+	return b.closeWith(ctx, err, func(t time.Time, st results.SessionState, msg string) {
+		b.man.Finished, b.man.State, b.man.Error = t, st, cleanLine(msg)
+	})
 }

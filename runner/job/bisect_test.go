@@ -106,19 +106,19 @@ func TestBisectSessionFindsThePlantedCommit(t *testing.T) {
 			t.Errorf("posterior %+v", p)
 		}
 	}
+	// The culprit's profile A/B against its parent, read back as the publisher reads it.
+	cc, err := results.ReadCulprit(rep.Folder, b)
+	if err != nil {
+		t.Fatalf("the culprit's profile A/B: %v (%s)\n%s", err, b.CulpritReason, prog.String())
+	}
+	if cc.ShaA != commits[5] || cc.ShaB != commits[6] || len(cc.Diffs) != 1 || cc.Diffs[0].Model != cmpLlama+"_greedy" {
+		t.Errorf("culprit compare %+v", cc)
+	}
 	out := prog.String()
-	wantIn(t, "progress", out, "bisection of "+commits[0][:8]+".."+commits[9][:8]+" (10 commits)", "bisect: 1 of at most 30 runs done", "bisection found: "+commits[6])
-	glog := readFile(t, filepath.Join(rep.Folder, results.GuardLogFile))
-	wantIn(t, "guard log", glog, "== bisect "+cmpLlama+" "+commits[6][:8]+" run ", "start: scripts/bench_decode.sh single models/mlx/"+cmpLlama)
-	if strings.Contains(glog, fh.tmp) {
-		t.Errorf("the guard log names local folders")
-	}
-	if ents, _ := os.ReadDir(filepath.Join(o.OutDir, "bisect-worktrees")); len(ents) != 0 {
-		t.Errorf("worktrees left: %v", ents)
-	}
-	if wt := git(t, repo, "worktree", "list"); strings.Count(wt, "\n") != 0 {
-		t.Errorf("worktrees still registered:\n%s", wt)
-	}
+	wantIn(t, "progress", out, "bisection of "+commits[0][:8]+".."+commits[9][:8]+" (10 commits)", "bisect: 1 of at most 30 runs done", "bisection found: "+commits[6],
+		"profile A/B of the first bad commit "+commits[6][:8]+" against its parent "+commits[5][:8]+" into culprit/")
+	wantIn(t, "guard log", noLocalFolders(t, fh, rep.Folder), "== bisect "+cmpLlama+" "+commits[6][:8]+" run ", "start: scripts/bench_decode.sh single models/mlx/"+cmpLlama)
+	worktreesGone(t, repo, filepath.Join(o.OutDir, "bisect-worktrees"))
 	gitClean(t, repo)
 }
 
@@ -143,6 +143,9 @@ func TestBisectSessionNoChange(t *testing.T) {
 		if s.Commit != commits[0] && s.Commit != commits[7] {
 			t.Errorf("a commit between the ends was measured: %+v", s)
 		}
+	}
+	if b.Culprit != "" || b.CulpritReason != "" {
+		t.Errorf("a culprit without a first bad commit: %q %q", b.Culprit, b.CulpritReason)
 	}
 	if b.Runs != 6 || !strings.Contains(b.Outcome.Why, "not reproduced") {
 		t.Errorf("%d runs, why %q", b.Runs, b.Outcome.Why)
@@ -179,9 +182,7 @@ func TestBisectSessionCancelledKeepsPartial(t *testing.T) {
 	if b.Outcome == nil || b.Outcome.Outcome != results.BisectUndecided {
 		t.Errorf("outcome %+v", b.Outcome)
 	}
-	if wt := git(t, repo, "worktree", "list"); strings.Count(wt, "\n") != 0 {
-		t.Errorf("worktrees still registered:\n%s", wt)
-	}
+	worktreesGone(t, repo, "")
 }
 
 // The range is checked before anything runs: full SHAs, good an ancestor of bad on its
@@ -237,5 +238,30 @@ func TestBisectRangeRefused(t *testing.T) {
 	}
 	if _, err := os.Stat(o.OutDir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a refused bisection wrote %s: %v", o.OutDir, err)
+	}
+}
+
+// A culprit found when its profile A/B cannot run (no sampling setting to profile
+// with): the bisection stands, complete, and the reason says why there is no culprit
+// folder.
+func TestBisectSessionCulpritNotProfiled(t *testing.T) {
+	t.Parallel()
+	fh := newFakeHost(t, "FAKE_HARNESS_DATE=2026-12-03")
+	repo, commits := bisectHistory(t, 3, 1, "decode 0.9\n")
+	o := bisectOptions(t, fh, repo, commits[0], commits[2])
+	o.Config.Sampling = nil
+	rep, err := BisectSession(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := rep.Bisect
+	if b.State != results.SessionComplete || b.Outcome == nil || b.Outcome.FirstBad != commits[1] {
+		t.Fatalf("state %s, outcome %+v", b.State, b.Outcome)
+	}
+	if b.Culprit != "" || !strings.Contains(b.CulpritReason, "no sampling setting") {
+		t.Errorf("culprit %q, reason %q", b.Culprit, b.CulpritReason)
+	}
+	if _, err := os.Stat(filepath.Join(rep.Folder, results.CulpritDir)); !os.IsNotExist(err) {
+		t.Errorf("a culprit folder: %v", err)
 	}
 }

@@ -2,11 +2,9 @@ package job
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -53,6 +51,11 @@ type CompareOptions struct {
 	// the builds' and runs' logs go to OutDir/compare-logs, the worktrees to
 	// OutDir/compare-worktrees (removed at the end).
 	OutDir string
+	// Folder is the compare folder, "" for OutDir/compare/<gfx>_<A8>_<B8>: a job that
+	// runs a compare as one of its steps (the nightly's confirming A/B, a bisection's
+	// culprit profile) puts it in its own folder. LogDir is where the builds' and runs'
+	// logs go, "" for OutDir/compare-logs.
+	Folder, LogDir string
 	// TraceDir is the traces root of a profile compare ("" means <OutDir>/traces).
 	TraceDir string
 	Guard    guard.Options
@@ -89,16 +92,8 @@ type CompareReport struct {
 // compare.json is written with what was measured also when the session fails or is
 // interrupted (state failed or interrupted).
 func Compare(ctx context.Context, o CompareOptions) (CompareReport, error) {
-	c, err := newComparer(o)
-	if err != nil {
-		return CompareReport{}, err
-	}
-	info := c.probe(ctx, "ROCm, GPU, checkout")
-	if err := c.open(info); err != nil {
-		return CompareReport{}, err
-	}
-	err = c.finish(ctx, c.run(ctx))
-	return CompareReport{Folder: c.folder, Compare: *c.man}, err
+	return runJob(ctx, "ROCm, GPU, checkout", func() (*comparer, error) { return newComparer(o) },
+		func(c *comparer) CompareReport { return CompareReport{Folder: c.folder, Compare: *c.man} })
 }
 
 type comparer struct {
@@ -136,18 +131,16 @@ func newComparer(o CompareOptions) (*comparer, error) {
 	if err := results.CheckCompareLabel(o.Label); err != nil {
 		return nil, &badRequest{err: err}
 	}
-	for _, d := range []struct {
-		name string
-		p    *string
-	}{{"the repository (RepoDir)", &o.RepoDir}, {"the results root (OutDir)", &o.OutDir}} {
-		if err := absFolder(d.name, d.p); err != nil {
-			return nil, err
-		}
+	if err := absFolders(folderArg{"the repository (RepoDir)", &o.RepoDir}, folderArg{"the results root (OutDir)", &o.OutDir}); err != nil {
+		return nil, err
 	}
 	if o.TraceDir == "" {
 		o.TraceDir = filepath.Join(o.OutDir, "traces")
 	}
 	if err := absFolder("the traces root (TraceDir)", &o.TraceDir); err != nil {
+		return nil, err
+	}
+	if err := stepFolders(o.OutDir, "compare-logs", &o.LogDir, &o.Folder); err != nil {
 		return nil, err
 	}
 	if !isDir(o.RepoDir) {
@@ -177,15 +170,12 @@ func newComparer(o CompareOptions) (*comparer, error) {
 		c.spec.Start = min(abrun.DefaultStart, c.spec.Cap)
 	}
 	for _, m := range c.models {
-		c.spec.Models = append(c.spec.Models, path.Base(m.Dir))
+		c.spec.Models = append(c.spec.Models, modelFolder(m))
 	}
 	if o.Kind == results.CompareProfile {
-		samp := o.Sampling
-		if len(samp) == 0 {
-			samp = o.Config.Sampling
-		}
-		if len(samp) == 0 {
-			return nil, errors.New("no sampling settings: give some (greedy, t0.7, t0.7-p0.95) or set sampling in the config")
+		samp, err := samplingOf(o.Sampling, o.Config.Sampling)
+		if err != nil {
+			return nil, err
 		}
 		c.o.Sampling = samp
 		c.spec.Metrics = c.spec.Metrics[:1]
@@ -218,61 +208,28 @@ func (c *comparer) budgetSpec() abrun.Spec {
 
 // pickModels resolves the requested model names against the config, in its order.
 func (c *comparer) pickModels() error {
-	cfg := c.o.Config
-	want := c.o.Models
-	if len(want) == 0 {
-		want = cfg.DefaultModels
+	models, err := wantedModels(c.o.Config, c.o.Models, "compare")
+	if err != nil {
+		return err
 	}
-	if len(want) == 0 {
-		for _, m := range cfg.Models {
-			want = append(want, m.Name)
+	for _, m := range models {
+		if err := results.CheckRunName(modelFolder(m)); err != nil {
+			return badRequestf("models.%s.dir: %v", m.Name, err)
 		}
 	}
-	if len(want) == 0 {
-		return badRequestf("no models to compare: the config names none")
-	}
-	if mx := cfg.Limits.MaxModels; mx > 0 && len(want) > mx {
-		return badRequestf("%d models asked for, more than limits.max_models (%d)", len(want), mx)
-	}
-	for _, name := range want {
-		if _, ok := cfg.Model(name); !ok {
-			return badRequestf("model %q is not in the config; known: %s", name, knownModels(cfg))
-		}
-	}
-	for _, m := range cfg.Models {
-		if slices.Contains(want, m.Name) {
-			if err := results.CheckRunName(path.Base(m.Dir)); err != nil {
-				return badRequestf("models.%s.dir: %v", m.Name, err)
-			}
-			c.models = append(c.models, m)
-		}
-	}
+	c.models = models
 	return nil
 }
 
 // open names the folder, starts the guard log and writes the first manifest.
 func (c *comparer) open(info hostinfo.Info) error {
-	gfx, _, err := target(info, "", "the compare folder and its CSVs are named after it; check the ROCm install")
-	if err != nil {
-		return err
-	}
 	o := c.o
-	folder := filepath.Join(o.OutDir, CompareDir, gfx+"_"+strs.ShortSHA(o.ShaA)+"_"+strs.ShortSHA(o.ShaB))
-	if _, err := os.Lstat(filepath.Join(folder, results.CompareFile)); err == nil {
-		return fmt.Errorf("%s already holds a compare: give another results root or move it away", folder)
-	}
-	c.logs = filepath.Join(o.OutDir, "compare-logs")
-	for _, d := range []string{folder, c.logs} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return fmt.Errorf("creating the compare folder: %w", err)
-		}
-	}
+	c.logs = o.LogDir
 	wtDir := filepath.Join(o.OutDir, "compare-worktrees")
-	if err := c.start(folder, filepath.Join(folder, results.GuardLogFile),
-		pathSub{wtDir, "<worktrees>"}, pathSub{o.TraceDir, "<trace-dir>"}, pathSub{o.RepoDir, "<checkout>"}, pathSub{o.OutDir, "<out>"}, pathSub{os.TempDir(), "<tmp>"}); err != nil {
-		return err
-	}
-	if err := results.WriteJSON(folder, results.HostInfoFile, "host facts", info); err != nil {
+	gfx, err := c.openPair(info, pairFolder{given: o.Folder, out: o.OutDir, under: CompareDir, a: o.ShaA, b: o.ShaB, logs: c.logs, repo: o.RepoDir,
+		manifest: results.CompareFile, what: "compare", noGFX: "the compare folder and its CSVs are named after it; check the ROCm install",
+		subs: []pathSub{{wtDir, "<worktrees>"}, {o.TraceDir, "<trace-dir>"}}})
+	if err != nil {
 		return err
 	}
 	now := o.Now()
@@ -300,13 +257,10 @@ func (c *comparer) open(info hostinfo.Info) error {
 		runs = "one profile per side"
 	}
 	c.prog.printf("%s compare of %s (A) and %s (B), label %s, %s: %d model(s), folder %s", o.Kind,
-		strs.ShortSHA(o.ShaA), strs.ShortSHA(o.ShaB), o.Label, runs, len(c.models), folder)
+		strs.ShortSHA(o.ShaA), strs.ShortSHA(o.ShaB), o.Label, runs, len(c.models), c.folder)
 	// The worktrees' folder is made fresh: a left-over one is removed with its
 	// worktrees' records first.
-	if err := os.RemoveAll(wtDir); err != nil {
-		return fmt.Errorf("clearing %s: %w", wtDir, err)
-	}
-	if err := os.MkdirAll(wtDir, 0o755); err != nil {
+	if err := freshFolder(wtDir); err != nil {
 		return err
 	}
 	return c.save()
@@ -367,7 +321,7 @@ func (c *comparer) run(ctx context.Context) (err error) {
 		}
 		var b results.Build
 		return c.runBuild(ctx, false, buildStep{argv: argv, logDir: logDir, doing: "building " + side.String(),
-			logHint: "compare-logs/" + strings.ToLower(side.String()) + "/build.log"}, &b)
+			logHint: relHint(c.o.OutDir, filepath.Join(logDir, "build.log"))}, &b)
 	}
 	if err := c.wt.BuildBoth(ctx, build); err != nil {
 		return err
@@ -475,6 +429,15 @@ func (c *comparer) measureBench(ctx context.Context, side abrun.Side, model stri
 	return abrun.Sample{Values: []float64{r.row.DecodeTokS, r.row.PrefillTokS}}, nil
 }
 
+// relHint is path relative to the results root when below it, for an error that says
+// where a log is without naming local folders.
+func relHint(root, p string) string {
+	if rel, err := filepath.Rel(root, p); err == nil && filepath.IsLocal(rel) {
+		return filepath.ToSlash(rel)
+	}
+	return filepath.Base(p)
+}
+
 func orNone(s string) string {
 	if s == "" {
 		return "no measured row"
@@ -486,7 +449,7 @@ func orNone(s string) string {
 // worktree and sandbox (modelArg).
 func (c *comparer) modelDir(side abrun.Side, model string) (arg, cfgDir string, err error) {
 	for _, m := range c.models {
-		if path.Base(m.Dir) == model {
+		if modelFolder(m) == model {
 			return modelArg(m, c.wt.Path(side), c.o.RepoDir, c.sbs[side])
 		}
 	}
@@ -594,7 +557,7 @@ func (c *comparer) profiles(ctx context.Context) error {
 		}
 		c.recordProfile(reps)
 		if err := c.step(err); err != nil {
-			if errors.Is(err, errInterrupted) || ctx.Err() != nil {
+			if stopped(ctx, err) {
 				return fmt.Errorf("%w: the profile of %s: %w", errInterrupted, side, err)
 			}
 			return fmt.Errorf("the profile of %s: %w", side, err)
@@ -688,11 +651,7 @@ func (c *comparer) diffs(rules *attrib.Rules) error {
 // finish closes the manifest with the state the session ended in; it returns err,
 // marked as an interruption when the context was cancelled.
 func (c *comparer) finish(ctx context.Context, err error) error {
-	if err != nil && ctx.Err() != nil && !errors.Is(err, errInterrupted) {
-		err = fmt.Errorf("%w: %w", errInterrupted, err)
-	}
-	c.man.Finished = c.o.Now()
-	c.man.State, c.man.Error = c.end(err)
-	c.close()
-	return err
+	return c.closeWith(ctx, err, func(t time.Time, st results.SessionState, msg string) {
+		c.man.Finished, c.man.State, c.man.Error = t, st, msg
+	})
 }

@@ -89,6 +89,31 @@ func compareOptions(t testing.TB, fh *fakeHost, repo, shaA, shaB string, kind re
 	}
 }
 
+// runCompare runs the compare, failing the test on an error, and reads its folder
+// back as a reader of the results would.
+func runCompare(t *testing.T, o CompareOptions, prog *lineHook) (CompareReport, results.Compare) {
+	t.Helper()
+	rep, err := Compare(context.Background(), o)
+	if err != nil {
+		t.Fatalf("Compare: %v\n%s", err, prog.String())
+	}
+	c, err := results.ReadCompareFolder(rep.Folder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep, c
+}
+
+// readDiff reads a profile compare's difference of one run.
+func readDiff(t *testing.T, p string) portdiff.Diff {
+	t.Helper()
+	var d portdiff.Diff
+	if err := json.Unmarshal([]byte(readFile(t, p)), &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
 // sides is the order the runs of model ran in, as A and B.
 func sides(c results.Compare, model string) string {
 	var b strings.Builder
@@ -112,14 +137,7 @@ func TestCompareBenchFindsThePlantedGain(t *testing.T) {
 	steps := &stepHook{lineHook: prog}
 	o := compareOptions(t, fh, repo, shaA, shaB, results.CompareBench)
 	o.Label, o.Progress = "pr-1900", steps
-	rep, err := Compare(context.Background(), o)
-	if err != nil {
-		t.Fatalf("Compare: %v\n%s", err, prog.String())
-	}
-	c, err := results.ReadCompareFolder(rep.Folder)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep, c := runCompare(t, o, prog)
 	if c.State != results.SessionComplete || c.Kind != results.CompareBench || c.ShaA != shaA || c.ShaB != shaB || c.Label != "pr-1900" {
 		t.Errorf("manifest %+v", c)
 	}
@@ -190,18 +208,9 @@ func TestCompareBenchFindsThePlantedGain(t *testing.T) {
 	if st := steps.steps[len(steps.steps)-1]; st.Done != 12 || st.Planned != 12 || !slices.Equal(st.Verdicts, []string{final, cmpQwen + ": decode tok/s faster, prefill tok/s no significant change"}) {
 		t.Errorf("last step %+v", st)
 	}
-	glog := readFile(t, filepath.Join(rep.Folder, results.GuardLogFile))
-	wantIn(t, "guard log", glog, "== compare "+cmpQwen+" B run 3\n", "start: scripts/bench_decode.sh single models/mlx/"+cmpLlama)
-	if strings.Contains(glog, fh.tmp) {
-		t.Errorf("the guard log names local folders")
-	}
+	wantIn(t, "guard log", noLocalFolders(t, fh, rep.Folder), "== compare "+cmpQwen+" B run 3\n", "start: scripts/bench_decode.sh single models/mlx/"+cmpLlama)
 	// The worktrees are gone, the checkout untouched.
-	if ents, _ := os.ReadDir(filepath.Join(o.OutDir, "compare-worktrees")); len(ents) != 0 {
-		t.Errorf("worktrees left: %v", ents)
-	}
-	if wt := git(t, repo, "worktree", "list"); strings.Count(wt, "\n") != 0 {
-		t.Errorf("worktrees still registered:\n%s", wt)
-	}
+	worktreesGone(t, repo, filepath.Join(o.OutDir, "compare-worktrees"))
 	gitClean(t, repo)
 }
 
@@ -330,9 +339,7 @@ func TestCompareCancelledKeepsAPartialCompare(t *testing.T) {
 	if err != nil || len(before.Rows) != 1 {
 		t.Errorf("before: %v %+v", err, before)
 	}
-	if wt := git(t, repo, "worktree", "list"); strings.Count(wt, "\n") != 0 {
-		t.Errorf("worktrees still registered after the interrupt:\n%s", wt)
-	}
+	worktreesGone(t, repo, "")
 }
 
 // A profile compare with B's planted kernel change: each side's profile in a/ and b/,
@@ -347,14 +354,7 @@ func TestCompareProfileFindsThePlantedKernels(t *testing.T) {
 	o.Models = []string{"llama"}
 	prog := &lineHook{}
 	o.Progress = prog
-	rep, err := Compare(context.Background(), o)
-	if err != nil {
-		t.Fatalf("Compare: %v\n%s", err, prog.String())
-	}
-	c, err := results.ReadCompareFolder(rep.Folder)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep, c := runCompare(t, o, prog)
 	run := cmpLlama + "_greedy"
 	if c.State != results.SessionComplete || c.DirA != "a" || c.DirB != "b" || len(c.Diffs) != 1 || c.Diffs[0].Model != run {
 		t.Fatalf("manifest %+v", c)
@@ -372,10 +372,7 @@ func TestCompareProfileFindsThePlantedKernels(t *testing.T) {
 	if sides(c, run) != "AB" {
 		t.Errorf("runs %+v", c.Runs)
 	}
-	var d portdiff.Diff
-	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(rep.Folder, c.Diffs[0].JSON))), &d); err != nil {
-		t.Fatal(err)
-	}
+	d := readDiff(t, filepath.Join(rep.Folder, c.Diffs[0].JSON))
 	names := func(ks []portdiff.KernelDiff) (out []string) {
 		for _, k := range ks {
 			out = append(out, k.Kernel)

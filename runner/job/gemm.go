@@ -2,6 +2,7 @@ package job
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -315,4 +316,22 @@ func isCargoLine(t string) bool {
 		}
 	}
 	return false
+}
+
+// WriteOutcome writes the numeric tests' outcome (docs/formats.md §7) where the
+// publisher reads it, e.g. <results folder>/gemm_tests.json.
+func WriteOutcome(path string, o patch.Outcome) error {
+	b, err := json.MarshalIndent(o, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding the outcome: %w", err)
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("writing the outcome: %w", err)
+		}
+	}
+	if err := results.WriteFileAtomic(path, append(b, '\n')); err != nil {
+		return fmt.Errorf("writing the outcome: %w", err)
+	}
+	return nil
 }

@@ -5,68 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/lablup/perfbot/runner/guard"
-	"github.com/lablup/perfbot/runner/host"
 	"github.com/lablup/perfbot/runner/results"
-	"github.com/lablup/perfbot/runner/sandbox"
 )
-
-// jobDefaults fills what every job takes from the machine when the caller leaves it
-// out: the host, the guard's host and the clock.
-func jobDefaults(h *host.Host, g *guard.Options, now *func() time.Time) {
-	if *h == nil {
-		*h = host.Local()
-	}
-	if g.Host == nil {
-		g.Host = *h
-	}
-	if *now == nil {
-		*now = time.Now
-	}
-}
-
-// jobSandbox prepares the sandbox the job's commands run in (nil when the host's
-// settings say off): settings nil means the host's, read from perfbot's environment.
-// The checkout is dir; writable are the only folders the commands may write.
-func jobSandbox(settings *sandbox.Settings, prog *progress, dir string, writable ...string) (*sandbox.Sandbox, error) {
-	if settings == nil {
-		s, err := sandbox.FromEnv(os.Getenv)
-		if err != nil {
-			return nil, err
-		}
-		settings = &s
-	}
-	sb, err := sandbox.New(*settings, dir, writable...)
-	if err != nil {
-		return nil, fmt.Errorf("preparing the sandbox: %w", err)
-	}
-	if sb != nil {
-		names := make([]string, len(writable))
-		for i, w := range writable {
-			names[i] = filepath.Base(w)
-		}
-		prog.printf("sandbox: bwrap, no network; the checkout read-only, writable: %s", strings.Join(names, ", "))
-	}
-	return sb, nil
-}
-
-// absFolder resolves a folder option, naming it when it is missing.
-func absFolder(what string, p *string) error {
-	if *p == "" {
-		return fmt.Errorf("no folder given for %s", what)
-	}
-	abs, err := filepath.Abs(*p)
-	if err != nil {
-		return fmt.Errorf("resolving %s: %w", what, err)
-	}
-	*p = abs
-	return nil
-}
 
 // guarded is how one guarded command ended.
 type guarded struct {

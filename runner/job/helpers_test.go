@@ -232,3 +232,26 @@ func upstreamFile(t testing.TB) string {
 	}
 	return string(b)
 }
+
+// noLocalFolders reads the guard log in folder, failing when it names the test's own
+// folders, and returns it.
+func noLocalFolders(t *testing.T, fh *fakeHost, folder string) string {
+	t.Helper()
+	glog := readFile(t, filepath.Join(folder, results.GuardLogFile))
+	if strings.Contains(glog, fh.tmp) {
+		t.Errorf("the guard log names local folders")
+	}
+	return glog
+}
+
+// worktreesGone fails when a session left a worktree in wtDir ("" for none to look
+// in) or registered in repo.
+func worktreesGone(t *testing.T, repo, wtDir string) {
+	t.Helper()
+	if ents, _ := os.ReadDir(wtDir); wtDir != "" && len(ents) != 0 {
+		t.Errorf("worktrees left: %v", ents)
+	}
+	if wt := git(t, repo, "worktree", "list"); strings.Count(wt, "\n") != 0 {
+		t.Errorf("worktrees still registered:\n%s", wt)
+	}
+}

@@ -3,7 +3,6 @@ package job
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -109,23 +108,8 @@ type profiler struct {
 // at all (bad options, no GPU target or commit, a failed build, a guard that cannot
 // work, an interrupt). The report says how each run ended, also with an error.
 func Profile(ctx context.Context, o ProfileOptions) (ProfileReport, error) {
-	p, err := newProfiler(o)
-	if err != nil {
-		return ProfileReport{}, err
-	}
-	// Probes first: rocminfo and friends open /dev/kfd and would count as GPU holders
-	// inside a guarded wait.
-	p.info = p.probe(ctx, "ROCm, GPU, rocprofv3, checkout")
-	if err := p.open(); err != nil {
-		return ProfileReport{}, err
-	}
-	rep := func() ProfileReport { return ProfileReport{Folder: p.folder, Session: *p.sess} }
-	if err := p.runs(ctx); err != nil {
-		p.finish(err)
-		return rep(), err
-	}
-	p.finish(nil)
-	return rep(), nil
+	return runJob(ctx, "ROCm, GPU, rocprofv3, checkout", func() (*profiler, error) { return newProfiler(o) },
+		func(p *profiler) ProfileReport { return ProfileReport{Folder: p.folder, Session: *p.sess} })
 }
 
 func newProfiler(o ProfileOptions) (*profiler, error) {
@@ -133,15 +117,11 @@ func newProfiler(o ProfileOptions) (*profiler, error) {
 	if o.Bench == "" {
 		o.Bench = DefaultBench
 	}
-	for _, d := range []struct {
-		name string
-		p    *string
-	}{{"the checkout (RepoDir)", &o.RepoDir}, {"the results root (OutDir)", &o.OutDir}, {"the traces root (TraceDir)", &o.TraceDir}} {
-		if err := absFolder(d.name, d.p); err != nil {
-			return nil, err
-		}
+	err := absFolders(folderArg{"the checkout (RepoDir)", &o.RepoDir}, folderArg{"the results root (OutDir)", &o.OutDir}, folderArg{"the traces root (TraceDir)", &o.TraceDir})
+	if err != nil {
+		return nil, err
 	}
-	if fi, err := os.Stat(o.RepoDir); err != nil || !fi.IsDir() {
+	if !isDir(o.RepoDir) {
 		return nil, fmt.Errorf("the checkout %s is not a folder: give the mlxcel checkout to profile", o.RepoDir)
 	}
 	p := &profiler{o: o, session: newSession(o.Host, o.RepoDir, o.Guard, &progress{w: o.Progress, now: o.Now}, o.Now, "session manifest")}
@@ -149,12 +129,8 @@ func newProfiler(o ProfileOptions) (*profiler, error) {
 	if err := p.pickModels(); err != nil {
 		return nil, err
 	}
-	p.sampling = o.Sampling
-	if len(p.sampling) == 0 {
-		p.sampling = o.Config.Sampling
-	}
-	if len(p.sampling) == 0 {
-		return nil, errors.New("no sampling settings: give some (greedy, t0.7, t0.7-p0.95) or set sampling in the config")
+	if p.sampling, err = samplingOf(o.Sampling, o.Config.Sampling); err != nil {
+		return nil, err
 	}
 	// Run names become file and folder names: refuse one that is not a plain name
 	// before anything runs.
@@ -188,44 +164,14 @@ func newProfiler(o ProfileOptions) (*profiler, error) {
 	return p, nil
 }
 
-// pickModels resolves the requested model names against the config.
+// pickModels resolves the requested model names against the config, in its order.
 func (p *profiler) pickModels() error {
-	c := p.o.Config
-	want := p.o.Models
-	if len(want) == 0 {
-		want = c.DefaultModels
+	models, err := wantedModels(p.o.Config, p.o.Models, "run")
+	for _, m := range models {
+		arg, err := p.modelArg(m)
+		p.models = append(p.models, modelRun{cfg: m, arg: arg, err: err})
 	}
-	if len(want) == 0 {
-		for _, m := range c.Models {
-			want = append(want, m.Name)
-		}
-	}
-	if len(want) == 0 {
-		return errors.New("no models to run: the config names none")
-	}
-	if max := c.Limits.MaxModels; max > 0 && len(want) > max {
-		return fmt.Errorf("%d models asked for, more than limits.max_models (%d): ask for fewer or raise the limit", len(want), max)
-	}
-	// Sets, not searches: a config of many models must cost linear time.
-	known := make(map[string]bool, len(c.Models))
-	for _, m := range c.Models {
-		known[m.Name] = true
-	}
-	wanted := make(map[string]bool, len(want))
-	for _, name := range want {
-		if !known[name] {
-			return fmt.Errorf("model %s is not in the config; known: %s", safetext.Quote(name), knownModels(c))
-		}
-		wanted[name] = true
-	}
-	// The config's order is the run order.
-	for _, m := range c.Models {
-		if wanted[m.Name] {
-			arg, err := p.modelArg(m)
-			p.models = append(p.models, modelRun{cfg: m, arg: arg, err: err})
-		}
-	}
-	return nil
+	return err
 }
 
 // knownModels lists the config's model names for an error, the first few of them.
@@ -289,7 +235,8 @@ func (p *profiler) loadRules() (*attrib.Rules, error) {
 
 // open names and prepares the results folder and writes the host facts and the
 // first manifest.
-func (p *profiler) open() error {
+func (p *profiler) open(info hostinfo.Info) error {
+	p.info = info
 	gfx, commit, err := target(p.info, p.o.GFX, "the results folder is named after it; check the ROCm install or give the target (gfx1151)")
 	if err != nil {
 		return err
@@ -356,7 +303,7 @@ func profilerFlags(f hostinfo.RocprofFlags) []string {
 }
 
 // finish closes the manifest: the state, the end time, runs that never started.
-func (p *profiler) finish(err error) {
+func (p *profiler) finish(_ context.Context, err error) error {
 	p.sess.Finished = p.o.Now()
 	p.sess.State, p.sess.Error = p.end(err)
 	for i := range p.sess.Runs {
@@ -366,10 +313,11 @@ func (p *profiler) finish(err error) {
 		}
 	}
 	p.close()
+	return err
 }
 
-// runs builds the bench and runs everything.
-func (p *profiler) runs(ctx context.Context) error {
+// run builds the bench and runs everything.
+func (p *profiler) run(ctx context.Context) error {
 	if _, err := p.o.Host.LookPath("rocprofv3"); err != nil {
 		return fmt.Errorf("rocprofv3 is not on the PATH (%v): install rocprofiler-sdk (ROCm 6.2 or later) on the runner", err)
 	}

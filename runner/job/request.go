@@ -1,19 +1,16 @@
 package job
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/lablup/perfbot/config"
 	"github.com/lablup/perfbot/runner/guard"
 	"github.com/lablup/perfbot/runner/host"
-	"github.com/lablup/perfbot/runner/patch"
 	"github.com/lablup/perfbot/runner/results"
 	"github.com/lablup/perfbot/runner/sandbox"
 )
@@ -57,7 +54,7 @@ type ProfileRequest struct {
 
 // Options loads the config and checks the request against it.
 func (r ProfileRequest) Options() (ProfileOptions, error) {
-	cfg, err := loadRequestConfig(r.ConfigPath, r.RepoDir, true)
+	cfg, g, sb, err := requestSettings(r.ConfigPath, r.RepoDir, true, r.Host, r.Getenv)
 	if err != nil {
 		return ProfileOptions{}, err
 	}
@@ -71,16 +68,8 @@ func (r ProfileRequest) Options() (ProfileOptions, error) {
 	}
 	for _, m := range r.Models {
 		if _, ok := cfg.Model(m); !ok {
-			names := make([]string, len(cfg.Models))
-			for i, cm := range cfg.Models {
-				names[i] = cm.Name
-			}
-			return ProfileOptions{}, badRequestf("models: %q is not a model of the config; known: %s", m, strings.Join(names, ", "))
+			return ProfileOptions{}, badRequestf("models: %q is not a model of the config; known: %s", m, knownModels(cfg))
 		}
-	}
-	g, sb, err := hostSettings(cfg, r.Host, r.Getenv)
-	if err != nil {
-		return ProfileOptions{}, err
 	}
 	traces := r.TraceDir
 	if traces == "" {
@@ -102,24 +91,31 @@ type GemmRequest struct {
 	GuardLog   string
 	LogDir     string
 	Timeout    time.Duration
+	Progress   io.Writer
 	// Getenv reads the guard's overrides and the host's sandbox settings; nil means
 	// os.Getenv.
-	Getenv   func(string) string
-	Progress io.Writer
+	Getenv func(string) string
 }
 
 // Options loads the config's guard settings.
 func (r GemmRequest) Options() (GemmOptions, error) {
-	cfg, err := loadRequestConfig(r.ConfigPath, r.RepoDir, false)
-	if err != nil {
-		return GemmOptions{}, err
-	}
-	g, sb, err := hostSettings(cfg, r.Host, r.Getenv)
+	_, g, sb, err := requestSettings(r.ConfigPath, r.RepoDir, false, r.Host, r.Getenv)
 	if err != nil {
 		return GemmOptions{}, err
 	}
 	g.LogPath = r.GuardLog
 	return GemmOptions{Host: r.Host, RepoDir: r.RepoDir, Guard: g, Timeout: r.Timeout, LogDir: r.LogDir, Sandbox: &sb, Progress: r.Progress}, nil
+}
+
+// requestSettings are a request's config (loadRequestConfig; required says a missing
+// one is an error), its guard options and the host's sandbox settings (hostSettings).
+func requestSettings(path, repo string, required bool, h host.Host, getenv func(string) string) (config.Config, guard.Options, sandbox.Settings, error) {
+	cfg, err := loadRequestConfig(path, repo, required)
+	if err != nil {
+		return cfg, guard.Options{}, sandbox.Settings{}, err
+	}
+	g, sb, err := hostSettings(cfg, h, getenv)
+	return cfg, g, sb, err
 }
 
 // hostSettings are the guard options (the config's, with the shell guard's environment
@@ -154,22 +150,4 @@ func GuardFromConfig(c config.Config, h host.Host, getenv func(string) string) (
 	}
 	g.Host = h
 	return g, nil
-}
-
-// WriteOutcome writes the numeric tests' outcome (docs/formats.md §7) where the
-// publisher reads it, e.g. <results folder>/gemm_tests.json.
-func WriteOutcome(path string, o patch.Outcome) error {
-	b, err := json.MarshalIndent(o, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encoding the outcome: %w", err)
-	}
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("writing the outcome: %w", err)
-		}
-	}
-	if err := results.WriteFileAtomic(path, append(b, '\n')); err != nil {
-		return fmt.Errorf("writing the outcome: %w", err)
-	}
-	return nil
 }

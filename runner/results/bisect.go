@@ -210,6 +210,15 @@ func (b *Bisect) Validate() error {
 			return fmt.Errorf("the bisection names the file %s: a bisection folder holds %s, %s and %s", safetext.Quote(f), BisectFile, GuardLogFile, HostInfoFile)
 		}
 	}
+	if b.Culprit != "" && b.Culprit != CulpritDir {
+		return fmt.Errorf("the culprit's folder is %s: a bisection names %s", safetext.Quote(b.Culprit), CulpritDir)
+	}
+	if !bisectText(b.CulpritReason) {
+		return errors.New("the culprit's reason is not printable text of at most 4096 bytes")
+	}
+	if b.Culprit != "" && (b.Outcome == nil || b.Outcome.Outcome != BisectFound) {
+		return errors.New("a bisection that found no first bad commit names a culprit")
+	}
 	if b.Outcome != nil {
 		return b.Outcome.validate(index)
 	}

@@ -3,6 +3,8 @@ package results
 import (
 	"bytes"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -81,4 +83,34 @@ func TestWriteKernelsCarriageReturn(t *testing.T) {
 	if len(rows) != 1 || rows[0].Kernel != "a\nb" || rows[0].Class != "x\ny" || len(rows[0].Roles) != 1 || rows[0].Roles[0] != "\n" {
 		t.Errorf("read back %+v from\n%q", rows, b.Bytes())
 	}
+}
+
+// FuzzReadNightlyNested: any manifest bytes read or fail without a panic, and an
+// accepted one names only its own nested folders: confirm-<model> and bisect-<model>,
+// one path element each.
+func FuzzReadNightlyNested(f *testing.F) {
+	f.Add([]byte(`{"stem": "rocm_strixhalo-gfx1151_2026-12-03", "remeasures": [{"model": "m", "confirm": "confirm-m"}], "bisects": [{"model": "m", "good": "` +
+		strings.Repeat("a", 40) + `", "bad": "` + strings.Repeat("b", 40) + `", "dir": "bisect-m"}]}`))
+	f.Add([]byte(`{"stem": "rocm_strixhalo-gfx1151_2026-12-03", "remeasures": [{"model": "..", "confirm": "confirm-.."}]}`))
+	f.Add([]byte(`{"stem": "rocm_strixhalo-gfx1151_2026-12-03", "bisects": [{"model": "m/../x", "dir": "bisect-m/../x"}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(t.TempDir(), "rocm_strixhalo-gfx1151_2026-12-03"+NightlySuffix)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		n, err := ReadNightly(p)
+		if err != nil {
+			return
+		}
+		for _, rm := range n.Remeasures {
+			if rm.Confirm != "" && (rm.Confirm != ConfirmDirPrefix+rm.Model || !filepath.IsLocal(rm.Confirm) || strings.ContainsAny(rm.Confirm, `/\`)) {
+				t.Fatalf("accepted the A/B folder %q of %q", rm.Confirm, rm.Model)
+			}
+		}
+		for _, b := range n.Bisects {
+			if b.Dir != "" && (b.Dir != BisectDirPrefix+b.Model || !filepath.IsLocal(b.Dir) || strings.ContainsAny(b.Dir, `/\`)) {
+				t.Fatalf("accepted the bisection folder %q of %q", b.Dir, b.Model)
+			}
+		}
+	})
 }

@@ -30,7 +30,7 @@ func IsNightlyManifest(name string) bool { return nightlyManifest.MatchString(na
 
 // NightlyLayout says what a nightly results folder holds, for an error about a name
 // that is not of it.
-const NightlyLayout = "a nightly results folder holds one <stem>.nightly.json, the harness CSVs it names, <stem>.guard.log and <stem>.guard.log.jsonl (docs/nightly.md)"
+const NightlyLayout = "a nightly results folder holds one <stem>.nightly.json, the harness CSVs it names, <stem>.guard.log and <stem>.guard.log.jsonl, and the folders confirm-<model> and bisect-<model> its manifest names (docs/nightly.md)"
 
 // Sweep names.
 const (
@@ -110,7 +110,9 @@ type Remeasure struct {
 	Phase   *Phase           `json:"phase,omitempty"`
 	Decode  float64          `json:"decode_tok_s,omitempty"`
 	Verdict baseline.Verdict `json:"verdict"`
-	Reason  string           `json:"reason,omitempty"` // why there is no reading
+	// Reason is why there is no reading (Decode 0), or with one why it is not an A/B
+	// (the single re-run's fallback) or why the A/B did not confirm the suspect.
+	Reason string `json:"reason,omitempty"`
 	// Confirm is the folder, below the nightly folder (ConfirmDirPrefix + model), of the
 	// interleaved A/B that re-measured this suspect: a compare session (compare.json)
 	// of the last good commit (A) against the first bad one (B). Empty when the suspect
@@ -167,8 +169,12 @@ func (n *Nightly) Durations(sweep string) map[string]float64 {
 	return out
 }
 
-// Save writes the manifest to folder/<stem>.nightly.json, atomically.
+// Save writes the manifest to folder/<stem>.nightly.json, atomically; the folders it
+// names below it are checked first.
 func (n *Nightly) Save(folder string) error {
+	if err := n.validateNested(); err != nil {
+		return fmt.Errorf("the nightly manifest: %w", err)
+	}
 	return writeManifest(filepath.Join(folder, n.Stem+NightlySuffix), "nightly manifest", n)
 }
 
@@ -187,6 +193,9 @@ func ReadNightly(path string) (Nightly, error) {
 	}
 	if _, err := benchcsv.ParseName(n.Stem + ".csv"); err != nil {
 		return n, fmt.Errorf("%s is not a manifest of `perfbot run bench`: its stem %q is not a harness name", path, n.Stem)
+	}
+	if err := n.validateNested(); err != nil {
+		return n, fmt.Errorf("%s is not a manifest of `perfbot run bench`: %v", path, err)
 	}
 	return n, nil
 }

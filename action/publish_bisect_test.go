@@ -1,0 +1,79 @@
+package action
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lablup/perfbot/internal/hosttest"
+	"github.com/lablup/perfbot/runner/results"
+)
+
+// The publish job given a bisection's artifact (a folder holding bisect.json) copies it
+// through the strict intake and publishes its outcome as the bisection comment on the
+// issue input (here a dry run's file), with the check run; nothing is committed. An
+// artifact whose manifest is a link is refused.
+func TestPublishBisectArtifact(t *testing.T) {
+	home := t.TempDir()
+	tg := hosttest.NewTarget(t, home, nil)
+	artifact := filepath.Join(t.TempDir(), "artifact")
+	commits := []string{strings.Repeat("1", 40), strings.Repeat("2", 40), tg.Base}
+	start := time.Date(2026, 10, 26, 3, 0, 0, 0, time.UTC)
+	b := results.Bisect{Good: commits[0], Bad: commits[2], Model: "Qwen3-30B-A3B-4bit", Metric: "decode tok/s", Commits: commits, Backend: "rocm",
+		Host: "strixhalo-gfx1151", Date: "2026-10-26", Started: start, Finished: start.Add(time.Hour), State: results.SessionComplete,
+		Outcome: &results.BisectOutcome{Outcome: results.BisectUndecided, FirstBad: commits[2], LastGood: commits[1], Confidence: 0.55, EndsP: 0.001, ChangePct: -12, Why: "the budget ran out"}}
+	for _, c := range commits {
+		b.Steps = append(b.Steps, results.BisectMeasurement{Commit: c, Readings: []float64{35, 34.8, 35.2}})
+		b.Runs += 3
+	}
+	if err := os.MkdirAll(artifact, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Save(artifact); err != nil {
+		t.Fatal(err)
+	}
+	publishIt := func(artifact string) (*stepEnv, string, error) {
+		e := newStepEnv(t, map[string]string{"job": "publish", "dry-run": "true", "ref": tg.Base, "results": artifact, "issue": "12"})
+		e.vars["HOME"], e.vars["GIT_CONFIG_NOSYSTEM"], e.vars["PATH"] = home, "1", os.Getenv("PATH")
+		e.vars["GITHUB_REPOSITORY"], e.vars[EnvRepoURL] = "lablup/mlxcel", tg.Bare
+		var log bytes.Buffer
+		_, err := run(context.Background(), Options{Stdout: &log, Getenv: e.getenv})
+		return e, log.String(), err
+	}
+	e, log, err := publishIt(artifact)
+	if err != nil {
+		t.Fatalf("publish: %v\n%s", err, log)
+	}
+	if outs := readOutputs(t, e.output); outs["verdict"] != VerdictSuccess || outs["results-dir"] == "" {
+		t.Errorf("outputs %v\n%s", outs, log)
+	}
+	dry := filepath.Join(e.vars["RUNNER_TEMP"], "perfbot", "dry-run")
+	comment := readFileString(t, filepath.Join(dry, "bisect-comment.md"))
+	for _, want := range []string{"<!-- perfbot:bisect Qwen3-30B-A3B-4bit 11111111..", "**Undecided: the runs did not single out one commit; the most likely first bad commit is " + tg.Base[:8]} {
+		if !strings.Contains(comment, want) {
+			t.Errorf("the bisection comment lacks %q:\n%s", want, comment)
+		}
+	}
+	if !strings.Contains(readFileString(t, filepath.Join(dry, "check-run.md")), "Conclusion: neutral.") {
+		t.Error("the check run is not neutral")
+	}
+	if out := hosttest.Git(t, home, tg.Bare, "for-each-ref", "refs/heads/perfbot"); out != "" {
+		t.Errorf("a bisection committed something: %s", out)
+	}
+
+	// The manifest is a link: refused by the intake, the job fails.
+	linked := filepath.Join(t.TempDir(), "linked")
+	if err := os.MkdirAll(linked, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(artifact, results.BisectFile), filepath.Join(linked, results.BisectFile)); err != nil {
+		t.Fatal(err)
+	}
+	if _, log, err := publishIt(linked); err == nil || !strings.Contains(log, "a symbolic link") {
+		t.Errorf("a linked manifest: %v\n%s", err, log)
+	}
+}

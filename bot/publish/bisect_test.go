@@ -1,0 +1,481 @@
+package publish
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lablup/perfbot/bot/report"
+	"github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/golden"
+	"github.com/lablup/perfbot/internal/synthtest"
+	"github.com/lablup/perfbot/runner/abstat"
+	"github.com/lablup/perfbot/runner/analyze"
+	"github.com/lablup/perfbot/runner/baseline"
+	"github.com/lablup/perfbot/runner/results"
+	"github.com/lablup/perfbot/runner/synth"
+)
+
+// fakeSHA is the i-th made-up commit of a bisection range.
+func fakeSHA(i int) string { return fmt.Sprintf("%08x", 0xb15ec700+i) + strings.Repeat("0", 32) }
+
+// bisectDoc is a complete bisection of model over commits (Good first, Bad last) as a
+// bisect job writes one, ending in outcome: found and undecided name commits[2] as
+// the first bad commit, not reproduced names none.
+func bisectDoc(model string, commits []string, outcome string) results.Bisect {
+	start := time.Date(2026, 10, 26, 3, 0, 0, 0, time.UTC)
+	b := results.Bisect{Good: commits[0], Bad: commits[len(commits)-1], Model: model, Metric: baseline.MetricDecode, Commits: commits,
+		Backend: "rocm", Host: "strixhalo-gfx1151", GFX: "gfx1151", Date: "2026-10-26", Started: start, Finished: start.Add(2 * time.Hour),
+		State: results.SessionComplete, Params: results.BisectParams{ErrorRate: 0.01, EndRuns: 5, Start: 3, Step: 2, MaxPerCommit: 15, Budget: 60, EndAlpha: 0.01, MinSigmaPct: 0.5},
+		Rejected: 1}
+	first := min(2, len(commits)-1)
+	o := &results.BisectOutcome{Outcome: outcome, Confidence: 0.973, EndsP: 0.0008, ChangePct: -14.8, Why: "P(first bad) settled after the midpoints' repeats"}
+	for i, c := range commits {
+		level := 35.0
+		if i >= first && outcome != results.BisectNotReproduced {
+			level = 30.0
+		}
+		n := 3
+		if i == 0 || i == len(commits)-1 {
+			n = 5
+		}
+		var rs []float64
+		for k := range n {
+			rs = append(rs, level+0.1*float64(k))
+		}
+		b.Steps = append(b.Steps, results.BisectMeasurement{Commit: c, Readings: rs})
+		b.Runs += n
+		side, pbad := "good", 0.01
+		if i >= first {
+			side, pbad = "bad", 0.99
+		}
+		o.Posterior = append(o.Posterior, results.BisectPosterior{Commit: c, Runs: n, PBad: pbad, Side: side})
+	}
+	switch outcome {
+	case results.BisectUndecided:
+		o.Confidence = 0.61
+		fallthrough
+	case results.BisectFound:
+		o.FirstBad, o.LastGood = commits[first], commits[first-1]
+	case results.BisectNotReproduced:
+		o.Confidence, o.EndsP, o.ChangePct, o.Why = 0, 0.41, -0.4, "the ends did not differ"
+		for i := range o.Posterior {
+			o.Posterior[i].Side, o.Posterior[i].PBad = "good", 0.02
+		}
+	}
+	b.Outcome = o
+	return b
+}
+
+// layBisect writes b into dir (made) as bisect.json; with culprit, the profile A/B of
+// its first bad commit against its parent in culprit/: synthetic decode profiles in
+// which B's gather_qmv_wide_kernel is twice as slow as A's and B adds a kernel.
+func layBisect(t *testing.T, dir string, b results.Bisect, culprit bool) {
+	t.Helper()
+	if culprit {
+		b.Culprit = results.CulpritDir
+		src := layCompare(t, b.Outcome.LastGood, func(c *results.Compare) {
+			c.Kind, c.DirA, c.DirB, c.ShaB, c.Label = results.CompareProfile, results.CompareDirA, results.CompareDirB, b.Outcome.FirstBad, "culprit"
+			c.CSVBefore, c.CSVAfter = "", ""
+			// One run of the bisected model, as a culprit's profile A/B has.
+			first := c.Models[0].Model
+			c.Models = c.Models[:1]
+			c.Models[0].Model = b.Model + "_greedy"
+			// The maintainers' pair reversed: the culprit (B) is the slower side.
+			var runs []results.CompareRun
+			for _, r := range c.Runs {
+				if r.Model == first {
+					r.Model, r.Side = c.Models[0].Model, map[results.CompareSide]results.CompareSide{results.SideA: results.SideB, results.SideB: results.SideA}[r.Side]
+					runs = append(runs, r)
+				}
+			}
+			c.Runs, c.Planned = runs, len(runs)
+			m := &c.Models[0]
+			m.NA, m.NB = m.NB, m.NA
+			for k := range m.Results {
+				m.Results[k].Result = abResult(t, c.Values(m.Model, results.SideA, k), c.Values(m.Model, results.SideB, k))
+			}
+		})
+		// The parent's gather_qmv_wide_kernel is twice as fast as the culprit's, and
+		// the culprit adds a kernel.
+		side := func(change string) *analyze.Result {
+			o := synth.DefaultOptions()
+			o.Model, o.Tokens, o.Warmup = "qwen3-moe", 8, 2
+			ch, err := synth.ParseChange([]byte(change))
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.Change = &ch
+			return synthtest.Analyze(t, o)
+		}
+		ra, rb := side("faster gather_qmv_wide_kernel 2\n"), side("added planted_slow_kernel moe 9000\n")
+		cdir := filepath.Join(dir, results.CulpritDir)
+		if err := os.MkdirAll(cdir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(cdir, results.CompareFile), readFile(t, filepath.Join(src, results.CompareFile)))
+		writeRun(t, filepath.Join(cdir, results.CompareDirA), ra)
+		writeRun(t, filepath.Join(cdir, results.CompareDirB), rb)
+	} else if b.Outcome != nil && b.Outcome.Outcome == results.BisectFound {
+		b.CulpritReason = "the budget was spent"
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A hand bisection's outcome on the pull request that asked, against the fake GitHub:
+// the first bad commit linked with the pull request GitHub associates with it, the
+// confidence and the runs, then the culprit's profile A/B: the kernel that got slower
+// with its port unit (the compare comment's port impact). A second publish of a newer
+// bisection of the same range edits the one comment in place.
+func TestBisectCommentOnTheRequest(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	w := newWorld(t, tg)
+	head := w.pull(t, 1901, "faster-moe")
+	if _, err := w.s.AddIssue(testRepo.String(), fakegithubIssue(1950)); err != nil {
+		t.Fatal(err)
+	}
+	res := filepath.Join(t.TempDir(), "bisect-"+qwen30)
+	b := bisectDoc(qwen30, []string{fakeSHA(0), tg.base, head}, results.BisectFound)
+	b.Outcome.FirstBad, b.Outcome.LastGood = head, tg.base
+	layBisect(t, res, b, true)
+	o := BisectOptions{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToGitHub(w.c, testRepo), Issue: 1950,
+		WorkflowRun: "https://github.com/lablup/mlxcel/actions/runs/31337"}
+	sum, err := PublishBisect(context.Background(), o)
+	if err != nil {
+		t.Fatalf("PublishBisect: %v (%+v)", err, sum)
+	}
+	if sum.Outcome != results.BisectFound || sum.FirstBad != head || sum.Comment.Action != "created" || sum.CheckRun.Action != "skipped" {
+		t.Errorf("summary %+v", sum)
+	}
+	cs := w.s.Comments(1950)
+	if len(cs) != 1 {
+		t.Fatalf("%d comments on #1950", len(cs))
+	}
+	md := cs[0].Body
+	if err := report.Validate(md, nil, ""); err != nil {
+		t.Errorf("%v\n%s", err, md)
+	}
+	wantIn(t, md, report.BisectMarker(qwen30, b.Good, b.Bad),
+		"**Found: the first bad commit is "+head[:8]+" (confidence 97.3 %).**",
+		"| first bad commit | ["+head[:8]+"](https://github.com/lablup/mlxcel/commit/"+head+") |",
+		"| pull request | [\\#1901 faster-moe (open)](http://github.invalid/lablup/mlxcel/pull/1901) |",
+		"| runs used | 13 single-model runs of a budget of 60; 1 attempts refused by the guard were redone |",
+		"### The culprit's profile: the first bad commit against its parent",
+		"Kernels that changed most:", "| `void mlx::core::rocm::gather_qmv_wide_kernel<hip_bfloat16, hip_bfloat16, 64>` | #2065 |",
+		"Kernels only in B (appeared): `planted_slow_kernel` (")
+	golden.Check(t, filepath.Join("testdata", "golden", "bisect-comment.md"), md)
+
+	// The same range bisected again: the comment is edited, not added.
+	b.Outcome.Confidence = 0.991
+	layBisect(t, res, b, true)
+	if _, err := PublishBisect(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if cs := w.s.Comments(1950); len(cs) != 1 || !strings.Contains(cs[0].Body, "(confidence 99.1 %)") {
+		t.Errorf("after the second publish: %d comments, %+v", len(cs), cs)
+	}
+}
+
+// Every outcome says what it found, plainly: a first bad commit GitHub knows no pull
+// request of, an undecided bisection (its best guess and its low confidence), a
+// change that did not reproduce (no commit blamed), a culprit whose profile A/B did
+// not run; and a dry run does not ask GitHub for pull requests.
+func TestBisectOutcomes(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	w := newWorld(t, tg)
+	for i, c := range []struct {
+		name    string
+		outcome string
+		commits []string
+		dry     bool
+		want    []string
+		not     []string
+	}{
+		{"found, no pull request", results.BisectFound, []string{fakeSHA(0), fakeSHA(1), tg.base}, false,
+			[]string{"**Found: the first bad commit is " + tg.base[:8], "| pull request | none: GitHub associates no pull request with the commit |",
+				"No profile A/B of the culprit: the budget was spent"}, []string{"### The culprit's profile"}},
+		{"undecided", results.BisectUndecided, []string{fakeSHA(0), fakeSHA(1), tg.base, fakeSHA(3)}, false,
+			[]string{"**Undecided: the runs did not single out one commit; the most likely first bad commit is " + tg.base[:8] + ", at a confidence of only 61.0 %.**",
+				"| outcome | undecided |", "| confidence (posterior probability of that commit) | 61.0 % |"}, nil},
+		{"not reproduced", results.BisectNotReproduced, []string{fakeSHA(0), fakeSHA(1), fakeSHA(2)}, false,
+			[]string{"**Not reproduced: the good and the bad end did not differ when measured again, so no commit is blamed.**",
+				"| change between the ends | \\-0.40 % between the good and the bad end, p = 0.4100 |", "the ends did not differ"},
+			[]string{"| first bad commit |", "| pull request |", "| confidence"}},
+		{"dry run", results.BisectFound, []string{fakeSHA(0), fakeSHA(1), fakeSHA(2)}, true,
+			[]string{"| pull request | unknown: a dry run does not ask GitHub |", "| first bad commit | `" + fakeSHA(2)[:8] + "` |"}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := filepath.Join(t.TempDir(), "b")
+			layBisect(t, res, bisectDoc(qwen30, c.commits, c.outcome), false)
+			n := 1960 + i
+			o := BisectOptions{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToGitHub(w.c, testRepo), Issue: n}
+			out := t.TempDir()
+			if c.dry {
+				o.Sink = ToDir(out)
+			} else if _, err := w.s.AddIssue(testRepo.String(), fakegithubIssue(n)); err != nil {
+				t.Fatal(err)
+			}
+			sum, err := PublishBisect(context.Background(), o)
+			if err != nil {
+				t.Fatalf("PublishBisect: %v", err)
+			}
+			var md string
+			if c.dry {
+				md = readFile(t, filepath.Join(out, DryBisectComment))
+				wantIn(t, readFile(t, filepath.Join(out, DryCheckRun)), "Conclusion: neutral.", "# Bisection: found")
+			} else if cs := w.s.Comments(n); len(cs) == 1 {
+				md = cs[0].Body
+			} else {
+				t.Fatalf("%d comments", len(cs))
+			}
+			if sum.Outcome != c.outcome {
+				t.Errorf("summary outcome %q", sum.Outcome)
+			}
+			wantIn(t, md, c.want...)
+			if i := slices.IndexFunc(c.not, func(s string) bool { return strings.Contains(md, s) }); i >= 0 {
+				t.Errorf("%q in:\n%s", c.not[i], md)
+			}
+		})
+	}
+}
+
+// A bisection folder is read as hostile: a manifest that is a link, or not JSON, stops
+// the publication with an error naming it; a culprit folder that is a link, or the
+// profile A/B of other commits, is a note and the outcome still stands.
+func TestBisectRefusesHostileFolders(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	good := bisectDoc(qwen30, []string{fakeSHA(0), fakeSHA(1), fakeSHA(2)}, results.BisectFound)
+	publishDry := func(res string) (BisectSummary, string, error) {
+		out := t.TempDir()
+		sum, err := PublishBisect(context.Background(), BisectOptions{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out), Issue: 5})
+		md, _ := os.ReadFile(filepath.Join(out, DryBisectComment))
+		return sum, string(md), err
+	}
+	t.Run("manifest is a link", func(t *testing.T) {
+		res := t.TempDir()
+		elsewhere := t.TempDir()
+		layBisect(t, elsewhere, good, false)
+		if err := os.Symlink(filepath.Join(elsewhere, results.BisectFile), filepath.Join(res, results.BisectFile)); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := publishDry(res); err == nil || !strings.Contains(err.Error(), "bisect.json is a symbolic link") {
+			t.Errorf("error %v", err)
+		}
+	})
+	t.Run("manifest is not JSON", func(t *testing.T) {
+		res := t.TempDir()
+		writeFile(t, filepath.Join(res, results.BisectFile), "{\"good\": ")
+		if _, _, err := publishDry(res); err == nil || !strings.Contains(err.Error(), "is not a manifest of a bisection") {
+			t.Errorf("error %v", err)
+		}
+	})
+	t.Run("culprit folder is a link", func(t *testing.T) {
+		res := t.TempDir()
+		other := t.TempDir()
+		layBisect(t, other, good, true)
+		layBisect(t, res, good, false)
+		b := good
+		b.Culprit, b.CulpritReason = results.CulpritDir, ""
+		if err := b.Save(res); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.Join(other, results.CulpritDir), filepath.Join(res, results.CulpritDir)); err != nil {
+			t.Fatal(err)
+		}
+		sum, md, err := publishDry(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantIn(t, md, "No profile A/B of the culprit: its folder could not be read: the culprit folder culprit is a symbolic link, not a folder")
+		wantIn(t, strings.Join(sum.Notes, "\n"), "the culprit's profile A/B: its folder could not be read")
+	})
+	t.Run("culprit of other commits", func(t *testing.T) {
+		res := t.TempDir()
+		b := good
+		layBisect(t, res, b, true)
+		b.Outcome.FirstBad, b.Outcome.LastGood = fakeSHA(1), fakeSHA(0)
+		b.Culprit = results.CulpritDir
+		if err := b.Save(res); err != nil {
+			t.Fatal(err)
+		}
+		_, md, err := publishDry(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantIn(t, md, "No profile A/B of the culprit: its folder could not be read: culprit: a profile compare of "+fakeSHA(1)+".."+fakeSHA(2)+", not the profile A/B of the first bad commit "+fakeSHA(1))
+	})
+}
+
+// abResult is abstat's comparison of b's readings with a's.
+func abResult(t *testing.T, a, b []float64) abstat.Result {
+	t.Helper()
+	r, err := abstat.Compare(a, b, abstat.HigherIsBetter, abstat.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// fakegithubIssue is an issue a maintainer opened on the fake GitHub.
+func fakegithubIssue(n int) fakegithub.Issue {
+	return fakegithub.Issue{Number: n, Title: "decode got slower", User: "maintainer"}
+}
+
+// layConfirm writes the interleaved A/B that re-measured model below the nightly
+// folder dir (confirm-<model>, a bench compare session): A = shaA, B = shaB, eight
+// runs a side, B's decode readings ratio times A's.
+func layConfirm(t *testing.T, dir, model, shaA, shaB string, ratio float64) string {
+	t.Helper()
+	name := results.ConfirmDirPrefix + model
+	var a, b []float64
+	c := results.Compare{Kind: results.CompareBench, ShaA: shaA, ShaB: shaB, Label: "confirm", Backend: "rocm", Host: "strixhalo-gfx1151", GFX: "gfx1151",
+		Date: "2026-10-26", Started: time.Date(2026, 10, 26, 4, 0, 0, 0, time.UTC), Finished: time.Date(2026, 10, 26, 5, 0, 0, 0, time.UTC),
+		State: results.SessionComplete, Start: 4, Cap: 8, Options: abstat.DefaultOptions(),
+		Metrics: []results.CompareMetric{{Name: baseline.MetricDecode, Direction: abstat.HigherIsBetter.String()}}}
+	for i := range 8 {
+		va := 50 * (1 + 0.004*float64(i%4))
+		vb := va * ratio * (1 + 0.001*float64(i%3))
+		a, b = append(a, va), append(b, vb)
+		c.Runs = append(c.Runs, results.CompareRun{Model: model, Side: results.SideA, I: i, Values: []float64{va}},
+			results.CompareRun{Model: model, Side: results.SideB, I: i, Values: []float64{vb}})
+	}
+	c.Planned = len(c.Runs)
+	c.Models = []results.CompareModel{{Model: model, Done: true, NA: 8, NB: 8, Results: []results.CompareResult{{Metric: baseline.MetricDecode, Result: abResult(t, a, b)}}}}
+	if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Save(filepath.Join(dir, name)); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// qwenStep publishes nights 14 to 26 of a history in which Qwen3-30B drops by 15 %
+// from night 25 (the night dated cpDate(25)), as dry runs; on night 25, night adds what
+// the GPU job left for the suspect (nil: the single re-run alone). It returns the dry
+// run's folder and each night's summary.
+func qwenStep(t *testing.T, night func(dir string, man *results.Nightly)) (out string, tg *target, sums map[int]BaselineSummary) {
+	t.Helper()
+	c := newCPNights(t, 11, func(model string, k int) float64 {
+		if model == qwen30 && k >= 25 {
+			return 0.85
+		}
+		return 1
+	})
+	c.night = func(k int, dir string, man *results.Nightly) {
+		if k != 25 {
+			return
+		}
+		if !slices.ContainsFunc(man.Remeasures, func(r results.Remeasure) bool { return r.Model == qwen30 }) {
+			t.Fatalf("night 25 did not re-measure %s: %+v", qwen30, man.Remeasures)
+		}
+		if night != nil {
+			night(dir, man)
+		}
+	}
+	tg = newTarget(t)
+	out = t.TempDir()
+	for k := 0; k < 14; k++ {
+		c.lay(k, tg.base)
+	}
+	return out, tg, c.publish(tg, out, 14, 26)
+}
+
+// setConfirm names the A/B folder in the suspect's re-measure.
+func setConfirm(man *results.Nightly, model, folder string) {
+	for i := range man.Remeasures {
+		if man.Remeasures[i].Model == model {
+			man.Remeasures[i].Confirm = folder
+		}
+	}
+}
+
+// The A/B of the last good commit against the first bad one says slower: the
+// suspicion of night 25 is confirmed that night and its issue says how ("A/B of ...
+// (8 runs) against ... (8 runs): -14.9 %, p = ..."), as the baseline page does; the
+// nightly's bisection of the change is its comment on the issue (the first bad commit,
+// the culprit's port impact), and the issue's table names it. The next night, which
+// holds neither, still says both, and leaves the comment as it was.
+func TestRegressionConfirmedByAB(t *testing.T) {
+	t.Parallel()
+	var commits []string
+	out, tg, sums := qwenStep(t, func(dir string, man *results.Nightly) {
+		// The GPU job's A/B and bisection run from the last good commit to tonight's.
+		commits = []string{cpCommit(24), fakeSHA(1), fakeSHA(2), man.Commit}
+		setConfirm(man, qwen30, layConfirm(t, dir, qwen30, cpCommit(24), man.Commit, 0.85))
+		bdir := results.BisectDirPrefix + qwen30
+		layBisect(t, filepath.Join(dir, bdir), bisectDoc(qwen30, commits, results.BisectFound), true)
+		man.Bisects = []results.NightBisect{{Model: qwen30, Good: commits[0], Bad: commits[3], Dir: bdir}}
+	})
+	key := regressionFileName(qwen30) + "_" + cpDate(25)
+	// The issue as night 26 left it: night 26 holds no A/B and no bisection, and the
+	// issue keeps what night 25 found.
+	issue := readFile(t, filepath.Join(out, dryRegression+key+".md"))
+	confirm := "A/B of " + cpCommit(24)[:8] + " (8 runs) against " + tg.base[:8] + " (8 runs): -14.9 %, p = 0.0002 (Mann-Whitney U), slower"
+	wantIn(t, issue, "| confirmation | "+confirm+" |",
+		"| bisection | Found: the first bad commit is "+fakeSHA(2)[:8]+" (confidence 97.3 %) (2026-10-26, 4 commits, 16 single-model runs of a budget of 60; 1 attempts refused by the guard were redone); the bisection comment on this issue has the details |")
+	comment := readFile(t, filepath.Join(out, dryRegression+key+dryBisect))
+	wantIn(t, comment, report.BisectMarker(qwen30, commits[0], commits[3]), "| first bad commit | `"+fakeSHA(2)[:8]+"` |",
+		"| pull request | unknown: a dry run does not ask GitHub |", "### Port impact:", "Kernels only in B (appeared): `planted_slow_kernel`")
+	page := tg.file(t, sums[25].Git.Commit, sums[25].Page)
+	wantIn(t, page, "- "+qwen30+": confirmation: "+confirm)
+	var wrote []string
+	for _, o := range sums[25].Regressions {
+		wrote = append(wrote, o.Detail+" "+o.Action)
+	}
+	if !slices.Contains(wrote, qwen30+" created") || !slices.Contains(wrote, "bisection comment of "+qwen30+" created") {
+		t.Errorf("night 25 wrote %v", wrote)
+	}
+	for _, o := range sums[26].Regressions {
+		if strings.HasPrefix(o.Detail, "bisection comment") {
+			t.Errorf("night 26 wrote the bisection comment again: %+v", o)
+		}
+	}
+	wantIn(t, issue, "| how it was found | confirmed on an earlier night (this issue) |")
+}
+
+// The A/B says no significant change: night 25's suspicion is not confirmed, no issue
+// is opened that night, and the page says why.
+func TestRegressionNotConfirmedByAB(t *testing.T) {
+	t.Parallel()
+	_, tg, sums := qwenStep(t, func(dir string, man *results.Nightly) {
+		setConfirm(man, qwen30, layConfirm(t, dir, qwen30, cpCommit(24), man.Commit, 1.0))
+	})
+	for _, o := range sums[25].Regressions {
+		if o.Detail == qwen30 {
+			t.Errorf("night 25 wrote an issue of %s: %+v", qwen30, o)
+		}
+	}
+	page := tg.file(t, sums[25].Git.Commit, sums[25].Page)
+	wantIn(t, page, "confirmation: A/B of "+cpCommit(24)[:8]+" (8 runs) against "+tg.base[:8]+" (8 runs): ", ": not a significant change in the suspected direction")
+}
+
+// Without an A/B (the last good commit was not known) the single re-run confirms as
+// before, and the issue says it was a single re-run; a bisection the nightly skipped
+// says why.
+func TestRegressionConfirmedBySingleRerun(t *testing.T) {
+	t.Parallel()
+	out, _, _ := qwenStep(t, func(_ string, man *results.Nightly) {
+		man.Bisects = []results.NightBisect{{Model: qwen30, Good: cpCommit(24), Bad: man.Commit, Reason: "nightly.bisect_runs is 0"}}
+	})
+	key := regressionFileName(qwen30) + "_" + cpDate(25)
+	issue := readFile(t, filepath.Join(out, dryRegression+key+".md"))
+	wantIn(t, issue, "| confirmation | a single re-run of "+qwen30+" at tonight's commit on "+cpDate(25)+", not an A/B (the last good commit was not known): ",
+		"| bisection | not run on "+cpDate(25)+": nightly.bisect\\_runs is 0 |")
+	if _, err := os.Stat(filepath.Join(out, dryRegression+key+dryBisect)); err == nil {
+		t.Error("a bisection that did not run has a comment")
+	}
+}
