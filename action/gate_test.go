@@ -73,7 +73,7 @@ func TestGateJobRunsTheSharedCases(t *testing.T) {
 				reply, verdict = true, VerdictDenied
 			case w.Outcome == gate.Ignored:
 				verdict = VerdictIgnored
-			case w.Kind == command.Profile || w.Kind == command.Bench:
+			case w.Kind == command.Profile || w.Kind == command.Bench || w.Kind == command.Bisect:
 				reaction = "eyes"
 			default:
 				reply = true
@@ -109,6 +109,10 @@ func TestGateJobRunsTheSharedCases(t *testing.T) {
 				}
 				if w.Compare {
 					want["base"], want["repeats"] = w.Base, strconv.Itoa(w.Repeats)
+				}
+				if w.Kind == command.Bisect {
+					// The good end beside the bad one (sha); no repeats.
+					want["base"] = w.Base
 				}
 			}
 			if diff := cmp.Diff(want, readOutputs(t, e.output)); diff != "" {
