@@ -209,7 +209,9 @@ func (cm *commands) accept(ctx context.Context, c commandAPI, delivery string, e
 		}
 		r.StatusCommentID = sc.ID
 	}
-	if r.IsPR && r.CheckRunID == 0 {
+	// A bisection's commits are the default branch's, not the pull request's: it gets
+	// no check run, which would sit on the bad commit.
+	if r.IsPR && r.CheckRunID == 0 && r.Kind != string(command.Bisect) {
 		cr, err := c.CreateCheckRun(ctx, ev.Repo, gh.CheckRunSpec{
 			Name: "perfbot " + r.Kind, HeadSHA: r.SHA, ExternalID: externalID(r.ID),
 			Title:   fmt.Sprintf("Queued: request %d on %s", r.ID, r.Host),
@@ -244,14 +246,10 @@ func storedRepeats(req gate.Request) int {
 	return req.Repeats
 }
 
-// comparedWith names A of a compare, or the good end of a bisection, for the check
-// run's summary: "" otherwise.
+// comparedWith names A of a compare, for the check run's summary: "" otherwise.
 func comparedWith(r queue.Request) string {
-	switch {
-	case r.Base == "":
+	if r.Base == "" {
 		return ""
-	case r.Kind == string(command.Bisect):
-		return fmt.Sprintf(" back to the last good commit %s, bisecting for %s", mdtext.Code(r.Base), mdtext.Code(strings.Join(r.Models, ",")))
 	}
 	return fmt.Sprintf(" compared with commit %s (A, up to %d repeats per side)", mdtext.Code(r.Base), r.Repeats)
 }

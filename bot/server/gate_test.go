@@ -66,7 +66,8 @@ func TestGateCases(t *testing.T) {
 				default:
 					in["inputs.base"], in["inputs.repeats"] = fakegithub.Absent, fakegithub.Absent
 				}
-				expectAccepted(t, stub, repo, issue, isPR, p.Comment.ID, 1, w.SHA, in)
+				// A bisection's commits are the default branch's: no check run on a pull request.
+				expectAccepted(t, stub, repo, issue, isPR && w.Kind != command.Bisect, p.Comment.ID, 1, w.SHA, in)
 			}
 			if err := r.deliver("issue_comment", fmt.Sprintf("00000000-0000-4000-8000-%012d", i), body); err != nil {
 				t.Fatalf("processing: %v", err)
