@@ -88,8 +88,8 @@ func TestBisectLimits(t *testing.T) {
 	if got, want := def.Limits.MaxBisectRuns, changepoint.DefaultBisectParams().Budget; got != want {
 		t.Errorf("limits.max_bisect_runs defaults to %d, the bisection's budget to %d", got, want)
 	}
+	// A config without the key (0) keeps the bisection's own budget.
 	p := gate.BisectParams(config.Config{})
-	p.Budget = changepoint.DefaultBisectParams().Budget
 	if !reflect.DeepEqual(p, changepoint.DefaultBisectParams()) {
 		t.Errorf("params %+v", p)
 	}
