@@ -11,11 +11,13 @@ import (
 	"encoding/pem"
 	"fmt"
 	"maps"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -869,5 +871,74 @@ func TestActGateHandsACompareOn(t *testing.T) {
 	// The cap reached the session; on an issue the CSV pair is named by the short SHAs.
 	if want := fmt.Sprintf("label %s-%s, up to 5 repeats per side", tg.Base[:7], head[:7]); !strings.Contains(log, want) {
 		t.Errorf("the compare does not start with %q:\n%s", want, tail(log, 120))
+	}
+}
+
+// A bisection in the serverless workflow: the gate resolves both short SHAs, checks the
+// bad one is on main and the good one its ancestor, hands the range on (sha the bad
+// commit, base the good one, models the one model), and the bisect job checks out the
+// whole history and bisects it on the fake host to the commit that planted a slower
+// decode (act runs the gate and the bisect job: -j bisect).
+func TestActGateHandsABisectOn(t *testing.T) {
+	r := newActRig(t)
+	r.env = append(r.env, "FAKE_HARNESS_DATE="+time.Now().Format(time.DateOnly), "FAKE_HARNESS=")
+	files := targetFiles(t, jobsConfig)
+	maps.Copy(files, benchFiles(t))
+	tg := hosttest.NewTarget(t, r.home, files)
+	commit := func(msg, change string) string {
+		if err := os.WriteFile(filepath.Join(tg.Repo, "fake-change.txt"), []byte(change), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		hosttest.Git(t, r.home, tg.Repo, "add", "fake-change.txt")
+		hosttest.Git(t, r.home, tg.Repo, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "--quiet", "-m", msg)
+		return hosttest.Git(t, r.home, tg.Repo, "rev-parse", "HEAD")
+	}
+	culprit := commit("a slower decode", "decode 0.8\n")
+	bad := commit("a comment", "# unrelated\ndecode 0.8\n")
+	hosttest.Git(t, r.home, tg.Repo, "push", "--quiet", "origin", "HEAD:refs/heads/main")
+
+	s := fakegithub.New(t)
+	repo := "/repos/" + actRepo
+	s.Expect("GET", repo+"/contents/.github/perfbot.yml?ref=main", s.Example(200, "content-file-response-if-content-is-a-file", map[string]any{
+		"content": base64.StdEncoding.EncodeToString([]byte(jobsConfig)), "encoding": "base64", "size": len(jobsConfig),
+		"name": "perfbot.yml", "path": ".github/perfbot.yml", "type": "file",
+	}))
+	s.Expect("GET", repo+"/collaborators/"+actCommenter+"/permission", fakegithub.JSONFileWith(200,
+		rest(t, "repository-collaborator-permission-response-if-user-has-admin-permissions"), map[string]any{"permission": "write", "role_name": "write"}))
+	for _, sha := range []string{tg.Base, bad} {
+		s.Expect("GET", repo+"/commits/"+sha[:7], fakegithub.Func(func(fakegithub.Request) fakegithub.Response {
+			return fakegithub.Response{Status: 200, Header: http.Header{"Content-Type": {"application/vnd.github.sha"}}, Body: []byte(sha)}
+		}).Unchecked())
+	}
+	s.Expect("GET", repo+"/compare/"+bad+"...main", s.Example(200, "commit-comparison", map[string]any{"status": "identical"}))
+	s.Expect("GET", repo+"/compare/"+tg.Base+"..."+bad, s.Example(200, "commit-comparison", map[string]any{"status": "ahead", "ahead_by": 2}))
+	expectReaction(t, s, "eyes", "Bearer "+actToken)
+
+	event := actEvent(t, r.dir)
+	m, err := fakegithub.Object(event)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fakegithub.Set(m, "comment.body", "/bench rocm bisect good="+tg.Base[:7]+" bad="+bad[:7]+" models=llama\n"); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(m)
+	if err := os.WriteFile(event, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log := r.run(t, commentWorkflow, tg.Repo, s, actRepo, "issue_comment", "-e", event, "--actor", actCommenter, "-j", "bisect")
+	if !jobLine("perfbot comment", "bisect", "  ✅  Success - Main Run perfbot").MatchString(log) {
+		t.Fatalf("the bisect job did not run the bisection:\n%s", tail(log, 120))
+	}
+	if want := "request: comment-" + strconv.Itoa(actCommentID) + ", " + tg.Base + ".." + bad; !strings.Contains(log, want) {
+		t.Errorf("the bisect job's report does not say %q:\n%s", want, tail(log, 120))
+	}
+	res := regexp.MustCompile(`\| results: (\S+) \((\w+)\)`).FindStringSubmatch(log)
+	if res == nil || filepath.Base(res[1]) != "gfx1151_"+tg.Base[:8]+"_"+bad[:8] || res[2] != VerdictComplete {
+		t.Fatalf("the bisect job's report %q, want the bisection folder of %s..%s, complete:\n%s", res, tg.Base[:8], bad[:8], tail(log, 120))
+	}
+	// The folder is cleaned away with the workspace; the job's log names the outcome.
+	if want := "bisection found: " + culprit + " is the first bad commit"; !strings.Contains(log, want) {
+		t.Errorf("the bisect job's log does not say %q:\n%s", want, tail(log, 120))
 	}
 }

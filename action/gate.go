@@ -20,8 +20,9 @@ type gateResult struct {
 	Reacted string
 }
 
-// Verdicts of the gate job besides the accepted command's kind (profile, bench, help,
-// status, cancel): the workflow runs its profile or bench job on the kind.
+// Verdicts of the gate job besides the accepted command's kind (profile, bench, bisect,
+// help, status, cancel): the workflow runs its profile, bench or bisect job on the
+// kind.
 const (
 	VerdictIgnored = "ignored"
 	VerdictDenied  = "denied"
@@ -62,7 +63,7 @@ func (s *step) gate(ctx context.Context) (*gateResult, error) {
 	case gate.Accepted:
 		verdict = string(d.Request.Kind)
 		switch d.Request.Kind {
-		case command.Profile, command.Bench:
+		case command.Profile, command.Bench, command.Bisect:
 			run, reaction = true, "eyes"
 		case command.Help:
 			reply = d.Reply
@@ -105,11 +106,15 @@ func (s *step) gate(ctx context.Context) (*gateResult, error) {
 		}
 		outs = append(outs, "request-id", id, "sha", r.SHA, "models", strings.Join(r.Models, ","),
 			"sampling", strings.Join(r.Sampling, ","), "epic", epic, "trigger-comment-id", strconv.FormatInt(ev.CommentID, 10))
-		// A compare hands A on beside B (sha), with its cap of repeats per side; both
-		// are empty otherwise, and the GPU job runs one commit.
+		// A compare hands A on beside B (sha), with its cap of repeats per side; a
+		// bisection its last good commit beside the first bad one (sha), its one model
+		// in models; both are empty otherwise, and the GPU job runs one commit.
 		base, repeats := "", ""
-		if r.Compare {
+		switch {
+		case r.Compare:
 			base, repeats = r.Base, strconv.Itoa(r.Repeats)
+		case r.Kind == command.Bisect:
+			base = r.Base
 		}
 		outs = append(outs, "base", base, "repeats", repeats)
 		s.rt.Annotate(Annotation{Level: Notice, Title: "perfbot: command accepted",
@@ -122,6 +127,9 @@ func (s *step) gate(ctx context.Context) (*gateResult, error) {
 // gateAccepted is the notice of an accepted run: what runs, pinned to what.
 func gateAccepted(r gate.Request) string {
 	msg := fmt.Sprintf("%s by %s: %s pinned to %s (%s)", r.Kind, r.Requester, strings.Join(r.Models, ","), r.SHA, r.PinnedFrom)
+	if r.Kind == command.Bisect {
+		return msg + fmt.Sprintf(", back to the last good commit %s: %d commits, at most %d runs", r.Base, r.Commits, r.MaxRuns)
+	}
 	if r.Compare {
 		msg += fmt.Sprintf(", compared with %s (%s)", r.Base, r.BasePinnedFrom)
 		if r.Kind == command.Bench {

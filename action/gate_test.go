@@ -73,7 +73,7 @@ func TestGateJobRunsTheSharedCases(t *testing.T) {
 				reply, verdict = true, VerdictDenied
 			case w.Outcome == gate.Ignored:
 				verdict = VerdictIgnored
-			case w.Kind == command.Profile || w.Kind == command.Bench:
+			case w.Kind == command.Profile || w.Kind == command.Bench || w.Kind == command.Bisect:
 				reaction = "eyes"
 			default:
 				reply = true
@@ -109,6 +109,10 @@ func TestGateJobRunsTheSharedCases(t *testing.T) {
 				}
 				if w.Compare {
 					want["base"], want["repeats"] = w.Base, strconv.Itoa(w.Repeats)
+				}
+				if w.Kind == command.Bisect {
+					// The good end beside the bad one (sha); no repeats.
+					want["base"] = w.Base
 				}
 			}
 			if diff := cmp.Diff(want, readOutputs(t, e.output)); diff != "" {
@@ -220,5 +224,27 @@ func TestGateJobAsApp(t *testing.T) {
 	}
 	if len(cs) == 0 || cs[0].Name != "add-mask" {
 		t.Errorf("the first command is not a mask: %s", names(cs))
+	}
+}
+
+// The notice of an accepted run says what runs, pinned to what: a compare both
+// commits, a bisection its range, its size and its budget of runs.
+func TestGateAcceptedNotice(t *testing.T) {
+	t.Parallel()
+	const good, bad = "9fceb02d0ae598e95dc970b74767f19372d61af8", "aa218f56b14c9653891f9e74264a383fa43fefbd"
+	for _, c := range []struct {
+		r    gate.Request
+		want string
+	}{
+		{gate.Request{Kind: command.Profile, Requester: "alice", Models: []string{"llama", "qwen3"}, SHA: bad, PinnedFrom: "branch main"},
+			"profile by alice: llama,qwen3 pinned to " + bad + " (branch main)"},
+		{gate.Request{Kind: command.Bench, Requester: "alice", Models: []string{"llama"}, SHA: bad, PinnedFrom: "branch main", Compare: true, Base: good, BasePinnedFrom: "branch old", Repeats: 7},
+			"bench by alice: llama pinned to " + bad + " (branch main), compared with " + good + " (branch old), at most 7 repeats per side"},
+		{gate.Request{Kind: command.Bisect, Requester: "bob", Models: []string{"qwen3"}, SHA: bad, PinnedFrom: "commit " + bad + " (bad=)", Base: good, Commits: 12, MaxRuns: 60},
+			"bisect by bob: qwen3 pinned to " + bad + " (commit " + bad + " (bad=)), back to the last good commit " + good + ": 12 commits, at most 60 runs"},
+	} {
+		if got := gateAccepted(c.r); got != c.want {
+			t.Errorf("notice\n %q\nwant\n %q", got, c.want)
+		}
 	}
 }

@@ -146,6 +146,12 @@ type Limits struct {
 	// MaxRepeats is the most repeats per side one compare may run (the cap of its
 	// adaptive plan); repeats= of /bench rocm compare may ask for fewer.
 	MaxRepeats int
+	// MaxBisectCommits is the most commits one bisection's range may hold, both ends
+	// included (/bench rocm bisect); at most results.MaxBisectCommits.
+	MaxBisectCommits int
+	// MaxBisectRuns is the most single-model runs one bisection may make (its budget),
+	// the ends included.
+	MaxBisectRuns int
 }
 
 // Default returns every default of the schema in one place: a key left out of the file
@@ -178,7 +184,7 @@ func Default() Config {
 		},
 		Rules:   "",
 		Verify:  [][]string{{"python3", "scripts/ci/check_kernel_port_dispatch.py"}},
-		Limits:  Limits{MaxModels: 8, RunTimeout: 240 * time.Minute, CommentMaxBytes: 65536, MaxRepeats: 10},
+		Limits:  Limits{MaxModels: 8, RunTimeout: 240 * time.Minute, CommentMaxBytes: 65536, MaxRepeats: 10, MaxBisectCommits: 64, MaxBisectRuns: 60},
 		Trend:   Trend{Publish: TrendCommit, Path: "docs/benchmark_results/trend", PagesBranch: "gh-pages"},
 		Nightly: Nightly{CreepPct: 5, BisectRuns: DefaultBisectRuns},
 	}

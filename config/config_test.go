@@ -56,7 +56,7 @@ func TestMinimalFileTakesTheDocumentedDefaults(t *testing.T) {
 		Results:  ResultPaths{Profiles: "benchmarks/rocm_profiles", Reports: "docs/benchmark_results", Benchmarks: "benchmarks"},
 		Rules:    "",
 		Verify:   [][]string{{"python3", "scripts/ci/check_kernel_port_dispatch.py"}},
-		Limits:   Limits{MaxModels: 8, RunTimeout: 4 * time.Hour, CommentMaxBytes: 65536, MaxRepeats: 10},
+		Limits:   Limits{MaxModels: 8, RunTimeout: 4 * time.Hour, CommentMaxBytes: 65536, MaxRepeats: 10, MaxBisectCommits: 64, MaxBisectRuns: 60},
 		Trend:    Trend{Publish: "commit", Path: "docs/benchmark_results/trend", PagesBranch: "gh-pages"},
 		Nightly:  Nightly{CreepPct: 5, BisectRuns: 60},
 	}
@@ -178,7 +178,7 @@ branches: {profile: bots/p, baseline: bots/b, delete_stale: false}
 results: {profiles: out/profiles/, reports: out/reports, benchmarks: out}
 rules: .github/perfbot-rules.yml
 verify: [[make, check], [./scripts/verify.sh]]
-limits: {max_models: 2, run_timeout_mins: 7200, comment_max_bytes: 1000, max_repeats: 100}
+limits: {max_models: 2, run_timeout_mins: 7200, comment_max_bytes: 1000, max_repeats: 100, max_bisect_commits: 1024, max_bisect_runs: 8}
 nightly: {creep_pct: 7.5, bisect_runs: 0}
 `, func(t *testing.T, c Config) {
 			if c.Nightly.CreepPct != 7.5 || c.Nightly.BisectRuns != 0 {
@@ -197,7 +197,7 @@ nightly: {creep_pct: 7.5, bisect_runs: 0}
 			if c.Rules != ".github/perfbot-rules.yml" || len(c.Verify) != 2 || c.Verify[1][0] != "./scripts/verify.sh" {
 				t.Errorf("rules %q verify %q", c.Rules, c.Verify)
 			}
-			if c.Limits != (Limits{MaxModels: 2, RunTimeout: 120 * time.Hour, CommentMaxBytes: 1000, MaxRepeats: 100}) {
+			if c.Limits != (Limits{MaxModels: 2, RunTimeout: 120 * time.Hour, CommentMaxBytes: 1000, MaxRepeats: 100, MaxBisectCommits: 1024, MaxBisectRuns: 8}) {
 				t.Errorf("limits = %+v", c.Limits)
 			}
 		}},

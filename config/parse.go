@@ -91,10 +91,12 @@ type rawResults struct {
 }
 
 type rawLimits struct {
-	MaxModels       wholeNumber `yaml:"max_models"`
-	RunTimeoutMins  wholeNumber `yaml:"run_timeout_mins"`
-	CommentMaxBytes wholeNumber `yaml:"comment_max_bytes"`
-	MaxRepeats      wholeNumber `yaml:"max_repeats"`
+	MaxModels        wholeNumber `yaml:"max_models"`
+	RunTimeoutMins   wholeNumber `yaml:"run_timeout_mins"`
+	CommentMaxBytes  wholeNumber `yaml:"comment_max_bytes"`
+	MaxRepeats       wholeNumber `yaml:"max_repeats"`
+	MaxBisectCommits wholeNumber `yaml:"max_bisect_commits"`
+	MaxBisectRuns    wholeNumber `yaml:"max_bisect_runs"`
 }
 
 type rawCompare struct {
@@ -186,10 +188,12 @@ func rawDefaults() rawFile {
 		Rules:    d.Rules,
 		Verify:   nil,
 		Limits: rawLimits{
-			MaxModels:       wholeNumber(d.Limits.MaxModels),
-			RunTimeoutMins:  wholeNumber(d.Limits.RunTimeout / time.Minute),
-			CommentMaxBytes: wholeNumber(d.Limits.CommentMaxBytes),
-			MaxRepeats:      wholeNumber(d.Limits.MaxRepeats),
+			MaxModels:        wholeNumber(d.Limits.MaxModels),
+			RunTimeoutMins:   wholeNumber(d.Limits.RunTimeout / time.Minute),
+			CommentMaxBytes:  wholeNumber(d.Limits.CommentMaxBytes),
+			MaxRepeats:       wholeNumber(d.Limits.MaxRepeats),
+			MaxBisectCommits: wholeNumber(d.Limits.MaxBisectCommits),
+			MaxBisectRuns:    wholeNumber(d.Limits.MaxBisectRuns),
 		},
 		Trend:   rawTrend{Publish: d.Trend.Publish, Path: d.Trend.Path, PagesBranch: d.Trend.PagesBranch},
 		Compare: rawCompare{FailSlowerPct: realNumber(d.Compare.FailSlowerPct)},
@@ -280,10 +284,12 @@ func build(raw rawFile, order []string) (Config, []fieldError) {
 		Rules:  raw.Rules,
 		Verify: raw.Verify,
 		Limits: Limits{
-			MaxModels:       int(raw.Limits.MaxModels),
-			RunTimeout:      dur("limits.run_timeout_mins", raw.Limits.RunTimeoutMins, time.Minute),
-			CommentMaxBytes: int(raw.Limits.CommentMaxBytes),
-			MaxRepeats:      int(raw.Limits.MaxRepeats),
+			MaxModels:        int(raw.Limits.MaxModels),
+			RunTimeout:       dur("limits.run_timeout_mins", raw.Limits.RunTimeoutMins, time.Minute),
+			CommentMaxBytes:  int(raw.Limits.CommentMaxBytes),
+			MaxRepeats:       int(raw.Limits.MaxRepeats),
+			MaxBisectCommits: int(raw.Limits.MaxBisectCommits),
+			MaxBisectRuns:    int(raw.Limits.MaxBisectRuns),
 		},
 		Trend:   Trend{Publish: raw.Trend.Publish, Path: raw.Trend.Path, PagesBranch: raw.Trend.PagesBranch},
 		Compare: Compare{FailSlowerPct: float64(raw.Compare.FailSlowerPct)},

@@ -41,6 +41,13 @@ const (
 	MaxRepeats = 100
 )
 
+// MinBisectRuns and MaxBisectRuns bound limits.max_bisect_runs: a bisection measures
+// each end 4 times before any commit between them, and 1000 runs is days of GPU time.
+const (
+	MinBisectRuns = 8
+	MaxBisectRuns = 1000
+)
+
 // maxSamplings bounds the sampling settings: every model runs at each of them.
 const maxSamplings = 32
 
@@ -178,6 +185,14 @@ func (c Config) check() []fieldError {
 	if c.Limits.MaxRepeats < MinRepeats || c.Limits.MaxRepeats > MaxRepeats {
 		add("limits.max_repeats", "must be in %d..%d: a compare starts with %d repeats per side (got %d)",
 			MinRepeats, MaxRepeats, MinRepeats, c.Limits.MaxRepeats)
+	}
+	if n := c.Limits.MaxBisectCommits; n < 2 || n > results.MaxBisectCommits {
+		add("limits.max_bisect_commits", "must be in 2..%d: a bisection's range holds the good commit, the bad one and those between (got %d)",
+			results.MaxBisectCommits, n)
+	}
+	if n := c.Limits.MaxBisectRuns; n < MinBisectRuns || n > MaxBisectRuns {
+		add("limits.max_bisect_runs", "must be in %d..%d: a bisection starts with %d runs of each end (got %d)",
+			MinBisectRuns, MaxBisectRuns, MinBisectRuns/2, n)
 	}
 	if p := c.Compare.FailSlowerPct; !(p >= 0 && p <= maxFailSlowerPct) {
 		add("compare.fail_slower_pct", "must be 0 (the check run stays neutral) or a slowdown in percent up to %d (got %v)", maxFailSlowerPct, p)

@@ -207,7 +207,7 @@ func perfbotStep(s step) string {
 }
 
 // hostJobs are the Action's jobs that check out, build or run the pinned commit.
-var hostJobs = []string{"profile", "gemm-tests", "patch", "bench"}
+var hostJobs = []string{"profile", "gemm-tests", "patch", "bench", "bisect"}
 
 // The split: a job that checks out, builds or runs the target repository's code holds
 // no secret and a read-only token, checks out without leaving credentials, hands its

@@ -15,6 +15,7 @@ type Kind string
 const (
 	Profile Kind = "profile" // /profile rocm [models=...] [sampling=...] [ref=...] [epic=N]; /profile rocm compare ...
 	Bench   Kind = "bench"   // /bench rocm [ref=...]; /bench rocm compare ...
+	Bisect  Kind = "bisect"  // /bench rocm bisect good=SHA bad=SHA [models=NAME]
 	Help    Kind = "help"    // /perfbot help
 	Status  Kind = "status"  // /perfbot status [ID]
 	Cancel  Kind = "cancel"  // /perfbot cancel [ID]
@@ -78,6 +79,11 @@ type Command struct {
 	// when not a compare.
 	Repeats      int
 	RepeatsGiven bool
+	// Good and Bad are the range of a bisection (Bisect): the last known good commit
+	// and the first known bad one, each a lower-case SHA of 7 to 40 hex digits as
+	// good= and bad= named it (the gate resolves and checks them). Its one model is
+	// Models[0].
+	Good, Bad string
 	// ID is the request id status or cancel named; "" when not given.
 	ID string
 	// Line is the command's 1-based line in the comment; Text the line as written.
@@ -105,11 +111,16 @@ type Spec struct {
 	Summary string
 }
 
-// Usage is the command's one-line synopsis, e.g. `/perfbot cancel [ID]`.
+// Usage is the command's one-line synopsis, e.g. `/perfbot cancel [ID]`: the
+// optional arguments in brackets.
 func (s Spec) Usage() string {
 	parts := append([]string(nil), s.Words...)
 	for _, a := range s.Args {
-		parts = append(parts, "["+a.Synopsis()+"]")
+		if a.Required {
+			parts = append(parts, a.Synopsis())
+		} else {
+			parts = append(parts, "["+a.Synopsis()+"]")
+		}
 	}
 	return strings.Join(parts, " ")
 }
@@ -119,6 +130,8 @@ type Arg struct {
 	Key string
 	// Value is the placeholder of the synopsis, e.g. NAME,...
 	Value string
+	// Required arguments must be given; the others have defaults.
+	Required bool
 	// Help says what it means and what is valid, for the help text.
 	Help func(cfg config.Config) string
 	// Example is a valid value under cfg, for the help text (and the test that parses
@@ -202,6 +215,32 @@ var (
 		Example: func(cfg config.Config) string { return strconv.Itoa(maxRepeats(cfg)) },
 		parse:   parseRepeats,
 	}
+	argGood = Arg{
+		Key: "good", Value: "SHA", Required: true,
+		Help: func(config.Config) string {
+			return "the last known good commit: a SHA of 7 to 40 hex digits on the default branch, an ancestor of bad"
+		},
+		Example: func(config.Config) string { return "9fceb02" },
+		parse:   parseGood,
+	}
+	argBad = Arg{
+		Key: "bad", Value: "SHA", Required: true,
+		Help: func(cfg config.Config) string {
+			return fmt.Sprintf("the first known bad commit: a SHA of 7 to 40 hex digits on the default branch; "+
+				"the range good..bad holds at most %d commits, both included (limits.max_bisect_commits)", maxBisectCommits(cfg))
+		},
+		Example: func(config.Config) string { return "e83c516" },
+		parse:   parseBad,
+	}
+	argModel = Arg{
+		Key: "models", Value: "NAME",
+		Help: func(cfg config.Config) string {
+			return fmt.Sprintf("the one model to measure, from %s; default %s (the first of default_models)",
+				codeList(modelNames(cfg)), codeList(firstModel(cfg)))
+		},
+		Example: func(cfg config.Config) string { return strings.Join(firstModel(cfg), "") },
+		parse:   parseOneModel,
+	}
 	argEpic = Arg{
 		Key: "epic", Value: "N",
 		Help: func(cfg config.Config) string {
@@ -235,6 +274,8 @@ func Specs() []Spec {
 			Summary: "run the throughput baseline on the ROCm GPU host"},
 		{Kind: Bench, Compare: true, Words: []string{"/bench", "rocm", "compare"}, Args: []Arg{argBase, argRefB, argModels, argRepeats},
 			Summary: "measure the throughput of commit A and commit B interleaved in one session on the ROCm GPU host and say, per model, whether B is faster, slower or the same"},
+		{Kind: Bisect, Words: []string{"/bench", "rocm", "bisect"}, Args: []Arg{argGood, argBad, argModel},
+			Summary: "find the first bad commit of the range good..bad of the default branch for one model on the ROCm GPU host, measuring the commits between with repeats added until a test decides each side, within limits.max_bisect_runs runs"},
 		{Kind: Help, Words: []string{"/perfbot", "help"},
 			Summary: "show this help"},
 		{Kind: Status, Words: []string{"/perfbot", "status"}, Args: []Arg{argID},
@@ -275,6 +316,25 @@ func maxRepeats(cfg config.Config) int {
 		return cfg.Limits.MaxRepeats
 	}
 	return config.Default().Limits.MaxRepeats
+}
+
+func maxBisectCommits(cfg config.Config) int {
+	if cfg.Limits.MaxBisectCommits > 0 {
+		return cfg.Limits.MaxBisectCommits
+	}
+	return config.Default().Limits.MaxBisectCommits
+}
+
+// firstModel is the model a bisection measures without models=: the first of
+// default_models, else the first configured model; none when there is no model.
+func firstModel(cfg config.Config) []string {
+	switch {
+	case len(cfg.DefaultModels) > 0:
+		return cfg.DefaultModels[:1]
+	case len(cfg.Models) > 0:
+		return []string{cfg.Models[0].Name}
+	}
+	return nil
 }
 
 func modelNames(cfg config.Config) []string {

@@ -295,9 +295,24 @@ func TestHelpIsTheTable(t *testing.T) {
 			t.Errorf("help example %q parses as %s, but is listed under %s", m[2], cmd.Kind, m[1])
 		}
 	}
-	// Every row parses in its bare form and, with all its arguments, as its example.
+	// Every row parses in its bare form (refused, naming them, when it has required
+	// arguments) and, with all its arguments, as its example.
 	for _, s := range Specs() {
-		for _, line := range []string{strings.Join(s.Words, " "), Example(s, cfg)} {
+		lines := []string{strings.Join(s.Words, " "), Example(s, cfg)}
+		var required []string
+		for _, a := range s.Args {
+			if a.Required {
+				required = append(required, a.Synopsis())
+			}
+		}
+		if len(required) > 0 {
+			_, found, err := Parse(lines[0], cfg)
+			if want := lines[0] + " needs " + strings.Join(required, " and "); !found || err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%q: found %v, error %v; want %q", lines[0], found, err, want)
+			}
+			lines = lines[1:]
+		}
+		for _, line := range lines {
 			cmd, found, err := Parse(line, cfg)
 			if !found || err != nil || cmd.Kind != s.Kind || cmd.Compare != s.Compare {
 				t.Errorf("%q: kind %s compare %v, found %v, error %v; want %s compare %v", line, cmd.Kind, cmd.Compare, found, err, s.Kind, s.Compare)

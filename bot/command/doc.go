@@ -1,6 +1,7 @@
 // Package command owns the grammar of perfbot's comment commands (`/profile rocm
 // models=a,b`, `/bench rocm`, their compare forms `/bench rocm compare base=A ref=B`,
-// `/perfbot help|status|cancel [id]`): finding the one command in a comment body
+// the bisection `/bench rocm bisect good=SHA bad=SHA`, `/perfbot help|status|cancel
+// [id]`): finding the one command in a comment body
 // (anchored at the start of a line, outside quotes, code blocks, HTML comments and HTML
 // elements shown as code or quotes), turning its words into typed values checked
 // against the repository's config, and the help and error replies, all generated from

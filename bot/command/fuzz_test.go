@@ -35,6 +35,8 @@ func FuzzParse(f *testing.F) {
 		"/profile rocm models=<img src=x>@octocat",
 		"/profile\u00a0rocm",
 		"/profile rocm \xff\xfe",
+		"/bench rocm bisect good=9fceb02 bad=E83C516 models=qwen3",
+		"/bench rocm bisect good=9fceb02 bad=9FCEB02",
 	} {
 		f.Add(seed)
 	}
@@ -97,6 +99,20 @@ func FuzzParse(f *testing.F) {
 			if cmd.Ref != "" {
 				t.Fatalf("ref %q without a kind", cmd.Ref)
 			}
+		}
+		// A bisection has both ends, distinct lower-case SHAs, and one model; nothing
+		// else has either end.
+		if cmd.Kind == Bisect {
+			for _, sha := range []string{cmd.Good, cmd.Bad} {
+				if !isHex(sha) || len(sha) < 7 || len(sha) > FullSHALen || sha != strings.ToLower(sha) {
+					t.Fatalf("bisect end %q", sha)
+				}
+			}
+			if cmd.Good == cmd.Bad || len(cmd.Models) != 1 {
+				t.Fatalf("bisect %s..%s of models %q", cmd.Good, cmd.Bad, cmd.Models)
+			}
+		} else if cmd.Good != "" || cmd.Bad != "" {
+			t.Fatalf("a %s command with bisect ends %q..%q", cmd.Kind, cmd.Good, cmd.Bad)
 		}
 		if cmd.Epic < 0 || len(cmd.ID) > MaxIDLen {
 			t.Fatalf("epic %d, id %q", cmd.Epic, cmd.ID)

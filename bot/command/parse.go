@@ -143,6 +143,9 @@ func parseLine(l line, cfg config.Config) (Command, *Error) {
 			if w == "compare" && !spec.Compare && hasCompareForm(*spec) {
 				what += " (the compare form starts " + strings.Join(spec.Words, " ") + " compare, before any argument)"
 			}
+			if w == "bisect" && hasForm(*spec, Bisect) {
+				what += " (a bisection starts " + strings.Join(spec.Words, " ") + " bisect, before any argument)"
+			}
 			return fail(what, synopses(spec.Args), []string{spec.Usage()})
 		}
 		name := arg.Synopsis()
@@ -156,6 +159,23 @@ func parseLine(l line, cfg config.Config) (Command, *Error) {
 				e.Usage = []string{spec.Usage()}
 			}
 			return Command{}, e
+		}
+	}
+	var missing []string
+	for _, a := range spec.Args {
+		if a.Required && !seen[a.Synopsis()] {
+			missing = append(missing, a.Synopsis())
+		}
+	}
+	if len(missing) > 0 {
+		return fail(fmt.Sprintf("%s needs %s", strings.Join(spec.Words, " "), strings.Join(missing, " and ")), synopses(spec.Args), []string{spec.Usage()})
+	}
+	if cmd.Kind == Bisect {
+		if cmd.Good == cmd.Bad {
+			return fail(fmt.Sprintf("good= and bad= name the same commit, %s: a bisection needs a range, the last good commit before the first bad one", cmd.Good), nil, []string{spec.Usage()})
+		}
+		if !cmd.ModelsGiven {
+			cmd.Models = firstModel(cfg)
 		}
 	}
 	if cmd.Kind == Profile || cmd.Compare {
@@ -176,6 +196,17 @@ func parseLine(l line, cfg config.Config) (Command, *Error) {
 		cmd.Repeats = maxRepeats(cfg)
 	}
 	return cmd, nil
+}
+
+// hasForm reports whether a row of kind extends s's words by one: /bench rocm bisect
+// beside /bench rocm.
+func hasForm(s Spec, kind Kind) bool {
+	for _, o := range Specs() {
+		if o.Kind == kind && len(o.Words) == len(s.Words)+1 && slices.Equal(o.Words[:len(s.Words)], s.Words) {
+			return true
+		}
+	}
+	return false
 }
 
 // hasCompareForm reports whether s has a compare row beside it.
@@ -291,6 +322,54 @@ func parseBase(cmd *Command, v string, _ config.Config) *Error {
 		return e
 	}
 	cmd.Base, cmd.BaseKind = ref, kind
+	return nil
+}
+
+var shaValid = []string{"a SHA of 7 to 40 hex digits"}
+
+// shaOf reads the value of good= or bad=: a commit SHA only, lower-cased. A bisection
+// is of fixed commits: a branch moves.
+func shaOf(key, v string) (string, *Error) {
+	switch {
+	case isHex(v) && len(v) >= 7 && len(v) <= FullSHALen:
+		return strings.ToLower(v), nil
+	case v == "":
+		return "", &Error{Problem: fmt.Sprintf("%s= is empty; give a commit SHA, like %s=9fceb02", key, key), Valid: shaValid}
+	case isHex(v) && len(v) < 7:
+		return "", &Error{Problem: fmt.Sprintf("%s=%s is too short for a SHA; give at least 7 hex digits", key, v), Valid: shaValid}
+	case isHex(v):
+		return "", &Error{Problem: fmt.Sprintf("%s= has %d hex digits; a SHA has at most %d", key, len(v), FullSHALen), Valid: shaValid}
+	}
+	return "", &Error{Problem: fmt.Sprintf("%s=%s is not a commit SHA; a bisection names its commits by SHA (7 to 40 hex digits), not by branch", key, quote(v)), Valid: shaValid}
+}
+
+func parseGood(cmd *Command, v string, _ config.Config) *Error {
+	sha, e := shaOf("good", v)
+	cmd.Good = sha
+	return e
+}
+
+func parseBad(cmd *Command, v string, _ config.Config) *Error {
+	sha, e := shaOf("bad", v)
+	cmd.Bad = sha
+	return e
+}
+
+// parseOneModel reads models= of a bisection: one configured model.
+func parseOneModel(cmd *Command, v string, cfg config.Config) *Error {
+	names := modelNames(cfg)
+	items, e := list("models", v)
+	if e != nil {
+		e.Valid = names
+		return e
+	}
+	if len(items) > 1 {
+		return &Error{Problem: fmt.Sprintf("models= names %d models; a bisection measures one model: post one command per model", len(items)), Valid: names}
+	}
+	if _, ok := cfg.Model(items[0]); !ok {
+		return &Error{Problem: fmt.Sprintf("unknown model %s; the models are those of the default branch's %s", quote(items[0]), config.DefaultPath), Valid: names}
+	}
+	cmd.Models, cmd.ModelsGiven = items, true
 	return nil
 }
 

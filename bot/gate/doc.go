@@ -2,7 +2,9 @@
 // docs/commands.md: ignore what is not a command or comes from a bot, refuse tampered
 // edits, unknown commands, commenters below the configured permission and pull requests
 // from forks, and pin the commit SHA of an accepted run (both commits of a compare: B,
-// and A from base= or the pull request's merge base with its target branch). The bot
+// and A from base= or the pull request's merge base with its target branch; both ends
+// of a bisection, on the default branch, the good one an ancestor of the bad one, the
+// range and the runs it needs within the config's limits). The bot
 // server and the Action's gate job both call Decide, so the two paths cannot drift
 // apart.
 //

@@ -31,6 +31,9 @@ type GitHub interface {
 	FileContent(ctx context.Context, r gh.Repo, file, ref string) ([]byte, error)
 	// MergeBase is the best common ancestor of base and head (branches or SHAs).
 	MergeBase(ctx context.Context, r gh.Repo, base, head string) (string, error)
+	// Compare is how head stands to base: identical, ahead, behind or diverged, and by
+	// how many commits (a bisection's range).
+	Compare(ctx context.Context, r gh.Repo, base, head string) (gh.Comparison, error)
 }
 
 var _ GitHub = (*gh.Client)(nil)
@@ -80,6 +83,7 @@ const (
 	ReasonFork       Reason = "fork"            // the pull request's head is in a fork
 	ReasonRef        Reason = "ref"             // ref= names no branch or commit, or an untrusted one
 	ReasonCompare    Reason = "compare"         // a compare without both commits, or of one commit with itself
+	ReasonBisect     Reason = "bisect"          // a bisection's range off the default branch, reversed, too long or over its runs
 )
 
 // Decision is the gate's answer for one event.
@@ -126,6 +130,13 @@ type Request struct {
 	Base           string
 	BasePinnedFrom string
 	Repeats        int
+	// For /bench rocm bisect (Kind command.Bisect): SHA is the first known bad commit
+	// and Base the last known good one, both pinned now, Base an ancestor of SHA on the
+	// default branch; Models its one model. Commits is the range's size, both ends
+	// included, as GitHub counts it (merged commits too); MaxRuns the bisection's budget
+	// of single-model runs (limits.max_bisect_runs) and MinRuns the fewest the range
+	// needs. All 0 otherwise.
+	Commits, MaxRuns, MinRuns int
 	// Models and Sampling (run tags) to run, for Profile.
 	Models   []string
 	Sampling []string
@@ -210,6 +221,18 @@ func Decide(ctx context.Context, ev Event, api GitHub, o Options) (Decision, err
 	}
 
 	req := request(ev, cmd, perm, *cfg)
+	if cmd.Kind == command.Bisect {
+		p := &pinner{api: api, ev: ev, perm: perm}
+		why, err := p.pinBisect(ctx, cmd, *cfg, &req)
+		if err != nil {
+			return Decision{}, err
+		}
+		if why != nil {
+			return d.denied(why.reason, why.reply), nil
+		}
+		d.Outcome, d.Request = Accepted, req
+		return d, nil
+	}
 	if cmd.Kind == command.Profile || cmd.Kind == command.Bench {
 		if cmd.Compare && !ev.IsPR && (cmd.BaseKind == command.RefNone || cmd.RefKind == command.RefNone) {
 			return d.denied(ReasonCompare, fmt.Sprintf(

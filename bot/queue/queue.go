@@ -59,12 +59,13 @@ type Request struct {
 	IsPR         bool
 	CommentID    int64 // the trigger comment
 	Requester    string
-	Kind         string // profile or bench
+	Kind         string // profile, bench or bisect
 	Command      string // the command line as written
-	SHA          string // pinned at acceptance; the only commit ever run (B of a compare)
-	// Base is A of a compare (/bench rocm compare, /profile rocm compare), pinned at
-	// acceptance like SHA; "" for any other request. Repeats is a compare's most
-	// repeats per side, 0 otherwise.
+	SHA          string // pinned at acceptance; the only commit ever run (B of a compare, the bad end of a bisection)
+	// Base is A of a compare (/bench rocm compare, /profile rocm compare), or the last
+	// good commit of a bisection (/bench rocm bisect, Kind bisect), pinned at acceptance
+	// like SHA; "" for any other request. Repeats is a compare's most repeats per side,
+	// a bisection's most runs in all, 0 otherwise.
 	Base       string
 	Repeats    int
 	PinnedFrom string

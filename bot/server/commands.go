@@ -118,7 +118,7 @@ func (cm *commands) handle(ctx context.Context, d inbox.Delivery) error {
 		return cm.cancel(ctx, c, ev, req, log)
 	case command.Accept:
 		return cm.acceptRegression(ctx, c, ev, req, log)
-	case command.Profile, command.Bench:
+	case command.Profile, command.Bench, command.Bisect:
 		return cm.accept(ctx, c, d.ID, ev, req, log)
 	}
 	return permanent{fmt.Errorf("the gate accepted a %q command, which the server does not know", req.Kind)}
@@ -157,13 +157,13 @@ func (cm *commands) accept(ctx context.Context, c commandAPI, delivery string, e
 	if !ok {
 		return c.Reply(ctx, ev, fmt.Sprintf("This perfbot server has no GPU host for %s; ask its operator to add one to the server settings.", mdtext.Code(req.Command.Backend)))
 	}
-	if req.Compare {
+	if req.Compare || req.Kind == command.Bisect {
 		over, why, err := cm.overBudget(ctx, host, req)
 		if err != nil {
 			return err
 		}
 		if over {
-			log.Info("server: compare over budget", "host", host.Label, "models", len(req.Models), "repeats", req.Repeats)
+			log.Info("server: request over budget", "kind", req.Kind, "host", host.Label, "models", len(req.Models), "repeats", req.Repeats, "runs", req.MaxRuns)
 			return c.Reply(ctx, ev, why)
 		}
 	}
@@ -172,7 +172,7 @@ func (cm *commands) accept(ctx context.Context, c commandAPI, delivery string, e
 		CommentID: ev.CommentID, Requester: ev.Author, Kind: string(req.Kind), Command: commandText(req),
 		SHA: req.SHA, PinnedFrom: req.PinnedFrom, Models: req.Models, Sampling: req.Sampling, Epic: req.Epic,
 		Host: host.Label, Workflow: host.Workflow, Ref: ev.DefaultBranch,
-		Base: req.Base, Repeats: req.Repeats,
+		Base: req.Base, Repeats: storedRepeats(req),
 	})
 	if err != nil {
 		return err
@@ -209,7 +209,9 @@ func (cm *commands) accept(ctx context.Context, c commandAPI, delivery string, e
 		}
 		r.StatusCommentID = sc.ID
 	}
-	if r.IsPR && r.CheckRunID == 0 {
+	// A bisection's commits are the default branch's, not the pull request's: it gets
+	// no check run, which would sit on the bad commit.
+	if r.IsPR && r.CheckRunID == 0 && r.Kind != string(command.Bisect) {
 		cr, err := c.CreateCheckRun(ctx, ev.Repo, gh.CheckRunSpec{
 			Name: "perfbot " + r.Kind, HeadSHA: r.SHA, ExternalID: externalID(r.ID),
 			Title:   fmt.Sprintf("Queued: request %d on %s", r.ID, r.Host),
@@ -235,6 +237,15 @@ func (cm *commands) accept(ctx context.Context, c commandAPI, delivery string, e
 	return nil
 }
 
+// storedRepeats is what the queue keeps as a request's cap: a compare's most repeats
+// per side, a bisection's budget of runs.
+func storedRepeats(req gate.Request) int {
+	if req.Kind == command.Bisect {
+		return req.MaxRuns
+	}
+	return req.Repeats
+}
+
 // comparedWith names A of a compare, for the check run's summary: "" otherwise.
 func comparedWith(r queue.Request) string {
 	if r.Base == "" {
@@ -243,15 +254,20 @@ func comparedWith(r queue.Request) string {
 	return fmt.Sprintf(" compared with commit %s (A, up to %d repeats per side)", mdtext.Code(r.Base), r.Repeats)
 }
 
-// compareRange is a compare as the status list shows it: compare A..B, short SHAs.
+// compareRange is a compare or a bisection as the status list shows it: compare A..B,
+// bisect good..bad (model), short SHAs.
 func compareRange(r queue.Request) string {
+	if r.Kind == string(command.Bisect) {
+		return "bisect " + strs.ShortSHA(r.Base) + ".." + strs.ShortSHA(r.SHA) + " (" + mdtext.Text(strings.Join(r.Models, ",")) + ")"
+	}
 	return "compare " + strs.ShortSHA(r.Base) + ".." + strs.ShortSHA(r.SHA)
 }
 
 // overBudget estimates the worst case of a compare on host: every model at its cap of
 // repeats on both sides (runner/abrun's Estimate), each run taking the median time
 // per model of the host's last plain runs, or the configured time while it has none.
-// Over the budget, why is the reply.
+// A bisection's worst case is its budget of runs (limits.max_bisect_runs) of its one
+// model. Over the budget, why is the reply.
 func (cm *commands) overBudget(ctx context.Context, host Host, req gate.Request) (over bool, why string, err error) {
 	times, err := cm.queue.ModelRunTimes(ctx, host.Label, runTimesN)
 	if err != nil {
@@ -264,6 +280,14 @@ func (cm *commands) overBudget(ctx context.Context, host Host, req gate.Request)
 		if len(times) == 1 {
 			from = "the time per model of the last run on this host"
 		}
+	}
+	if req.Kind == command.Bisect {
+		d := time.Duration(req.MaxRuns) * perRun
+		if d <= cm.budget {
+			return false, "", nil
+		}
+		return true, fmt.Sprintf("This bisection was not queued: it could take %s (up to %d single-model runs of %s, the config's limits.max_bisect_runs; the range %s of %d commits needs at least %d; %s), over the budget of %s of this perfbot server (compare.budget_mins). Lower limits.max_bisect_runs in the config, or ask the server's operator for a larger budget.",
+			roundDuration(d), req.MaxRuns, roundDuration(perRun), mdtext.Code(strs.ShortSHA(req.Base)+".."+strs.ShortSHA(req.SHA)), req.Commits, req.MinRuns, from, roundDuration(cm.budget)), nil
 	}
 	runs, d := abrun.Estimate(abrun.Spec{Models: req.Models, Cap: req.Repeats}, perRun)
 	if d <= cm.budget {

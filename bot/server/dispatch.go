@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lablup/perfbot/bot/command"
 	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/bot/inbox"
 	"github.com/lablup/perfbot/bot/logkey"
@@ -38,8 +39,9 @@ func requestOf(title string) int64 {
 // strings, as the REST API takes them; the workflow declares their types.
 //
 // A compare adds base, its A commit (40 hex digits; sha is its B), and repeats, its
-// most repeats per side. Other requests send neither, so a workflow that does not
-// declare them still takes their dispatches.
+// most repeats per side. A bisection (job bisect) adds base, its last good commit
+// (sha is its first bad one), and its one model in models. Other requests send
+// neither, so a workflow that does not declare them still takes their dispatches.
 func Inputs(r queue.Request) map[string]any {
 	in := map[string]any{
 		"job":                r.Kind,
@@ -55,7 +57,9 @@ func Inputs(r queue.Request) map[string]any {
 	}
 	if r.Base != "" {
 		in["base"] = r.Base
-		in["repeats"] = strconv.Itoa(r.Repeats)
+		if r.Kind != string(command.Bisect) {
+			in["repeats"] = strconv.Itoa(r.Repeats)
+		}
 	}
 	return in
 }

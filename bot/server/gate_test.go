@@ -56,18 +56,23 @@ func TestGateCases(t *testing.T) {
 					"inputs.models": strings.Join(w.Models, ","), "inputs.sampling": strings.Join(w.Sampling, ","),
 					"inputs.epic": fmt.Sprint(w.Epic),
 				}
-				if w.Compare {
+				switch {
+				case w.Compare:
 					// A compare dispatches its pinned A and its repeats beside B (sha).
 					in["inputs.base"], in["inputs.repeats"] = w.Base, fmt.Sprint(w.Repeats)
-				} else {
+				case w.Kind == command.Bisect:
+					// A bisection dispatches its good end beside the bad one (sha), no repeats.
+					in["inputs.base"], in["inputs.repeats"] = w.Base, fakegithub.Absent
+				default:
 					in["inputs.base"], in["inputs.repeats"] = fakegithub.Absent, fakegithub.Absent
 				}
-				expectAccepted(t, stub, repo, issue, isPR, p.Comment.ID, 1, w.SHA, in)
+				// A bisection's commits are the default branch's: no check run on a pull request.
+				expectAccepted(t, stub, repo, issue, isPR && w.Kind != command.Bisect, p.Comment.ID, 1, w.SHA, in)
 			}
 			if err := r.deliver("issue_comment", fmt.Sprintf("00000000-0000-4000-8000-%012d", i), body); err != nil {
 				t.Fatalf("processing: %v", err)
 			}
-			if w.Outcome == gate.Accepted && (w.Kind == command.Profile || w.Kind == command.Bench) {
+			if w.Outcome == gate.Accepted && (w.Kind == command.Profile || w.Kind == command.Bench || w.Kind == command.Bisect) {
 				r.waitDispatched(1)
 			}
 		})

@@ -83,8 +83,11 @@ const runTimesN = 5
 var activeStates = []queue.State{queue.Dispatching, queue.Dispatched, queue.Running}
 
 // requestHead names a request in its status comment: its id, its host and its commit,
-// or a compare's two commits, A..B.
+// a compare's two commits, A..B, or a bisection's range and model.
 func requestHead(r queue.Request) string {
+	if r.Kind == string(command.Bisect) {
+		return fmt.Sprintf("Request %d on host %s, %s", r.ID, r.Host, compareRange(r))
+	}
 	if r.Base != "" {
 		return fmt.Sprintf("Request %d on host %s, compare %s..%s", r.ID, r.Host, strs.ShortSHA(r.Base), strs.ShortSHA(r.SHA))
 	}
@@ -95,6 +98,9 @@ func requestHead(r queue.Request) string {
 // its position, and an estimate of its start from the host's past run times.
 func (m *marks) queuedDetail(ctx context.Context, r queue.Request) string {
 	head := requestHead(r) + " (" + r.PinnedFrom + ")."
+	if r.Kind == string(command.Bisect) {
+		head = requestHead(r) + fmt.Sprintf(", at most %d runs.", r.Repeats)
+	}
 	if r.Base != "" && r.Repeats > 0 && r.Kind == string(command.Bench) {
 		// A profile compare profiles each side once: its cap says nothing.
 		head = requestHead(r) + fmt.Sprintf(" (B: %s), at most %d repeats per side.", r.PinnedFrom, r.Repeats)

@@ -275,5 +275,5 @@ func Cases() []Case {
 			World: World{NoConfig: true},
 			Want:  Want{Outcome: gate.Denied, Reason: gate.ReasonNoConfig, Reply: "has no `.github/perfbot.yml`"},
 		},
-	}, compareCases()...)
+	}, append(compareCases(), bisectCases()...)...)
 }

@@ -60,6 +60,15 @@ type World struct {
 	Contains []Containment
 	// MergeBases are the merge bases asked (a compare on a pull request without base=).
 	MergeBases []MergeBase
+	// Ranges are the comparisons of a bisection's ends asked.
+	Ranges []Range
+}
+
+// Range answers how Head stands to Base: Status (identical, ahead, behind, diverged)
+// with the counts, or 404 when Status is "".
+type Range struct {
+	Base, Head, Status string
+	AheadBy, BehindBy  int
 }
 
 // MergeBase answers the merge base of Base and Head: SHA, or 404 when "".
@@ -91,10 +100,12 @@ type Want struct {
 	Sampling []string
 	Epic     int
 	ID       string
-	// Compare, Base (A, pinned) and Repeats of a compare.
+	// Compare, Base (A, pinned) and Repeats of a compare; Base is the good commit of a
+	// bisection (Kind command.Bisect, SHA its bad one), Commits its range's size.
 	Compare bool
 	Base    string
 	Repeats int
+	Commits int
 }
 
 // Event returns the case's payload with its edits, as GitHub would send it.
@@ -229,6 +240,16 @@ func (c Case) Expect(t testing.TB, s *fakegithub.Stub) {
 			"status": status, "base_commit.sha": k.SHA,
 		}))
 	}
+	for _, g := range w.Ranges {
+		path := repo + "/compare/" + g.Base + "..." + g.Head
+		if g.Status == "" {
+			s.Expect("GET", path, notFound)
+			continue
+		}
+		s.Expect("GET", path, s.Example(200, "commit-comparison", map[string]any{
+			"status": g.Status, "ahead_by": g.AheadBy, "behind_by": g.BehindBy, "base_commit.sha": g.Base,
+		}))
+	}
 	for _, m := range w.MergeBases {
 		path := repo + "/compare/" + m.Base + "..." + m.Head
 		if m.SHA == "" {
@@ -266,9 +287,9 @@ func (c Case) Check(t testing.TB, d gate.Decision) {
 	if !slices.Equal(r.Models, w.Models) || !slices.Equal(r.Sampling, w.Sampling) {
 		t.Errorf("%s: models %v sampling %v; want %v %v", c.Name, r.Models, r.Sampling, w.Models, w.Sampling)
 	}
-	if r.Compare != w.Compare || r.Base != w.Base || r.Repeats != w.Repeats {
-		t.Errorf("%s: compare %v base %q repeats %d; want compare %v base %q repeats %d",
-			c.Name, r.Compare, r.Base, r.Repeats, w.Compare, w.Base, w.Repeats)
+	if r.Compare != w.Compare || r.Base != w.Base || r.Repeats != w.Repeats || r.Commits != w.Commits {
+		t.Errorf("%s: compare %v base %q repeats %d commits %d; want compare %v base %q repeats %d commits %d",
+			c.Name, r.Compare, r.Base, r.Repeats, r.Commits, w.Compare, w.Base, w.Repeats, w.Commits)
 	}
 }
 
