@@ -42,6 +42,7 @@ type pool struct {
 	mu      sync.Mutex
 	busy    map[string]bool      // handed over and not yet settled
 	missed  bool                 // a stored delivery found no room: read the database
+	stopped bool                 // run has returned and closed jobs: nothing is handed over
 	working map[string]time.Time // being processed by a worker, since
 	pruned  time.Time            // the last prune of old deliveries
 }
@@ -120,10 +121,12 @@ func (p *pool) collectors() []prometheus.Collector {
 }
 
 // offer hands a delivery just stored to the workers when there is room, and otherwise
-// leaves it to the reader.
+// leaves it to the reader. Once the pool has stopped (a shutdown, while the HTTP server
+// still answers the deliveries in flight) it hands nothing over: the delivery stays
+// received and is done after a restart.
 func (p *pool) offer(d inbox.Delivery) {
 	p.mu.Lock()
-	if p.busy[d.ID] || len(p.busy) >= cap(p.jobs) {
+	if p.stopped || p.busy[d.ID] || len(p.busy) >= cap(p.jobs) {
 		p.missed = true
 		p.mu.Unlock()
 		return
@@ -153,6 +156,9 @@ func (p *pool) run(ctx context.Context) {
 		}()
 	}
 	defer func() {
+		p.mu.Lock()
+		p.stopped = true
+		p.mu.Unlock()
 		close(p.jobs)
 		wg.Wait()
 	}()
