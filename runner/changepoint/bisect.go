@@ -554,12 +554,12 @@ func (b *bisector) grids(idx []int, total int) (ss, mus []float64) {
 	// The posterior of log s is about w = 1/sqrt(2 total) wide, and the t scale of
 	// runs within ±0.4 of log sigma (normal runs: lower; heavier tails: higher): log s
 	// from log sigma - 0.4 - 5w to log sigma + 0.4 + 5w (at most a factor of 3 either
-	// way), never below the floor, in steps of 1.2 w.
+	// way), never below the floor, in steps of 1.2 w (at most 64 of them).
 	w := 1 / math.Sqrt(2*float64(total))
 	f := math.Exp(min(math.Log(3), 0.4+5*w))
 	lo, hi := max(floor, sigma/f), max(floor, sigma*f)
 	dl := min(0.3, 1.2*w)
-	nS := max(2, int(math.Ceil(math.Log(hi/lo)/dl))+1)
+	nS := min(64, max(2, int(math.Ceil(math.Log(hi/lo)/dl))+1))
 	ss = make([]float64, nS)
 	for i := range ss {
 		ss[i] = lo * math.Exp(float64(i)*math.Log(hi/lo)/float64(nS-1))
