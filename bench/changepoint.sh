@@ -4,12 +4,14 @@
 # df at the same interquartile range), 3 readings a night: 2,000 histories per noise
 # kind with a lasting 5 % step after 20 nights (each suspicion confirmed by a simulated
 # interleaved A/B of its commit range with runner/abstat), 300 no-change histories of
-# 100 judged nights, and 2,000 bisections over 32 commits with a 5 % step. The last two
-# lines read
+# 100 judged nights, and 2,000 bisections per noise kind over 32 commits with a 5 % step
+# (Bisect's default, robust likelihood; and the normal likelihood on the same readings,
+# for comparison only). The last two lines read
 #   changepoint: 5% step found in median N nights (90% within M), false alarms F per 100 nights
 #   bisect: culprit right in X% of K runs, mean R single-model runs
-# (the first over both noise kinds, the second for the Gaussian noise; the heavy-tailed
-# bisection has its own line). Exits 1 when N > 3, M > 6, F > 1, X < 95 or R > 60.
+# (both over both noise kinds; each noise kind has its own lines above). Exits 1 when
+# N > 3, M > 6, F > 1, or the bisection of either noise kind is right in less than 95 %
+# or takes more than 60 runs on average.
 # Usage: bench/changepoint.sh [bench/changepoint flags: -histories N -null N -bisects K -seed S ...]
 set -euo pipefail
 cd "$(dirname "$0")/.."

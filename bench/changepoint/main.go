@@ -17,20 +17,26 @@
 // False alarms: histories with no change, -warm nights then -nights judged nights, the
 // same loop; every confirmed change is a false alarm.
 //
-// Bisection: -commits commits, the first the last good and the last the first bad, a
-// step of -step percent at a culprit drawn uniformly among the others; each run a
-// reading with -noise percent Gaussian noise (and a heavy-tailed line).
+// Bisection: -bisects bisections per noise kind over -commits commits, the first the
+// last good and the last the first bad, a step of -step percent at a culprit drawn
+// uniformly among the others; each run a reading with -noise percent noise of the kind.
+// Each commit of a bisection has its own stream of readings, so the likelihood of
+// Bisect's default (Student's t) and, with -compare (the default), the normal one are
+// compared on the same readings; the normal one's lines are for comparison only.
 //
 // The last two lines read
 //
 //	changepoint: 5% step found in median N nights (90% within M), false alarms F per 100 nights
 //	bisect: culprit right in X% of K runs, mean R single-model runs
 //
-// (the first over both noise kinds, the second for the Gaussian noise: the heavy-tailed
-// bisection has its own line above); with the -max-*/-min-* flags it exits 1 when a
-// figure misses.
+// (both over both noise kinds: K is twice -bisects; each noise kind has its own lines
+// above); with the -max-*/-min-* flags it exits 1 when a figure misses, the bisection's
+// when either noise kind's misses.
 //
-// Usage: changepoint [-histories N] [-null N] [-nights N] [-seed S] [-noise PCT] [-step PCT] [-bisects K] ...
+// -budget and -max-per-commit replace the bisection's defaults (to measure other
+// settings).
+//
+// Usage: changepoint [-histories N] [-null N] [-nights N] [-seed S] [-noise PCT] [-step PCT] [-bisects K] [-compare=false] [-budget N] [-max-per-commit N] ...
 package main
 
 import (
@@ -54,6 +60,8 @@ type config struct {
 	noise, step                                     float64
 	maxMedian, maxP90                               int
 	maxFalse, minRight, maxRuns                     float64
+	compare                                         bool
+	budget, perCommit                               int
 }
 
 // noiseKind draws one relative error (a fraction of the level).
@@ -234,37 +242,63 @@ func falseAlarms(cfg config, kind noiseKind, ki int, plan abstat.Plan) (alarms, 
 	return alarms, abs, abRuns, nil
 }
 
-// bisection runs the bisections of one noise kind.
-func bisection(cfg config, kind noiseKind, ki int) (right, runs, undecided int, err error) {
+// bisected is the outcome of the bisections of one noise kind and likelihood.
+type bisected struct {
+	right, runs, undecided, notReproduced, n int
+}
+
+func (b bisected) rightPct() float64 { return 100 * float64(b.right) / float64(b.n) }
+func (b bisected) meanRuns() float64 { return float64(b.runs) / float64(b.n) }
+
+// bisection runs the bisections of one noise kind with the given likelihood. The
+// culprits and the readings depend on the seed, the noise kind and the bisection only:
+// the k-th reading of a commit is the same whatever the likelihood, so that two
+// likelihoods are compared on the same readings.
+func bisection(cfg config, kind noiseKind, ki int, likelihood string) (bisected, error) {
 	rng := rand.New(rand.NewPCG(cfg.seed, uint64(ki)<<32|3))
 	commits := make([]string, cfg.commits)
 	for i := range commits {
 		commits[i] = fmt.Sprintf("c%02d", i)
 	}
 	p := changepoint.DefaultBisectParams()
-	for range cfg.bisects {
+	p.Likelihood = likelihood
+	if cfg.budget > 0 {
+		p.Budget = cfg.budget
+	}
+	if cfg.perCommit > 0 {
+		p.MaxPerCommit = cfg.perCommit
+	}
+	out := bisected{n: cfg.bisects}
+	for bi := range cfg.bisects {
 		culprit := 1 + rng.IntN(cfg.commits-1)
+		streams := map[int]*rand.Rand{}
 		measure := func(_ context.Context, c string, n int) ([]float64, error) {
 			i := slices.Index(commits, c)
+			if streams[i] == nil {
+				streams[i] = rand.New(rand.NewPCG(cfg.seed^uint64(bi)<<20^uint64(i), uint64(ki)<<32|4))
+			}
 			level := 100.0
 			if i >= culprit {
 				level = 100 * (1 - cfg.step/100)
 			}
-			return readings(rng, kind, level, cfg.noise/100, n), nil
+			return readings(streams[i], kind, level, cfg.noise/100, n), nil
 		}
 		r, err := changepoint.Bisect(context.Background(), commits, measure, p)
 		if err != nil {
-			return 0, 0, 0, err
+			return out, err
 		}
 		if r.FirstBad == commits[culprit] {
-			right++
+			out.right++
 		}
-		if r.Outcome != changepoint.Found {
-			undecided++
+		switch r.Outcome {
+		case changepoint.Undecided:
+			out.undecided++
+		case changepoint.NotReproduced:
+			out.notReproduced++
 		}
-		runs += r.Runs
+		out.runs += r.Runs
 	}
-	return right, runs, undecided, nil
+	return out, nil
 }
 
 // quantileNights is the q-quantile (nearest rank) of nights.
@@ -294,6 +328,7 @@ func report(w io.Writer, cfg config) (ok bool, err error) {
 	fmt.Fprintf(w, "changepoint: seed %d, noise %v %%, %d repeats a night, step %v %% after %d nights; %d step histories and %d no-change histories of %d nights per noise kind; A/B cap %d a side\n",
 		cfg.seed, cfg.noise, cfg.repeats, cfg.step, cfg.warm, cfg.histories, cfg.null, cfg.nights, cfg.abCap)
 	var all []int
+	ok = true
 	alarmsAll, nightsAll := 0, 0
 	rightAll, runsAll, bisAll := 0, 0, 0
 	for ki, kind := range kinds {
@@ -320,17 +355,25 @@ func report(w io.Writer, cfg config) (ok bool, err error) {
 		nightsAll += judged
 		fmt.Fprintf(w, "changepoint: %s: no change: %.2f suspicions (A/Bs) and %.2f confirmed false alarms per 100 nights, %.1f A/B runs each\n",
 			kind.name, 100*float64(abs)/float64(judged), 100*float64(alarms)/float64(judged), float64(abRuns)/float64(max(abs, 1)))
-		right, runs, undecided, err := bisection(cfg, kind, ki)
+		if cfg.compare {
+			// The normal likelihood on the same readings, for comparison only.
+			b, err := bisection(cfg, kind, ki, changepoint.LikelihoodNormal)
+			if err != nil {
+				return false, err
+			}
+			fmt.Fprintf(w, "bisect: %s, normal likelihood: culprit right in %.1f%% of %d runs, mean %.1f single-model runs, %.1f %% undecided, %.1f %% not reproduced\n",
+				kind.name, b.rightPct(), b.n, b.meanRuns(), 100*float64(b.undecided)/float64(b.n), 100*float64(b.notReproduced)/float64(b.n))
+		}
+		b, err := bisection(cfg, kind, ki, changepoint.LikelihoodRobust)
 		if err != nil {
 			return false, err
 		}
-		if ki == 0 { // the summary line is the Gaussian bisection's
-			rightAll += right
-			runsAll += runs
-			bisAll += cfg.bisects
-		}
-		fmt.Fprintf(w, "bisect: %s: culprit right in %.1f%% of %d runs, mean %.1f single-model runs, %.1f %% undecided\n",
-			kind.name, 100*float64(right)/float64(cfg.bisects), cfg.bisects, float64(runs)/float64(cfg.bisects), 100*float64(undecided)/float64(cfg.bisects))
+		rightAll += b.right
+		runsAll += b.runs
+		bisAll += b.n
+		ok = ok && b.rightPct() >= cfg.minRight && b.meanRuns() <= cfg.maxRuns
+		fmt.Fprintf(w, "bisect: %s: culprit right in %.1f%% of %d runs, mean %.1f single-model runs, %.1f %% undecided, %.1f %% not reproduced\n",
+			kind.name, b.rightPct(), b.n, b.meanRuns(), 100*float64(b.undecided)/float64(b.n), 100*float64(b.notReproduced)/float64(b.n))
 	}
 	med, p90 := quantileNights(all, 0.5), quantileNights(all, 0.9)
 	f := 100 * float64(alarmsAll) / float64(nightsAll)
@@ -339,7 +382,7 @@ func report(w io.Writer, cfg config) (ok bool, err error) {
 	fmt.Fprintf(w, "changepoint: %v%% step found in median %s nights (90%% within %s), false alarms %.2f per 100 nights\n",
 		cfg.step, nightsText(med, cfg.horizon), nightsText(p90, cfg.horizon), f)
 	fmt.Fprintf(w, "bisect: culprit right in %.1f%% of %d runs, mean %.1f single-model runs\n", x, bisAll, r)
-	ok = med <= cfg.maxMedian && p90 <= cfg.maxP90 && f <= cfg.maxFalse && x >= cfg.minRight && r <= cfg.maxRuns
+	ok = ok && med <= cfg.maxMedian && p90 <= cfg.maxP90 && f <= cfg.maxFalse && x >= cfg.minRight && r <= cfg.maxRuns
 	return ok, nil
 }
 
@@ -361,8 +404,11 @@ func main() {
 	fs.IntVar(&cfg.maxMedian, "max-median", 1<<30, "exit 1 when the median nights to find a step are above this")
 	fs.IntVar(&cfg.maxP90, "max-p90", 1<<30, "exit 1 when the 90th percentile of the nights is above this")
 	fs.Float64Var(&cfg.maxFalse, "max-false", math.Inf(1), "exit 1 when the false alarms per 100 nights are above this")
-	fs.Float64Var(&cfg.minRight, "min-right", 0, "exit 1 when the bisection's right share (percent) is below this")
-	fs.Float64Var(&cfg.maxRuns, "max-runs", math.Inf(1), "exit 1 when the bisection's mean runs are above this")
+	fs.Float64Var(&cfg.minRight, "min-right", 0, "exit 1 when the bisection's right share (percent) of either noise kind is below this")
+	fs.Float64Var(&cfg.maxRuns, "max-runs", math.Inf(1), "exit 1 when the bisection's mean runs of either noise kind are above this")
+	fs.IntVar(&cfg.budget, "budget", 0, "the bisection's budget of runs (0: changepoint.DefaultBisectParams')")
+	fs.IntVar(&cfg.perCommit, "max-per-commit", 0, "the bisection's cap of runs at one commit (0: changepoint.DefaultBisectParams')")
+	fs.BoolVar(&cfg.compare, "compare", true, "also bisect with the normal likelihood on the same readings (a line per noise kind, not in the summary)")
 	_ = fs.Parse(os.Args[1:])
 	ok, err := report(os.Stdout, cfg)
 	if err != nil {

@@ -389,8 +389,8 @@ func TestBisectFindsCulprit(t *testing.T) {
 		for _, v := range measured {
 			total += v
 		}
-		if r.Runs != total || r.Runs > 60 {
-			t.Fatalf("runs %d, measured %d, budget 60", r.Runs, total)
+		if r.Runs != total || r.Runs > DefaultBisectParams().Budget {
+			t.Fatalf("runs %d, measured %d, budget %d", r.Runs, total, DefaultBisectParams().Budget)
 		}
 		if r.FirstBad == commits[culprit] && r.LastGood == commits[culprit-1] {
 			right++
