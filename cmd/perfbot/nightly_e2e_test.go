@@ -311,6 +311,7 @@ func (r *nightlyRig) land(n int, plant map[int]float64) []string {
 type nightResult struct {
 	commit   string // the commit measured: main's head
 	manifest results.Nightly
+	artifact string            // the results folder the bench job handed on
 	outputs  map[string]string // the publish step's
 	baseline string            // the baseline commit the maintainer merged
 }
@@ -419,7 +420,7 @@ func (r *nightlyRig) night(ctx context.Context, k int) nightResult {
 			}
 		}
 	}
-	return nightResult{commit: sha, manifest: rep.Manifest, outputs: out, baseline: head}
+	return nightResult{commit: sha, manifest: rep.Manifest, artifact: artifact, outputs: out, baseline: head}
 }
 
 // publish runs the publish step through the Action's entry, as Actions runs it, and
@@ -456,7 +457,14 @@ func (r *nightlyRig) publish(ctx context.Context, runner, ws, tmp, sha, download
 	}
 	var log strings.Builder
 	if err := action.Run(ctx, action.Options{Stdout: &log, Getenv: func(k string) string { return env[k] }}); err != nil {
-		t.Fatalf("the publish step: %v\n%s", err, log.String())
+		// The step log without the masks, which spell out the App's key.
+		var lines []string
+		for _, l := range strings.Split(log.String(), "\n") {
+			if !strings.HasPrefix(l, "::add-mask::") {
+				lines = append(lines, l)
+			}
+		}
+		t.Fatalf("the publish step: %v\n%s", err, strings.Join(lines, "\n"))
 	}
 	out, err := readNightlyOutputs(files["output"])
 	if err != nil {
