@@ -27,6 +27,7 @@ import (
 	"github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/internal/hosttest"
 	"github.com/lablup/perfbot/internal/testfix"
+	"github.com/lablup/perfbot/runner/abstat"
 	"github.com/lablup/perfbot/runner/baseline"
 	"github.com/lablup/perfbot/runner/benchcsv"
 	"github.com/lablup/perfbot/runner/guard"
@@ -87,6 +88,8 @@ type nightlyRig struct {
 	run   int64
 	// measured is the commit each night measured, by night.
 	measured map[int]string
+	// pulls are the pull requests the landed commits were merged by, by commit.
+	pulls map[string]int
 }
 
 func nightlyDate(k int) string {
@@ -100,12 +103,19 @@ func newNightlyRig(t *testing.T) *nightlyRig {
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// perfbot for the fake host's tools: the fake bench of the culprit's profile A/B
+	// writes its runs with `perfbot synth`. `go test` puts its own toolchain first on
+	// the PATH of the test process.
+	bin := filepath.Join(dir, "bin")
+	if out, err := exec.Command("go", "build", "-o", filepath.Join(bin, "perfbot"), ".").CombinedOutput(); err != nil {
+		t.Fatalf("building perfbot: %v\n%s", err, out)
+	}
 	// The host's environment: the fake tools first, a private guard lock, an empty KFD
 	// list under the fake root, and git without the user's or the system's config.
 	root := hosttest.Root(t, dir)
 	for k, v := range map[string]string{
 		"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.DevNull,
-		"GIT_TERMINAL_PROMPT": "0", "LANG": "C", "TMPDIR": dir, "PATH": hosttest.Path(t),
+		"GIT_TERMINAL_PROMPT": "0", "LANG": "C", "TMPDIR": dir, "PATH": hosttest.Path(t, bin),
 		"FAKEHOST_ROCMINFO": testfix.Path(t, "rocprofv3", "rocminfo-gfx1151.txt"),
 		guard.EnvLock:       filepath.Join(dir, "guard.lock"), guard.EnvKFDDir: "/sys/class/kfd/kfd/proc",
 		guard.EnvCompilerRE: "^perfbot-test-no-such-compiler$", guard.EnvLockHeld: "",
@@ -145,7 +155,7 @@ func newNightlyRig(t *testing.T) *nightlyRig {
 		"src/lib/mlx-cpp/patches-rocm/UPSTREAM": string(upstream),
 		"CHANGES.md":                            "# Changes\n",
 	}
-	r := &nightlyRig{t: t, dir: dir, home: home, root: root, rng: mrand.New(mrand.NewPCG(25, 1204)), level: map[string]float64{}, measured: map[int]string{}}
+	r := &nightlyRig{t: t, dir: dir, home: home, root: root, rng: mrand.New(mrand.NewPCG(25, 1204)), level: map[string]float64{}, measured: map[int]string{}, pulls: map[string]int{}}
 	for _, m := range nightlyModels {
 		a, b := row(mlxcel, m), row(mlxlm, m)
 		r.level[m] = a.DecodeTokS
@@ -263,7 +273,8 @@ func (r *nightlyRig) seed(n int) {
 	r.git(repo, "push", "--quiet", "origin", "main")
 }
 
-// land lands commits on main as merged pull requests would: each appends a line to
+// land lands commits on main as merged pull requests would, each squashed into one
+// commit that GitHub associates with its pull request: each appends a line to
 // CHANGES.md; plant[i], when set, also sets Llama's decode tok/s in its fake-bench.txt
 // to that factor of its level before (a step the harness measures from that commit
 // on). It returns the commits, oldest first.
@@ -273,7 +284,7 @@ func (r *nightlyRig) land(n int, plant map[int]float64) []string {
 	repo := r.tg.Repo
 	r.git(repo, "fetch", "--quiet", "origin")
 	r.git(repo, "reset", "--quiet", "--hard", "origin/main")
-	var out []string
+	var out, msgs []string
 	for i := range n {
 		f, err := os.OpenFile(filepath.Join(repo, "CHANGES.md"), os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {
@@ -302,8 +313,17 @@ func (r *nightlyRig) land(n int, plant map[int]float64) []string {
 		r.git(repo, "add", "-A")
 		r.git(repo, "commit", "--quiet", "-m", msg)
 		out = append(out, r.git(repo, "rev-parse", "HEAD"))
+		msgs = append(msgs, msg)
 	}
 	r.git(repo, "push", "--quiet", "origin", "HEAD:refs/heads/main")
+	for i, sha := range out {
+		num, err := r.gh.AddIssue(nightlyRepo, fakegithub.Issue{Title: msgs[i], User: "maintainer", State: "closed",
+			PR: &fakegithub.Pull{Head: "change-" + sha[:8], Base: "main", MergeCommit: sha}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.pulls[sha] = num
+	}
 	return out
 }
 
@@ -591,10 +611,13 @@ func startedOn(t *testing.T, ri regressionIssue, date string) {
 // noise, then real nights (the bench job on the simulated gfx1151 host, the publish job
 // with the App's key against the local GitHub, the maintainer merging the baseline pull
 // request). Four commits land between two nights, the third making Llama's decode
-// 12 % slower: the night after opens exactly one regression issue, for Llama, confirmed
-// by that night's re-measure, its commit range holding the planted commit; ten more
-// nights at the new level open nothing new; a second -12 % step in Llama, planted in
-// the second of three commits, opens a second issue whose range holds that commit.
+// 12 % slower: the night after opens exactly one regression issue, for Llama,
+// confirmed by that night's interleaved A/B of the last good commit against tonight's,
+// bisected on the host to the planted commit, which the issue and the bisection's
+// comment name with its pull request (and the culprit's profile against its parent);
+// ten more nights at the new level open nothing new and keep that; a second -12 % step
+// in Llama, planted in the second of three commits, opens a second issue whose range
+// holds that commit.
 func TestNightlyEndToEnd(t *testing.T) {
 	// Bounded by the test's own deadline only: on a loaded machine the nights take
 	// several times as long as alone.
@@ -612,6 +635,7 @@ func TestNightlyEndToEnd(t *testing.T) {
 			t.Fatalf("night %d (%s), before any step: regression issues %v", k, nightlyDate(k), regs)
 		}
 	}
+	lastGood := r.measured[k-1]
 
 	// The first step: four commits land, the third is the culprit.
 	landed := r.land(4, map[int]float64{2: nightlyStep})
@@ -626,10 +650,21 @@ func TestNightlyEndToEnd(t *testing.T) {
 		t.Fatalf("the night after the step (%s): regression issues %v, want one open issue of %s from that night", nightlyDate(stepNight), regs, nightlyLlama)
 	}
 	issue := regs[0]
-	checkConfirmedByTheNight(t, first, stepNight)
+	r.checkConfirmedByAB(t, first, stepNight, lastGood, planted)
 	if got := issue.row("how it was found"); !strings.Contains(got, "the re-measure of "+nightlyLlama+" alone") || !strings.Contains(got, nightlyDate(stepNight)) {
 		t.Errorf("the issue says it was found by %q, want by the re-measure of %s alone on %s:\n%s", got, nightlyLlama, nightlyDate(stepNight), issue.body)
 	}
+	// Confirmed by the A/B of the last good commit against tonight's, and bisected to
+	// the planted commit, named with its pull request: in the issue and in the
+	// bisection's comment on it.
+	if got, want := issue.row("confirmation"), "A/B of "+lastGood[:8]+" ("; !strings.HasPrefix(got, want) || !strings.Contains(got, " against "+first.commit[:8]+" (") || !strings.Contains(got, "slower") {
+		t.Errorf("the issue's confirmation %q, want the A/B of %s against %s, slower:\n%s", got, lastGood[:8], first.commit[:8], issue.body)
+	}
+	pull := "#" + strconv.Itoa(r.pulls[planted])
+	if got := issue.row("bisection"); !strings.Contains(got, planted[:8]) || !strings.Contains(got, "pull request "+pull) {
+		t.Errorf("the issue's bisection %q does not name the planted %s and its pull request %s:\n%s", got, planted[:8], pull, issue.body)
+	}
+	r.checkBisectComment(t, issue, planted, pull)
 	startedOn(t, issue, nightlyDate(stepNight))
 	r.checkRange(t, issue, planted)
 	if !strings.Contains(issue.row("state"), "open") {
@@ -648,7 +683,10 @@ func TestNightlyEndToEnd(t *testing.T) {
 	}
 	if latest := r.regressions()[0]; !strings.Contains(latest.body, "Latest night, "+nightlyDate(k-1)) {
 		t.Errorf("the issue was not edited on the last night %s:\n%s", nightlyDate(k-1), latest.body)
+	} else if latest.row("bisection") != issue.row("bisection") || latest.row("confirmation") != issue.row("confirmation") {
+		t.Errorf("ten nights later the issue's confirmation %q and bisection %q, want them kept: %q, %q", latest.row("confirmation"), latest.row("bisection"), issue.row("confirmation"), issue.row("bisection"))
 	}
+	r.checkBisectComment(t, issue, planted, pull)
 
 	// The second step in the same model: three commits land, the second is the culprit.
 	planted2 := r.land(3, map[int]float64{1: nightlyStep})[1]
@@ -685,9 +723,12 @@ func TestNightlyEndToEnd(t *testing.T) {
 // once the new segment has MinSegment (4) nights, which it may start a night early.
 const maxNightsToCatch = 5
 
-// checkConfirmedByTheNight checks the step night's manifest: the comparison suspected
-// Llama alone and its re-measure confirmed the regression.
-func checkConfirmedByTheNight(t *testing.T, n nightResult, k int) {
+// checkConfirmedByAB checks the step night's results: the comparison suspected Llama
+// alone; its re-measure was the interleaved A/B of the last good commit (A) against
+// tonight's (B), which found B slower; the confirmed regression was bisected over the
+// commits between them to the planted commit; and the culprit was profiled against its
+// parent.
+func (r *nightlyRig) checkConfirmedByAB(t *testing.T, n nightResult, k int, lastGood, planted string) {
 	t.Helper()
 	c := n.manifest.Comparison
 	if c == nil {
@@ -702,7 +743,62 @@ func checkConfirmedByTheNight(t *testing.T, n nightResult, k int) {
 			t.Errorf("night %d: %s's verdict %s, want %s: %s", k, m.Model, m.Verdict, want, m.Text)
 		}
 	}
-	if len(n.manifest.Remeasures) != 1 || n.manifest.Remeasures[0].Model != nightlyLlama || n.manifest.Remeasures[0].Reason != "" {
-		t.Errorf("night %d: re-measures %+v, want %s's alone", k, n.manifest.Remeasures, nightlyLlama)
+	rms := n.manifest.Remeasures
+	if len(rms) != 1 || rms[0].Model != nightlyLlama || rms[0].Verdict != baseline.Regression || rms[0].Confirm != results.ConfirmDirPrefix+nightlyLlama {
+		t.Fatalf("night %d: re-measures %+v, want %s's alone, a regression confirmed by its A/B in %s", k, rms, nightlyLlama, results.ConfirmDirPrefix+nightlyLlama)
+	}
+	ab, err := results.ReadNightlyConfirm(n.artifact, rms[0])
+	if err != nil {
+		t.Fatalf("night %d: the A/B: %v", k, err)
+	}
+	if ab.Kind != results.CompareBench || ab.ShaA != lastGood || ab.ShaB != n.commit || len(ab.Models) != 1 {
+		t.Fatalf("night %d: the A/B is %s of %s against %s over %d model(s), want bench of the last good %s against tonight's %s, one model", k, ab.Kind, ab.ShaA, ab.ShaB, len(ab.Models), lastGood, n.commit)
+	}
+	if m := ab.Models[0]; !m.Done || len(m.Results) == 0 || m.Results[0].Result.Verdict != abstat.Slower || m.Results[0].Result.ChangePct > -8 {
+		t.Errorf("night %d: the A/B of %s: %+v, want B slower by about 12 %%", k, m.Model, m)
+	}
+	bs := n.manifest.Bisects
+	if len(bs) != 1 || bs[0].Model != nightlyLlama || bs[0].Good != lastGood || bs[0].Bad != n.commit || bs[0].Dir != results.BisectDirPrefix+nightlyLlama {
+		t.Fatalf("night %d: bisections %+v, want %s's over %s..%s", k, bs, nightlyLlama, lastGood[:8], n.commit[:8])
+	}
+	b, err := results.ReadNightBisect(n.artifact, bs[0])
+	if err != nil {
+		t.Fatalf("night %d: the bisection: %v", k, err)
+	}
+	parent := r.git(r.tg.Bare, "rev-parse", planted+"^")
+	if o := b.Outcome; b.State != results.SessionComplete || o == nil || o.Outcome != results.BisectFound || o.FirstBad != planted || o.LastGood != parent {
+		t.Fatalf("night %d: the bisection %s ended %+v, want the planted %s found, its parent %s the last good", k, b.State, b.Outcome, planted, parent)
+	}
+	culprit, err := results.ReadCulprit(filepath.Join(n.artifact, bs[0].Dir), b)
+	if err != nil {
+		t.Fatalf("night %d: the culprit's profile A/B: %v (%s)", k, err, b.CulpritReason)
+	}
+	if culprit.Kind != results.CompareProfile || culprit.ShaA != parent || culprit.ShaB != planted {
+		t.Errorf("night %d: the culprit's A/B is %s of %s against %s, want a profile A/B of %s against its parent %s", k, culprit.Kind, culprit.ShaA, culprit.ShaB, planted, parent)
+	}
+}
+
+// checkBisectComment checks the bisection's comment on the regression issue: one, by
+// the App, naming the planted commit and its pull request, with the culprit's profile.
+func (r *nightlyRig) checkBisectComment(t *testing.T, ri regressionIssue, planted, pull string) {
+	t.Helper()
+	var found []string
+	for _, c := range r.gh.Comments(ri.number) {
+		if c.User == "perfbot[bot]" && strings.Contains(c.Body, "## Bisection of "+nightlyLlama) {
+			found = append(found, c.Body)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("issue %s has %d bisection comments, want one:\n%s", ri, len(found), strings.Join(found, "\n---\n"))
+	}
+	cm := regressionIssue{body: found[0]}
+	if got := cm.row("first bad commit"); !strings.Contains(got, planted[:8]) {
+		t.Errorf("the bisection comment's first bad commit %q, want the planted %s:\n%s", got, planted[:8], cm.body)
+	}
+	if got := cm.row("pull request"); !strings.Contains(got, pull) {
+		t.Errorf("the bisection comment's pull request %q, want %s:\n%s", got, pull, cm.body)
+	}
+	if !strings.Contains(cm.body, "### The culprit's profile: the first bad commit against its parent") {
+		t.Errorf("the bisection comment has no profile of the culprit:\n%s", cm.body)
 	}
 }
