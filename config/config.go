@@ -184,7 +184,7 @@ func Default() Config {
 		},
 		Rules:   "",
 		Verify:  [][]string{{"python3", "scripts/ci/check_kernel_port_dispatch.py"}},
-		Limits:  Limits{MaxModels: 8, RunTimeout: 240 * time.Minute, CommentMaxBytes: 65536, MaxRepeats: 10, MaxBisectCommits: 64, MaxBisectRuns: 60},
+		Limits:  Limits{MaxModels: 8, RunTimeout: 240 * time.Minute, CommentMaxBytes: 65536, MaxRepeats: 10, MaxBisectCommits: 64, MaxBisectRuns: DefaultBisectRuns},
 		Trend:   Trend{Publish: TrendCommit, Path: "docs/benchmark_results/trend", PagesBranch: "gh-pages"},
 		Nightly: Nightly{CreepPct: 5, BisectRuns: DefaultBisectRuns},
 	}

@@ -56,9 +56,9 @@ func TestMinimalFileTakesTheDocumentedDefaults(t *testing.T) {
 		Results:  ResultPaths{Profiles: "benchmarks/rocm_profiles", Reports: "docs/benchmark_results", Benchmarks: "benchmarks"},
 		Rules:    "",
 		Verify:   [][]string{{"python3", "scripts/ci/check_kernel_port_dispatch.py"}},
-		Limits:   Limits{MaxModels: 8, RunTimeout: 4 * time.Hour, CommentMaxBytes: 65536, MaxRepeats: 10, MaxBisectCommits: 64, MaxBisectRuns: 60},
+		Limits:   Limits{MaxModels: 8, RunTimeout: 4 * time.Hour, CommentMaxBytes: 65536, MaxRepeats: 10, MaxBisectCommits: 64, MaxBisectRuns: 80},
 		Trend:    Trend{Publish: "commit", Path: "docs/benchmark_results/trend", PagesBranch: "gh-pages"},
-		Nightly:  Nightly{CreepPct: 5, BisectRuns: 60},
+		Nightly:  Nightly{CreepPct: 5, BisectRuns: 80},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("minimal file (-want +got):\n%s", d)

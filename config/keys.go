@@ -103,7 +103,7 @@ var Keys = []Key{
 		Meaning: "Most repeats per side of one compare (`/bench rocm compare`, `/profile rocm compare`), 5..100: each side starts with 5 and runs up to this cap while the verdict is open. `repeats=N` may ask for fewer."},
 	{Path: "limits.max_bisect_commits", Default: "64",
 		Meaning: "Most commits in the range of one bisection (`/bench rocm bisect`), both ends included, 2..1024: a longer range is refused when the command is accepted."},
-	{Path: "limits.max_bisect_runs", Default: "60",
+	{Path: "limits.max_bisect_runs", Default: "80",
 		Meaning: "Most single-model runs one bisection may make, the ends included, 8..1000 (each end starts with 4 runs): a range that needs more than this at the least is refused when the command is accepted, and the bisection stops when it has spent them."},
 	{Path: "trend", Note: "see below",
 		Meaning: "Where the nightly publish puts the trend page ([docs/nightly.md](docs/nightly.md))."},
@@ -121,7 +121,7 @@ var Keys = []Key{
 		Meaning: "The nightly baseline ([docs/nightly.md](docs/nightly.md))."},
 	{Path: "nightly.creep_pct", Default: "5",
 		Meaning: "Slow creep: the gap, in percent, between a model's current segment and the best segment of the last 90 days that the baseline page reports, 0.5..50."},
-	{Path: "nightly.bisect_runs", Default: "60",
+	{Path: "nightly.bisect_runs", Default: "80",
 		Meaning: "The most single-model runs one nightly spends bisecting the regressions its A/B confirmed (all of them together; [docs/nightly.md](docs/nightly.md)); `0` = no bisection in the nightly. 0..1000."},
 }
 
