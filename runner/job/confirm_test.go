@@ -4,9 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/lablup/perfbot/config"
 	"github.com/lablup/perfbot/runner/abstat"
 	"github.com/lablup/perfbot/runner/baseline"
 	"github.com/lablup/perfbot/runner/results"
@@ -104,7 +106,7 @@ func TestBenchConfirmsByABAndBisectsToTheCulprit(t *testing.T) {
 	wantIn(t, "progress", prog.String(),
 		cmpLlama+": outside its noise band; confirming by an A/B of the last good commit "+commits[0][:8]+" (A) and tonight's "+commits[3][:8]+" (B) into confirm-"+cmpLlama+"/",
 		cmpLlama+": regression: the A/B of ",
-		cmpLlama+": bisecting the 3 commits after "+commits[0][:8]+" into bisect-"+cmpLlama+"/, at most 80 runs",
+		cmpLlama+": bisecting the 3 commits after "+commits[0][:8]+" into bisect-"+cmpLlama+"/, at most "+strconv.Itoa(config.DefaultBisectRuns)+" runs",
 		cmpLlama+": the first bad commit is "+commits[2],
 		"profile A/B of the first bad commit "+commits[2][:8]+" against its parent "+commits[1][:8]+" into culprit/")
 	if f := rep.Failed(); len(f) != 1 || f[0] != "mlx-lm sweep (not_run)" {
