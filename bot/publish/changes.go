@@ -16,7 +16,6 @@ import (
 	"github.com/lablup/perfbot/internal/strs"
 	"github.com/lablup/perfbot/runner/abstat"
 	"github.com/lablup/perfbot/runner/baseline"
-	"github.com/lablup/perfbot/runner/benchcsv"
 	"github.com/lablup/perfbot/runner/changepoint"
 	"github.com/lablup/perfbot/runner/results"
 )
@@ -161,25 +160,6 @@ func closeIssue(ctx context.Context, s Sink, is Issue, w Written) (Outcome, erro
 	return Outcome{Action: "skipped", Detail: "this sink does not close issues"}, nil
 }
 
-// changePoints is the nightly history of model for the change-point analysis: one night
-// per comparable nightly file dated before f, oldest first, then f's own run, each with
-// its repeats and its mlxcel commit. runs are the runs the nights come from, in the same
-// order. ok is false when f has no measured row of the model.
-func changePoints(h *baseline.History, f *benchcsv.File, model string) (nights []changepoint.Point, runs []baseline.Point, ok bool) {
-	tonight, ok := baseline.PointOf(f, model)
-	if !ok {
-		return nil, nil, false
-	}
-	if h != nil {
-		runs, _, _ = h.Nightly(model, tonight.Env, f.Name.Date, f.Name.String())
-	}
-	runs = append(runs, tonight)
-	for _, r := range runs {
-		nights = append(nights, changepoint.Point{Date: r.Date, Commit: r.Commit, Repeats: slices.Clone(r.Values)})
-	}
-	return nights, runs, true
-}
-
 // analyseChanges runs the change-point analysis of every model of tonight's mlxcel CSV
 // over the history (with tonight), with the changes the earlier nights' issues
 // confirmed and the ones a maintainer accepted, and sets tonight's verdict of each
@@ -199,8 +179,8 @@ func (p *BaselinePlan) analyseChanges(ctx context.Context) *changeAnalysis {
 	}
 	models := slices.Clone(c.Models)
 	for i, m := range models {
-		nights, runs, ok := changePoints(p.history, p.n.mlxcel, m.Model)
-		if !ok || len(nights) < 2*params.MinSegment {
+		nights, runs, ok := baseline.NightPoints(p.history, p.n.mlxcel, m.Model)
+		if !ok || !baseline.BySegments(len(nights), params) {
 			a.Band[m.Model] = true
 			continue
 		}

@@ -51,7 +51,10 @@ type ModelResult struct {
 	ChangePct   float64 `json:"change_pct"`
 	BaselinePct float64 `json:"baseline_pct"`
 	Remeasure   *Point  `json:"remeasure,omitempty"`
-	Text        string  `json:"text"`
+	// Suspicion is set when the change-point analysis judged the model
+	// (JudgeBySegments) and suspects its newest nights.
+	Suspicion *Suspicion `json:"suspicion,omitempty"`
+	Text      string     `json:"text"`
 }
 
 // Report is a nightly run compared with its history.
@@ -65,6 +68,8 @@ type Report struct {
 	Models     []ModelResult `json:"models"`
 	Superseded []Superseded  `json:"superseded,omitempty"`
 	Unread     []string      `json:"unread,omitempty"`
+	// segs are the models JudgeBySegments suspected, for their re-measure.
+	segs map[string]segmented
 }
 
 // Suspects are the models waiting for a re-measure: outside the band once.
@@ -163,12 +168,18 @@ func compareModel(h *History, f *benchcsv.File, model string, r Rules) ModelResu
 
 // Remeasured records the re-measure of a suspect (the harness's single-model run): on
 // the same side of the band again confirms the regression or improvement, anything else
-// does not. It is an error to re-measure a model that is not suspected.
+// does not; a suspicion of the segments (JudgeBySegments) is confirmed when the history
+// with the re-measure in tonight's place is suspected again in the same direction. It is
+// an error to re-measure a model that is not suspected.
 func (r *Report) Remeasured(model string, p Point) error {
 	for i := range r.Models {
 		m := &r.Models[i]
 		if m.Model != model {
 			continue
+		}
+		if s, ok := r.segs[model]; ok && m.Suspicion != nil && (m.Verdict == Suspected || m.Verdict == SuspectedUp) {
+			r.remeasuredBySegments(m, s, p)
+			return nil
 		}
 		if (m.Verdict != Suspected && m.Verdict != SuspectedUp) || m.Band == nil {
 			return fmt.Errorf("%s is not a suspected change (%s): nothing to re-measure", model, m.Verdict)

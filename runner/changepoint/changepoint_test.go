@@ -12,7 +12,6 @@ import (
 
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/lablup/perfbot/runner/abstat"
-	"github.com/lablup/perfbot/runner/baseline"
 	"github.com/lablup/perfbot/runner/benchcsv"
 )
 
@@ -330,23 +329,28 @@ func TestRealLevels(t *testing.T) {
 	}
 	n := 0
 	for i, model := range f.Models() {
-		pt, ok := baseline.PointOf(f, model)
-		if !ok || len(pt.Values) > 1 {
+		var ok []benchcsv.Row
+		for _, r := range f.RowsOf(model) {
+			if r.OK() {
+				ok = append(ok, r)
+			}
+		}
+		if len(ok) != 1 {
 			continue // no reading, or Mixtral's unstable repeats
 		}
 		n++
 		rng := rand.New(rand.NewPCG(8, uint64(i)))
-		l := pt.Value()
+		l, commit := ok[0].DecodeTokS, ok[0].MlxcelCommit
 		lv := cat(levels(25, l), levels(10, l*0.95))
 		pts := history(rng, lv, 0.012*1.73) // a night is the median of 3
 		for k := range pts {
-			pts[k].Commit = pt.Commit
+			pts[k].Commit = commit
 		}
 		r := detect(t, pts, DefaultParams())
 		if len(r.Changes) != 1 || r.Changes[0].Index < 24 || r.Changes[0].Index > 26 || r.Changes[0].Kind != Regression {
 			t.Errorf("%s at %.2f tok/s: %+v", model, l, r.Changes)
 		}
-		if len(r.Changes) == 1 && r.Changes[0].LastGood != pt.Commit {
+		if len(r.Changes) == 1 && r.Changes[0].LastGood != commit {
 			t.Errorf("%s: commit %q", model, r.Changes[0].LastGood)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/lablup/perfbot/internal/strs"
 	"github.com/lablup/perfbot/runner/baseline"
 	"github.com/lablup/perfbot/runner/benchcsv"
+	"github.com/lablup/perfbot/runner/changepoint"
 	"github.com/lablup/perfbot/runner/guard"
 	"github.com/lablup/perfbot/runner/host"
 	"github.com/lablup/perfbot/runner/hostinfo"
@@ -520,6 +521,11 @@ func (b *bencher) compare(ctx context.Context) error {
 		}
 	}
 	rep := baseline.CompareNightly(h, f, b.o.Rules)
+	// A history long enough for segments is judged against its current segment, cut at
+	// the changes earlier nights confirmed (their manifests are in the history folder).
+	if err := rep.JudgeBySegments(h, f, changepoint.DefaultParams(), results.ConfirmedChanges(b.o.HistoryDir, f.Name.Pair(), f.Name.Date)); err != nil {
+		return err
+	}
 	b.man.Comparison = &rep
 	for _, m := range rep.Models {
 		b.prog.printf("%s: %s: %s", m.Model, m.Verdict, m.Text)
@@ -545,10 +551,10 @@ func (b *bencher) compare(ctx context.Context) error {
 
 // remeasure runs the harness's single-model mode for model under the guard.
 func (b *bencher) remeasure(ctx context.Context, model string, rep *baseline.Report) (results.Remeasure, error) {
-	rm := results.Remeasure{Model: model, Verdict: baseline.Suspected}
+	rm := results.Remeasure{Model: model, Verdict: baseline.Suspected, Since: since(modelResult(rep, model))}
 	dir := filepath.ToSlash(filepath.Join(b.o.ModelsDir, model))
 	label := "remeasure " + model
-	b.prog.printf("%s: outside its noise band; re-measuring once: %s", model, strings.Join(results.RemeasureCommand(dir), " "))
+	b.prog.printf("%s: %s; re-measuring once: %s", model, suspectedWhy(modelResult(rep, model)), strings.Join(results.RemeasureCommand(dir), " "))
 	r, csvs, err := b.guarded(ctx, "== "+label, label, results.RemeasureCommand(dir), "remeasure-"+model+".log", nil)
 	rm.Phase = phaseOf(label, "remeasure-"+model+".log", r)
 	b.tenants("re-measure of "+model, r)

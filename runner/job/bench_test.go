@@ -181,8 +181,9 @@ func gitClean(t testing.TB, repo string) {
 }
 
 // A nightly on the fake host: both sweeps under the guard, the CSVs collected out of
-// the checkout and checked clean, the comparison with ten nights of history, and a 10%
-// Llama drop re-measured once and confirmed; the progress gives model i of n and, the
+// the checkout and checked clean, the comparison with ten nights of history (judged by
+// its segments), and a 10% Llama drop re-measured once (the history's commits are not
+// in the checkout: no A/B) and confirmed; the progress gives model i of n and, the
 // next night, an ETA from this night's model times.
 func TestBenchNightlyConfirmsARegression(t *testing.T) {
 	t.Parallel()
@@ -227,7 +228,7 @@ func TestBenchNightlyConfirmsARegression(t *testing.T) {
 			t.Errorf("%s: %s (%d runs), want %s: %s", r.Model, r.Verdict, r.History, want, r.Text)
 		}
 	}
-	if len(m.Remeasures) != 1 || m.Remeasures[0].Verdict != baseline.Regression || m.Remeasures[0].Decode != 31.87 {
+	if len(m.Remeasures) != 1 || m.Remeasures[0].Verdict != baseline.Regression || m.Remeasures[0].Decode != 31.87 || m.Remeasures[0].Since != date {
 		t.Errorf("re-measures %+v", m.Remeasures)
 	}
 	glog := readFile(t, filepath.Join(rep.Folder, stem+results.GuardLogSuffix))
@@ -242,12 +243,17 @@ func TestBenchNightlyConfirmsARegression(t *testing.T) {
 		"[mlxcel 1/5] Meta-Llama-3.1-8B-Instruct-4bit: 31.87 tok/s",
 		"[mlxcel 5/5] gpt-oss-20b-MXFP4-Q4: started",
 		"[mlx-lm 3/5] Qwen3-0.6B-4bit: started",
-		"Meta-Llama-3.1-8B-Instruct-4bit: outside its noise band; re-measuring once: scripts/bench_decode.sh single models/mlx/Meta-Llama-3.1-8B-Instruct-4bit",
-		"Meta-Llama-3.1-8B-Instruct-4bit: regression: decode 31.87 tok/s, -",
+		"Meta-Llama-3.1-8B-Instruct-4bit: suspected regression: by its segments: the last 1 night(s) from 2026-10-20 are -10.",
+		"Meta-Llama-3.1-8B-Instruct-4bit: off its current segment since 2026-10-20 (-10.",
+		"; re-measuring once: scripts/bench_decode.sh single models/mlx/Meta-Llama-3.1-8B-Instruct-4bit",
+		"re-measured at 31.87 tok/s (-10.",
+		"% against the current segment): regression",
 	)
 
 	// The next night, with tonight's files merged into the history: an ETA from
-	// tonight's model times.
+	// tonight's model times, and Llama still at its new level is not suspected again:
+	// tonight's manifest confirmed the change, so the history is cut there and two
+	// nights at the new level are no tail against it (uncut, they would be).
 	const next = "2026-10-21"
 	for _, name := range []string{stem + ".csv", stem + results.NightlySuffix} {
 		b, err := os.ReadFile(filepath.Join(rep.Folder, name))
@@ -256,13 +262,18 @@ func TestBenchNightlyConfirmsARegression(t *testing.T) {
 		}
 		writeTestFile(t, filepath.Join(repo, "benchmarks", name), string(b))
 	}
-	fh2 := newFakeHost(t, "FAKE_HARNESS_DATE="+next)
+	fh2 := newFakeHost(t, "FAKE_HARNESS_DATE="+next, "FAKE_HARNESS_SCALE=Meta-Llama-3.1-8B-Instruct-4bit=0.9")
 	o2 := benchOptions(t, fh2, repo, next)
 	o2.SkipBuild, o2.NoBaseline = true, true
 	prog2 := &lineHook{}
 	o2.Progress = prog2
-	if _, err := Bench(context.Background(), o2); err != nil {
+	rep2, err := Bench(context.Background(), o2)
+	if err != nil {
 		t.Fatalf("the next night: %v\n%s", err, prog2.String())
+	}
+	if r := modelResult(rep2.Manifest.Comparison, "Meta-Llama-3.1-8B-Instruct-4bit"); r == nil || r.Verdict != baseline.NoChange ||
+		!strings.Contains(r.Text, "the current segment has 2 night(s) from "+date) || len(rep2.Manifest.Remeasures) != 0 {
+		t.Errorf("the night after a confirmed step: %+v, re-measures %+v", r, rep2.Manifest.Remeasures)
 	}
 	if out := prog2.String(); !strings.Contains(out, "ETA from the durations of "+stem) ||
 		!regexp.MustCompile(`\[mlxcel 2/5\] Mixtral-8x7B-Instruct-v0.1-4bit: started, \S+ into the sweep; ETA \d\d:\d\d:\d\d \(about \S+ left by last night's model times\)`).MatchString(out) {

@@ -37,14 +37,21 @@ func modelResult(rep *baseline.Report, model string) *baseline.ModelResult {
 	return nil
 }
 
-// lastGood is the commit of the newest earlier night of the model in tonight's
-// environment (the comparison's baseline point), resolved in the checkout to a full
-// SHA that is an ancestor of tonight's commit; why says why there is none.
+// lastGood is the commit of the last good night: the night before the suspected
+// change's range when the segments suspected it, else the newest earlier night of the
+// model in tonight's environment (the comparison's baseline point); resolved in the
+// checkout to a full SHA that is an ancestor of tonight's commit; why says why there is
+// none.
 func (b *bencher) lastGood(ctx context.Context, m *baseline.ModelResult) (good, why string) {
-	if m == nil || m.Baseline == nil {
+	var id, date string
+	switch {
+	case m != nil && m.Suspicion != nil:
+		id, date = m.Suspicion.LastGood, m.Suspicion.GoodDate
+	case m != nil && m.Baseline != nil:
+		id, date = m.Baseline.Commit, m.Baseline.Date
+	default:
 		return "", "the history has no earlier night of the model"
 	}
-	id, date := m.Baseline.Commit, m.Baseline.Date
 	if id == "" {
 		return "", fmt.Sprintf("the night of %s does not name its commit", safetext.Clean(date))
 	}
@@ -95,8 +102,8 @@ func (b *bencher) confirm(ctx context.Context, model string, rep *baseline.Repor
 		return b.fallback(ctx, model, rep, ns, why)
 	}
 	dir := results.ConfirmDirPrefix + model
-	b.prog.printf("%s: outside its noise band; confirming by an A/B of the last good commit %s (A) and tonight's %s (B) into %s/",
-		model, strs.ShortSHA(good), strs.ShortSHA(b.man.Commit), dir)
+	b.prog.printf("%s: %s; confirming by an A/B of the last good commit %s (A) and tonight's %s (B) into %s/",
+		model, suspectedWhy(modelResult(rep, model)), strs.ShortSHA(good), strs.ShortSHA(b.man.Commit), dir)
 	crep, err := Compare(ctx, CompareOptions{
 		Kind: results.CompareBench, Host: b.o.Host, RepoDir: b.o.RepoDir, ShaA: good, ShaB: b.man.Commit,
 		Config: b.o.Config, Models: []string{ns.cfgName}, OutDir: b.o.OutDir,
@@ -111,7 +118,7 @@ func (b *bencher) confirm(ctx context.Context, model string, rep *baseline.Repor
 		return b.fallback(ctx, model, rep, ns, "the A/B could not start: "+b.scrub.text(fmt.Sprint(err)))
 	}
 	ns.good = good
-	rm := results.Remeasure{Model: model, Verdict: baseline.Suspected, Confirm: dir}
+	rm := results.Remeasure{Model: model, Verdict: baseline.Suspected, Confirm: dir, Since: since(modelResult(rep, model))}
 	if err != nil {
 		if stopped(ctx, err) {
 			rm.Reason = "stopped during the A/B"
@@ -150,6 +157,22 @@ func (b *bencher) confirm(ctx context.Context, model string, rep *baseline.Repor
 	}
 	b.prog.printf("%s: %s: %s", model, rm.Verdict, ab)
 	return rm, ns, nil
+}
+
+// suspectedWhy says what made the suspicion, for the progress lines.
+func suspectedWhy(m *baseline.ModelResult) string {
+	if m != nil && m.Suspicion != nil {
+		return fmt.Sprintf("off its current segment since %s (%+.1f %%, z = %.1f)", m.Suspicion.Since, m.Suspicion.ChangePct, m.Suspicion.Z)
+	}
+	return "outside its noise band"
+}
+
+// since is the first night of the suspected change when the segments suspected it.
+func since(m *baseline.ModelResult) string {
+	if m != nil && m.Suspicion != nil {
+		return m.Suspicion.Since
+	}
+	return ""
 }
 
 // fallback is the single re-run of tonight's commit, the reason saying why there was

@@ -53,7 +53,7 @@ func TestBenchConfirmsByABAndBisectsToTheCulprit(t *testing.T) {
 		t.Fatalf("re-measures %+v\n%s", m.Remeasures, prog.String())
 	}
 	rm := m.Remeasures[0]
-	if rm.Model != cmpLlama || rm.Confirm != results.ConfirmDirPrefix+cmpLlama || rm.Verdict != baseline.Regression || rm.Reason != "" || rm.Decode != 31.87 || rm.CSV != "" {
+	if rm.Model != cmpLlama || rm.Confirm != results.ConfirmDirPrefix+cmpLlama || rm.Verdict != baseline.Regression || rm.Reason != "" || rm.Decode != 31.87 || rm.CSV != "" || rm.Since != confirmDate {
 		t.Errorf("re-measure %+v", rm)
 	}
 	if r := modelResult(m.Comparison, cmpLlama); r == nil || r.Verdict != baseline.Regression || !strings.Contains(r.Text, "the A/B of "+commits[0][:8]+" (last good)") {
@@ -104,7 +104,8 @@ func TestBenchConfirmsByABAndBisectsToTheCulprit(t *testing.T) {
 		t.Errorf("%d of %d kernels slower, decode %v -> %v tok/s", slower, len(d.Kernels), d.DecodeTokS.A, d.DecodeTokS.B)
 	}
 	wantIn(t, "progress", prog.String(),
-		cmpLlama+": outside its noise band; confirming by an A/B of the last good commit "+commits[0][:8]+" (A) and tonight's "+commits[3][:8]+" (B) into confirm-"+cmpLlama+"/",
+		cmpLlama+": off its current segment since "+confirmDate+" (-",
+		"; confirming by an A/B of the last good commit "+commits[0][:8]+" (A) and tonight's "+commits[3][:8]+" (B) into confirm-"+cmpLlama+"/",
 		cmpLlama+": regression: the A/B of ",
 		cmpLlama+": bisecting the 3 commits after "+commits[0][:8]+" into bisect-"+cmpLlama+"/, at most "+strconv.Itoa(config.DefaultBisectRuns)+" runs",
 		cmpLlama+": the first bad commit is "+commits[2],

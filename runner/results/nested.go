@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/lablup/perfbot/internal/infile"
 	"github.com/lablup/perfbot/internal/safetext"
@@ -52,6 +53,11 @@ func nestedFolder(dir, name, want, what string) (string, error) {
 // once.
 func (n *Nightly) validateNested() error {
 	for i, rm := range n.Remeasures {
+		if rm.Since != "" {
+			if _, err := time.Parse(time.DateOnly, rm.Since); err != nil {
+				return fmt.Errorf("re-measure %d: the first night %s is not YYYY-MM-DD", i+1, safetext.Quote(rm.Since))
+			}
+		}
 		if rm.Confirm == "" {
 			continue
 		}

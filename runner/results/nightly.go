@@ -1,11 +1,13 @@
 package results
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -119,6 +121,12 @@ type Remeasure struct {
 	// was re-measured by a single re-run of tonight's commit (Decode), because the last
 	// good commit was not known.
 	Confirm string `json:"confirm,omitempty"`
+	// Since is the first night (YYYY-MM-DD) of the change this re-measure was of, when
+	// the change-point analysis made the suspicion (it may be an earlier night than
+	// tonight); empty when the noise band made it (tonight's alone). A confirmed
+	// re-measure (a regression or an improvement) cuts the history at that night for
+	// the nights after it (ConfirmedChanges).
+	Since string `json:"since,omitempty"`
 }
 
 // Folders below a nightly folder (docs/nightly.md): the A/B that confirms a suspect,
@@ -227,4 +235,48 @@ func LastNight(dir, pair, date string) (Nightly, bool) {
 	}
 	n, err := ReadNightly(filepath.Join(dir, best))
 	return n, err == nil
+}
+
+// ConfirmedChanges lists, by model, the first nights of the changes that the nightly
+// manifests in dir of pair, dated before date, confirmed by their re-measure (a
+// regression or an improvement): the change-point analysis of the next nights cuts the
+// history there, as the publish does from the regression issues. A re-measure without
+// Since was of its own night. Manifests that cannot be read are left out; at most
+// baseline.MaxHistoryFiles are read.
+func ConfirmedChanges(dir, pair, date string) map[string][]string {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	out := map[string][]string{}
+	read := 0
+	for _, e := range ents {
+		stem, ok := strings.CutSuffix(e.Name(), NightlySuffix)
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		n, err := benchcsv.ParseName(stem + ".csv")
+		if err != nil || n.Pair() != pair || n.Date >= date {
+			continue
+		}
+		if read++; read > baseline.MaxHistoryFiles {
+			break
+		}
+		m, err := ReadNightly(filepath.Join(dir, e.Name()))
+		if err != nil || m.Stem != stem {
+			continue
+		}
+		for _, rm := range m.Remeasures {
+			if rm.Verdict != baseline.Regression && rm.Verdict != baseline.Improvement {
+				continue
+			}
+			if since := cmp.Or(rm.Since, m.Date); since < date && !slices.Contains(out[rm.Model], since) {
+				out[rm.Model] = append(out[rm.Model], since)
+			}
+		}
+	}
+	for _, d := range out {
+		slices.Sort(d)
+	}
+	return out
 }
