@@ -180,6 +180,7 @@ func TestNightlyNestedNamesValidated(t *testing.T) {
 			n.Remeasures = []Remeasure{{Model: "a", Confirm: ConfirmDirPrefix + "b"}}
 		}, "it must be confirm-a"},
 		{"confirm escaping", func(n *Nightly) { n.Remeasures = []Remeasure{{Model: "..", Confirm: "confirm-.."}} }, "not a folder name"},
+		{"first night not a date", func(n *Nightly) { n.Remeasures = []Remeasure{{Model: "a", Since: "2026-12-3"}} }, "the first night \"2026-12-3\" is not YYYY-MM-DD"},
 		{"bisect folder", func(n *Nightly) { n.Bisects = []NightBisect{{Model: "a", Good: good, Bad: bad, Dir: "/tmp/x"}} }, "it must be bisect-a"},
 		{"short sha", func(n *Nightly) { n.Bisects = []NightBisect{{Model: "a", Good: good[:7], Bad: bad, Dir: "bisect-a"}} }, "not two full SHAs"},
 		{"twice", func(n *Nightly) {
