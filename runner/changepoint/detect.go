@@ -338,13 +338,8 @@ func prefix(x []float64) []float64 {
 // mean of x[a:b].
 func (d *detector) mean(a, b int) float64 { return (d.pre[b] - d.pre[a]) / float64(b-a) }
 
-// successiveScale is the median of |X1 - X2| for two independent normals of standard
-// deviation 1: 0.6745 x sqrt(2).
-const successiveScale = 0.95387
-
-// noise is the robust night-to-night standard deviation in log units: the median
-// absolute difference of successive nights within each piece, over successiveScale,
-// floored at MinSigmaPct.
+// noise is the night-to-night standard deviation in log units, from the absolute
+// differences of successive nights within each piece, floored at MinSigmaPct.
 func (d *detector) noise(cuts []int) float64 {
 	var diffs []float64
 	for i := 0; i+1 < len(cuts); i++ {
@@ -356,7 +351,30 @@ func (d *detector) noise(cuts []int) float64 {
 	if len(diffs) == 0 {
 		return floor
 	}
-	return max(floor, median(diffs)/successiveScale)
+	// The root mean square of the smallest trimKeep of the differences: a step or an
+	// odd night is in the largest ones, and the rest estimate the noise with about
+	// twice the efficiency of their median, which a history of a few weeks needs.
+	slices.Sort(diffs)
+	keep := diffs[:max(1, int(math.Ceil(trimKeep*float64(len(diffs)))))]
+	ss := 0.0
+	for _, v := range keep {
+		ss += v * v
+	}
+	return max(floor, math.Sqrt(ss/float64(len(keep))/trimmedSecondMoment(float64(len(keep))/float64(len(diffs)))/2))
+}
+
+// trimKeep is the share of the successive differences the noise is estimated from.
+const trimKeep = 0.8
+
+// trimmedSecondMoment is E[Y^2 | Y < q] for Y = |N(0,1)| and q its p quantile:
+// (p - 2 q phi(q)) / p, with q = sqrt(2) erfinv(p); 1 for p = 1.
+func trimmedSecondMoment(p float64) float64 {
+	if p >= 1 {
+		return 1
+	}
+	q := math.Sqrt2 * math.Erfinv(p)
+	phi := math.Exp(-q*q/2) / math.Sqrt(2*math.Pi)
+	return (p - 2*q*phi) / p
 }
 
 // z is the standardised difference of the means of x[a:t] and x[t:b].

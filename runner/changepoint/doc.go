@@ -31,10 +31,12 @@
 // came back, which a single split averages away) is tried with the same filters. Each
 // split leaves at least MinSegment nights either side.
 //
-// The noise is one robust estimate for the whole history: the median absolute
-// difference of successive nights of the same segment over 0.954 (its value for a
-// normal standard deviation), floored at MinSigmaPct. Successive differences do not see
-// level changes, and GPU noise is a property of the model and host, not of the level.
+// The noise is one estimate for the whole history: the root mean square of the smallest
+// 80 % of the absolute differences of successive nights of the same piece, scaled to a
+// normal standard deviation, floored at MinSigmaPct (a step or an odd night is among the
+// largest differences; their median would be half as efficient). Successive differences
+// do not see level changes, and GPU noise is a property of the model and host, not of
+// the level.
 //
 // The newest nights are judged against the current segment alone (Result.Newest): for
 // the last k = 1 .. MaxTail nights, the mean of the tail against the mean of the rest of
