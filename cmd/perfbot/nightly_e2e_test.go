@@ -615,9 +615,10 @@ func startedOn(t *testing.T, ri regressionIssue, date string) {
 // confirmed by that night's interleaved A/B of the last good commit against tonight's,
 // bisected on the host to the planted commit, which the issue and the bisection's
 // comment name with its pull request (and the culprit's profile against its parent);
-// ten more nights at the new level open nothing new and keep that; a second -12 % step
-// in Llama, planted in the second of three commits, opens a second issue whose range
-// holds that commit.
+// ten more nights at the new level open nothing new, keep that issue and re-measure
+// nothing; a second -12 % step in Llama, planted in the second of three commits, opens
+// a second issue on its first night, confirmed by that night's A/B and bisected to the
+// planted commit in the same way.
 func TestNightlyEndToEnd(t *testing.T) {
 	// Bounded by the test's own deadline only: on a loaded machine the nights take
 	// several times as long as alone.
@@ -675,7 +676,18 @@ func TestNightlyEndToEnd(t *testing.T) {
 	// open, and nothing new.
 	for k = stepNight + 1; k <= stepNight+10; k++ {
 		r.land(1, nil)
-		r.night(ctx, k)
+		n := r.night(ctx, k)
+		// The step the first night confirmed cuts Llama's history: no night after it
+		// suspects Llama again, so none spends the GPU on another A/B of it. (Another
+		// model's odd night may be suspected; its A/B does not confirm it.)
+		for _, rm := range n.manifest.Remeasures {
+			if rm.Model == nightlyLlama || rm.Verdict == baseline.Regression || rm.Verdict == baseline.Improvement {
+				t.Errorf("night %d (%s), %d nights after the step: re-measure %+v, want none of %s and none confirmed", k, nightlyDate(k), k-stepNight, rm, nightlyLlama)
+			}
+		}
+		if len(n.manifest.Bisects) != 0 {
+			t.Errorf("night %d (%s), %d nights after the step: bisections %+v, want none", k, nightlyDate(k), k-stepNight, n.manifest.Bisects)
+		}
 		regs := r.regressions()
 		if len(regs) != 1 || regs[0].number != issue.number || regs[0].state != "open" {
 			t.Fatalf("night %d (%s), %d nights after the step: regression issues %v, want %s alone, open", k, nightlyDate(k), k-stepNight, regs, issue)
@@ -688,40 +700,33 @@ func TestNightlyEndToEnd(t *testing.T) {
 	}
 	r.checkBisectComment(t, issue, planted, pull)
 
-	// The second step in the same model: three commits land, the second is the culprit.
+	// The second step in the same model: three commits land, the second is the
+	// culprit. The bench job judges Llama against its current segment (cut at the
+	// first step, which that night's manifest confirmed), so the first night after the
+	// second step suspects it, confirms it by the A/B and bisects it: a second issue,
+	// the first one still open.
+	lastGood2 := r.measured[k-1]
 	planted2 := r.land(3, map[int]float64{1: nightlyStep})[1]
 	second := k
-	caught := 0
-	for ; k <= second+maxNightsToCatch; k++ {
-		r.night(ctx, k)
-		regs := r.regressions()
-		if len(regs) > 2 {
-			t.Fatalf("night %d (%s): regression issues %v, want at most two", k, nightlyDate(k), regs)
-		}
-		if len(regs) == 2 {
-			caught = k
-			break
-		}
-		r.land(1, nil)
-	}
-	if caught == 0 {
-		t.Fatalf("the second step of %s from %s was not caught within %d nights: regression issues %v", nightlyLlama, nightlyDate(second), maxNightsToCatch+1, r.regressions())
-	}
+	n2 := r.night(ctx, k)
 	regs = r.regressions()
-	if regs[0].number != issue.number || regs[0].state != "open" || regs[1].model != nightlyLlama || regs[1].state != "open" {
-		t.Fatalf("after the second step: regression issues %v, want %s still open and a second open issue of %s", regs, issue, nightlyLlama)
+	if len(regs) != 2 || regs[0].number != issue.number || regs[0].state != "open" || regs[1].model != nightlyLlama || regs[1].state != "open" || regs[1].date != nightlyDate(second) {
+		t.Fatalf("the night after the second step (%s): regression issues %v, want %s still open and a second open issue of %s from that night", nightlyDate(second), regs, issue, nightlyLlama)
 	}
 	again := regs[1]
+	r.checkConfirmedByAB(t, n2, second, lastGood2, planted2)
+	if got := again.row("confirmation"); !strings.HasPrefix(got, "A/B of "+lastGood2[:8]+" (") || !strings.Contains(got, " against "+n2.commit[:8]+" (") {
+		t.Errorf("the second issue's confirmation %q, want the A/B of %s against %s:\n%s", got, lastGood2[:8], n2.commit[:8], again.body)
+	}
+	pull2 := "#" + strconv.Itoa(r.pulls[planted2])
+	if got := again.row("bisection"); !strings.Contains(got, planted2[:8]) || !strings.Contains(got, "pull request "+pull2) {
+		t.Errorf("the second issue's bisection %q does not name the planted %s and its pull request %s:\n%s", got, planted2[:8], pull2, again.body)
+	}
+	r.checkBisectComment(t, again, planted2, pull2)
 	startedOn(t, again, nightlyDate(second))
 	r.checkRange(t, again, planted2)
-	t.Logf("the first step: issue %s on its first night; the second: issue %s on night %d, %d night(s) after it", issue, again, caught, caught-second+1)
+	t.Logf("the first step: issue %s; the second: issue %s, each on its first night", issue, again)
 }
-
-// maxNightsToCatch is how many nights after the second step's first night the second
-// issue may take. The band of the bench job holds both levels by then, so it flags
-// nothing and nothing is re-measured: the publish job's segmentation finds the step
-// once the new segment has MinSegment (4) nights, which it may start a night early.
-const maxNightsToCatch = 5
 
 // checkConfirmedByAB checks the step night's results: the comparison suspected Llama
 // alone; its re-measure was the interleaved A/B of the last good commit (A) against
