@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/lablup/perfbot/bot/gate"
 	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/config"
 	"github.com/lablup/perfbot/internal/strs"
@@ -17,7 +18,7 @@ import (
 
 // bisect runs the bisection of good-ref..bad-ref (bad-ref defaults to the pinned
 // commit) for the one model of the models input, through runner/job, with the pinned
-// commit's config. It leaves the bisection folder (bisect.json, guard.log,
+// commit's config and its limits (limits.max_bisect_commits, limits.max_bisect_runs). It leaves the bisection folder (bisect.json, guard.log,
 // hostinfo.json) as results-dir; its verdict is complete (the bisection ended: found,
 // undecided or not reproduced), contended (the guard refused a run more often than
 // allowed), interrupted (the partial bisect.json is kept) or failed.
@@ -44,8 +45,11 @@ func (s *step) bisect(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		// The config's limits, as the gate counted them: the job holds to them even
+		// when it was dispatched by hand.
 		rep, err = job.BisectSession(ctx, job.BisectOptions{
 			Host: s.host, RepoDir: s.workspace, Good: s.in.GoodRef, Bad: bad, Config: cfg, Model: s.in.Models[0],
+			Params: gate.BisectParams(cfg), MaxCommits: gate.MaxBisectCommits(cfg),
 			OutDir: s.root, Guard: g, Sandbox: &sb, Progress: w,
 		})
 		return err
