@@ -70,6 +70,12 @@ func actBinary(t *testing.T) string {
 // issue_comment payload moved to the target repository.
 func actEvent(t *testing.T, dir string) string {
 	t.Helper()
+	return actEventSaying(t, dir, "Please profile this.\n/profile rocm models=llama sampling=greedy\n")
+}
+
+// actEventSaying is actEvent with the comment's body body.
+func actEventSaying(t *testing.T, dir, body string) string {
+	t.Helper()
 	m, err := fakegithub.Object(testfix.Path(t, "github", "webhooks", "issue_comment.created.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +83,7 @@ func actEvent(t *testing.T, dir string) string {
 	for k, v := range map[string]any{
 		"repository.full_name": actRepo, "repository.name": "mlxcel", "repository.owner.login": "lablup",
 		"repository.default_branch": "main", "issue.number": actIssue, "comment.id": actCommentID,
-		"comment.body": "Please profile this.\n/profile rocm models=llama sampling=greedy\n", "comment.user.login": actCommenter,
+		"comment.body": body, "comment.user.login": actCommenter,
 		"comment.user.type": "User", "sender.login": actCommenter, "sender.type": "User",
 	} {
 		if err := fakegithub.Set(m, k, v); err != nil {
@@ -99,6 +105,14 @@ func rest(t *testing.T, name string) string {
 // expectGate declares the gate's GitHub calls for the comment: it reads the config, the
 // commenter's permission and the default branch's head, and reacts eyes.
 func expectGate(t *testing.T, s *fakegithub.Stub, base string) {
+	expectGateReads(t, s)
+	s.Expect("GET", "/repos/"+actRepo+"/git/ref/heads/main", fakegithub.JSONFileWith(200, rest(t, "git-ref"), map[string]any{"ref": "refs/heads/main", "object.sha": base}))
+	expectReaction(t, s, "eyes", "Bearer "+actToken)
+}
+
+// expectGateReads declares the gate's first reads, whatever the command: the config
+// (jobsConfig) and the commenter's permission (write).
+func expectGateReads(t *testing.T, s *fakegithub.Stub) {
 	repo := "/repos/" + actRepo
 	s.Expect("GET", repo+"/contents/.github/perfbot.yml?ref=main", s.Example(200, "content-file-response-if-content-is-a-file", map[string]any{
 		"content": base64.StdEncoding.EncodeToString([]byte(jobsConfig)), "encoding": "base64", "size": len(jobsConfig),
@@ -106,8 +120,6 @@ func expectGate(t *testing.T, s *fakegithub.Stub, base string) {
 	}))
 	s.Expect("GET", repo+"/collaborators/"+actCommenter+"/permission", fakegithub.JSONFileWith(200,
 		rest(t, "repository-collaborator-permission-response-if-user-has-admin-permissions"), map[string]any{"permission": "write", "role_name": "write"}))
-	s.Expect("GET", repo+"/git/ref/heads/main", fakegithub.JSONFileWith(200, rest(t, "git-ref"), map[string]any{"ref": "refs/heads/main", "object.sha": base}))
-	expectReaction(t, s, "eyes", "Bearer "+actToken)
 }
 
 // expectReaction declares the reaction on the command's comment, made with auth (the
@@ -533,10 +545,7 @@ func postedPR(s *fakegithub.Stub) string {
 func TestActRunsTheNightly(t *testing.T) {
 	r := newActRig(t)
 	date := time.Now().Format(time.DateOnly)
-	r.env = append(r.env, "FAKE_HARNESS_DATE="+date, "FAKE_HARNESS=")
-	files := targetFiles(t, jobsConfig)
-	maps.Copy(files, benchFiles(t))
-	tg := hosttest.NewTarget(t, r.home, files)
+	tg := benchTarget(t, r, jobsConfig, date)
 	s := fakegithub.New(t)
 	expectNightly(t, s)
 	log := r.run(t, nightlyWorkflow, tg.Repo, s, actRepo, "workflow_dispatch")
@@ -598,10 +607,7 @@ func TestActRunsTheNightly(t *testing.T) {
 func TestActRunsTheNightlyToPages(t *testing.T) {
 	r := newActRig(t)
 	date := time.Now().Format(time.DateOnly)
-	r.env = append(r.env, "FAKE_HARNESS_DATE="+date, "FAKE_HARNESS=")
-	files := targetFiles(t, jobsConfig+"trend: {publish: pages, path: nightly}\n")
-	maps.Copy(files, benchFiles(t))
-	tg := hosttest.NewTarget(t, r.home, files)
+	tg := benchTarget(t, r, jobsConfig+"trend: {publish: pages, path: nightly}\n", date)
 	site := filepath.Join(r.dir, "site")
 	hosttest.Git(t, r.home, r.dir, "init", "--quiet", "--initial-branch=gh-pages", site)
 	if err := os.WriteFile(filepath.Join(site, "index.html"), []byte("<p>mlxcel</p>\n"), 0o644); err != nil {
@@ -823,43 +829,16 @@ func tail(s string, n int) string {
 // compare of A against B with them (act runs the gate and the bench job: -j bench).
 func TestActGateHandsACompareOn(t *testing.T) {
 	r := newActRig(t)
-	r.env = append(r.env, "FAKE_HARNESS_DATE="+time.Now().Format(time.DateOnly), "FAKE_HARNESS=")
-	files := targetFiles(t, jobsConfig)
-	maps.Copy(files, benchFiles(t))
-	tg := hosttest.NewTarget(t, r.home, files)
+	tg := benchTarget(t, r, jobsConfig, time.Now().Format(time.DateOnly))
 	// B: a 10 % faster decode over A, the target's first commit.
-	if err := os.WriteFile(filepath.Join(tg.Repo, "fake-change.txt"), []byte("decode 1.1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	hosttest.Git(t, r.home, tg.Repo, "add", "fake-change.txt")
-	hosttest.Git(t, r.home, tg.Repo, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "--quiet", "-m", "B: a faster decode")
-	head := hosttest.Git(t, r.home, tg.Repo, "rev-parse", "HEAD")
+	head := commitChange(t, r, tg, "B: a faster decode", "decode 1.1\n")
 	hosttest.Git(t, r.home, tg.Repo, "push", "--quiet", "origin", "HEAD:refs/heads/main")
 
 	s := fakegithub.New(t)
-	repo := "/repos/" + actRepo
-	s.Expect("GET", repo+"/contents/.github/perfbot.yml?ref=main", s.Example(200, "content-file-response-if-content-is-a-file", map[string]any{
-		"content": base64.StdEncoding.EncodeToString([]byte(jobsConfig)), "encoding": "base64", "size": len(jobsConfig),
-		"name": "perfbot.yml", "path": ".github/perfbot.yml", "type": "file",
-	}))
-	s.Expect("GET", repo+"/collaborators/"+actCommenter+"/permission", fakegithub.JSONFileWith(200,
-		rest(t, "repository-collaborator-permission-response-if-user-has-admin-permissions"), map[string]any{"permission": "write", "role_name": "write"}))
-	s.Expect("GET", repo+"/git/ref/heads/main", fakegithub.JSONFileWith(200, rest(t, "git-ref"), map[string]any{"ref": "refs/heads/main", "object.sha": head}))
-	s.Expect("GET", repo+"/git/ref/heads/old", fakegithub.JSONFileWith(200, rest(t, "git-ref"), map[string]any{"ref": "refs/heads/old", "object.sha": tg.Base}))
-	expectReaction(t, s, "eyes", "Bearer "+actToken)
+	expectGate(t, s, head)
+	s.Expect("GET", "/repos/"+actRepo+"/git/ref/heads/old", fakegithub.JSONFileWith(200, rest(t, "git-ref"), map[string]any{"ref": "refs/heads/old", "object.sha": tg.Base}))
 
-	event := actEvent(t, r.dir)
-	m, err := fakegithub.Object(event)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := fakegithub.Set(m, "comment.body", "/bench rocm compare base=old ref=main models=llama repeats=5\n"); err != nil {
-		t.Fatal(err)
-	}
-	b, _ := json.Marshal(m)
-	if err := os.WriteFile(event, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	event := actEventSaying(t, r.dir, "/bench rocm compare base=old ref=main models=llama repeats=5\n")
 	log := r.run(t, commentWorkflow, tg.Repo, s, actRepo, "issue_comment", "-e", event, "--actor", actCommenter, "-j", "bench")
 	if !jobLine("perfbot comment", "bench", "  ✅  Success - Main Run perfbot").MatchString(log) {
 		t.Fatalf("the bench job did not run the compare:\n%s", tail(log, 120))
@@ -881,30 +860,14 @@ func TestActGateHandsACompareOn(t *testing.T) {
 // decode (act runs the gate and the bisect job: -j bisect).
 func TestActGateHandsABisectOn(t *testing.T) {
 	r := newActRig(t)
-	r.env = append(r.env, "FAKE_HARNESS_DATE="+time.Now().Format(time.DateOnly), "FAKE_HARNESS=")
-	files := targetFiles(t, jobsConfig)
-	maps.Copy(files, benchFiles(t))
-	tg := hosttest.NewTarget(t, r.home, files)
-	commit := func(msg, change string) string {
-		if err := os.WriteFile(filepath.Join(tg.Repo, "fake-change.txt"), []byte(change), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		hosttest.Git(t, r.home, tg.Repo, "add", "fake-change.txt")
-		hosttest.Git(t, r.home, tg.Repo, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "--quiet", "-m", msg)
-		return hosttest.Git(t, r.home, tg.Repo, "rev-parse", "HEAD")
-	}
-	culprit := commit("a slower decode", "decode 0.8\n")
-	bad := commit("a comment", "# unrelated\ndecode 0.8\n")
+	tg := benchTarget(t, r, jobsConfig, time.Now().Format(time.DateOnly))
+	culprit := commitChange(t, r, tg, "a slower decode", "decode 0.8\n")
+	bad := commitChange(t, r, tg, "a comment", "# unrelated\ndecode 0.8\n")
 	hosttest.Git(t, r.home, tg.Repo, "push", "--quiet", "origin", "HEAD:refs/heads/main")
 
 	s := fakegithub.New(t)
 	repo := "/repos/" + actRepo
-	s.Expect("GET", repo+"/contents/.github/perfbot.yml?ref=main", s.Example(200, "content-file-response-if-content-is-a-file", map[string]any{
-		"content": base64.StdEncoding.EncodeToString([]byte(jobsConfig)), "encoding": "base64", "size": len(jobsConfig),
-		"name": "perfbot.yml", "path": ".github/perfbot.yml", "type": "file",
-	}))
-	s.Expect("GET", repo+"/collaborators/"+actCommenter+"/permission", fakegithub.JSONFileWith(200,
-		rest(t, "repository-collaborator-permission-response-if-user-has-admin-permissions"), map[string]any{"permission": "write", "role_name": "write"}))
+	expectGateReads(t, s)
 	for _, sha := range []string{tg.Base, bad} {
 		s.Expect("GET", repo+"/commits/"+sha[:7], fakegithub.Func(func(fakegithub.Request) fakegithub.Response {
 			return fakegithub.Response{Status: 200, Header: http.Header{"Content-Type": {"application/vnd.github.sha"}}, Body: []byte(sha)}
@@ -914,18 +877,7 @@ func TestActGateHandsABisectOn(t *testing.T) {
 	s.Expect("GET", repo+"/compare/"+tg.Base+"..."+bad, s.Example(200, "commit-comparison", map[string]any{"status": "ahead", "ahead_by": 2}))
 	expectReaction(t, s, "eyes", "Bearer "+actToken)
 
-	event := actEvent(t, r.dir)
-	m, err := fakegithub.Object(event)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := fakegithub.Set(m, "comment.body", "/bench rocm bisect good="+tg.Base[:7]+" bad="+bad[:7]+" models=llama\n"); err != nil {
-		t.Fatal(err)
-	}
-	b, _ := json.Marshal(m)
-	if err := os.WriteFile(event, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	event := actEventSaying(t, r.dir, "/bench rocm bisect good="+tg.Base[:7]+" bad="+bad[:7]+" models=llama\n")
 	log := r.run(t, commentWorkflow, tg.Repo, s, actRepo, "issue_comment", "-e", event, "--actor", actCommenter, "-j", "bisect")
 	if !jobLine("perfbot comment", "bisect", "  ✅  Success - Main Run perfbot").MatchString(log) {
 		t.Fatalf("the bisect job did not run the bisection:\n%s", tail(log, 120))
@@ -941,4 +893,24 @@ func TestActGateHandsABisectOn(t *testing.T) {
 	if want := "bisection found: " + culprit + " is the first bad commit"; !strings.Contains(log, want) {
 		t.Errorf("the bisect job's log does not say %q:\n%s", want, tail(log, 120))
 	}
+}
+
+// benchTarget is a target repository with the config cfg and the bench scripts, for a
+// rig whose fake harness dates its CSVs date.
+func benchTarget(t *testing.T, r *actRig, cfg, date string) hosttest.Target {
+	r.env = append(r.env, "FAKE_HARNESS_DATE="+date, "FAKE_HARNESS=")
+	files := targetFiles(t, cfg)
+	maps.Copy(files, benchFiles(t))
+	return hosttest.NewTarget(t, r.home, files)
+}
+
+// commitChange commits change as fake-change.txt (which the fake harness reads) on the
+// target's clone, with message msg, and returns the new commit.
+func commitChange(t *testing.T, r *actRig, tg hosttest.Target, msg, change string) string {
+	if err := os.WriteFile(filepath.Join(tg.Repo, "fake-change.txt"), []byte(change), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hosttest.Git(t, r.home, tg.Repo, "add", "fake-change.txt")
+	hosttest.Git(t, r.home, tg.Repo, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "--quiet", "-m", msg)
+	return hosttest.Git(t, r.home, tg.Repo, "rev-parse", "HEAD")
 }

@@ -2,7 +2,6 @@ package action
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,10 +16,7 @@ func TestReadInputsBisect(t *testing.T) {
 	t.Parallel()
 	good, bad := strings.Repeat("a", 40), strings.Repeat("b", 40)
 	e := newStepEnv(t, map[string]string{"job": "bisect", "good-ref": good, "bad-ref": bad, "models": "llama"})
-	rt, err := NewRuntime(io.Discard, e.getenv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rt := e.runtime(t)
 	if in, err := readInputs(rt); err != nil || in.GoodRef != good || in.BadRef != bad || len(in.Models) != 1 {
 		t.Errorf("a bisection's inputs: %v %+v", err, in)
 	}
@@ -39,10 +35,7 @@ func TestReadInputsBisect(t *testing.T) {
 		{map[string]string{"job": "bench", "bad-ref": bad}, "input bad-ref: applies to the bisect job only"},
 	} {
 		e := newStepEnv(t, c.inputs)
-		rt, err := NewRuntime(io.Discard, e.getenv)
-		if err != nil {
-			t.Fatal(err)
-		}
+		rt := e.runtime(t)
 		if _, err := readInputs(rt); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("inputs %v: %v, want %q", c.inputs, err, c.want)
 		}

@@ -2,7 +2,10 @@ package action
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -137,6 +140,23 @@ func newStepEnv(t *testing.T, inputs map[string]string) *stepEnv {
 }
 
 func (e *stepEnv) getenv(k string) string { return e.vars[k] }
+
+// runtime is a Runtime on the env e that prints nowhere.
+func (e *stepEnv) runtime(t *testing.T) *Runtime {
+	t.Helper()
+	rt, err := NewRuntime(io.Discard, e.getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rt
+}
+
+// runStep runs the action's step in the env e and returns what it printed.
+func (e *stepEnv) runStep() (string, error) {
+	var log bytes.Buffer
+	_, err := run(context.Background(), Options{Stdout: &log, Getenv: e.getenv})
+	return log.String(), err
+}
 
 func (e *stepEnv) summaryText(t *testing.T) string {
 	t.Helper()

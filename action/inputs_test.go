@@ -21,10 +21,7 @@ func TestReadInputs(t *testing.T) {
 		"check-run-id": "0", "epic": "1814", "config": ".github/perfbot.yml",
 	}
 	e := newStepEnv(t, good)
-	rt, err := NewRuntime(io.Discard, e.getenv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rt := e.runtime(t)
 	in, err := readInputs(rt)
 	if err != nil {
 		t.Fatal(err)
@@ -96,10 +93,7 @@ func TestReadInputs(t *testing.T) {
 		{map[string]string{"job": "publish", "results": "/tmp/r\n::x", "ref": strings.Repeat("a", 40)}, "input results: the folder's path holds a control character"},
 	} {
 		e := newStepEnv(t, c.inputs)
-		rt, err := NewRuntime(io.Discard, e.getenv)
-		if err != nil {
-			t.Fatal(err)
-		}
+		rt := e.runtime(t)
 		if _, err := readInputs(rt); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("inputs %v: %v, want %q", c.inputs, err, c.want)
 		}
@@ -143,10 +137,7 @@ func TestCompareCapAndLabel(t *testing.T) {
 	} {
 		e := newStepEnv(t, nil)
 		e.vars["GITHUB_EVENT_NAME"], e.vars["GITHUB_EVENT_PATH"] = c.eventName, c.eventPath
-		rt, err := NewRuntime(io.Discard, e.getenv)
-		if err != nil {
-			t.Fatal(err)
-		}
+		rt := e.runtime(t)
 		s := &step{rt: rt, in: Inputs{Label: c.input}}
 		if got := s.compareLabel(); got != c.want {
 			t.Errorf("%s: label %q, want %q", c.name, got, c.want)

@@ -541,9 +541,8 @@ func TestHostJobsProfileCompare(t *testing.T) {
 		}
 		pe.vars["GITHUB_REPOSITORY"], pe.vars[EnvRepoURL] = "lablup/mlxcel", h.bare
 		pe.vars["GITHUB_SERVER_URL"], pe.vars["GITHUB_RUN_ID"] = "https://github.example", "4242"
-		var plog bytes.Buffer
-		_, err := run(context.Background(), Options{Stdout: &plog, Getenv: pe.getenv})
-		return pe, plog.String(), err
+		plog, err := pe.runStep()
+		return pe, plog, err
 	}
 	pe, plog, err := publishStep(head)
 	if err != nil {

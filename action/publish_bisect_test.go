@@ -1,8 +1,6 @@
 package action
 
 import (
-	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,9 +38,8 @@ func TestPublishBisectArtifact(t *testing.T) {
 		e := newStepEnv(t, map[string]string{"job": "publish", "dry-run": "true", "ref": tg.Base, "results": artifact, "issue": "12"})
 		e.vars["HOME"], e.vars["GIT_CONFIG_NOSYSTEM"], e.vars["PATH"] = home, "1", os.Getenv("PATH")
 		e.vars["GITHUB_REPOSITORY"], e.vars[EnvRepoURL] = "lablup/mlxcel", tg.Bare
-		var log bytes.Buffer
-		_, err := run(context.Background(), Options{Stdout: &log, Getenv: e.getenv})
-		return e, log.String(), err
+		log, err := e.runStep()
+		return e, log, err
 	}
 	e, log, err := publishIt(artifact)
 	if err != nil {

@@ -2,7 +2,6 @@ package action
 
 import (
 	"context"
-	"io"
 	"testing"
 
 	"github.com/lablup/perfbot/bot/gh"
@@ -14,10 +13,7 @@ import (
 func TestRunLinksAtTheirEdges(t *testing.T) {
 	t.Parallel()
 	e := newStepEnv(t, nil)
-	rt, err := NewRuntime(io.Discard, e.getenv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rt := e.runtime(t)
 	ctx := context.Background()
 	st := &step{rt: rt, repo: gh.Repo{Owner: "lablup", Name: "mlxcel"}}
 	for _, id := range []string{"0", "-1", "-9223372036854775808", "1e3", " 7", "9223372036854775808"} {

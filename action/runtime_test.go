@@ -30,10 +30,7 @@ const hostileValue = "llama\n" +
 func TestSetOutputUsesARandomDelimiter(t *testing.T) {
 	t.Parallel()
 	e := newStepEnv(t, nil)
-	rt, err := NewRuntime(io.Discard, e.getenv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rt := e.runtime(t)
 	want := map[string]string{"ranking": hostileValue, "verdict": "complete", "empty": "", "results-dir": "/tmp/a b"}
 	for _, k := range []string{"ranking", "verdict", "empty", "results-dir"} {
 		if err := rt.SetOutput(k, want[k]); err != nil {
@@ -183,10 +180,7 @@ func FuzzSetOutput(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, value string) {
 		e := newStepEnv(t, nil)
-		rt, err := NewRuntime(io.Discard, e.getenv)
-		if err != nil {
-			t.Fatal(err)
-		}
+		rt := e.runtime(t)
 		if err := rt.SetOutput("ranking", value); err != nil {
 			t.Fatal(err)
 		}

@@ -1,7 +1,6 @@
 package action
 
 import (
-	"io"
 	"os"
 	"strings"
 	"testing"
@@ -19,10 +18,7 @@ func TestAFailedWriteOfAnOutputOrTheSummaryFails(t *testing.T) {
 	e := newStepEnv(t, nil)
 	e.vars["GITHUB_OUTPUT"] = "/dev/full"
 	e.vars["GITHUB_STEP_SUMMARY"] = "/dev/full"
-	rt, err := NewRuntime(io.Discard, e.getenv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rt := e.runtime(t)
 	if err := rt.SetOutput("verdict", "complete"); err == nil || !strings.Contains(err.Error(), "setting output verdict") {
 		t.Errorf("SetOutput on a full disk: %v, want an error naming the output", err)
 	}

@@ -1,7 +1,6 @@
 package command
 
 import (
-	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -56,46 +55,27 @@ func TestParseBisectErrors(t *testing.T) {
 	t.Parallel()
 	cfg := testCfg(t)
 	usage := "/bench rocm bisect good=SHA bad=SHA [models=NAME]"
-	cases := []struct {
-		line, problem string
-		valid         []string
-	}{
-		{"/bench rocm bisect", "/bench rocm bisect needs good=SHA and bad=SHA", []string{"good=SHA", "bad=SHA", "models=NAME"}},
-		{"/bench rocm bisect good=9fceb02", "/bench rocm bisect needs bad=SHA", nil},
-		{"/bench rocm bisect bad=9fceb02 models=llama", "/bench rocm bisect needs good=SHA", nil},
-		{"/bench rocm bisect good=9fceb02 bad=9FCEB02", "good= and bad= name the same commit, 9fceb02: a bisection needs a range", nil},
-		{"/bench rocm bisect good=main bad=9fceb02", `good="main" is not a commit SHA; a bisection names its commits by SHA (7 to 40 hex digits), not by branch`, []string{"a SHA of 7 to 40 hex digits"}},
-		{"/bench rocm bisect good=9fceb02 bad=HEAD~1", `bad="HEAD~1" is not a commit SHA`, nil},
-		{"/bench rocm bisect good=9fceb0 bad=e83c516", "good=9fceb0 is too short for a SHA; give at least 7 hex digits", []string{"a SHA of 7 to 40 hex digits"}},
-		{"/bench rocm bisect good=9fceb02 bad=" + strings.Repeat("a", 41), "bad= has 41 hex digits; a SHA has at most 40", nil},
-		{"/bench rocm bisect good= bad=e83c516", "good= is empty; give a commit SHA, like good=9fceb02", nil},
+	// Every refusal of the bisect form (/bench rocm bisect ...) gives its usage.
+	checkRefusals(t, cfg, []refusal{
+		{"/bench rocm bisect", "/bench rocm bisect needs good=SHA and bad=SHA", []string{"good=SHA", "bad=SHA", "models=NAME"}, usage},
+		{"/bench rocm bisect good=9fceb02", "/bench rocm bisect needs bad=SHA", nil, usage},
+		{"/bench rocm bisect bad=9fceb02 models=llama", "/bench rocm bisect needs good=SHA", nil, usage},
+		{"/bench rocm bisect good=9fceb02 bad=9FCEB02", "good= and bad= name the same commit, 9fceb02: a bisection needs a range", nil, usage},
+		{"/bench rocm bisect good=main bad=9fceb02", `good="main" is not a commit SHA; a bisection names its commits by SHA (7 to 40 hex digits), not by branch`, []string{"a SHA of 7 to 40 hex digits"}, usage},
+		{"/bench rocm bisect good=9fceb02 bad=HEAD~1", `bad="HEAD~1" is not a commit SHA`, nil, usage},
+		{"/bench rocm bisect good=9fceb0 bad=e83c516", "good=9fceb0 is too short for a SHA; give at least 7 hex digits", []string{"a SHA of 7 to 40 hex digits"}, usage},
+		{"/bench rocm bisect good=9fceb02 bad=" + strings.Repeat("a", 41), "bad= has 41 hex digits; a SHA has at most 40", nil, usage},
+		{"/bench rocm bisect good= bad=e83c516", "good= is empty; give a commit SHA, like good=9fceb02", nil, usage},
 		{"/bench rocm bisect good=9fceb02 bad=e83c516 models=llama,qwen3", "models= names 2 models; a bisection measures one model: post one command per model",
-			[]string{"llama", "qwen3", "gemma-3_1b"}},
-		{"/bench rocm bisect good=9fceb02 bad=e83c516 models=nope", `unknown model "nope"`, nil},
-		{"/bench rocm bisect good=9fceb02 bad=e83c516 models=llama,", "models=llama, has an empty item", nil},
-		{"/bench rocm bisect good=9fceb02 good=9fceb03 bad=e83c516", "good=SHA is given twice; give it once", nil},
-		{"/bench rocm bisect good=9fceb02 bad=e83c516 ref=main", `unknown argument "ref=" for /bench rocm bisect`, []string{"good=SHA", "bad=SHA", "models=NAME"}},
-		{"/bench rocm bisect good=9fceb02 bad=e83c516 repeats=5", `unknown argument "repeats=" for /bench rocm bisect`, nil},
-		{"/bench rocm ref=main bisect", `unknown argument "bisect" for /bench rocm (a bisection starts /bench rocm bisect, before any argument)`, nil},
-		{"/profile rocm bisect", `unknown argument "bisect" for /profile rocm`, nil},
-	}
-	for _, c := range cases {
-		_, found, err := Parse(c.line, cfg)
-		var ce *Error
-		if !found || !errors.As(err, &ce) {
-			t.Errorf("%q: found %v, error %v; want a refusal", c.line, found, err)
-			continue
-		}
-		if !strings.Contains(ce.Problem, c.problem) {
-			t.Errorf("%q: problem %q, want %q", c.line, ce.Problem, c.problem)
-		}
-		if c.valid != nil && !slices.Equal(ce.Valid, c.valid) {
-			t.Errorf("%q: valid %q, want %q", c.line, ce.Valid, c.valid)
-		}
-		if strings.HasPrefix(c.line, "/bench rocm bisect") && !slices.Equal(ce.Usage, []string{usage}) {
-			t.Errorf("%q: usage %q, want %q", c.line, ce.Usage, usage)
-		}
-	}
+			[]string{"llama", "qwen3", "gemma-3_1b"}, usage},
+		{"/bench rocm bisect good=9fceb02 bad=e83c516 models=nope", `unknown model "nope"`, nil, usage},
+		{"/bench rocm bisect good=9fceb02 bad=e83c516 models=llama,", "models=llama, has an empty item", nil, usage},
+		{"/bench rocm bisect good=9fceb02 good=9fceb03 bad=e83c516", "good=SHA is given twice; give it once", nil, usage},
+		{"/bench rocm bisect good=9fceb02 bad=e83c516 ref=main", `unknown argument "ref=" for /bench rocm bisect`, []string{"good=SHA", "bad=SHA", "models=NAME"}, usage},
+		{"/bench rocm bisect good=9fceb02 bad=e83c516 repeats=5", `unknown argument "repeats=" for /bench rocm bisect`, nil, usage},
+		{"/bench rocm ref=main bisect", `unknown argument "bisect" for /bench rocm (a bisection starts /bench rocm bisect, before any argument)`, nil, ""},
+		{"/profile rocm bisect", `unknown argument "bisect" for /profile rocm`, nil, ""},
+	})
 	// /profile rocm bisect is not a form: the hint is only for /bench rocm.
 	if _, _, err := Parse("/profile rocm bisect", cfg); err == nil || strings.Contains(err.Error(), "a bisection starts") {
 		t.Errorf("/profile rocm bisect: %v", err)
@@ -108,17 +88,12 @@ func TestHelpShowsTheBisectForm(t *testing.T) {
 	t.Parallel()
 	cfg := testCfg(t)
 	cfg.Limits.MaxBisectCommits = 33
-	help := HelpText(cfg)
-	for _, want := range []string{
+	helpHas(t, HelpText(cfg),
 		"- `/bench rocm bisect good=SHA bad=SHA [models=NAME]`: find the first bad commit of the range good..bad of the default branch for one model",
 		"Example: `/bench rocm bisect good=9fceb02 bad=e83c516 models=llama`",
 		"  - `bad=SHA`: the first known bad commit: a SHA of 7 to 40 hex digits on the default branch; the range good..bad holds at most 33 commits",
 		"  - `models=NAME`: the one model to measure, from `llama`, `qwen3`, `gemma-3_1b`; default `llama` (the first of default_models)",
-	} {
-		if !strings.Contains(help, want) {
-			t.Errorf("help lacks %q:\n%s", want, help)
-		}
-	}
+	)
 	// The default range limit when the config leaves it out.
 	if got := HelpText(config.Config{}); !strings.Contains(got, "at most 64 commits") {
 		t.Errorf("help of an empty config does not give the default limit:\n%s", got)

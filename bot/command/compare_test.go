@@ -68,11 +68,7 @@ func equalCommand(a, b Command) bool {
 func TestParseCompareErrors(t *testing.T) {
 	t.Parallel()
 	cfg := testCfg(t)
-	cases := []struct {
-		line, problem string
-		valid         []string
-		usage         string
-	}{
+	checkRefusals(t, cfg, []refusal{
 		{"/bench rocm compare repeats=4", "repeats=4 is out of range: a compare runs 5 to 10 repeats per side (each side starts with 5; the most is limits.max_repeats of the config, 10)",
 			[]string{"a whole number from 5 to 10"}, "/bench rocm compare [base=SHA|BRANCH] [ref=SHA|BRANCH] [models=NAME,...] [repeats=N]"},
 		{"/bench rocm compare repeats=11", "repeats=11 is out of range: a compare runs 5 to 10 repeats per side", nil, ""},
@@ -97,7 +93,22 @@ func TestParseCompareErrors(t *testing.T) {
 		{"/bench rocm compare compare", `unknown argument "compare" for /bench rocm compare`, nil, ""},
 		{"/bench cuda compare", `unknown backend "cuda" after /bench`, []string{"rocm"}, ""},
 		{"/bench rocm compare models=nope", `unknown model "nope"`, nil, ""},
-	}
+	})
+}
+
+// refusal is a command line Parse must refuse: the problem it names (a part of it),
+// the valid values it lists (nil: not checked) and its one usage line ("": not
+// checked).
+type refusal struct {
+	line, problem string
+	valid         []string
+	usage         string
+}
+
+// checkRefusals checks that Parse refuses each line with an *Error saying the case's
+// problem, valid values and usage.
+func checkRefusals(t *testing.T, cfg config.Config, cases []refusal) {
+	t.Helper()
 	for _, c := range cases {
 		_, found, err := Parse(c.line, cfg)
 		var ce *Error
@@ -117,14 +128,23 @@ func TestParseCompareErrors(t *testing.T) {
 	}
 }
 
+// helpHas checks that the help text holds every one of wants.
+func helpHas(t *testing.T, help string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(help, want) {
+			t.Errorf("help lacks %q:\n%s", want, help)
+		}
+	}
+}
+
 // The help lists the compare forms from the same rows the parser reads, with the
 // configured cap, and its examples parse as the compare forms.
 func TestHelpShowsTheCompareForms(t *testing.T) {
 	t.Parallel()
 	cfg := testCfg(t)
 	cfg.Limits.MaxRepeats = 12
-	help := HelpText(cfg)
-	for _, want := range []string{
+	helpHas(t, HelpText(cfg),
 		"- `/bench rocm compare [base=SHA|BRANCH] [ref=SHA|BRANCH] [models=NAME,...] [repeats=N]`: measure the throughput of commit A and commit B",
 		"Example: `/bench rocm compare base=9fceb02 ref=main models=llama,qwen3 repeats=12`",
 		"- `/profile rocm compare [base=SHA|BRANCH] [ref=SHA|BRANCH] [models=NAME,...] [sampling=TAG,...]`: profile the decode of commit A and commit B",
@@ -132,11 +152,7 @@ func TestHelpShowsTheCompareForms(t *testing.T) {
 		"  - `base=SHA|BRANCH`: A, the commit compared with",
 		"default on a pull request the merge base of its head with its target branch; on an issue, name it",
 		"  - `ref=SHA|BRANCH`: B, the changed commit",
-	} {
-		if !strings.Contains(help, want) {
-			t.Errorf("help lacks %q:\n%s", want, help)
-		}
-	}
+	)
 	for _, s := range Specs() {
 		if !s.Compare {
 			continue

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-
-	"github.com/lablup/perfbot/internal/fakegithub"
 )
 
 func TestCompare(t *testing.T) {
@@ -18,8 +16,7 @@ func TestCompare(t *testing.T) {
 	t.Run("ahead, with the counts", func(t *testing.T) {
 		t.Parallel()
 		e := newEnv(t)
-		e.s.Expect("GET", "/repos/lablup/mlxcel/compare/"+good+"..."+bad+"?per_page=1",
-			e.s.Example(200, "commit-comparison", map[string]any{"status": "ahead", "ahead_by": 12, "behind_by": 0}))
+		e.expectCompare(good+"..."+bad+"?per_page=1", e.comparison(map[string]any{"status": "ahead", "ahead_by": 12, "behind_by": 0}))
 		got, err := e.c.Compare(context.Background(), testRepo, good, bad)
 		if err != nil {
 			t.Fatal(err)
@@ -31,37 +28,62 @@ func TestCompare(t *testing.T) {
 	t.Run("behind", func(t *testing.T) {
 		t.Parallel()
 		e := newEnv(t)
-		e.s.Expect("GET", "/repos/lablup/mlxcel/compare/"+bad+"..."+good,
-			e.s.Example(200, "commit-comparison", map[string]any{"status": "behind", "ahead_by": 0, "behind_by": 3}))
+		e.expectCompare(bad+"..."+good, e.comparison(map[string]any{"status": "behind", "ahead_by": 0, "behind_by": 3}))
 		got, err := e.c.Compare(context.Background(), testRepo, bad, good)
 		if err != nil || got != (Comparison{Status: "behind", BehindBy: 3}) {
 			t.Errorf("got %+v, %v", got, err)
-		}
-	})
-	t.Run("unknown commit", func(t *testing.T) {
-		t.Parallel()
-		e := newEnv(t)
-		e.s.Expect("GET", "/repos/lablup/mlxcel/compare/"+good+"..."+bad, fakegithub.JSON(404, map[string]string{"message": "Not Found"}))
-		if _, err := e.c.Compare(context.Background(), testRepo, good, bad); !errors.Is(err, ErrNotFound) {
-			t.Errorf("error %v, want ErrNotFound", err)
 		}
 	})
 	for _, bogus := range []map[string]any{{"status": "sideways"}, {"status": "ahead", "ahead_by": -1}} {
 		t.Run("a bogus answer", func(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t)
-			e.s.Expect("GET", "/repos/lablup/mlxcel/compare/"+good+"..."+bad,
-				e.s.Example(200, "commit-comparison", bogus).Unchecked())
+			e.expectCompare(good+"..."+bad, e.comparison(bogus).Unchecked())
 			if _, err := e.c.Compare(context.Background(), testRepo, good, bad); err == nil || !strings.Contains(err.Error(), "GitHub answered") {
 				t.Errorf("%v: error %v", bogus, err)
 			}
 		})
 	}
-	t.Run("refs are checked before asking", func(t *testing.T) {
-		t.Parallel()
-		e := newEnv(t)
-		if _, err := e.c.Compare(context.Background(), testRepo, "a b", bad); err == nil {
-			t.Error("a ref with a space was sent")
-		}
-	})
+}
+
+// The calls that ask GitHub's compare of two refs (Compare, MergeBase) answer a 404 with
+// ErrNotFound and refuse a ref with a space before asking (the stub fails on any call
+// not declared).
+func TestCompareCallsRefuseUnknownAndBadRefs(t *testing.T) {
+	t.Parallel()
+	const (
+		sha1 = "9fceb02d0ae598e95dc970b74767f19372d61af8"
+		sha2 = "6dcb09b5b57875f334f61aebed695e2e4193db5e"
+	)
+	for _, c := range []struct {
+		name string
+		call func(c *Client, base, head string) error
+		// unknown are the arguments GitHub answers 404 for; badRef has a space in one.
+		unknown, badRef [2]string
+	}{
+		{"Compare", func(c *Client, base, head string) error {
+			_, err := c.Compare(context.Background(), testRepo, base, head)
+			return err
+		}, [2]string{sha1, sha2}, [2]string{"a b", sha2}},
+		{"MergeBase", func(c *Client, base, head string) error {
+			_, err := c.MergeBase(context.Background(), testRepo, base, head)
+			return err
+		}, [2]string{"gone", sha2}, [2]string{"main", "a b"}},
+	} {
+		t.Run(c.name+": unknown", func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			e.expectCompare(c.unknown[0]+"..."+c.unknown[1], notFound())
+			if err := c.call(e.c, c.unknown[0], c.unknown[1]); !errors.Is(err, ErrNotFound) {
+				t.Errorf("error %v, want ErrNotFound", err)
+			}
+		})
+		t.Run(c.name+": refs are checked before asking", func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			if err := c.call(e.c, c.badRef[0], c.badRef[1]); err == nil {
+				t.Error("a ref with a space was sent")
+			}
+		})
+	}
 }

@@ -49,7 +49,7 @@ func TestPullHead(t *testing.T) {
 	t.Run("not a pull request", func(t *testing.T) {
 		t.Parallel()
 		e := newEnv(t)
-		e.s.Expect("GET", path, fakegithub.JSON(404, map[string]string{"message": "Not Found"}))
+		e.s.Expect("GET", path, notFound())
 		if _, err := e.c.PullHead(context.Background(), testRepo, 7); !errors.Is(err, ErrNotFound) {
 			t.Errorf("error %v", err)
 		}
@@ -142,8 +142,7 @@ func TestContains(t *testing.T) {
 		t.Run(c.status, func(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t)
-			e.s.Expect("GET", "/repos/lablup/mlxcel/compare/"+sha+"...main?per_page=1",
-				e.s.Example(200, "commit-comparison", map[string]any{"status": c.status}))
+			e.expectCompare(sha+"...main?per_page=1", e.comparison(map[string]any{"status": c.status}))
 			got, err := e.c.Contains(context.Background(), testRepo, "main", sha)
 			if err != nil {
 				t.Fatal(err)
@@ -154,8 +153,7 @@ func TestContains(t *testing.T) {
 	t.Run("unknown status", func(t *testing.T) {
 		t.Parallel()
 		e := newEnv(t)
-		e.s.Expect("GET", "/repos/lablup/mlxcel/compare/"+sha+"...main",
-			e.s.Example(200, "commit-comparison", map[string]any{"status": "sideways"}).Unchecked())
+		e.expectCompare(sha+"...main", e.comparison(map[string]any{"status": "sideways"}).Unchecked())
 		if _, err := e.c.Contains(context.Background(), testRepo, "main", sha); err == nil || !strings.Contains(err.Error(), "unknown status") {
 			t.Errorf("error %v", err)
 		}
@@ -163,7 +161,7 @@ func TestContains(t *testing.T) {
 	t.Run("commit unknown to the repository", func(t *testing.T) {
 		t.Parallel()
 		e := newEnv(t)
-		e.s.Expect("GET", "/repos/lablup/mlxcel/compare/"+sha+"...main", fakegithub.JSON(404, map[string]string{"message": "Not Found"}))
+		e.expectCompare(sha+"...main", notFound())
 		if _, err := e.c.Contains(context.Background(), testRepo, "main", sha); !errors.Is(err, ErrNotFound) {
 			t.Errorf("error %v", err)
 		}
@@ -191,7 +189,7 @@ func TestFileContent(t *testing.T) {
 	t.Run("missing", func(t *testing.T) {
 		t.Parallel()
 		e := newEnv(t)
-		e.s.Expect("GET", path, fakegithub.JSON(404, map[string]string{"message": "Not Found"}))
+		e.s.Expect("GET", path, notFound())
 		if _, err := e.c.FileContent(context.Background(), testRepo, ".github/perfbot.yml", "main"); !errors.Is(err, ErrNotFound) {
 			t.Errorf("error %v", err)
 		}

@@ -71,6 +71,22 @@ type env struct {
 	log    *syncBuffer
 }
 
+// expectCompare declares GitHub's compare of basehead (BASE...HEAD, with the query a
+// test pins) in testRepo, answered with r.
+func (e *env) expectCompare(basehead string, r fakegithub.Responder) {
+	e.s.Expect("GET", "/repos/lablup/mlxcel/compare/"+basehead, r)
+}
+
+// comparison is GitHub's commit-comparison example with fields set over it.
+func (e *env) comparison(fields map[string]any) fakegithub.Responder {
+	return e.s.Example(200, "commit-comparison", fields)
+}
+
+// notFound is GitHub's 404 answer.
+func notFound() fakegithub.Responder {
+	return fakegithub.JSON(404, map[string]string{"message": "Not Found"})
+}
+
 // newEnv starts a stub and a token Client pointed at it, with a fixed clock, recorded
 // sleeps and a captured log. mods adjust the options.
 func newEnv(t *testing.T, mods ...func(*Options)) *env {

@@ -49,7 +49,7 @@ func Bisect(ctx context.Context, src, dst string, lim Limits) (string, error) {
 // (guard.log, guard.log.jsonl, hostinfo.json), and the one folder allowed is the
 // culprit A/B the manifest names, copied as a compare folder is. On an error nothing is
 // left at dst and the Result is empty.
-func BisectResult(ctx context.Context, src, dst string, lim Limits) (res Result, err error) {
+func BisectResult(ctx context.Context, src, dst string, lim Limits) (Result, error) {
 	c, err := start(ctx, src, dst, lim)
 	if err != nil {
 		return Result{}, err
@@ -73,21 +73,10 @@ func BisectResult(ctx context.Context, src, dst string, lim Limits) (res Result,
 		c.opened = append(c.opened, d)
 		rel = name
 	}
-	if res, err = c.run(rel, d, nil); err != nil {
-		return Result{}, err
-	}
-	defer func() {
-		if err != nil {
-			os.RemoveAll(c.dst)
-			res = Result{}
-		}
-	}()
-	if _, err := c.copyBisect(d, rel, res.Dir, "", &res); err != nil {
-		return Result{}, err
-	}
-	slices.Sort(res.Files)
-	slices.Sort(res.Dropped)
-	return res, nil
+	return c.runThen(rel, d, nil, func(res *Result) error {
+		_, err := c.copyBisect(d, rel, res.Dir, "", res)
+		return err
+	})
 }
 
 // bisectCheck checks a bisection folder: its manifest first.

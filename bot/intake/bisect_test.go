@@ -1,7 +1,6 @@
 package intake
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -64,11 +63,7 @@ func TestBisectCopiesTheFolder(t *testing.T) {
 	if len(dstTree) != len(srcTree) || len(dstTree) < 10 {
 		t.Fatalf("%d files copied of %d", len(dstTree), len(srcTree))
 	}
-	for name, b := range srcTree {
-		if !bytes.Equal(dstTree[name], b) {
-			t.Errorf("%s is not copied byte for byte", name)
-		}
-	}
+	copiedByteForByte(t, srcTree, dstTree)
 	for _, want := range []string{results.BisectFile, results.GuardLogFile, results.HostInfoFile, "culprit/" + results.CompareFile, "culprit/a/" + results.SessionFile} {
 		if !slices.Contains(res.Files, want) {
 			t.Errorf("%s not among the files copied: %v", want, res.Files)

@@ -59,7 +59,7 @@ func Compare(ctx context.Context, src, dst string, lim Limits) (string, error) {
 // and b/ must be the ones it names, each copied with the rules of a profile results
 // folder. At the end the copy is read back with results.ReadCompareFolder. On an error
 // nothing is left at dst and the Result is empty.
-func CompareResult(ctx context.Context, src, dst string, lim Limits) (res Result, err error) {
+func CompareResult(ctx context.Context, src, dst string, lim Limits) (Result, error) {
 	c, err := start(ctx, src, dst, lim)
 	if err != nil {
 		return Result{}, err
@@ -74,16 +74,22 @@ func CompareResult(ctx context.Context, src, dst string, lim Limits) (res Result
 	if err != nil {
 		return Result{}, err
 	}
-	if res, err = c.run(name, dir, plan); err != nil {
+	return c.runThen(name, dir, plan, func(res *Result) error {
+		return c.compareSides(dir, name, res.Dir, "", cc, sides, res)
+	})
+}
+
+// runThen copies the folder d, at rel in the source, by its plan (c.run), then lets
+// more copy the folders inside it into the copy, naming their files in res. An error
+// of more leaves nothing at the destination and an empty Result; without one, the
+// Result's lists are sorted.
+func (c *copier) runThen(rel string, d *folder, plan []item, more func(res *Result) error) (Result, error) {
+	res, err := c.run(rel, d, plan)
+	if err != nil {
 		return Result{}, err
 	}
-	defer func() {
-		if err != nil {
-			os.RemoveAll(c.dst)
-			res = Result{}
-		}
-	}()
-	if err := c.compareSides(dir, name, res.Dir, "", cc, sides, &res); err != nil {
+	if err := more(&res); err != nil {
+		os.RemoveAll(c.dst)
 		return Result{}, err
 	}
 	slices.Sort(res.Files)

@@ -1,6 +1,7 @@
 package intake
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -116,6 +117,17 @@ func writeJSON(t testing.TB, p string, v any) {
 		t.Fatal(err)
 	}
 	writeFile(t, p, append(b, '\n'))
+}
+
+// copiedByteForByte checks that every file and folder of the tree src is in the tree
+// dst with the same bytes.
+func copiedByteForByte(t testing.TB, src, dst map[string][]byte) {
+	t.Helper()
+	for name, b := range src {
+		if got, ok := dst[name]; !ok || !bytes.Equal(got, b) {
+			t.Errorf("%s is not copied byte for byte", name)
+		}
+	}
 }
 
 // tree maps every path under dir (slash-separated, relative) to its bytes; folders map

@@ -1,7 +1,6 @@
 package intake
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -35,11 +34,7 @@ func TestProfileCopiesTheRealFolderByteForByte(t *testing.T) {
 		if len(srcTree) != 16 || len(dstTree) != len(srcTree) {
 			t.Errorf("%d files copied of %d (want 16)", len(dstTree), len(srcTree))
 		}
-		for name, b := range srcTree {
-			if got, ok := dstTree[name]; !ok || !bytes.Equal(got, b) {
-				t.Errorf("%s is not copied byte for byte", name)
-			}
-		}
+		copiedByteForByte(t, srcTree, dstTree)
 		if len(res.Files) != len(srcTree) || !slices.IsSorted(res.Files) || len(res.Dropped) != 0 {
 			t.Errorf("Files %v, Dropped %v", res.Files, res.Dropped)
 		}

@@ -1,7 +1,6 @@
 package intake
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -62,10 +61,8 @@ func TestNightlyCopiesTheFolderByteForByte(t *testing.T) {
 	if len(srcTree) != 5 || len(dstTree) != 5 {
 		t.Fatalf("%d files copied of %d (want 5)", len(dstTree), len(srcTree))
 	}
-	for name, b := range srcTree {
-		if !bytes.Equal(dstTree[name], b) {
-			t.Errorf("%s is not copied byte for byte", name)
-		}
+	copiedByteForByte(t, srcTree, dstTree)
+	for name := range srcTree {
 		if fi, err := os.Stat(filepath.Join(dst, name)); err != nil || fi.Mode() != 0o644 {
 			t.Errorf("%s: mode %v, %v; want 0644", name, fi.Mode(), err)
 		}

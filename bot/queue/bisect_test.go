@@ -21,20 +21,10 @@ func TestBisectComesBackAsAdded(t *testing.T) {
 	in := request("d-bisect", comments.Add(1))
 	in.Kind, in.Command, in.Models = "bisect", "/bench rocm bisect good=9fceb02 bad=6113728", []string{"qwen3"}
 	in.Base, in.Repeats, in.PinnedFrom = "9fceb02d0ae598e95dc970b74767f19372d61af8", 60, "commit 6113728f27ae82c7b1a177c8d03f9e96e0adf246 (bad=)"
-	r, created, err := q.Add(ctx, in)
-	if err != nil || !created {
-		t.Fatalf("Add: %v %v", created, err)
-	}
-	if err := q.MarkQueued(ctx, r.ID); err != nil {
-		t.Fatal(err)
-	}
+	r := addQueued(t, q, in)
 	want := in
 	want.ID, want.State, want.CreatedAt = r.ID, queue.Queued, now
-	all, err := q.List(ctx, queue.Filter{States: []queue.State{queue.Queued}})
-	if err != nil || len(all) != 1 {
-		t.Fatalf("List: %d %v", len(all), err)
-	}
-	for how, got := range map[string]queue.Request{"Get": get(t, q, r.ID), "List": all[0]} {
+	for how, got := range map[string]queue.Request{"Get": get(t, q, r.ID), "List": listQueued(t, q, 1)[0]} {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s:\n %+v\nwant\n %+v", how, got, want)
 		}

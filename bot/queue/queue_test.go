@@ -20,20 +20,35 @@ func add(t *testing.T, q *queue.Queue, host string, n int) []int64 {
 	t.Helper()
 	var ids []int64
 	for i := range n {
-		r, created, err := q.Add(context.Background(), queue.Request{
-			Delivery: fmt.Sprintf("%s-%d", host, i), Repo: "o/r", Installation: 1, Issue: 1, CommentID: comments.Add(1),
-			Requester: "alice", Kind: "profile", Command: "/profile rocm", SHA: "6113728f27ae82c7b1a177c8d03f9e96e0adf246",
-			Host: host, Workflow: "perfbot.yml", Ref: "main",
-		})
-		if err != nil || !created || r.State != queue.Accepting {
-			t.Fatalf("Add: %+v %v %v", r, created, err)
-		}
-		if err := q.MarkQueued(context.Background(), r.ID); err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, r.ID)
+		r := request(fmt.Sprintf("%s-%d", host, i), comments.Add(1))
+		r.Host = host
+		ids = append(ids, addQueued(t, q, r).ID)
 	}
 	return ids
+}
+
+// addQueued adds the new request r, checks it was created accepting, marks it queued
+// and returns it as Add did.
+func addQueued(t *testing.T, q *queue.Queue, r queue.Request) queue.Request {
+	t.Helper()
+	r, created, err := q.Add(context.Background(), r)
+	if err != nil || !created || r.State != queue.Accepting {
+		t.Fatalf("Add: %+v %v %v", r, created, err)
+	}
+	if err := q.MarkQueued(context.Background(), r.ID); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// listQueued lists the queued requests, which must be n.
+func listQueued(t *testing.T, q *queue.Queue, n int) []queue.Request {
+	t.Helper()
+	all, err := q.List(context.Background(), queue.Filter{States: []queue.State{queue.Queued}})
+	if err != nil || len(all) != n {
+		t.Fatalf("List: %d %v", len(all), err)
+	}
+	return all
 }
 
 // TestOneActivePerHost: many claims at once give each host one request, the oldest;

@@ -51,47 +51,22 @@ func TestAcceptOfABisectStoresTheRange(t *testing.T) {
 // refused at acceptance with the estimate; nothing is stored.
 func TestBisectOverBudgetIsRefusedWithTheEstimate(t *testing.T) {
 	r := newCommandsRig(t)
-	ctx := context.Background()
 	r.cm.budget, r.cm.runTime = 5*time.Hour, 5*time.Minute
 	// 61 runs of 5 min: 5 h 5 min.
-	if err := r.cm.accept(ctx, r.gh, "delivery-1", commentOn(7, false, 41, "alice"), bisectRequest("llama", 61), quiet()); err != nil {
-		t.Fatal(err)
-	}
-	if got := r.gh.lastReply(t); got != "This bisection was not queued: it could take 5 h 5 min (up to 61 single-model runs of 5 min, the config's limits.max_bisect_runs; "+
-		"the range `9fceb02d..01234567` of 12 commits needs at least 20; the server's compare.run_mins, as no run has finished on this host yet), "+
-		"over the budget of 5 h 0 min of this perfbot server (compare.budget_mins). Lower limits.max_bisect_runs in the config, or ask the server's operator for a larger budget." {
-		t.Errorf("reply %q", got)
-	}
-	if all, _ := r.q.List(ctx, queue.Filter{}); len(all) != 0 {
-		t.Errorf("a bisection over budget was stored: %+v", all)
-	}
-	if len(r.kicks.hosts) != 0 || len(r.gh.reactions) != 0 {
-		t.Errorf("kicks %q reactions %q for a refused bisection", r.kicks.hosts, r.gh.reactions)
-	}
+	wantRefused(t, r, false, bisectRequest("llama", 61),
+		"This bisection was not queued: it could take 5 h 5 min (up to 61 single-model runs of 5 min, the config's limits.max_bisect_runs; "+
+			"the range `9fceb02d..01234567` of 12 commits needs at least 20; the server's compare.run_mins, as no run has finished on this host yet), "+
+			"over the budget of 5 h 0 min of this perfbot server (compare.budget_mins). Lower limits.max_bisect_runs in the config, or ask the server's operator for a larger budget.",
+		"a bisection over budget")
 }
 
 // /perfbot status lists a bisection as bisect good..bad (model), and /perfbot cancel
 // drops it like any request, keeping its range.
 func TestStatusAndCancelOfABisect(t *testing.T) {
 	r := newCommandsRig(t)
-	ctx := context.Background()
 	r.cm.budget, r.cm.runTime = 8*time.Hour, 5*time.Minute
-	if err := r.cm.accept(ctx, r.gh, "delivery-1", commentOn(7, false, 41, "alice"), bisectRequest("qwen3", 60), quiet()); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.cm.status(ctx, r.gh, commentOn(7, false, 42, "carol"), gate.Request{Kind: command.Status}); err != nil {
-		t.Fatal(err)
-	}
-	wantIn(t, "the status reply", r.gh.lastReply(t), "| 1 | `/bench rocm bisect good=9fceb02 bad=0123456` bisect 9fceb02d..01234567 (qwen3) | `alice` | `gfx1151` | queued |")
-	sc := state(t, r.q, 1).StatusCommentID
-	if err := r.cm.cancel(ctx, r.gh, commentOn(7, false, 43, "alice"), gate.Request{Kind: command.Cancel, Requester: "alice", Permission: "write"}, quiet()); err != nil {
-		t.Fatal(err)
-	}
-	if got := r.gh.lastReply(t); got != "Request 1 is cancelled; it had not started." {
-		t.Errorf("reply %q", got)
-	}
-	if got := state(t, r.q, 1); got.State != queue.Cancelled || got.Base != testBase || got.Kind != "bisect" {
+	got := statusAndCancel(t, r, false, bisectRequest("qwen3", 60), "| 1 | `/bench rocm bisect good=9fceb02 bad=0123456` bisect 9fceb02d..01234567 (qwen3) | `alice` | `gfx1151` | queued |")
+	if got.State != queue.Cancelled || got.Base != testBase || got.Kind != "bisect" {
 		t.Errorf("request is %s %s with base %q, want a cancelled bisect with its good end kept", got.State, got.Kind, got.Base)
 	}
-	wantIn(t, "the status comment", r.gh.comment(t, sc), "cancelled.")
 }

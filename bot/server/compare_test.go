@@ -52,20 +52,10 @@ func TestCompareOverBudgetIsRefusedWithTheEstimate(t *testing.T) {
 	ctx := context.Background()
 	r.cm.budget, r.cm.runTime = 90*time.Minute, 2*time.Minute
 	// 3 models x 2 sides x 10 repeats = 60 runs of 2 min: 2 h.
-	if err := r.cm.accept(ctx, r.gh, "delivery-1", commentOn(7, true, 41, "alice"), compareRequest([]string{"llama", "qwen3", "gemma"}, 10), quiet()); err != nil {
-		t.Fatal(err)
-	}
-	if got := r.gh.lastReply(t); got != "This compare was not queued: it could take 2 h 0 min (3 models x 2 sides x up to 10 repeats = 60 runs of 2 min, "+
-		"the server's compare.run_mins, as no run has finished on this host yet), over the budget of 1 h 30 min of this perfbot server (compare.budget_mins). "+
-		"Compare fewer models with `models=`, or fewer repeats with `repeats=`." {
-		t.Errorf("reply %q", got)
-	}
-	if all, _ := r.q.List(ctx, queue.Filter{}); len(all) != 0 {
-		t.Errorf("a compare over budget was stored: %+v", all)
-	}
-	if len(r.kicks.hosts) != 0 || len(r.gh.reactions) != 0 {
-		t.Errorf("kicks %q reactions %q for a refused compare", r.kicks.hosts, r.gh.reactions)
-	}
+	wantRefused(t, r, true, compareRequest([]string{"llama", "qwen3", "gemma"}, 10),
+		"This compare was not queued: it could take 2 h 0 min (3 models x 2 sides x up to 10 repeats = 60 runs of 2 min, "+
+			"the server's compare.run_mins, as no run has finished on this host yet), over the budget of 1 h 30 min of this perfbot server (compare.budget_mins). "+
+			"Compare fewer models with `models=`, or fewer repeats with `repeats=`.", "a compare over budget")
 
 	// The same compare at 5 repeats fits: 30 runs of 2 min.
 	if err := r.cm.accept(ctx, r.gh, "delivery-2", commentOn(7, true, 42, "alice"), compareRequest([]string{"llama", "qwen3", "gemma"}, 5), quiet()); err != nil {
@@ -91,27 +81,55 @@ func TestCompareOverBudgetIsRefusedWithTheEstimate(t *testing.T) {
 // any request.
 func TestStatusAndCancelOfACompare(t *testing.T) {
 	r := newCommandsRig(t)
-	ctx := context.Background()
 	r.cm.budget, r.cm.runTime = 8*time.Hour, 5*time.Minute
-	ev := commentOn(7, true, 41, "alice")
-	if err := r.cm.accept(ctx, r.gh, "delivery-1", ev, compareRequest([]string{"llama"}, 5), quiet()); err != nil {
+	got := statusAndCancel(t, r, true, compareRequest([]string{"llama"}, 5), "| 1 | `/bench rocm compare` compare 9fceb02d..01234567 | `alice` | `gfx1151` | queued |")
+	if got.State != queue.Cancelled || got.Base != testBase {
+		t.Errorf("request is %s with base %q, want cancelled and A kept", got.State, got.Base)
+	}
+}
+
+// statusAndCancel accepts req as request 1 from alice's comment on #7 (a pull request
+// when isPR), checks /perfbot status lists it as row, cancels it by alice and checks
+// the reply and the status comment say so; it returns the request as stored then.
+func statusAndCancel(t *testing.T, r *commandsRig, isPR bool, req gate.Request, row string) queue.Request {
+	t.Helper()
+	ctx := context.Background()
+	if err := r.cm.accept(ctx, r.gh, "delivery-1", commentOn(7, isPR, 41, "alice"), req, quiet()); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.cm.status(ctx, r.gh, commentOn(7, true, 42, "carol"), gate.Request{Kind: command.Status}); err != nil {
+	if err := r.cm.status(ctx, r.gh, commentOn(7, isPR, 42, "carol"), gate.Request{Kind: command.Status}); err != nil {
 		t.Fatal(err)
 	}
-	wantIn(t, "the status reply", r.gh.lastReply(t), "| 1 | `/bench rocm compare` compare 9fceb02d..01234567 | `alice` | `gfx1151` | queued |")
+	wantIn(t, "the status reply", r.gh.lastReply(t), row)
 	sc := state(t, r.q, 1).StatusCommentID
-	if err := r.cm.cancel(ctx, r.gh, commentOn(7, true, 43, "alice"), gate.Request{Kind: command.Cancel, Requester: "alice", Permission: "write"}, quiet()); err != nil {
+	if err := r.cm.cancel(ctx, r.gh, commentOn(7, isPR, 43, "alice"), gate.Request{Kind: command.Cancel, Requester: "alice", Permission: "write"}, quiet()); err != nil {
 		t.Fatal(err)
 	}
 	if got := r.gh.lastReply(t); got != "Request 1 is cancelled; it had not started." {
 		t.Errorf("reply %q", got)
 	}
-	if got := state(t, r.q, 1); got.State != queue.Cancelled || got.Base != testBase {
-		t.Errorf("request is %s with base %q, want cancelled and A kept", got.State, got.Base)
-	}
 	wantIn(t, "the status comment", r.gh.comment(t, sc), "cancelled.")
+	return state(t, r.q, 1)
+}
+
+// wantRefused accepts req from alice's comment on #7 (a pull request when isPR) and
+// checks that it is refused with the reply want and leaves nothing: no request stored
+// (what names it), no host kicked, no reaction.
+func wantRefused(t *testing.T, r *commandsRig, isPR bool, req gate.Request, want, what string) {
+	t.Helper()
+	ctx := context.Background()
+	if err := r.cm.accept(ctx, r.gh, "delivery-1", commentOn(7, isPR, 41, "alice"), req, quiet()); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.gh.lastReply(t); got != want {
+		t.Errorf("reply %q", got)
+	}
+	if all, _ := r.q.List(ctx, queue.Filter{}); len(all) != 0 {
+		t.Errorf("%s was stored: %+v", what, all)
+	}
+	if len(r.kicks.hosts) != 0 || len(r.gh.reactions) != 0 {
+		t.Errorf("kicks %q reactions %q for %s", r.kicks.hosts, r.gh.reactions, what)
+	}
 }
 
 // The dispatch of a compare carries A as base and its repeats; a plain request sends

@@ -91,6 +91,62 @@ func expectApp(t testing.TB, s *fakegithub.Stub) (swept chan struct{}) {
 	return swept
 }
 
+// serveBare starts a server on set with opts, where the test gives LiveEvery and Now
+// and the rest is what such tests share (no log, retries within 50 ms, GitHub's
+// answers not retried); it serves on a free port of 127.0.0.1 until ctx ends. It
+// declares the start's calls on stub (expectApp), waits for the start's sweep and
+// returns the server's address and where Serve's result goes. With stop given, the
+// test's cleanup calls it and waits up to 10 s for the server to stop.
+func serveBare(t *testing.T, ctx context.Context, stub *fakegithub.Stub, set server.Settings, opts server.Options, stop context.CancelFunc) (addr string, served <-chan error) {
+	t.Helper()
+	swept := expectApp(t, stub)
+	done := make(chan error, 1)
+	serving := false
+	if stop != nil {
+		t.Cleanup(func() {
+			stop()
+			if !serving {
+				return
+			}
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Error("the server did not stop within 10 s")
+			}
+		})
+	}
+	opts.Secret, opts.Logger = secret, slog.New(slog.NewTextHandler(io.Discard, nil))
+	opts.RetryBase, opts.RetryMax = 10*time.Millisecond, 50*time.Millisecond
+	opts.GitHub = gh.Options{MaxRetries: -1, Sleep: noSleep}
+	srv, err := server.New(ctx, set, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- srv.Serve(ctx, ln) }()
+	serving = true
+	select {
+	case <-swept:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server did not sweep at start within 10 s")
+	}
+	return ln.Addr().String(), done
+}
+
+// countRequests counts the requests the stub has had for method and path.
+func countRequests(s *fakegithub.Stub, method, path string) int {
+	n := 0
+	for _, r := range s.Requests() {
+		if r.Method == method && r.Path == path {
+			n++
+		}
+	}
+	return n
+}
+
 // settings are a server's settings for the tests, on a fresh database.
 func settings(t testing.TB, apiURL string) server.Settings {
 	t.Helper()

@@ -3,13 +3,9 @@ package server_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
-	"net"
 	"testing"
 	"time"
 
-	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/bot/queue"
 	"github.com/lablup/perfbot/bot/server"
 	"github.com/lablup/perfbot/bot/store"
@@ -56,7 +52,6 @@ func serveARunningRequest(t *testing.T, liveEvery time.Duration) (reads func() i
 	t.Helper()
 	const statusID, runID = 5071, 8371
 	stub := fakegithub.New(t)
-	swept := expectApp(t, stub)
 	set := settings(t, stub.URL())
 	set.ConfirmAfter = time.Hour
 	ctx, cancel := context.WithCancel(context.Background())
@@ -101,40 +96,6 @@ func serveARunningRequest(t *testing.T, liveEvery time.Duration) (reads func() i
 	stub.Expect("GET", comment, fakegithub.JSONFileWith(200, example(t, "issue-comment"),
 		map[string]any{"id": statusID, "body": "<!-- perfbot:status -->\n**/profile rocm**: publishing the results.\n", "user.login": appSlug + "[bot]"})).AnyTimes()
 
-	srv, err := server.New(ctx, set, server.Options{
-		Secret: secret, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		RetryBase: 10 * time.Millisecond, RetryMax: 50 * time.Millisecond, LiveEvery: liveEvery,
-		GitHub: gh.Options{MaxRetries: -1, Sleep: noSleep},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-served:
-		case <-time.After(10 * time.Second):
-			t.Error("the server did not stop within 10 s")
-		}
-	})
-	select {
-	case <-swept:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the server did not sweep at start within 10 s")
-	}
-	return func() int {
-		n := 0
-		for _, r := range stub.Requests() {
-			if r.Method == "GET" && r.Path == comment {
-				n++
-			}
-		}
-		return n
-	}
+	serveBare(t, ctx, stub, set, server.Options{LiveEvery: liveEvery}, cancel)
+	return func() int { return countRequests(stub, "GET", comment) }
 }

@@ -5,31 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/lablup/perfbot/bot/inbox"
 	"github.com/prometheus/client_golang/prometheus"
 )
-
-// syncClock is a clock the test moves while the pool's goroutines read it.
-type syncClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *syncClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *syncClock) add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 // gaugeValue reads the gauge named name among cs.
 func gaugeValue(t *testing.T, cs []prometheus.Collector, name string) float64 {
@@ -56,9 +37,9 @@ func gaugeValue(t *testing.T, cs []prometheus.Collector, name string) float64 {
 // default when none is set).
 func TestPoolOfFourWorkersAtWork(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	clk := &syncClock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-	_, db := openQueue(t, clk.now)
-	ib, err := inbox.New(ctx, db, clk.now)
+	clk := NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	_, db := openQueue(t, clk.Now)
+	ib, err := inbox.New(ctx, db, clk.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +47,7 @@ func TestPoolOfFourWorkersAtWork(t *testing.T) {
 	settled := make(chan string, 8)
 	m := newMetrics()
 	p := (&pool{
-		workers: 4, maxAttempts: 3, inbox: ib, log: quiet(), now: clk.now,
+		workers: 4, maxAttempts: 3, inbox: ib, log: quiet(), now: clk.Now,
 		retryBase: 10 * time.Second, retryMax: 15 * time.Minute,
 		onSettled: func(d inbox.Delivery, _ error) { settled <- d.ID },
 		processed: m.processed, seconds: m.processSeconds,
@@ -111,21 +92,21 @@ func TestPoolOfFourWorkersAtWork(t *testing.T) {
 	}
 	store("d-1")
 	wait(started, "started")
-	clk.add(10 * time.Second)
+	clk.Add(10 * time.Second)
 	for i := 2; i <= 4; i++ {
 		store(fmt.Sprintf("d-%d", i))
 	}
 	for range 3 {
 		wait(started, "started")
 	}
-	clk.add(80 * time.Second)
+	clk.Add(80 * time.Second)
 	if got := gaugeValue(t, cs, "perfbot_workers_busy"); got != 4 {
 		t.Errorf("perfbot_workers_busy = %v, want 4", got)
 	}
 	if got := gaugeValue(t, cs, "perfbot_oldest_processing_seconds"); got != 90 {
 		t.Errorf("perfbot_oldest_processing_seconds = %v, want 90 (d-1's)", got)
 	}
-	now := clk.now()
+	now := clk.Now()
 	if got := p.stuck(now, 80*time.Second); got != "" {
 		t.Errorf("a worker has been on its delivery for exactly stuck_secs, and the pool is called stuck: %s", got)
 	}

@@ -5,14 +5,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/bot/server"
 	"github.com/lablup/perfbot/bot/webhook"
 	"github.com/lablup/perfbot/internal/fakegithub"
@@ -26,35 +24,16 @@ import (
 func TestShutdownLetsADeliveryInFlightFinish(t *testing.T) {
 	t.Parallel()
 	stub := fakegithub.New(t)
-	swept := expectApp(t, stub)
 	set := settings(t, stub.URL())
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	srv, err := server.New(ctx, set, server.Options{
-		Secret: secret, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		RetryBase: 10 * time.Millisecond, RetryMax: 50 * time.Millisecond, LiveEvery: time.Hour,
-		GitHub: gh.Options{MaxRetries: -1, Sleep: noSleep},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ctx, ln) }()
-	select {
-	case <-swept:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the server did not sweep at start within 10 s")
-	}
+	addr, served := serveBare(t, ctx, stub, set, server.Options{LiveEvery: time.Hour}, nil)
 
 	// A comment without a command: stored, then done by a worker without a call to
 	// GitHub.
 	body := commentEvent(t, 7101, "Codertocat", "Thanks, looks good.")
 	const id = "77777777-0000-4000-8000-000000000001"
-	conn, err := net.Dial("tcp", ln.Addr().String())
+	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +48,7 @@ func TestShutdownLetsADeliveryInFlightFinish(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The handler is reading the body once it holds the body's bytes in its budget.
-	metricsURL := "http://" + ln.Addr().String() + "/metrics"
+	metricsURL := "http://" + addr + "/metrics"
 	held := fmt.Sprintf("perfbot_webhook_unverified_body_bytes %d\n", len(body))
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		resp, err := http.Get(metricsURL)

@@ -22,25 +22,17 @@ func isBisection(dir string) bool {
 // publish.PublishBisect with the same destination and authentication as a profile's
 // publish. Nothing is committed.
 func runPublishBisect(ctx context.Context, o publishOptions, stdout, stderr io.Writer) error {
-	if o.repo == "" {
-		return usageError("a bisection needs --repo, a clone holding the culprit's parent (usage: perfbot publish %s)", publishUsage)
-	}
-	if o.checkRun < 0 || o.statusComment < 0 || o.triggerCmnt < 0 || o.issue < 0 {
-		return usageError("ids and issue numbers must be positive")
-	}
-	cfg, err := loadPublishConfig(o)
+	cfg, err := abPublishConfig(o, "a bisection needs --repo, a clone holding the culprit's parent")
 	if err != nil {
-		return usageError("%v", err)
+		return err
 	}
 	bo := publish.BisectOptions{
 		ResultsDir: o.results, RepoDir: o.repo, Config: cfg, Remote: o.remote, ServerURL: os.Getenv("GITHUB_SERVER_URL"),
 		Issue: o.issue, CheckRunID: o.checkRun, StatusCommentID: o.statusComment, TriggerCommentID: o.triggerCmnt, WorkflowRun: o.workflowRun,
 	}
-	r, c, token, err := publishTarget(ctx, o)
-	if err != nil {
+	if bo.Repo, bo.GitToken, bo.Sink, err = publishDest(ctx, o); err != nil {
 		return err
 	}
-	bo.Repo, bo.GitToken, bo.Sink = r, token, publishSink(c, r, o.dryRun)
 	sum, perr := publish.PublishBisect(ctx, bo)
 	return publishDone(o, "publish", sum.StepSummary, sum, sum.Model != "", func() { printBisectSummary(stdout, sum, o.dryRun, perr != nil) }, perr, stdout, stderr)
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,21 +34,34 @@ func TestPublishBisectDryRun(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "dry")
 	stdout := publishCLI(t, 0, "publish", "--results", dir, "--repo", tg.Repo, "--dry-run", out, "--issue", "12")
-	for _, want := range []string{"bisection of Qwen3-30B-A3B-4bit", ": found from " + commits[0], "first bad " + tg.Base, "comment   created"} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("the summary lacks %q:\n%s", want, stdout)
-		}
-	}
-	comment, err := os.ReadFile(filepath.Join(out, publish.DryBisectComment))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"<!-- perfbot:bisect Qwen3-30B-A3B-4bit 11111111..", "**Found: the first bad commit is " + tg.Base[:8], "No profile A/B of the culprit: the budget was spent"} {
-		if !strings.Contains(string(comment), want) {
-			t.Errorf("the comment lacks %q:\n%s", want, comment)
-		}
-	}
+	textHas(t, "the summary", stdout, "bisection of Qwen3-30B-A3B-4bit", ": found from "+commits[0], "first bad "+tg.Base, "comment   created")
+	textHas(t, "the comment", readDry(t, out, publish.DryBisectComment),
+		"<!-- perfbot:bisect Qwen3-30B-A3B-4bit 11111111..", "**Found: the first bad commit is "+tg.Base[:8], "No profile A/B of the culprit: the budget was spent")
 	if _, err := os.Stat(filepath.Join(out, publish.DryCheckRun)); err != nil {
 		t.Error(err)
+	}
+}
+
+// The publish of a compare and of a bisection refuse, as usage errors, a missing clone
+// (each naming what its clone must hold) and a negative id.
+func TestPublishCompareAndBisectUsageErrors(t *testing.T) {
+	compare, bisect := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(bisect, results.BisectFile), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--compare", compare}, "--compare needs --repo, a clone holding A's commit (usage: perfbot publish "},
+		{[]string{"--results", bisect}, "a bisection needs --repo, a clone holding the culprit's parent (usage: perfbot publish "},
+		{[]string{"--compare", compare, "--repo", t.TempDir(), "--issue", "-1"}, "ids and issue numbers must be positive"},
+		{[]string{"--results", bisect, "--repo", t.TempDir(), "--check-run-id", "-2"}, "ids and issue numbers must be positive"},
+	} {
+		args := append([]string{"publish"}, c.args...)
+		var out, errb bytes.Buffer
+		if code := run(context.Background(), args, &out, &errb); code != 2 || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("perfbot %s: exit %d, stderr %q; want 2 and %q", strings.Join(args, " "), code, errb.String(), c.want)
+		}
 	}
 }

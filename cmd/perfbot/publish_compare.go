@@ -8,8 +8,10 @@ import (
 	"os"
 	"strings"
 
+	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/bot/gitpub"
 	"github.com/lablup/perfbot/bot/publish"
+	"github.com/lablup/perfbot/config"
 )
 
 // compareFlags registers the flags of `perfbot publish --compare`.
@@ -33,15 +35,9 @@ func runPublishCompare(ctx context.Context, o publishOptions, stdout, stderr io.
 	if o.results != "" {
 		return usageError("give --results (a profile) or --compare (an A/B compare), not both")
 	}
-	if o.repo == "" {
-		return usageError("--compare needs --repo, a clone holding A's commit (usage: perfbot publish %s)", publishUsage)
-	}
-	if o.checkRun < 0 || o.statusComment < 0 || o.triggerCmnt < 0 || o.issue < 0 {
-		return usageError("ids and issue numbers must be positive")
-	}
-	cfg, err := loadPublishConfig(o)
+	cfg, err := abPublishConfig(o, "--compare needs --repo, a clone holding A's commit")
 	if err != nil {
-		return usageError("%v", err)
+		return err
 	}
 	co := publish.CompareOptions{
 		ResultsDir: o.compare, RepoDir: o.repo, Config: cfg, Branch: o.branch, BaseBranch: o.baseBranch, Remote: o.remote,
@@ -49,13 +45,38 @@ func runPublishCompare(ctx context.Context, o publishOptions, stdout, stderr io.
 		PR: o.issue, CheckRunID: o.checkRun, StatusCommentID: o.statusComment, TriggerCommentID: o.triggerCmnt,
 		WorkflowRun: o.workflowRun,
 	}
-	r, c, token, err := publishTarget(ctx, o)
-	if err != nil {
+	if co.Repo, co.GitToken, co.Sink, err = publishDest(ctx, o); err != nil {
 		return err
 	}
-	co.Repo, co.GitToken, co.Sink = r, token, publishSink(c, r, o.dryRun)
 	sum, perr := publish.PublishCompare(ctx, co)
 	return publishDone(o, "publish", sum.StepSummary, sum, sum.Label != "", func() { printCompareSummary(stdout, sum, o.dryRun, perr != nil) }, perr, stdout, stderr)
+}
+
+// abPublishConfig checks the flags the publish of a compare and of a bisection share,
+// a clone (--repo; needsRepo is the error without it) and ids that are not negative,
+// and loads the config.
+func abPublishConfig(o publishOptions, needsRepo string) (config.Config, error) {
+	if o.repo == "" {
+		return config.Config{}, usageError("%s (usage: perfbot publish %s)", needsRepo, publishUsage)
+	}
+	if o.checkRun < 0 || o.statusComment < 0 || o.triggerCmnt < 0 || o.issue < 0 {
+		return config.Config{}, usageError("ids and issue numbers must be positive")
+	}
+	cfg, err := loadPublishConfig(o)
+	if err != nil {
+		return config.Config{}, usageError("%v", err)
+	}
+	return cfg, nil
+}
+
+// publishDest is where a publish writes: the repository on GitHub, the token git
+// pushes with, and the sink of the other writes (GitHub, or the dry-run folder).
+func publishDest(ctx context.Context, o publishOptions) (gh.Repo, string, publish.Sink, error) {
+	r, c, token, err := publishTarget(ctx, o)
+	if err != nil {
+		return gh.Repo{}, "", nil, err
+	}
+	return r, token, publishSink(c, r, o.dryRun), nil
 }
 
 func printCompareSummary(w io.Writer, s publish.CompareSummary, dryRun string, failed bool) {

@@ -66,26 +66,15 @@ func TestPublishCompareDryRun(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "dry")
 	args := []string{"publish", "--compare", dir, "--repo", tg.Repo, "--dry-run", out, "--issue", "12", "--workflow-run", "https://github.com/lablup/mlxcel/actions/runs/7"}
 	stdout := publishCLI(t, 0, args...)
-	for _, want := range []string{"published A/B bench compare ssm-kernel", "commit", "perfbot/rocm-compare-ssm-kernel: created",
-		"file      benchmarks/" + c.CSVBefore, "comment   created", "check run created"} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("the summary lacks %q:\n%s", want, stdout)
-		}
-	}
+	textHas(t, "the summary", stdout, "published A/B bench compare ssm-kernel", "commit", "perfbot/rocm-compare-ssm-kernel: created",
+		"file      benchmarks/"+c.CSVBefore, "comment   created", "check run created")
 	for _, name := range []string{publish.DryCompareComment, publish.DryComparePR, publish.DryCheckRun, publish.DryStatus, publish.DrySummary} {
 		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
 			t.Errorf("the dry run wrote no %s: %v", name, err)
 		}
 	}
-	comment, err := os.ReadFile(filepath.Join(out, publish.DryCompareComment))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"<!-- perfbot:compare-bench -->", "| granite-4.0-h-tiny-4bit | decode tok/s |", "**faster**", "(https://github.com/lablup/mlxcel/actions/runs/7)"} {
-		if !strings.Contains(string(comment), want) {
-			t.Errorf("the comment lacks %q:\n%s", want, comment)
-		}
-	}
+	textHas(t, "the comment", readDry(t, out, publish.DryCompareComment),
+		"<!-- perfbot:compare-bench -->", "| granite-4.0-h-tiny-4bit | decode tok/s |", "**faster**", "(https://github.com/lablup/mlxcel/actions/runs/7)")
 	files := strings.Fields(hosttest.Git(t, home, tg.Bare, "diff", "--name-only", tg.Base+"...perfbot/rocm-compare-ssm-kernel"))
 	if len(files) != 2 || files[0] != "benchmarks/"+c.CSVAfter || files[1] != "benchmarks/"+c.CSVBefore {
 		t.Errorf("the compare branch adds %q, want the CSV pair", files)
@@ -96,4 +85,14 @@ func TestPublishCompareDryRun(t *testing.T) {
 	}
 	// --results and --compare together are a usage error.
 	publishCLI(t, 2, "publish", "--compare", dir, "--results", dir, "--repo", tg.Repo, "--dry-run", out)
+}
+
+// textHas checks that text (what) holds every one of wants.
+func textHas(t *testing.T, what, text string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(text, want) {
+			t.Errorf("%s lacks %q:\n%s", what, want, text)
+		}
+	}
 }
