@@ -1,14 +1,10 @@
 package action
 
 import (
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/lablup/perfbot/internal/hosttest"
-	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/lablup/perfbot/runner/results"
 )
 
@@ -17,24 +13,7 @@ import (
 // before anything runs, and a bisection within it spends at most limits.max_bisect_runs
 // (recorded as its budget).
 func TestHostJobsBisectKeepsTheConfigsLimits(t *testing.T) {
-	harness, err := os.ReadFile(filepath.Join(testfix.RepoRoot(t), "internal", "fakehost", "host", "harness", "bench_decode.sh"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := newHostJobs(t, jobsConfig+"limits: {max_bisect_commits: 3, max_bisect_runs: 8}\n", map[string]string{
-		"scripts/bench_decode.sh":                                   string(harness),
-		"models/mlx/Meta-Llama-3.1-8B-Instruct-4bit/fake-bench.txt": "mlxcel 35.41 1065.78\n",
-	})
-	home := h.vars["HOME"]
-	commits := []string{h.base}
-	for i := 1; i <= 3; i++ {
-		if err := os.WriteFile(filepath.Join(h.repo, "history.txt"), []byte(fmt.Sprintf("commit %d\n", i)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		hosttest.Git(t, home, h.repo, "add", "-A")
-		hosttest.Git(t, home, h.repo, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "--quiet", "-m", fmt.Sprintf("commit %d", i))
-		commits = append(commits, hosttest.Git(t, home, h.repo, "rev-parse", "HEAD"))
-	}
+	h, commits := bisectTarget(t, jobsConfig+"limits: {max_bisect_commits: 3, max_bisect_runs: 8}\n", "")
 	_, _, log, err := h.step(t, map[string]string{"job": "bisect", "ref": commits[3], "good-ref": commits[0], "models": "llama"})
 	if err == nil || !strings.Contains(log, "holds 4 commits, more than 3") {
 		t.Errorf("a range of 4 commits under max_bisect_commits 3: %v\n%s", err, log)

@@ -47,30 +47,7 @@ func TestReadInputsBisect(t *testing.T) {
 // bisection folder as results-dir and the culprit's profile A/B against its parent in
 // it. A reversed range is refused before anything runs.
 func TestHostJobsBisect(t *testing.T) {
-	harness, err := os.ReadFile(filepath.Join(testfix.RepoRoot(t), "internal", "fakehost", "host", "harness", "bench_decode.sh"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := newHostJobs(t, jobsConfig, map[string]string{
-		"scripts/bench_decode.sh":                                   string(harness),
-		"models/mlx/Meta-Llama-3.1-8B-Instruct-4bit/fake-bench.txt": "mlxcel 35.41 1065.78\n",
-	})
-	home := h.vars["HOME"]
-	commits := []string{h.base}
-	for i := 1; i <= 3; i++ {
-		if err := os.WriteFile(filepath.Join(h.repo, "history.txt"), []byte(fmt.Sprintf("commit %d\n", i)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if i == 2 {
-			if err := os.WriteFile(filepath.Join(h.repo, "fake-change.txt"), []byte("decode 0.93\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		hosttest.Git(t, home, h.repo, "add", "-A")
-		hosttest.Git(t, home, h.repo, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "--quiet", "-m", fmt.Sprintf("commit %d", i))
-		commits = append(commits, hosttest.Git(t, home, h.repo, "rev-parse", "HEAD"))
-	}
-
+	h, commits := bisectTarget(t, jobsConfig, "decode 0.93\n")
 	_, e, log, err := h.step(t, map[string]string{"job": "bisect", "ref": commits[3], "good-ref": commits[0], "models": "llama"})
 	if err != nil {
 		t.Fatalf("bisect: %v\n%s", err, log)
@@ -96,4 +73,35 @@ func TestHostJobsBisect(t *testing.T) {
 	if err == nil || !strings.Contains(log, "not an ancestor") {
 		t.Errorf("a reversed range: %v\n%s", err, log)
 	}
+}
+
+// bisectTarget is the host jobs' target with the fake harness and three commits after
+// the base; the second plants change (a fake-change.txt), when given. It returns the
+// base and the three, oldest first.
+func bisectTarget(t *testing.T, config, change string) (*hostJobs, []string) {
+	t.Helper()
+	harness, err := os.ReadFile(filepath.Join(testfix.RepoRoot(t), "internal", "fakehost", "host", "harness", "bench_decode.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHostJobs(t, config, map[string]string{
+		"scripts/bench_decode.sh":                                   string(harness),
+		"models/mlx/Meta-Llama-3.1-8B-Instruct-4bit/fake-bench.txt": "mlxcel 35.41 1065.78\n",
+	})
+	home := h.vars["HOME"]
+	commits := []string{h.base}
+	for i := 1; i <= 3; i++ {
+		if err := os.WriteFile(filepath.Join(h.repo, "history.txt"), []byte(fmt.Sprintf("commit %d\n", i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if i == 2 && change != "" {
+			if err := os.WriteFile(filepath.Join(h.repo, "fake-change.txt"), []byte(change), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		hosttest.Git(t, home, h.repo, "add", "-A")
+		hosttest.Git(t, home, h.repo, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "--quiet", "-m", fmt.Sprintf("commit %d", i))
+		commits = append(commits, hosttest.Git(t, home, h.repo, "rev-parse", "HEAD"))
+	}
+	return h, commits
 }
