@@ -237,9 +237,11 @@ func (s *step) fetchCulpritParent(ctx context.Context, repo *gitpub.Publisher, f
 // issue input, else the event's), the status comment, the check run and the reaction.
 // Nothing is committed.
 func (s *step) publishBisect(ctx context.Context, cfg config.Config, folder, repoDir string, dest publishDest) error {
-	bo := publish.BisectOptions{ResultsDir: folder, RepoDir: repoDir, Config: cfg, Issue: s.issue(), WorkflowRun: s.workflowRun(ctx),
-		Repo: s.repo, ServerURL: s.serverURL, Sink: dest.sink(s.repo), GitToken: dest.gitToken,
-		CheckRunID: s.in.CheckRunID, StatusCommentID: s.in.StatusCommentID, TriggerCommentID: s.in.TriggerCommentID}
+	bo := publish.BisectOptions{
+		Target:     s.target(folder, repoDir, cfg, dest),
+		CheckRunID: s.in.CheckRunID, StatusCommentID: s.in.StatusCommentID, TriggerCommentID: s.in.TriggerCommentID,
+		Issue: s.issue(), WorkflowRun: s.workflowRun(ctx),
+	}
 	var sum publish.BisectSummary
 	perr := s.rt.Quiet("perfbot: publish the bisection", func(w io.Writer) (err error) {
 		sum, err = publish.PublishBisect(ctx, bo)
@@ -247,6 +249,16 @@ func (s *step) publishBisect(ctx context.Context, cfg config.Config, folder, rep
 		return err
 	})
 	return s.published(perr, sum.Ending, "results-dir", folder)
+}
+
+// target is where a publication of the results folder from the clone repoDir goes:
+// this repository on dest, pushed with dest's token; cfg is the configuration the
+// results are judged by.
+func (s *step) target(folder, repoDir string, cfg config.Config, dest publishDest) publish.Target {
+	return publish.Target{
+		ResultsDir: folder, RepoDir: repoDir, Config: cfg, Repo: s.repo, ServerURL: s.serverURL,
+		Sink: dest.sink(s.repo), GitToken: dest.gitToken,
+	}
 }
 
 // workflowRun is the link of this workflow run, "" when unknown.
@@ -281,9 +293,9 @@ func (s *step) published(perr error, e publish.Ending, kv ...string) error {
 // commit's (takeResults), so a pull request cannot change the threshold it is judged by.
 func (s *step) publishCompare(ctx context.Context, cfg config.Config, folder, repoDir string, dest publishDest) error {
 	co := publish.CompareOptions{
-		ResultsDir: folder, RepoDir: repoDir, Config: cfg, Repo: s.repo, ServerURL: s.serverURL,
+		Target:     s.target(folder, repoDir, cfg, dest),
 		CheckRunID: s.in.CheckRunID, StatusCommentID: s.in.StatusCommentID, TriggerCommentID: s.in.TriggerCommentID,
-		PR: s.issue(), Sink: dest.sink(s.repo), GitToken: dest.gitToken, WorkflowRun: s.workflowRun(ctx),
+		PR: s.issue(), WorkflowRun: s.workflowRun(ctx),
 	}
 	var sum publish.CompareSummary
 	perr := s.rt.Quiet("perfbot: publish the compare", func(w io.Writer) error {
@@ -302,9 +314,14 @@ func (s *step) publishCompare(ctx context.Context, cfg config.Config, folder, re
 // failProfile finishes a profile's publish that could not start: the status comment,
 // the check run and the reaction say why (bot/publish.Fail), the verdict is failure.
 func (s *step) failProfile(ctx context.Context, dest publishDest, cause error) error {
-	po := publish.Options{Config: config.Default(), Repo: s.repo, ServerURL: s.serverURL,
+	po := publish.Options{
+		Target: publish.Target{
+			Config: config.Default(), Repo: s.repo, ServerURL: s.serverURL,
+			Sink: dest.sink(s.repo),
+		},
 		CheckRunID: s.in.CheckRunID, StatusCommentID: s.in.StatusCommentID, TriggerCommentID: s.in.TriggerCommentID,
-		Issue: s.issue(), Sink: dest.sink(s.repo)}
+		Issue: s.issue(),
+	}
 	sum, err := publish.Fail(ctx, po, cause)
 	errs := []error{err, s.setOutputs("verdict", VerdictFailure)}
 	if sum.StepSummary != "" {
@@ -369,9 +386,10 @@ func hasNightlyManifest(dir string) bool {
 // to commit.
 func (s *step) publishProfile(ctx context.Context, cfg config.Config, folder, repoDir, commit string, dest publishDest) error {
 	po := publish.Options{
-		ResultsDir: folder, RepoDir: repoDir, Config: cfg, Base: commit, Repo: s.repo, ServerURL: s.serverURL,
+		Target:     s.target(folder, repoDir, cfg, dest),
+		Base:       commit,
 		CheckRunID: s.in.CheckRunID, StatusCommentID: s.in.StatusCommentID, TriggerCommentID: s.in.TriggerCommentID,
-		Issue: s.issue(), Epic: s.in.Epic, Sink: dest.sink(s.repo), GitToken: dest.gitToken,
+		Issue: s.issue(), Epic: s.in.Epic,
 		RunLinks: s.runLinks(ctx, dest.client),
 	}
 	var sum publish.Summary
@@ -459,8 +477,11 @@ func (s *step) destination(ctx context.Context) (publishDest, error) {
 // on the baseline branch and its pull request, the one tracking comment (on the epic
 // input's issue, else the config's epic), and an issue per confirmed regression.
 func (s *step) publishBaseline(ctx context.Context, cfg config.Config, folder, repoDir, commit string, dest publishDest) error {
-	bo := publish.BaselineOptions{ResultsDir: folder, RepoDir: repoDir, Base: commit, Config: cfg, Repo: s.repo, ServerURL: s.serverURL,
-		Issue: s.in.Epic, Sink: dest.sink(s.repo), GitToken: dest.gitToken}
+	bo := publish.BaselineOptions{
+		Target: s.target(folder, repoDir, cfg, dest),
+		Base:   commit,
+		Issue:  s.in.Epic,
+	}
 	var sum publish.BaselineSummary
 	perr := s.rt.Quiet("perfbot: publish the nightly baseline", func(w io.Writer) error {
 		var err error

@@ -139,8 +139,8 @@ func layBisect(t *testing.T, dir string, b results.Bisect, culprit bool) {
 // bisection of the same range edits the one comment in place.
 func TestBisectCommentOnTheRequest(t *testing.T) {
 	t.Parallel()
-	tg := newTarget(t)
-	w := newWorld(t, tg)
+	w := newWorld(t)
+	tg := w.tg
 	head := w.pull(t, 1901, "faster-moe")
 	if _, err := w.s.AddIssue(testRepo.String(), fakegithubIssue(1950)); err != nil {
 		t.Fatal(err)
@@ -149,7 +149,7 @@ func TestBisectCommentOnTheRequest(t *testing.T) {
 	b := bisectDoc(qwen30, []string{fakeSHA(0), tg.base, head}, results.BisectFound)
 	b.Outcome.FirstBad, b.Outcome.LastGood = head, tg.base
 	layBisect(t, res, b, true)
-	o := BisectOptions{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToGitHub(w.c, testRepo), Issue: 1950,
+	o := BisectOptions{Target: Target{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToGitHub(w.c, testRepo)}, Issue: 1950,
 		WorkflowRun: "https://github.com/lablup/mlxcel/actions/runs/31337"}
 	sum, err := PublishBisect(context.Background(), o)
 	if err != nil {
@@ -193,8 +193,8 @@ func TestBisectCommentOnTheRequest(t *testing.T) {
 // not run; and a dry run does not ask GitHub for pull requests.
 func TestBisectOutcomes(t *testing.T) {
 	t.Parallel()
-	tg := newTarget(t)
-	w := newWorld(t, tg)
+	w := newWorld(t)
+	tg := w.tg
 	for i, c := range []struct {
 		name    string
 		outcome string
@@ -220,7 +220,7 @@ func TestBisectOutcomes(t *testing.T) {
 			res := filepath.Join(t.TempDir(), "b")
 			layBisect(t, res, bisectDoc(qwen30, c.commits, c.outcome), false)
 			n := 1960 + i
-			o := BisectOptions{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToGitHub(w.c, testRepo), Issue: n}
+			o := BisectOptions{Target: Target{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToGitHub(w.c, testRepo)}, Issue: n}
 			out := t.TempDir()
 			if c.dry {
 				o.Sink = ToDir(out)
@@ -260,7 +260,7 @@ func TestBisectRefusesHostileFolders(t *testing.T) {
 	good := bisectDoc(qwen30, []string{fakeSHA(0), fakeSHA(1), fakeSHA(2)}, results.BisectFound)
 	publishDry := func(res string) (BisectSummary, string, error) {
 		out := t.TempDir()
-		sum, err := PublishBisect(context.Background(), BisectOptions{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out), Issue: 5})
+		sum, err := PublishBisect(context.Background(), BisectOptions{Target: Target{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)}, Issue: 5})
 		md, _ := os.ReadFile(filepath.Join(out, DryBisectComment))
 		return sum, string(md), err
 	}

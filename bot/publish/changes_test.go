@@ -126,8 +126,8 @@ func (c *cpNights) publish(tg *target, out string, from, to int) map[int]Baselin
 	c.t.Helper()
 	sums := map[int]BaselineSummary{}
 	for k := from; k <= to; k++ {
-		sum, err := PublishBaseline(context.Background(), BaselineOptions{ResultsDir: c.lay(k, tg.base), RepoDir: tg.checkout, Config: testConfig(),
-			Sink: ToDir(out), HistoryDir: c.hist})
+		sum, err := PublishBaseline(context.Background(), BaselineOptions{Target: Target{ResultsDir: c.lay(k, tg.base), RepoDir: tg.checkout, Config: testConfig(),
+			Sink: ToDir(out)}, HistoryDir: c.hist})
 		if err != nil {
 			c.t.Fatalf("night %d: %v", k, err)
 		}
@@ -362,7 +362,7 @@ func TestChangePointsAcceptedOnGitHub(t *testing.T) {
 	h.s.Expect("GET", trackingPath, h.listEpic()).AnyTimes()
 	h.s.Expect("POST", trackingPath, h.createEpic()).AnyTimes()
 	h.s.Expect("PATCH", commentsPath+"9001", h.editComment()).AnyTimes()
-	o := BaselineOptions{RepoDir: tg.checkout, Config: testConfig(), Sink: ToGitHub(api, testRepo), Repo: testRepo, BaseBranch: "main", Remote: "origin", HistoryDir: c.hist}
+	o := BaselineOptions{Target: Target{RepoDir: tg.checkout, Config: testConfig(), Sink: ToGitHub(api, testRepo), Repo: testRepo, BaseBranch: "main", Remote: "origin"}, HistoryDir: c.hist}
 	for k := 0; k < 14; k++ {
 		c.lay(k, tg.base)
 	}

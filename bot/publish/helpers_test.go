@@ -124,7 +124,7 @@ func dryProfile(t *testing.T, pr profile, prepared bool, with func(*Options)) (t
 		prepare(t, tg, res, nil, "")
 	}
 	out = filepath.Join(t.TempDir(), "dry")
-	o := Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)}
+	o := Options{Target: Target{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)}}
 	if with != nil {
 		with(&o)
 	}

@@ -98,10 +98,13 @@ func runPublish(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return usageError("%v", err)
 	}
 	po := publish.Options{
-		ResultsDir: o.results, RepoDir: o.repo, Config: cfg, Base: o.base, Branch: o.branch,
-		BaseBranch: o.baseBranch, Remote: o.remote,
-		Author:     gitpub.Identity{Name: o.authorName, Email: o.authorEmail},
-		ServerURL:  os.Getenv("GITHUB_SERVER_URL"),
+		Target: publish.Target{
+			ResultsDir: o.results, RepoDir: o.repo, Config: cfg, Branch: o.branch,
+			BaseBranch: o.baseBranch, Remote: o.remote,
+			Author:    gitpub.Identity{Name: o.authorName, Email: o.authorEmail},
+			ServerURL: os.Getenv("GITHUB_SERVER_URL"),
+		},
+		Base:       o.base,
 		CheckRunID: o.checkRun, StatusCommentID: o.statusComment, TriggerCommentID: o.triggerCmnt,
 		Issue: o.issue, Epic: o.epic,
 	}

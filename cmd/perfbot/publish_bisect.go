@@ -33,8 +33,8 @@ func runPublishBisect(ctx context.Context, o publishOptions, stdout, stderr io.W
 		return usageError("%v", err)
 	}
 	bo := publish.BisectOptions{
-		ResultsDir: o.results, RepoDir: o.repo, Config: cfg, Remote: o.remote, ServerURL: os.Getenv("GITHUB_SERVER_URL"),
-		Issue: o.issue, CheckRunID: o.checkRun, StatusCommentID: o.statusComment, TriggerCommentID: o.triggerCmnt, WorkflowRun: o.workflowRun,
+		Target: publish.Target{ResultsDir: o.results, RepoDir: o.repo, Config: cfg, Remote: o.remote, ServerURL: os.Getenv("GITHUB_SERVER_URL")},
+		Issue:  o.issue, CheckRunID: o.checkRun, StatusCommentID: o.statusComment, TriggerCommentID: o.triggerCmnt, WorkflowRun: o.workflowRun,
 	}
 	r, c, token, err := publishTarget(ctx, o)
 	if err != nil {
