@@ -242,11 +242,8 @@ func (s *step) publishBisect(ctx context.Context, cfg config.Config, folder, rep
 		CheckRunID: s.in.CheckRunID, StatusCommentID: s.in.StatusCommentID, TriggerCommentID: s.in.TriggerCommentID,
 		Issue: s.issue(), WorkflowRun: s.workflowRun(ctx),
 	}
-	var sum publish.BisectSummary
-	perr := s.rt.Quiet("perfbot: publish the bisection", func(w io.Writer) (err error) {
-		sum, err = publish.PublishBisect(ctx, bo)
+	sum, perr := quietly(ctx, s.rt, "perfbot: publish the bisection", publish.PublishBisect, bo, func(w io.Writer, sum publish.BisectSummary) {
 		fmt.Fprintf(w, "bisection of %s from %s to %s: %s; comment on #%d: %s %s\n", sum.Model, sum.Good, sum.Bad, sum.Outcome, bo.Issue, sum.Comment.Action, sum.Comment.URL)
-		return err
 	})
 	return s.published(perr, sum.Ending, "results-dir", folder)
 }
@@ -297,13 +294,9 @@ func (s *step) publishCompare(ctx context.Context, cfg config.Config, folder, re
 		CheckRunID: s.in.CheckRunID, StatusCommentID: s.in.StatusCommentID, TriggerCommentID: s.in.TriggerCommentID,
 		PR: s.issue(), WorkflowRun: s.workflowRun(ctx),
 	}
-	var sum publish.CompareSummary
-	perr := s.rt.Quiet("perfbot: publish the compare", func(w io.Writer) error {
-		var err error
-		sum, err = publish.PublishCompare(ctx, co)
+	sum, perr := quietly(ctx, s.rt, "perfbot: publish the compare", publish.PublishCompare, co, func(w io.Writer, sum publish.CompareSummary) {
 		logPublished(w, "A/B "+sum.Kind+" compare "+sum.Label, sum.Git, sum.PR)
 		fmt.Fprintf(w, "compare comment on #%d: %s %s\n", co.PR, sum.Comment.Action, sum.Comment.URL)
-		return err
 	})
 	for _, f := range sum.Failing {
 		s.rt.Annotate(Annotation{Level: Warning, Title: "perfbot: slower than compare.fail_slower_pct allows", Message: f})
@@ -392,12 +385,8 @@ func (s *step) publishProfile(ctx context.Context, cfg config.Config, folder, re
 		Issue: s.issue(), Epic: s.in.Epic,
 		RunLinks: s.runLinks(ctx, dest.client),
 	}
-	var sum publish.Summary
-	perr := s.rt.Quiet("perfbot: publish", func(w io.Writer) error {
-		var err error
-		sum, err = publish.Publish(ctx, po)
+	sum, perr := quietly(ctx, s.rt, "perfbot: publish", publish.Publish, po, func(w io.Writer, sum publish.Summary) {
 		logPublished(w, sum.Results, sum.Git, sum.PR)
-		return err
 	})
 
 	verdict := VerdictSuccess
@@ -482,23 +471,23 @@ func (s *step) publishBaseline(ctx context.Context, cfg config.Config, folder, r
 		Base:   commit,
 		Issue:  s.in.Epic,
 	}
-	var sum publish.BaselineSummary
-	perr := s.rt.Quiet("perfbot: publish the nightly baseline", func(w io.Writer) error {
-		var err error
-		sum, err = publish.PublishBaseline(ctx, bo)
+	sum, perr := quietly(ctx, s.rt, "perfbot: publish the nightly baseline", publish.PublishBaseline, bo, func(w io.Writer, sum publish.BaselineSummary) {
 		logPublished(w, sum.Stem, sum.Git, sum.PR)
+	})
+	return s.published(perr, sum.Ending, "results-dir", folder, "report-path", sum.Page, "pr-url", sum.PR.URL, "pr-operation", sum.PR.Action)
+}
+
+// quietly runs pub(ctx, o), a bot/publish call, in the log group title with workflow
+// commands stopped (Runtime.Quiet), and says there what it did (say); it returns pub's
+// summary and error.
+func quietly[O, S any](ctx context.Context, rt *Runtime, title string, pub func(context.Context, O) (S, error), o O, say func(w io.Writer, sum S)) (S, error) {
+	var sum S
+	err := rt.Quiet(title, func(w io.Writer) (err error) {
+		sum, err = pub(ctx, o)
+		say(w, sum)
 		return err
 	})
-	verdict := VerdictSuccess
-	if perr != nil || sum.Conclusion != "success" {
-		verdict = VerdictFailure
-	}
-	errs := []error{perr, s.setOutputs("results-dir", folder, "report-path", sum.Page, "pr-url", sum.PR.URL,
-		"pr-operation", sum.PR.Action, "verdict", verdict)}
-	if sum.StepSummary != "" {
-		errs = append(errs, s.rt.Summary(sum.StepSummary))
-	}
-	return errors.Join(errs...)
+	return sum, err
 }
 
 // logPublished says in the log what a publish did with the branch and the pull request.
