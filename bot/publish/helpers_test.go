@@ -370,6 +370,16 @@ func wantIn(t *testing.T, doc string, wants ...string) {
 	}
 }
 
+// wantOut checks that doc holds none of lacks.
+func wantOut(t *testing.T, doc string, lacks ...string) {
+	t.Helper()
+	for _, lack := range lacks {
+		if strings.Contains(doc, lack) {
+			t.Errorf("%q in:\n%s", lack, doc)
+		}
+	}
+}
+
 // wantNotWritten checks that a dry run left no file name in out.
 func wantNotWritten(t *testing.T, out, name string) {
 	t.Helper()
