@@ -238,9 +238,9 @@ func (s *step) fetchCulpritParent(ctx context.Context, repo *gitpub.Publisher, f
 // Nothing is committed.
 func (s *step) publishBisect(ctx context.Context, cfg config.Config, folder, repoDir string, dest publishDest) error {
 	bo := publish.BisectOptions{
-		Target:     s.target(folder, repoDir, cfg, dest),
-		CheckRunID: s.in.CheckRunID, StatusCommentID: s.in.StatusCommentID, TriggerCommentID: s.in.TriggerCommentID,
-		Issue: s.issue(), WorkflowRun: s.workflowRun(ctx),
+		Target: s.target(folder, repoDir, cfg, dest),
+		Marks:  s.marks(),
+		Issue:  s.issue(), WorkflowRun: s.workflowRun(ctx),
 	}
 	sum, perr := quietly(ctx, s.rt, "perfbot: publish the bisection", publish.PublishBisect, bo, func(w io.Writer, sum publish.BisectSummary) {
 		fmt.Fprintf(w, "bisection of %s from %s to %s: %s; comment on #%d: %s %s\n", sum.Model, sum.Good, sum.Bad, sum.Outcome, bo.Issue, sum.Comment.Action, sum.Comment.URL)
@@ -256,6 +256,12 @@ func (s *step) target(folder, repoDir string, cfg config.Config, dest publishDes
 		ResultsDir: folder, RepoDir: repoDir, Config: cfg, Repo: s.repo, ServerURL: s.serverURL,
 		Sink: dest.sink(s.repo), GitToken: dest.gitToken,
 	}
+}
+
+// marks are the request's check run, status comment and comment that asked, as the
+// inputs name them: the end of a publication finishes them.
+func (s *step) marks() publish.Marks {
+	return publish.Marks{CheckRunID: s.in.CheckRunID, StatusCommentID: s.in.StatusCommentID, TriggerCommentID: s.in.TriggerCommentID}
 }
 
 // workflowRun is the link of this workflow run, "" when unknown.
@@ -290,9 +296,9 @@ func (s *step) published(perr error, e publish.Ending, kv ...string) error {
 // commit's (takeResults), so a pull request cannot change the threshold it is judged by.
 func (s *step) publishCompare(ctx context.Context, cfg config.Config, folder, repoDir string, dest publishDest) error {
 	co := publish.CompareOptions{
-		Target:     s.target(folder, repoDir, cfg, dest),
-		CheckRunID: s.in.CheckRunID, StatusCommentID: s.in.StatusCommentID, TriggerCommentID: s.in.TriggerCommentID,
-		PR: s.issue(), WorkflowRun: s.workflowRun(ctx),
+		Target: s.target(folder, repoDir, cfg, dest),
+		Marks:  s.marks(),
+		PR:     s.issue(), WorkflowRun: s.workflowRun(ctx),
 	}
 	sum, perr := quietly(ctx, s.rt, "perfbot: publish the compare", publish.PublishCompare, co, func(w io.Writer, sum publish.CompareSummary) {
 		logPublished(w, "A/B "+sum.Kind+" compare "+sum.Label, sum.Git, sum.PR)
@@ -312,7 +318,7 @@ func (s *step) failProfile(ctx context.Context, dest publishDest, cause error) e
 			Config: config.Default(), Repo: s.repo, ServerURL: s.serverURL,
 			Sink: dest.sink(s.repo),
 		},
-		CheckRunID: s.in.CheckRunID, StatusCommentID: s.in.StatusCommentID, TriggerCommentID: s.in.TriggerCommentID,
+		Marks: s.marks(),
 		Issue: s.issue(),
 	}
 	sum, err := publish.Fail(ctx, po, cause)
@@ -379,10 +385,10 @@ func hasNightlyManifest(dir string) bool {
 // to commit.
 func (s *step) publishProfile(ctx context.Context, cfg config.Config, folder, repoDir, commit string, dest publishDest) error {
 	po := publish.Options{
-		Target:     s.target(folder, repoDir, cfg, dest),
-		Base:       commit,
-		CheckRunID: s.in.CheckRunID, StatusCommentID: s.in.StatusCommentID, TriggerCommentID: s.in.TriggerCommentID,
-		Issue: s.issue(), Epic: s.in.Epic,
+		Target: s.target(folder, repoDir, cfg, dest),
+		Base:   commit,
+		Marks:  s.marks(),
+		Issue:  s.issue(), Epic: s.in.Epic,
 		RunLinks: s.runLinks(ctx, dest.client),
 	}
 	sum, perr := quietly(ctx, s.rt, "perfbot: publish", publish.Publish, po, func(w io.Writer, sum publish.Summary) {

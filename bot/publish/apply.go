@@ -456,14 +456,14 @@ type reporting interface {
 	stepSummary(a *Applied) (string, error)
 }
 
-// endSteps finish the status comment, complete the check run, react to the comment
-// that asked and make the step summary, as r says: the end of a requested
+// end finishes the status comment, completes the check run, reacts to the comment
+// that asked and makes the step summary, as r says: the end of a requested
 // publication.
-func endSteps(r reporting, status, checkRun, trigger int64) []Step {
+func (m Marks) end(r reporting) []Step {
 	return []Step{
-		StatusStep{ID: status, File: DryStatus, Body: r.statusBody},
-		CheckRunStep{ID: checkRun, File: DryCheckRun, Output: r.checkOutput},
-		ReactStep{ID: trigger, Content: "rocket", Failed: "confused"},
+		StatusStep{ID: m.StatusCommentID, File: DryStatus, Body: r.statusBody},
+		CheckRunStep{ID: m.CheckRunID, File: DryCheckRun, Output: r.checkOutput},
+		ReactStep{ID: m.TriggerCommentID, Content: "rocket", Failed: "confused"},
 		StepSummaryStep{File: DryStepSummary, Markdown: r.stepSummary},
 	}
 }

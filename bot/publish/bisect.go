@@ -32,10 +32,8 @@ type BisectOptions struct {
 	Target
 	// Issue is the issue or pull request the bisection was asked on: it gets the
 	// bisection comment. 0 skips the comment.
-	Issue            int
-	CheckRunID       int64
-	TriggerCommentID int64
-	StatusCommentID  int64
+	Issue int
+	Marks
 	// WorkflowRun is the URL of the workflow run that measured; "" when unknown.
 	WorkflowRun string
 	// Command is the command as the status comment names it; "" takes
@@ -106,7 +104,7 @@ func PlanBisect(ctx context.Context, o BisectOptions) *BisectPlan {
 		pl.Steps = append(pl.Steps, CommentStep{Issue: o.Issue, Marker: p.b.data.Marker, File: DryBisectComment, What: "bisection comment",
 			Skip: unless(o.Issue > 0, "no issue or pull request to comment on"), Body: p.commentBody, Failed: markedCommentFailed("bisection comment", o.Issue)})
 	}
-	pl.End = endSteps(p, o.StatusCommentID, o.CheckRunID, o.TriggerCommentID)
+	pl.End = o.end(p)
 	p.Plan = pl
 	return p
 }

@@ -47,10 +47,8 @@ type CompareOptions struct {
 	Target
 	// PR is the pull request (or issue) the compare was asked on: it gets the compare
 	// comment. 0 skips the comment.
-	PR               int
-	CheckRunID       int64
-	TriggerCommentID int64
-	StatusCommentID  int64
+	PR int
+	Marks
 	// WorkflowRun is the URL of the workflow run that measured; "" when unknown.
 	WorkflowRun string
 	// Command is the command as the status comment names it; "" takes
@@ -132,7 +130,7 @@ func PlanCompare(ctx context.Context, o CompareOptions) *ComparePlan {
 			CommentStep{Issue: o.PR, Marker: report.CompareMarker(string(d.Kind)), File: DryCompareComment, What: "compare comment",
 				Skip: unless(o.PR > 0, "no pull request to comment on"), Body: p.commentBody, Failed: p.commentFailed})
 	}
-	pl.End = endSteps(p, o.StatusCommentID, o.CheckRunID, o.TriggerCommentID)
+	pl.End = o.end(p)
 	p.Plan = pl
 	return p
 }

@@ -110,7 +110,7 @@ func layCompare(t testing.TB, shaA string, edit func(*results.Compare)) string {
 
 func compareOptions(tg *target, res string, sink Sink) CompareOptions {
 	return CompareOptions{Target: Target{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: sink, BaseBranch: "main"}, PR: epicIssue,
-		TriggerCommentID: triggerID, WorkflowRun: "https://github.com/lablup/mlxcel/actions/runs/31337"}
+		Marks: Marks{TriggerCommentID: triggerID}, WorkflowRun: "https://github.com/lablup/mlxcel/actions/runs/31337"}
 }
 
 // A dry run of the real pair: the documents (golden), the CSV pair committed on A

@@ -145,7 +145,7 @@ func TestDryRunGolden(t *testing.T) {
 			Sampling: "greedy", Status: results.StatusBenchCrashed, Reason: "the bench exited 137 (out of memory)"}}})
 	out := t.TempDir()
 	prepare(t, tg, res, [][]string{{"python3", patch.CheckerPath}, {"sh", "-c", "echo 'dispatch table out of date' >&2; exit 4"}}, "")
-	o := Options{Target: Target{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)}, TriggerCommentID: triggerID, Issue: 12}
+	o := Options{Target: Target{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)}, Marks: Marks{TriggerCommentID: triggerID}, Issue: 12}
 	sum, err := Publish(context.Background(), o)
 	if err != nil {
 		t.Fatalf("Publish: %v", err)

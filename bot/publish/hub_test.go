@@ -307,5 +307,5 @@ func (w *world) close(t *testing.T, n int) {
 // left for GitHub to say.
 func (w *world) options(res string, n int, trigger int64) Options {
 	return Options{Target: Target{ResultsDir: res, RepoDir: w.tg.checkout, Config: testConfig(), Sink: ToGitHub(w.c, testRepo), Repo: testRepo,
-		BaseBranch: "main"}, Issue: n, TriggerCommentID: trigger, Now: func() time.Time { return testNow }}
+		BaseBranch: "main"}, Issue: n, Marks: Marks{TriggerCommentID: trigger}, Now: func() time.Time { return testNow }}
 }

@@ -47,6 +47,16 @@ type Target struct {
 	ServerURL string
 }
 
+// Marks are what the request that asked left on GitHub for the end of its publication
+// to finish (Marks.end): the check run made at acceptance (0 in token mode), the
+// status comment, and the comment that asked, which gets the final reaction; 0 skips
+// one. Options, CompareOptions and BisectOptions embed it; a baseline has none.
+type Marks struct {
+	CheckRunID       int64
+	TriggerCommentID int64
+	StatusCommentID  int64
+}
+
 // check fills t's defaults (the remote, the commit identity, the server links point
 // to, the GitHub sink's repository) and says what is missing to publish results
 // written by job (a `perfbot run ...` command) from a clone, to GitHub or into a

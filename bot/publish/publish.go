@@ -49,10 +49,8 @@ type Options struct {
 	// only perfbot's files.
 	Base string
 
-	CheckRunID       int64 // the check run made at acceptance; 0 in token mode
-	TriggerCommentID int64 // the comment that asked for the run; gets the final reaction
-	StatusCommentID  int64 // the status comment to finish
-	Issue            int   // the issue or pull request the command came from
+	Marks
+	Issue int // the issue or pull request the command came from
 	// IssueKind says whether Issue is a pull request (gitpub.TriggerPR) or an issue
 	// (gitpub.TriggerIssue); "" asks GitHub. A dry run cannot ask: it takes an issue
 	// and says so.
@@ -274,7 +272,7 @@ func (p *ProfilePlan) layout(err error) Plan {
 		}
 		pl.Steps = append(pl.Steps, p.epicStep(), p.staleStep())
 	}
-	pl.End = endSteps(p, o.StatusCommentID, o.CheckRunID, o.TriggerCommentID)
+	pl.End = o.end(p)
 	return pl
 }
 

@@ -24,7 +24,7 @@ func ghOptions(tg *target, res string, c *gh.Client, status int64) Options {
 			// The branch is the standing one these tests follow (per-request names:
 			// request_test.go).
 			BaseBranch: "main", Branch: botBranch},
-		CheckRunID: checkRunID, TriggerCommentID: triggerID, StatusCommentID: status, Issue: 12,
+		Marks: Marks{CheckRunID: checkRunID, TriggerCommentID: triggerID, StatusCommentID: status}, Issue: 12,
 		// What the request is, given, so the stub sees only the writes.
 		IssueKind: gitpub.TriggerIssue, Requester: "maintainer", TriggerCommentURL: "https://github.com/lablup/mlxcel/issues/12#issuecomment-4242",
 		Now: func() time.Time { return testNow },

@@ -34,7 +34,8 @@ func runPublishBisect(ctx context.Context, o publishOptions, stdout, stderr io.W
 	}
 	bo := publish.BisectOptions{
 		Target: publish.Target{ResultsDir: o.results, RepoDir: o.repo, Config: cfg, Remote: o.remote, ServerURL: os.Getenv("GITHUB_SERVER_URL")},
-		Issue:  o.issue, CheckRunID: o.checkRun, StatusCommentID: o.statusComment, TriggerCommentID: o.triggerCmnt, WorkflowRun: o.workflowRun,
+		Marks:  o.marks(),
+		Issue:  o.issue, WorkflowRun: o.workflowRun,
 	}
 	r, c, token, err := publishTarget(ctx, o)
 	if err != nil {

@@ -46,7 +46,8 @@ func runPublishCompare(ctx context.Context, o publishOptions, stdout, stderr io.
 	co := publish.CompareOptions{
 		Target: publish.Target{ResultsDir: o.compare, RepoDir: o.repo, Config: cfg, Branch: o.branch, BaseBranch: o.baseBranch, Remote: o.remote,
 			Author: gitpub.Identity{Name: o.authorName, Email: o.authorEmail}, ServerURL: os.Getenv("GITHUB_SERVER_URL")},
-		PR: o.issue, CheckRunID: o.checkRun, StatusCommentID: o.statusComment, TriggerCommentID: o.triggerCmnt,
+		Marks:       o.marks(),
+		PR:          o.issue,
 		WorkflowRun: o.workflowRun,
 	}
 	r, c, token, err := publishTarget(ctx, o)
