@@ -319,3 +319,47 @@ func TestBisectRefusesHostileFolders(t *testing.T) {
 func fakegithubIssue(n int) fakegithub.Issue {
 	return fakegithub.Issue{Number: n, Title: "decode got slower", User: "maintainer"}
 }
+
+// The end of a bisection's dry run: the status comment names the command (the
+// default, or the one given), the outcome and the bisection comment's step; without
+// an issue the comment is skipped and says why; the step summary is the outcome, or,
+// when the folder cannot be read, the error under a failed check run.
+func TestBisectDryRunEnd(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	res := filepath.Join(t.TempDir(), "b")
+	layBisect(t, res, bisectDoc(qwen30, []string{fakeSHA(0), fakeSHA(1), fakeSHA(2)}, results.BisectFound), false)
+	dry := func(o BisectOptions) (BisectSummary, string, error) {
+		out := t.TempDir()
+		o.Target = Target{ResultsDir: o.ResultsDir, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)}
+		sum, err := PublishBisect(context.Background(), o)
+		return sum, out, err
+	}
+	found := "Found: the first bad commit is " + fakeSHA(2)[:8]
+
+	sum, out, err := dry(BisectOptions{Target: Target{ResultsDir: res}, Issue: 5})
+	if err != nil || sum.Comment.Action != "created" {
+		t.Fatalf("on #5: %v, comment %+v", err, sum.Comment)
+	}
+	wantIn(t, readFile(t, filepath.Join(out, DryStatus)), "**/bench rocm bisect**: done. "+found, "| bisection comment | written to "+DryBisectComment+" (dry run) |")
+	steps := readFile(t, filepath.Join(out, DryStepSummary))
+	wantIn(t, steps, found)
+	wantOut(t, steps, "publishing failed")
+
+	sum, out, err = dry(BisectOptions{Target: Target{ResultsDir: res}, Command: "/bench rocm bisect good=b15ec700 bad=b15ec702"})
+	if err != nil || sum.Comment.Action != "skipped" {
+		t.Fatalf("without an issue: %v, comment %+v", err, sum.Comment)
+	}
+	wantIn(t, readFile(t, filepath.Join(out, DryStatus)), "**/bench rocm bisect good=b15ec700 bad=b15ec702**: done.",
+		"| bisection comment | skipped: no issue or pull request to comment on |")
+	wantNotWritten(t, out, DryBisectComment)
+
+	bad := t.TempDir()
+	writeFile(t, filepath.Join(bad, results.BisectFile), "{\"good\": ")
+	if _, out, err = dry(BisectOptions{Target: Target{ResultsDir: bad}, Issue: 5}); err == nil {
+		t.Fatal("a manifest that is not JSON was published")
+	}
+	wantIn(t, readFile(t, filepath.Join(out, DryStepSummary)), "## ROCm bisection: publishing failed\n\n- ", "is not a manifest of a bisection")
+	wantIn(t, readFile(t, filepath.Join(out, DryCheckRun)), "# Publishing the bisection failed", "Conclusion: failure.")
+	wantNotWritten(t, out, DryBisectComment)
+}
