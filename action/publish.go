@@ -237,16 +237,31 @@ func (s *step) fetchCulpritParent(ctx context.Context, repo *gitpub.Publisher, f
 // issue input, else the event's), the status comment, the check run and the reaction.
 // Nothing is committed.
 func (s *step) publishBisect(ctx context.Context, cfg config.Config, folder, repoDir string, dest publishDest) error {
-	bo := publish.BisectOptions{ResultsDir: folder, RepoDir: repoDir, Config: cfg, Issue: s.issue(), WorkflowRun: s.workflowRun(ctx),
-		Repo: s.repo, ServerURL: s.serverURL, Sink: dest.sink(s.repo), GitToken: dest.gitToken,
-		CheckRunID: s.in.CheckRunID, StatusCommentID: s.in.StatusCommentID, TriggerCommentID: s.in.TriggerCommentID}
-	var sum publish.BisectSummary
-	perr := s.rt.Quiet("perfbot: publish the bisection", func(w io.Writer) (err error) {
-		sum, err = publish.PublishBisect(ctx, bo)
+	bo := publish.BisectOptions{
+		Target: s.target(folder, repoDir, cfg, dest),
+		Marks:  s.marks(),
+		Issue:  s.issue(), WorkflowRun: s.workflowRun(ctx),
+	}
+	sum, perr := quietly(ctx, s.rt, "perfbot: publish the bisection", publish.PublishBisect, bo, func(w io.Writer, sum publish.BisectSummary) {
 		fmt.Fprintf(w, "bisection of %s from %s to %s: %s; comment on #%d: %s %s\n", sum.Model, sum.Good, sum.Bad, sum.Outcome, bo.Issue, sum.Comment.Action, sum.Comment.URL)
-		return err
 	})
 	return s.published(perr, sum.Ending, "results-dir", folder)
+}
+
+// target is where a publication of the results folder from the clone repoDir goes:
+// this repository on dest, pushed with dest's token; cfg is the configuration the
+// results are judged by.
+func (s *step) target(folder, repoDir string, cfg config.Config, dest publishDest) publish.Target {
+	return publish.Target{
+		ResultsDir: folder, RepoDir: repoDir, Config: cfg, Repo: s.repo, ServerURL: s.serverURL,
+		Sink: dest.sink(s.repo), GitToken: dest.gitToken,
+	}
+}
+
+// marks are the request's check run, status comment and comment that asked, as the
+// inputs name them: the end of a publication finishes them.
+func (s *step) marks() publish.Marks {
+	return publish.Marks{CheckRunID: s.in.CheckRunID, StatusCommentID: s.in.StatusCommentID, TriggerCommentID: s.in.TriggerCommentID}
 }
 
 // workflowRun is the link of this workflow run, "" when unknown.
@@ -281,17 +296,13 @@ func (s *step) published(perr error, e publish.Ending, kv ...string) error {
 // commit's (takeResults), so a pull request cannot change the threshold it is judged by.
 func (s *step) publishCompare(ctx context.Context, cfg config.Config, folder, repoDir string, dest publishDest) error {
 	co := publish.CompareOptions{
-		ResultsDir: folder, RepoDir: repoDir, Config: cfg, Repo: s.repo, ServerURL: s.serverURL,
-		CheckRunID: s.in.CheckRunID, StatusCommentID: s.in.StatusCommentID, TriggerCommentID: s.in.TriggerCommentID,
-		PR: s.issue(), Sink: dest.sink(s.repo), GitToken: dest.gitToken, WorkflowRun: s.workflowRun(ctx),
+		Target: s.target(folder, repoDir, cfg, dest),
+		Marks:  s.marks(),
+		PR:     s.issue(), WorkflowRun: s.workflowRun(ctx),
 	}
-	var sum publish.CompareSummary
-	perr := s.rt.Quiet("perfbot: publish the compare", func(w io.Writer) error {
-		var err error
-		sum, err = publish.PublishCompare(ctx, co)
+	sum, perr := quietly(ctx, s.rt, "perfbot: publish the compare", publish.PublishCompare, co, func(w io.Writer, sum publish.CompareSummary) {
 		logPublished(w, "A/B "+sum.Kind+" compare "+sum.Label, sum.Git, sum.PR)
 		fmt.Fprintf(w, "compare comment on #%d: %s %s\n", co.PR, sum.Comment.Action, sum.Comment.URL)
-		return err
 	})
 	for _, f := range sum.Failing {
 		s.rt.Annotate(Annotation{Level: Warning, Title: "perfbot: slower than compare.fail_slower_pct allows", Message: f})
@@ -302,9 +313,14 @@ func (s *step) publishCompare(ctx context.Context, cfg config.Config, folder, re
 // failProfile finishes a profile's publish that could not start: the status comment,
 // the check run and the reaction say why (bot/publish.Fail), the verdict is failure.
 func (s *step) failProfile(ctx context.Context, dest publishDest, cause error) error {
-	po := publish.Options{Config: config.Default(), Repo: s.repo, ServerURL: s.serverURL,
-		CheckRunID: s.in.CheckRunID, StatusCommentID: s.in.StatusCommentID, TriggerCommentID: s.in.TriggerCommentID,
-		Issue: s.issue(), Sink: dest.sink(s.repo)}
+	po := publish.Options{
+		Target: publish.Target{
+			Config: config.Default(), Repo: s.repo, ServerURL: s.serverURL,
+			Sink: dest.sink(s.repo),
+		},
+		Marks: s.marks(),
+		Issue: s.issue(),
+	}
 	sum, err := publish.Fail(ctx, po, cause)
 	errs := []error{err, s.setOutputs("verdict", VerdictFailure)}
 	if sum.StepSummary != "" {
@@ -369,17 +385,14 @@ func hasNightlyManifest(dir string) bool {
 // to commit.
 func (s *step) publishProfile(ctx context.Context, cfg config.Config, folder, repoDir, commit string, dest publishDest) error {
 	po := publish.Options{
-		ResultsDir: folder, RepoDir: repoDir, Config: cfg, Base: commit, Repo: s.repo, ServerURL: s.serverURL,
-		CheckRunID: s.in.CheckRunID, StatusCommentID: s.in.StatusCommentID, TriggerCommentID: s.in.TriggerCommentID,
-		Issue: s.issue(), Epic: s.in.Epic, Sink: dest.sink(s.repo), GitToken: dest.gitToken,
+		Target: s.target(folder, repoDir, cfg, dest),
+		Base:   commit,
+		Marks:  s.marks(),
+		Issue:  s.issue(), Epic: s.in.Epic,
 		RunLinks: s.runLinks(ctx, dest.client),
 	}
-	var sum publish.Summary
-	perr := s.rt.Quiet("perfbot: publish", func(w io.Writer) error {
-		var err error
-		sum, err = publish.Publish(ctx, po)
+	sum, perr := quietly(ctx, s.rt, "perfbot: publish", publish.Publish, po, func(w io.Writer, sum publish.Summary) {
 		logPublished(w, sum.Results, sum.Git, sum.PR)
-		return err
 	})
 
 	verdict := VerdictSuccess
@@ -459,25 +472,28 @@ func (s *step) destination(ctx context.Context) (publishDest, error) {
 // on the baseline branch and its pull request, the one tracking comment (on the epic
 // input's issue, else the config's epic), and an issue per confirmed regression.
 func (s *step) publishBaseline(ctx context.Context, cfg config.Config, folder, repoDir, commit string, dest publishDest) error {
-	bo := publish.BaselineOptions{ResultsDir: folder, RepoDir: repoDir, Base: commit, Config: cfg, Repo: s.repo, ServerURL: s.serverURL,
-		Issue: s.in.Epic, Sink: dest.sink(s.repo), GitToken: dest.gitToken}
-	var sum publish.BaselineSummary
-	perr := s.rt.Quiet("perfbot: publish the nightly baseline", func(w io.Writer) error {
-		var err error
-		sum, err = publish.PublishBaseline(ctx, bo)
+	bo := publish.BaselineOptions{
+		Target: s.target(folder, repoDir, cfg, dest),
+		Base:   commit,
+		Issue:  s.in.Epic,
+	}
+	sum, perr := quietly(ctx, s.rt, "perfbot: publish the nightly baseline", publish.PublishBaseline, bo, func(w io.Writer, sum publish.BaselineSummary) {
 		logPublished(w, sum.Stem, sum.Git, sum.PR)
+	})
+	return s.published(perr, sum.Ending, "results-dir", folder, "report-path", sum.Page, "pr-url", sum.PR.URL, "pr-operation", sum.PR.Action)
+}
+
+// quietly runs pub(ctx, o), a bot/publish call, in the log group title with workflow
+// commands stopped (Runtime.Quiet), and says there what it did (say); it returns pub's
+// summary and error.
+func quietly[O, S any](ctx context.Context, rt *Runtime, title string, pub func(context.Context, O) (S, error), o O, say func(w io.Writer, sum S)) (S, error) {
+	var sum S
+	err := rt.Quiet(title, func(w io.Writer) (err error) {
+		sum, err = pub(ctx, o)
+		say(w, sum)
 		return err
 	})
-	verdict := VerdictSuccess
-	if perr != nil || sum.Conclusion != "success" {
-		verdict = VerdictFailure
-	}
-	errs := []error{perr, s.setOutputs("results-dir", folder, "report-path", sum.Page, "pr-url", sum.PR.URL,
-		"pr-operation", sum.PR.Action, "verdict", verdict)}
-	if sum.StepSummary != "" {
-		errs = append(errs, s.rt.Summary(sum.StepSummary))
-	}
-	return errors.Join(errs...)
+	return sum, err
 }
 
 // logPublished says in the log what a publish did with the branch and the pull request.

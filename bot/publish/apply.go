@@ -8,6 +8,7 @@ import (
 
 	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/bot/report"
+	"github.com/lablup/perfbot/internal/strs"
 )
 
 // Plan is what one publication writes, decided from the results before anything is
@@ -455,15 +456,73 @@ type reporting interface {
 	stepSummary(a *Applied) (string, error)
 }
 
-// endSteps finish the status comment, complete the check run, react to the comment
-// that asked and make the step summary, as r says: the end of a requested
+// end finishes the status comment, completes the check run, reacts to the comment
+// that asked and makes the step summary, as r says: the end of a requested
 // publication.
-func endSteps(r reporting, status, checkRun, trigger int64) []Step {
+func (m Marks) end(r reporting) []Step {
 	return []Step{
-		StatusStep{ID: status, File: DryStatus, Body: r.statusBody},
-		CheckRunStep{ID: checkRun, File: DryCheckRun, Output: r.checkOutput},
-		ReactStep{ID: trigger, Content: "rocket", Failed: "confused"},
+		StatusStep{ID: m.StatusCommentID, File: DryStatus, Body: r.statusBody},
+		CheckRunStep{ID: m.CheckRunID, File: DryCheckRun, Output: r.checkOutput},
+		ReactStep{ID: m.TriggerCommentID, Content: "rocket", Failed: "confused"},
 		StepSummaryStep{File: DryStepSummary, Markdown: r.stepSummary},
+	}
+}
+
+// statusLines are the publishing steps as a status comment and the summaries show
+// them, and the links they list: the state reached, not what this call changed, so a
+// rerun renders the same text.
+type statusLines struct {
+	steps []report.Step
+	links []report.Link
+}
+
+func (s *statusLines) add(st report.Step) { s.steps = append(s.steps, st) }
+
+func (s *statusLines) link(text, url string) {
+	s.links = append(s.links, report.Link{Text: text, URL: url})
+}
+
+// commit adds the line of the commit on branch, or of the push that failed.
+func (s *statusLines) commit(a *Applied, branch string) {
+	switch {
+	case a.Pushed:
+		s.add(report.Step{Name: "commit", Outcome: fmt.Sprintf("%s on %s", strs.ShortSHA(a.Git.Commit), branch)})
+	case a.Git.Error != "":
+		s.add(report.Step{Name: "commit", Outcome: "not pushed", Error: a.Git.Error})
+	}
+}
+
+// pr adds the line of the pull request, listed as text and said to be open as open
+// says when it is.
+func (s *statusLines) pr(a *Applied, text, open string) {
+	switch {
+	case a.Links.PR != nil:
+		l := *a.Links.PR
+		s.link(text, l.URL)
+		s.add(report.Step{Name: "pull request", Outcome: open, Link: &l})
+	case a.PRErr != nil:
+		s.add(report.Step{Name: "pull request", Outcome: "not opened", Error: a.PR.Error})
+	case a.PR.File != "":
+		s.add(report.Step{Name: "pull request", Outcome: "written to " + a.PR.File + " (dry run)"})
+	}
+}
+
+// comment adds the line of the comment step name on issue n that wrote w: up to date
+// (and in the links when listed), not written when err is set (failed says so: "not
+// updated", "not posted"), skipped, or written in a dry run.
+func (s *statusLines) comment(name string, listed bool, n int, w Written, err error, skipped bool, failed string) {
+	switch {
+	case w.Link != "":
+		if listed {
+			s.link(name, w.Link)
+		}
+		s.add(report.Step{Name: name, Outcome: "up to date", Link: &report.Link{Text: fmt.Sprintf("#%d", n), URL: w.Link}})
+	case err != nil:
+		s.add(report.Step{Name: name, Outcome: failed, Error: w.Error})
+	case skipped:
+		s.add(report.Step{Name: name, Outcome: "skipped: " + w.Detail})
+	case w.File != "":
+		s.add(report.Step{Name: name, Outcome: "written to " + w.File + " (dry run)"})
 	}
 }
 
@@ -473,11 +532,11 @@ type planned[S any] interface {
 	summary(a *Applied) S
 }
 
-// options are a kind's options: normalize checks them and fills the defaults; target
-// is where the writes go and the bot branch before the push.
+// options are a kind's options: normalize checks them and fills the defaults;
+// destination (its Target's) is where the writes go and the bot branch before the push.
 type options[O any] interface {
 	normalize() (O, error)
-	target() (Sink, Git)
+	destination() (Sink, Git)
 }
 
 // publish is a kind's Publish: it normalizes o and runs the plan that plan makes of it;
@@ -488,7 +547,7 @@ func publish[O options[O], S any, P planned[S]](ctx context.Context, o O, none f
 		var zero S
 		return zero, err
 	}
-	s, git := o.target()
+	s, git := o.destination()
 	return run(ctx, s, git, none(o), func() planned[S] { return plan(ctx, o) })
 }
 

@@ -11,9 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
-	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/bot/gitpub"
 	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/bot/trend"
@@ -32,28 +30,16 @@ const (
 	DryTracking   = "tracking-comment.md"
 )
 
-// BaselineOptions say what nightly results to publish and where.
+// BaselineOptions say what nightly results to publish and where. Its Target's
+// ResultsDir is the folder `perfbot run bench` wrote (<out>/<results.benchmarks>),
+// holding one <stem>.nightly.json; RepoDir holds the measured commit; Branch "" takes
+// Config.Branches.Baseline. A dry run's folder gets baseline-pr.md,
+// tracking-comment.md, regression-<model>.md and summary.json.
 type BaselineOptions struct {
-	// ResultsDir is the folder `perfbot run bench` wrote (<out>/<results.benchmarks>),
-	// holding one <stem>.nightly.json.
-	ResultsDir string
-	// RepoDir is a clone of the target repository (bare or not) holding the measured
-	// commit. Only its git objects are used; its checkout is not touched.
-	RepoDir string
+	Target
 	// Base is the pinned commit, when the caller knows it: the manifest's commit must
 	// be it. "" takes the manifest's commit.
-	Base       string
-	Config     config.Config
-	Branch     string // "" takes Config.Branches.Baseline
-	BaseBranch string // "" asks GitHub (a dry run takes main)
-	Remote     string // "" means origin
-	GitToken   string
-	Author     gitpub.Identity
-	// Sink receives the writes: ToGitHub, or ToDir for a dry run (baseline-pr.md,
-	// tracking-comment.md, regression-<model>.md and summary.json).
-	Sink      Sink
-	Repo      gh.Repo // where links point; "" takes the GitHub sink's
-	ServerURL string
+	Base string
 	// Issue carries the tracking comment; 0 takes Config.Epic; none skips it.
 	Issue int
 	// MaxSpreadPct is the widest spread of a runtime's repeats that still gives a
@@ -83,7 +69,7 @@ type BaselineSummary struct {
 }
 
 func (o BaselineOptions) normalize() (BaselineOptions, error) {
-	errs := destinationErrors(o.ResultsDir, o.RepoDir, "run bench", o.Sink, &o.Repo)
+	errs := o.check("run bench")
 	d := config.Default()
 	if o.Branch == "" {
 		o.Branch = o.Config.Branches.Baseline
@@ -103,7 +89,6 @@ func (o BaselineOptions) normalize() (BaselineOptions, error) {
 	if o.Issue <= 0 {
 		o.Issue = o.Config.Epic
 	}
-	gitDefaults(&o.Remote, &o.Author, &o.ServerURL)
 	return checked(o, "publishing the baseline", errs)
 }
 
@@ -190,10 +175,8 @@ type BaselinePlan struct {
 	o   BaselineOptions
 	sum BaselineSummary
 
+	pinned
 	n        *nightly
-	base     string
-	when     time.Time
-	files    map[string][]byte
 	pagePath string
 	pairs    []baseline.RuntimePair
 	median   string
@@ -218,15 +201,14 @@ func PublishBaseline(ctx context.Context, o BaselineOptions) (BaselineSummary, e
 func PlanBaseline(ctx context.Context, o BaselineOptions) *BaselinePlan {
 	p := &BaselinePlan{o: o, sum: BaselineSummary{DryRun: o.Sink.DryRun()}}
 	err := p.prepare(ctx)
-	pl := Plan{Server: o.ServerURL, Repo: o.Repo, Base: p.base, Notes: p.sum.Notes, Err: err}
+	pl := o.plan(p.base, "", p.sum.Notes, err)
 	if err == nil {
 		m := p.n.man
 		msg := fmt.Sprintf("rocm: nightly baseline of %s at %s (%s)\n\nCSVs: %s.\nPage: %s\n", m.GFX, strs.ShortSHA(p.base), m.Date, strings.Join(m.CSVs, ", "), p.pagePath)
 		if p.trend.cfg.Publish == config.TrendCommit && p.trend.out.Page != "" {
 			msg += "Trend page: " + p.trend.out.Page + "\n"
 		}
-		pl.Push = &PushSpec{Repo: o.RepoDir, Remote: o.Remote, Token: o.GitToken, BaseBranch: o.BaseBranch,
-			Change: gitpub.Change{Base: p.base, Branch: o.Branch, Files: p.files, Message: msg, Author: o.Author, Date: p.when}}
+		pl.Push = o.push(o.BaseBranch, gitpub.Change{Base: p.base, Branch: o.Branch, Files: p.files, Message: msg, Date: p.when})
 		if m.Comparison != nil {
 			pl.Steps = append(pl.Steps, p.regressionsStep())
 		}
@@ -252,34 +234,24 @@ func PlanBaseline(ctx context.Context, o BaselineOptions) *BaselinePlan {
 // summary is the plan's summary with what applying it did.
 func (p *BaselinePlan) summary(a *Applied) BaselineSummary {
 	s := p.sum
-	s.DryRun, s.Git = a.DryRun, a.Git
-	s.PR, s.Tracking, s.Regressions = a.PR.Outcome, a.Comment.Outcome, a.Issues
-	s.Trend = p.trend.out
-	s.Ending = ending(a)
+	s.DryRun, s.Git, s.Ending = a.DryRun, a.Git, ending(a)
+	s.PR, s.Tracking, s.Regressions, s.Trend = a.PR.Outcome, a.Comment.Outcome, a.Issues, p.trend.out
 	return s
 }
 
-func (p *BaselinePlan) prepare(ctx context.Context) error {
-	n, err := readNightly(p.o.ResultsDir)
-	if err != nil {
+func (p *BaselinePlan) prepare(ctx context.Context) (err error) {
+	if p.n, err = readNightly(p.o.ResultsDir); err != nil {
 		return err
 	}
-	p.n = n
-	m := n.man
+	n, m := p.n, p.n.man
 	p.sum.Results, p.sum.Stem, p.sum.Date = n.dir, m.Stem, m.Date
 	if b := p.o.Base; b != "" && (m.Commit == "" || !strings.HasPrefix(b, m.Commit)) {
 		return fmt.Errorf("pinning the base commit: the nightly results are of commit %q but the pinned commit is %s: publish the results of the pinned commit", m.Commit, b)
 	}
-	if p.base, err = resolveCommit(ctx, p.o.RepoDir, m.Commit); err != nil {
-		return fmt.Errorf("pinning the base commit: %w", err)
+	if err := p.pin(ctx, p.o.Target, m.Commit, "the base commit", m.Finished, m.Started); err != nil {
+		return err
 	}
 	p.sum.Commit, p.sum.Git.Base = p.base, p.base
-	// The commit date is the run's end, so a rerun of the same results is the same commit.
-	p.when = m.Finished
-	if p.when.IsZero() {
-		p.when = m.Started
-	}
-	p.files = map[string][]byte{}
 	for _, name := range n.files {
 		b, err := infile.ReadFile(filepath.Join(n.dir, name), gitpub.DefaultMaxFileSize)
 		if err != nil {

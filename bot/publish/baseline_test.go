@@ -8,14 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/lablup/perfbot/bot/report"
-	"github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/internal/golden"
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/lablup/perfbot/runner/baseline"
@@ -185,7 +182,7 @@ func layNight(t testing.TB, base string, n night) string {
 func dryNights(t *testing.T, tg *target, out string) func(night) BaselineSummary {
 	return func(n night) BaselineSummary {
 		t.Helper()
-		sum, err := PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, tg.base, n), RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)})
+		sum, err := PublishBaseline(context.Background(), BaselineOptions{Target: Target{ResultsDir: layNight(t, tg.base, n), RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)}})
 		if err != nil {
 			t.Fatalf("%s: %v", n.date, err)
 		}
@@ -298,56 +295,13 @@ func TestPublishBaselineDryRunThreeNights(t *testing.T) {
 	}
 }
 
-// issueHub is the GitHub state of the bot's issues for the stub: the regression issues
-// it opened, found again by their markers, and edited in place.
-type issueHub struct {
-	*hub
-	mu     sync.Mutex
-	issues []map[string]any
-}
-
-func (h *issueHub) list() fakegithub.Responder {
-	return locked(&h.mu, func(req fakegithub.Request) fakegithub.Response {
-		list := []any{h.object("issue", map[string]any{"number": 1814, "title": "epic", "body": "ports", "user.login": "maintainer"})}
-		for _, is := range h.issues {
-			list = append(list, is)
-		}
-		return answer(200, list)
-	})
-}
-
-func (h *issueHub) create() fakegithub.Responder {
-	return locked(&h.mu, func(req fakegithub.Request) fakegithub.Response {
-		b := body(req)
-		n := 100 + len(h.issues)
-		is := h.object("issue", map[string]any{"number": n, "title": b["title"], "body": b["body"], "user.login": botLogin, "state": "open",
-			"html_url": "https://github.com/lablup/mlxcel/issues/" + strconv.Itoa(n)})
-		delete(is, "pull_request")
-		h.issues = append(h.issues, is)
-		return answer(201, is)
-	})
-}
-
-func (h *issueHub) edit() fakegithub.Responder {
-	return locked(&h.mu, func(req fakegithub.Request) fakegithub.Response {
-		b := body(req)
-		for _, is := range h.issues {
-			if fmt.Sprint(is["number"]) == filepath.Base(req.Path) {
-				is["title"], is["body"] = b["title"], b["body"]
-				return answer(200, is)
-			}
-		}
-		return answer(404, map[string]string{"message": "Not Found"})
-	})
-}
-
 // On GitHub (the API stub): the first night opens the PR, the tracking comment on the
 // epic and the regression issue; the second edits all three and opens nothing.
 func TestPublishBaselineOnGitHub(t *testing.T) {
 	t.Parallel()
 	tg := newTarget(t)
-	h := &issueHub{hub: newHub(t)}
-	o := BaselineOptions{RepoDir: tg.checkout, Config: testConfig(), Sink: ToGitHub(client(t, h.s, &sleeps{}), testRepo), Repo: testRepo, BaseBranch: "main", Remote: "origin"}
+	h := &changeHub{hub: newHub(t), comments: map[string][]string{}}
+	o := BaselineOptions{Target: Target{RepoDir: tg.checkout, Config: testConfig(), Sink: ToGitHub(client(t, h.s, &sleeps{}), testRepo), Repo: testRepo, BaseBranch: "main", Remote: "origin"}}
 	listIssues := issuesPath + "?state=open&creator=perfbot[bot]"
 
 	// Listed to find the open regressions, and again by the upsert before it opens one.
@@ -402,8 +356,8 @@ func TestPublishBaselineOnGitHub(t *testing.T) {
 func TestPublishBaselineUnstableRatioNoComparison(t *testing.T) {
 	t.Parallel()
 	tg := newTarget(t)
-	sum, err := PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, tg.base, night{date: "2026-10-20", llama: "35.41", mixtral: []string{"8.22", "11.16"}, noComparison: true}),
-		RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(t.TempDir())})
+	sum, err := PublishBaseline(context.Background(), BaselineOptions{Target: Target{ResultsDir: layNight(t, tg.base, night{date: "2026-10-20", llama: "35.41", mixtral: []string{"8.22", "11.16"}, noComparison: true}),
+		RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(t.TempDir())}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -419,8 +373,8 @@ func TestPublishBaselineUnstableRatioNoComparison(t *testing.T) {
 		t.Errorf("the page says the CSV is missing:\n%s", page)
 	}
 	// A wider threshold gives the ratio back.
-	sum, err = PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, tg.base, night{date: "2026-10-21", llama: "35.41", mixtral: []string{"8.22", "11.16"}, noComparison: true}),
-		RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(t.TempDir()), MaxSpreadPct: 50})
+	sum, err = PublishBaseline(context.Background(), BaselineOptions{Target: Target{ResultsDir: layNight(t, tg.base, night{date: "2026-10-21", llama: "35.41", mixtral: []string{"8.22", "11.16"}, noComparison: true}),
+		RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(t.TempDir())}, MaxSpreadPct: 50})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 func BenchmarkPublishDryRunRerun(b *testing.B) {
 	tg := newTarget(b)
 	res := layPrepared(b, tg, profile{date: "2026-09-30", tests: allPassed})
-	o := Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(b.TempDir())}
+	o := Options{Target: Target{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(b.TempDir())}}
 	if _, err := Publish(context.Background(), o); err != nil {
 		b.Fatal(err)
 	}

@@ -8,9 +8,7 @@ import (
 	"strings"
 
 	"github.com/lablup/perfbot/bot/gh"
-	"github.com/lablup/perfbot/bot/gitpub"
 	"github.com/lablup/perfbot/bot/report"
-	"github.com/lablup/perfbot/config"
 	"github.com/lablup/perfbot/internal/strs"
 	"github.com/lablup/perfbot/runner/results"
 )
@@ -25,26 +23,17 @@ const dryBisect = ".bisect.md"
 
 // BisectOptions say what bisection to publish and where: a hand-started one
 // (`/bench rocm bisect good=SHA bad=SHA`), whose outcome goes to the issue or pull
-// request that asked.
+// request that asked. Target's ResultsDir is the bisection folder the GPU job wrote
+// (bisect.json, the guard's log, the host facts and, when a culprit was found, its
+// profile A/B in culprit/); its RepoDir is a clone holding the culprit's parent, whose
+// attribution rules the culprit's profiles are diffed with. Nothing is committed:
+// Target's Branch, BaseBranch and Author are not used.
 type BisectOptions struct {
-	// ResultsDir is the bisection folder the GPU job wrote: bisect.json, the guard's
-	// log, the host facts and, when a culprit was found, its profile A/B (culprit/).
-	ResultsDir string
-	// RepoDir is a clone of the target repository holding the culprit's parent; only
-	// its git objects are read (the parent's attribution rules), nothing of it runs.
-	RepoDir   string
-	Config    config.Config
-	Remote    string // "" means origin
-	GitToken  string
-	Sink      Sink    // ToGitHub, or ToDir for a dry run
-	Repo      gh.Repo // where links point; "" takes the GitHub sink's
-	ServerURL string
+	Target
 	// Issue is the issue or pull request the bisection was asked on: it gets the
 	// bisection comment. 0 skips the comment.
-	Issue            int
-	CheckRunID       int64
-	TriggerCommentID int64
-	StatusCommentID  int64
+	Issue int
+	Marks
 	// WorkflowRun is the URL of the workflow run that measured; "" when unknown.
 	WorkflowRun string
 	// Command is the command as the status comment names it; "" takes
@@ -69,13 +58,8 @@ type BisectSummary struct {
 }
 
 func (o BisectOptions) normalize() (BisectOptions, error) {
-	errs := destinationErrors(o.ResultsDir, o.RepoDir, "run bisect", o.Sink, &o.Repo)
-	var author gitpub.Identity // nothing is committed
-	gitDefaults(&o.Remote, &author, &o.ServerURL)
-	return checked(o, "publishing the bisection", errs)
+	return checked(o, "publishing the bisection", o.check("run bisect"))
 }
-
-func (o BisectOptions) target() (Sink, Git) { return o.Sink, Git{Remote: o.Remote} }
 
 // BisectPlan is the plan of a hand-started bisection's publication.
 type BisectPlan struct {
@@ -100,11 +84,10 @@ func PublishBisect(ctx context.Context, o BisectOptions) (BisectSummary, error) 
 // It writes nothing but what it plans; a failure is the plan's Err.
 func PlanBisect(ctx context.Context, o BisectOptions) *BisectPlan {
 	p := &BisectPlan{o: o, sum: BisectSummary{DryRun: o.Sink.DryRun(), Results: o.ResultsDir}}
-	env := bisectEnv{sink: o.Sink, repo: o.Repo, server: o.ServerURL, repoDir: o.RepoDir, remote: o.Remote, token: o.GitToken, cfg: o.Config}
 	var notes []string
 	bf, err := readBisectFolder(o.ResultsDir)
 	if err == nil {
-		p.b, notes = env.view(ctx, bf)
+		p.b, notes = o.bisectView(ctx, bf)
 		d := bf.doc
 		p.sum.Model, p.sum.Good, p.sum.Bad, p.sum.Outcome = d.Model, d.Good, d.Bad, p.b.data.Outcome
 		if d.Outcome != nil {
@@ -116,12 +99,12 @@ func PlanBisect(ctx context.Context, o BisectOptions) *BisectPlan {
 		// Render once before anything is written.
 		_, err = p.b.render(nil)
 	}
-	pl := Plan{Server: o.ServerURL, Repo: o.Repo, Notes: notes, Err: err}
+	pl := o.plan("", "", notes, err)
 	if err == nil {
 		pl.Steps = append(pl.Steps, CommentStep{Issue: o.Issue, Marker: p.b.data.Marker, File: DryBisectComment, What: "bisection comment",
 			Skip: unless(o.Issue > 0, "no issue or pull request to comment on"), Body: p.commentBody, Failed: markedCommentFailed("bisection comment", o.Issue)})
 	}
-	pl.End = endSteps(p, o.StatusCommentID, o.CheckRunID, o.TriggerCommentID)
+	pl.End = o.end(p)
 	p.Plan = pl
 	return p
 }
@@ -297,16 +280,6 @@ func orText(s, none string) string {
 	return s
 }
 
-// bisectEnv is what making a bisection's view needs: GitHub for the first bad
-// commit's pull requests, the clone for the parent's attribution rules.
-type bisectEnv struct {
-	sink                   Sink
-	repo                   gh.Repo
-	server                 string
-	repoDir, remote, token string
-	cfg                    config.Config
-}
-
 // bisectView is a bisection ready to render.
 type bisectView struct {
 	in   report.BisectInput
@@ -319,23 +292,24 @@ func (v *bisectView) render(errs []string) (string, error) {
 	return report.Render(report.BisectComment, report.NewBisectData(in))
 }
 
-// view makes the bisection's comment input: the commit links, the first bad commit's
-// pull requests, the culprit's verdicts and port impact (its two profiles diffed with
-// the parent's rules, as a profile compare's are). notes say what is missing.
-func (e bisectEnv) view(ctx context.Context, bf *bisectFolder) (*bisectView, []string) {
+// bisectView makes the bisection's comment input: the commit links, the first bad
+// commit's pull requests (asked through t's sink), the culprit's verdicts and port
+// impact (its two profiles diffed with the parent's rules, read from t's clone, as a
+// profile compare's are). notes say what is missing.
+func (t Target) bisectView(ctx context.Context, bf *bisectFolder) (*bisectView, []string) {
 	var notes []string
 	in := report.BisectInput{Bisect: bf.doc, CulpritNote: bf.culpritNote}
-	if e.repo.Owner != "" {
+	if t.Repo.Owner != "" {
 		in.CommitURL = func(sha string) string {
-			return fmt.Sprintf("%s/%s/%s/commit/%s", e.server, e.repo.Owner, e.repo.Name, sha)
+			return fmt.Sprintf("%s/%s/%s/commit/%s", t.ServerURL, t.Repo.Owner, t.Repo.Name, sha)
 		}
 	}
 	if o := bf.doc.Outcome; o != nil && o.FirstBad != "" {
-		in.PRs, in.PRNote = commitPulls(ctx, e.sink, o.FirstBad)
+		in.PRs, in.PRNote = commitPulls(ctx, t.Sink, o.FirstBad)
 	}
 	if c := bf.culprit; c != nil {
 		d := c.doc
-		cp := &ComparePlan{o: CompareOptions{RepoDir: e.repoDir, Remote: e.remote, GitToken: e.token, Config: e.cfg}, c: c, base: d.ShaA}
+		cp := &ComparePlan{o: CompareOptions{Target: t}, c: c, pinned: pinned{base: d.ShaA}}
 		if d.DirA == "" || d.DirB == "" {
 			in.CulpritNote = "the profile A/B names no profile folder of a side"
 		} else if err := cp.portDiffs(ctx); err != nil {

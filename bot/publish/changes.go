@@ -498,8 +498,7 @@ func (p *BaselinePlan) nightBisects(ctx context.Context, mc *modelChanges) {
 			mc.Checks[date] = ch
 			continue
 		}
-		env := bisectEnv{sink: p.o.Sink, repo: p.o.Repo, server: p.o.ServerURL, repoDir: p.o.RepoDir, remote: p.o.Remote, token: p.o.GitToken, cfg: p.o.Config}
-		v, notes := env.view(ctx, bf)
+		v, notes := p.o.bisectView(ctx, bf)
 		p.sum.Notes = append(p.sum.Notes, notes...)
 		mc.Bisects[date] = v
 		ch.Bisection = report.BisectLine(v.data) + "; the bisection comment on this issue has the details"

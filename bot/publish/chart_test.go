@@ -77,7 +77,7 @@ func TestPublishBaselineChartAndMissingModel(t *testing.T) {
 		writeFile(t, filepath.Join(dir, f.Name.String()), string(benchcsv.Format(benchcsv.ROCmHeader, rows)))
 	}
 	out := t.TempDir()
-	sum, err := PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, tg.base, night{date: date, llama: "35.41"}), RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out), HistoryDir: dir})
+	sum, err := PublishBaseline(context.Background(), BaselineOptions{Target: Target{ResultsDir: layNight(t, tg.base, night{date: date, llama: "35.41"}), RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)}, HistoryDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestPublishBaselineChartReadsTheCommitsHistory(t *testing.T) {
 	gitT(t, tg.checkout, "fetch", "--quiet", "origin", "history")
 
 	out := t.TempDir()
-	sum, err := PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, commit, night{date: date, llama: "35.41"}), RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)})
+	sum, err := PublishBaseline(context.Background(), BaselineOptions{Target: Target{ResultsDir: layNight(t, commit, night{date: date, llama: "35.41"}), RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)}})
 	if err != nil {
 		t.Fatal(err)
 	}

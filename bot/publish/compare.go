@@ -9,7 +9,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/bot/gitpub"
@@ -37,32 +36,19 @@ const (
 // requests, as the maintainers commit one pair per change.
 const CompareBranchPrefix = "perfbot/rocm-compare-"
 
-// CompareOptions say what compare results to publish and where.
+// CompareOptions say what compare results to publish and where. Its Target's
+// ResultsDir is the compare results folder the GPU job wrote: compare.json, the CSV
+// pair <host>_<date>_<label>-before.csv / -after.csv, and for a profile compare one
+// results folder per side (a/, b/); RepoDir holds A's commit; Branch "" takes
+// CompareBranchPrefix + the compare's label. A dry run's folder gets
+// compare-comment.md, compare-pr.md, status-comment.md, check-run.md,
+// step-summary.md and summary.json.
 type CompareOptions struct {
-	// ResultsDir is the compare results folder the GPU job wrote: compare.json, the
-	// CSV pair <host>_<date>_<label>-before.csv / -after.csv, and for a profile
-	// compare one results folder per side (a/, b/).
-	ResultsDir string
-	// RepoDir is a clone of the target repository holding A's commit; only its git
-	// objects are read (the attribution rules of A), nothing of it runs.
-	RepoDir    string
-	Config     config.Config
-	Branch     string // "" takes CompareBranchPrefix + the compare's label
-	BaseBranch string // "" asks GitHub (a dry run takes main)
-	Remote     string // "" means origin
-	GitToken   string
-	Author     gitpub.Identity
-	// Sink receives the writes: ToGitHub, or ToDir for a dry run (compare-comment.md,
-	// compare-pr.md, status-comment.md, check-run.md, step-summary.md, summary.json).
-	Sink      Sink
-	Repo      gh.Repo // where links point; "" takes the GitHub sink's
-	ServerURL string
+	Target
 	// PR is the pull request (or issue) the compare was asked on: it gets the compare
 	// comment. 0 skips the comment.
-	PR               int
-	CheckRunID       int64
-	TriggerCommentID int64
-	StatusCommentID  int64
+	PR int
+	Marks
 	// WorkflowRun is the URL of the workflow run that measured; "" when unknown.
 	WorkflowRun string
 	// Command is the command as the status comment names it; "" takes
@@ -91,11 +77,10 @@ type CompareSummary struct {
 }
 
 func (o CompareOptions) normalize() (CompareOptions, error) {
-	errs := destinationErrors(o.ResultsDir, o.RepoDir, "run ... compare", o.Sink, &o.Repo)
+	errs := o.check("run ... compare")
 	if o.Config.Results.Benchmarks == "" {
 		o.Config.Results.Benchmarks = config.Default().Results.Benchmarks
 	}
-	gitDefaults(&o.Remote, &o.Author, &o.ServerURL)
 	return checked(o, "publishing the compare", errs)
 }
 
@@ -105,11 +90,9 @@ type ComparePlan struct {
 	o   CompareOptions
 	sum CompareSummary
 
+	pinned
 	c       *compareFolder
 	branch  string
-	base    string
-	when    time.Time
-	files   map[string][]byte
 	before  string // repo paths of the CSV pair
 	after   string
 	diffs   []report.CompareDiff
@@ -132,15 +115,14 @@ func PublishCompare(ctx context.Context, o CompareOptions) (CompareSummary, erro
 func PlanCompare(ctx context.Context, o CompareOptions) *ComparePlan {
 	p := &ComparePlan{o: o, sum: CompareSummary{DryRun: o.Sink.DryRun(), Results: o.ResultsDir}}
 	err := p.prepare(ctx)
-	pl := Plan{Server: o.ServerURL, Repo: o.Repo, Base: p.base, Branch: p.branch, Notes: p.sum.Notes, Err: err}
+	pl := o.plan(p.base, p.branch, p.sum.Notes, err)
 	if err == nil {
 		c := p.c
 		d := c.doc
 		msg := fmt.Sprintf("rocm: A/B %s on %s (%s)\n\nB %s against A %s.\nBefore: %s\nAfter: %s\n",
 			d.Label, d.Host, d.Date, d.ShaB, d.ShaA, p.before, p.after)
 		if len(p.files) > 0 {
-			pl.Push = &PushSpec{Repo: o.RepoDir, Remote: o.Remote, Token: o.GitToken, BaseBranch: o.BaseBranch,
-				Change: gitpub.Change{Base: p.base, Branch: p.branch, Files: p.files, Message: msg, Author: o.Author, Date: p.when}}
+			pl.Push = o.push(o.BaseBranch, gitpub.Change{Base: p.base, Branch: p.branch, Files: p.files, Message: msg, Date: p.when})
 			pl.Steps = append(pl.Steps, PRStep{Title: fmt.Sprintf("rocm: A/B %s on %s (%s): before/after CSVs", d.Label, d.Host, d.Date), Head: p.branch, File: DryComparePR,
 				Body: func(l Links) (string, error) { return p.renderFor(report.CompareComment, l, nil, o.PR) }})
 		}
@@ -148,30 +130,26 @@ func PlanCompare(ctx context.Context, o CompareOptions) *ComparePlan {
 			CommentStep{Issue: o.PR, Marker: report.CompareMarker(string(d.Kind)), File: DryCompareComment, What: "compare comment",
 				Skip: unless(o.PR > 0, "no pull request to comment on"), Body: p.commentBody, Failed: p.commentFailed})
 	}
-	pl.End = endSteps(p, o.StatusCommentID, o.CheckRunID, o.TriggerCommentID)
+	pl.End = o.end(p)
 	p.Plan = pl
 	return p
 }
 
 func (p *ComparePlan) summary(a *Applied) CompareSummary {
 	s := p.sum
-	s.DryRun, s.Git = a.DryRun, a.Git
-	s.PR, s.Comment, s.Reported = a.PR.Outcome, a.Comment.Outcome, a.Reported
-	s.Failing = p.failing
-	s.Ending = ending(a)
+	s.DryRun, s.Git, s.Ending = a.DryRun, a.Git, ending(a)
+	s.PR, s.Comment, s.Reported, s.Failing = a.PR.Outcome, a.Comment.Outcome, a.Reported, p.failing
 	return s
 }
 
-func (p *ComparePlan) prepare(ctx context.Context) error {
-	c, err := readCompare(p.o.ResultsDir)
-	if err != nil {
+func (p *ComparePlan) prepare(ctx context.Context) (err error) {
+	if p.c, err = readCompare(p.o.ResultsDir); err != nil {
 		return err
 	}
-	p.c = c
-	d := c.doc
+	c, d := p.c, p.c.doc
 	p.sum.Kind, p.sum.Label, p.sum.A, p.sum.B = string(d.Kind), d.Label, d.ShaA, d.ShaB
-	if p.base, err = resolveCommit(ctx, p.o.RepoDir, d.ShaA); err != nil {
-		return fmt.Errorf("pinning A's commit: %w", err)
+	if err := p.pin(ctx, p.o.Target, d.ShaA, "A's commit", d.Finished, d.Started); err != nil {
+		return err
 	}
 	p.sum.Git.Base = p.base
 	if p.branch = p.o.Branch; p.branch == "" {
@@ -180,16 +158,9 @@ func (p *ComparePlan) prepare(ctx context.Context) error {
 	if why := config.CheckBranch(p.branch); why != "" {
 		return fmt.Errorf("the compare's branch %s", why)
 	}
-	// The commit's date is the session's end, so the same results again are the same
-	// commit.
-	p.when = d.Finished
-	if p.when.IsZero() {
-		p.when = d.Started
-	}
 	if d.State != results.SessionComplete {
 		p.sum.Notes = append(p.sum.Notes, fmt.Sprintf("the compare session is %s, not complete: what it measured is published", d.State))
 	}
-	p.files = map[string][]byte{}
 	if d.CSVBefore != "" {
 		p.before = path.Join(p.o.Config.Results.Benchmarks, d.CSVBefore)
 		p.after = path.Join(p.o.Config.Results.Benchmarks, d.CSVAfter)
@@ -383,39 +354,14 @@ func (p *ComparePlan) command() string {
 
 // steps are the publishing steps as the status comment shows them: the state reached.
 func (p *ComparePlan) steps(a *Applied) ([]report.Step, []report.Link) {
-	var steps []report.Step
-	var links []report.Link
+	var s statusLines
+	s.commit(a, p.branch)
 	if !p.published(a) {
-		if a.Git.Error != "" {
-			steps = append(steps, report.Step{Name: "commit", Outcome: "not pushed", Error: a.Git.Error})
-		}
-		return steps, links
+		return s.steps, s.links
 	}
-	if a.Pushed {
-		steps = append(steps, report.Step{Name: "commit", Outcome: fmt.Sprintf("%s on %s", strs.ShortSHA(a.Git.Commit), p.branch)})
-	}
-	switch {
-	case a.Links.PR != nil:
-		l := *a.Links.PR
-		links = append(links, report.Link{Text: "CSV pull request", URL: l.URL})
-		steps = append(steps, report.Step{Name: "pull request", Outcome: "open", Link: &l})
-	case a.PRErr != nil:
-		steps = append(steps, report.Step{Name: "pull request", Outcome: "not opened", Error: a.PR.Error})
-	case a.PR.File != "":
-		steps = append(steps, report.Step{Name: "pull request", Outcome: "written to " + a.PR.File + " (dry run)"})
-	}
-	switch {
-	case a.Comment.Link != "":
-		links = append(links, report.Link{Text: "compare comment", URL: a.Comment.Link})
-		steps = append(steps, report.Step{Name: "compare comment", Outcome: "up to date", Link: &report.Link{Text: fmt.Sprintf("#%d", p.o.PR), URL: a.Comment.Link}})
-	case a.CommentErr != nil:
-		steps = append(steps, report.Step{Name: "compare comment", Outcome: "not updated", Error: a.Comment.Error})
-	case a.CommentSkipped:
-		steps = append(steps, report.Step{Name: "compare comment", Outcome: "skipped: " + a.Comment.Detail})
-	case a.Comment.File != "":
-		steps = append(steps, report.Step{Name: "compare comment", Outcome: "written to " + a.Comment.File + " (dry run)"})
-	}
-	return steps, links
+	s.pr(a, "CSV pull request", "open")
+	s.comment("compare comment", true, p.o.PR, a.Comment, a.CommentErr, a.CommentSkipped, "not updated")
+	return s.steps, s.links
 }
 
 // published says the results were read and the CSV pair is on its branch, or there

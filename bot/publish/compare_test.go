@@ -6,7 +6,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -110,8 +109,8 @@ func layCompare(t testing.TB, shaA string, edit func(*results.Compare)) string {
 }
 
 func compareOptions(tg *target, res string, sink Sink) CompareOptions {
-	return CompareOptions{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: sink, BaseBranch: "main", PR: epicIssue,
-		TriggerCommentID: triggerID, WorkflowRun: "https://github.com/lablup/mlxcel/actions/runs/31337"}
+	return CompareOptions{Target: Target{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: sink, BaseBranch: "main"}, PR: epicIssue,
+		Marks: Marks{TriggerCommentID: triggerID}, WorkflowRun: "https://github.com/lablup/mlxcel/actions/runs/31337"}
 }
 
 // A dry run of the real pair: the documents (golden), the CSV pair committed on A
@@ -184,9 +183,7 @@ func TestCompareDryRun(t *testing.T) {
 // neutral without a threshold.
 func TestCompareCommentUpdatedInPlace(t *testing.T) {
 	t.Parallel()
-	tg := newTarget(t)
-	h := newHub(t)
-	c := client(t, h.s, &sleeps{})
+	tg, h, c := onGitHub(t)
 	o := compareOptions(tg, layCompare(t, tg.base, nil), ToGitHub(c, testRepo))
 	o.Repo, o.CheckRunID = testRepo, checkRunID
 	// publish publishes o, whose check run is neutral and whose trigger gets a rocket.
@@ -360,107 +357,6 @@ func directions(c results.Compare) []abstat.Direction {
 		}
 	}
 	return out
-}
-
-// A hostile or broken compare folder is refused before anything is pushed, with an
-// error that says what is wrong; the check run and the status comment report it.
-func TestCompareRefusesHostileResults(t *testing.T) {
-	t.Parallel()
-	tg := newTarget(t)
-	manifest := func(t *testing.T, dir string) string {
-		b, err := os.ReadFile(filepath.Join(dir, results.CompareFile))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
-	for _, tc := range []struct {
-		name   string
-		break_ func(t *testing.T, dir string)
-		want   string
-	}{
-		{"oversized", func(t *testing.T, dir string) {
-			f, err := os.OpenFile(filepath.Join(dir, results.CompareFile), os.O_WRONLY|os.O_APPEND, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			if _, err := f.Write(make([]byte, 33<<20)); err != nil {
-				t.Fatal(err)
-			}
-		}, "reading the compare manifest"},
-		{"a number out of range", func(t *testing.T, dir string) {
-			writeFile(t, filepath.Join(dir, results.CompareFile), strings.Replace(manifest(t, dir), `"median_a": 60.39`, `"median_a": 1e999`, 1))
-		}, "compare.json is not a manifest of a compare session"},
-		{"a negative median", func(t *testing.T, dir string) {
-			writeFile(t, filepath.Join(dir, results.CompareFile), strings.Replace(manifest(t, dir), `"median_a": 60.39`, `"median_a": -60.39`, 1))
-		}, "a median is negative"},
-		{"p above 1", func(t *testing.T, dir string) {
-			writeFile(t, filepath.Join(dir, results.CompareFile), regexp.MustCompile(`"p": [0-9.e-]+`).ReplaceAllString(manifest(t, dir), `"p": 7`))
-		}, "not in 0..1"},
-		{"a number as text", func(t *testing.T, dir string) {
-			writeFile(t, filepath.Join(dir, results.CompareFile), strings.Replace(manifest(t, dir), `"median_a": 60.39`, `"median_a": "60.39"`, 1))
-		}, "compare.json is not a manifest of a compare session"},
-		{"not JSON", func(t *testing.T, dir string) {
-			writeFile(t, filepath.Join(dir, results.CompareFile), "<html>")
-		}, "compare.json is not a manifest of a compare session"},
-		{"the CSV a link", func(t *testing.T, dir string) {
-			p := filepath.Join(dir, ssmAfter)
-			if err := os.Remove(p); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Symlink("/etc/passwd", p); err != nil {
-				t.Fatal(err)
-			}
-		}, "not a regular file"},
-		{"the manifest a link", func(t *testing.T, dir string) {
-			p := filepath.Join(dir, results.CompareFile)
-			if err := os.Rename(p, filepath.Join(dir, "elsewhere.json")); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Symlink("elsewhere.json", p); err != nil {
-				t.Fatal(err)
-			}
-		}, "compare.json is a symbolic link, not a regular file"},
-		{"a side's summary a link", func(t *testing.T, dir string) {
-			writeFile(t, filepath.Join(dir, results.CompareFile), strings.Replace(strings.Replace(manifest(t, dir), `"kind": "bench"`, `"kind": "profile"`, 1),
-				`"csv_before"`, `"dir_a": "a", "dir_b": "b", "csv_before"`, 1))
-			for _, side := range []string{"a", "b"} {
-				writeFile(t, filepath.Join(dir, side, "x_decode_kernels.csv"), "")
-				if err := os.Symlink("/etc/passwd", filepath.Join(dir, side, "x_summary.json")); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}, "\"x_summary.json\" is a symbolic link, not a regular file"},
-		{"the CSV missing", func(t *testing.T, dir string) {
-			if err := os.Remove(filepath.Join(dir, ssmBefore)); err != nil {
-				t.Fatal(err)
-			}
-		}, "the compare names " + ssmBefore},
-		{"the CSV not a harness file", func(t *testing.T, dir string) {
-			writeFile(t, filepath.Join(dir, ssmBefore), "model,decode_tok_s\n")
-		}, "reading the CSV pair"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			dir := layCompare(t, tg.base, nil)
-			tc.break_(t, dir)
-			out := t.TempDir()
-			sum, err := PublishCompare(context.Background(), compareOptions(tg, dir, ToDir(out)))
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("error %v, want it to say %q", err, tc.want)
-			}
-			if sum.Git.Pushed || sum.Conclusion != "failure" || sum.CheckRun.Detail != "failure" {
-				t.Errorf("summary %+v", sum)
-			}
-			if got := gitT(t, tg.bare, "for-each-ref", "--format=%(refname)", "refs/heads/"+ssmBranch); got != "" {
-				t.Errorf("the compare branch exists: %s", got)
-			}
-			wantIn(t, readFile(t, filepath.Join(out, DryStatus)), "failed.")
-			wantIn(t, readFile(t, filepath.Join(out, DryCheckRun)), "Conclusion: failure.", "Publishing failed before anything was pushed")
-			wantNotWritten(t, out, DryCompareComment)
-		})
-	}
 }
 
 // A profile compare shows the port impact of each run, diffed with A's rules: B is A's

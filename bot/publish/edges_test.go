@@ -57,7 +57,7 @@ func TestPublishRefusesAnotherExistingCommit(t *testing.T) {
 				writeFile(t, p, strings.ReplaceAll(b, tg.base, c.session))
 			}
 			out := t.TempDir()
-			_, err := Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out), Base: c.base})
+			_, err := Publish(context.Background(), Options{Target: Target{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)}, Base: c.base})
 			want := "the results are of commit " + tg.base[:8] + " (folder gfx1151_" + tg.base[:8] + ") but the base is " + other + ": publish on the profiled commit"
 			if err == nil || !strings.Contains(err.Error(), want) {
 				t.Fatalf("error %v, want %q", err, want)
@@ -102,7 +102,7 @@ func TestPublishPRBodyAtGitHubsLimit(t *testing.T) {
 		p := prep
 		p.Verify = []patch.VerifyResult{prep.Verify[0]}
 		p.Verify[0].Command = []string{"sh", "-c", "exit 3 #" + strings.Repeat("x", pad)}
-		o := Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out), Issue: issue, Prepared: &p}
+		o := Options{Target: Target{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)}, Issue: issue, Prepared: &p}
 		if err := os.Remove(filepath.Join(res, "gfx1151_"+tg.base[:8], patch.PreparedFile)); err != nil && !os.IsNotExist(err) {
 			t.Fatal(err)
 		}
@@ -145,7 +145,7 @@ func TestDryRunGolden(t *testing.T) {
 			Sampling: "greedy", Status: results.StatusBenchCrashed, Reason: "the bench exited 137 (out of memory)"}}})
 	out := t.TempDir()
 	prepare(t, tg, res, [][]string{{"python3", patch.CheckerPath}, {"sh", "-c", "echo 'dispatch table out of date' >&2; exit 4"}}, "")
-	o := Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out), TriggerCommentID: triggerID, Issue: 12}
+	o := Options{Target: Target{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)}, Marks: Marks{TriggerCommentID: triggerID}, Issue: 12}
 	sum, err := Publish(context.Background(), o)
 	if err != nil {
 		t.Fatalf("Publish: %v", err)
@@ -181,7 +181,7 @@ func TestPublishCheckerSuccessLineThenFailure(t *testing.T) {
 			}
 			out := t.TempDir()
 			prepare(t, tg, res, [][]string{}, py)
-			o := Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)}
+			o := Options{Target: Target{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)}}
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			sum, err := Publish(ctx, o)
@@ -204,7 +204,7 @@ func TestPublishCheckerSuccessLineThenFailure(t *testing.T) {
 func TestOptionsNormalize(t *testing.T) {
 	t.Parallel()
 	now := func() time.Time { return testNow }
-	base := Options{ResultsDir: "r", RepoDir: "c", Sink: ToDir("d"), Config: testConfig()}
+	base := Options{Target: Target{ResultsDir: "r", RepoDir: "c", Sink: ToDir("d"), Config: testConfig()}}
 	cases := []struct {
 		name string
 		edit func(*Options)
@@ -303,7 +303,7 @@ func TestOptionsNormalize(t *testing.T) {
 func TestBaselineOptionsNormalize(t *testing.T) {
 	t.Parallel()
 	d := config.Default()
-	base := BaselineOptions{ResultsDir: "r", RepoDir: "c", Sink: ToDir("d"), Config: testConfig()}
+	base := BaselineOptions{Target: Target{ResultsDir: "r", RepoDir: "c", Sink: ToDir("d"), Config: testConfig()}}
 	cases := []struct {
 		name                        string
 		edit                        func(*BaselineOptions)
@@ -349,7 +349,7 @@ func TestBaselineOptionsNormalize(t *testing.T) {
 // otherwise.
 func TestBaselineRowLink(t *testing.T) {
 	t.Parallel()
-	p := &BaselinePlan{o: BaselineOptions{Config: testConfig()}, pagePath: "docs/benchmark_results/rocm-baseline-gfx1151-2026-10-20.md"}
+	p := &BaselinePlan{o: BaselineOptions{Target: Target{Config: testConfig()}}, pagePath: "docs/benchmark_results/rocm-baseline-gfx1151-2026-10-20.md"}
 	for line, want := range map[int]string{0: "../../benchmarks/a.csv", 1: "../../benchmarks/a.csv#L1", 12: "../../benchmarks/a.csv#L12"} {
 		if got := p.rowLink("a.csv", line); got != want {
 			t.Errorf("line %d: %q, want %q", line, got, want)
@@ -395,11 +395,7 @@ func TestPublishBaselinePageEdges(t *testing.T) {
 			t.Parallel()
 			page := dryNightPage(t, tc.n)
 			wantIn(t, page, tc.has...)
-			for _, s := range tc.lacks {
-				if strings.Contains(page, s) {
-					t.Errorf("%q in:\n%s", s, page)
-				}
-			}
+			wantOut(t, page, tc.lacks...)
 		})
 	}
 }
@@ -506,7 +502,7 @@ func TestPublishSamplingFromSessionOrRuns(t *testing.T) {
 		tg := newTarget(t)
 		out := t.TempDir()
 		res := layPrepared(t, tg, profile{date: "2026-09-30", tests: allPassed, sampling: c.sampling})
-		if _, err := Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out), Issue: 12}); err != nil {
+		if _, err := Publish(context.Background(), Options{Target: Target{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)}, Issue: 12}); err != nil {
 			t.Fatalf("%q: %v", c.sampling, err)
 		}
 		if pr := readFile(t, filepath.Join(out, DryPR)); !strings.Contains(pr, c.want) {
@@ -759,7 +755,7 @@ func TestPublishBaselineFirstSeenFromAnEarlierNight(t *testing.T) {
 func TestStepsOfACommitNotPushed(t *testing.T) {
 	t.Parallel()
 	for _, gitErr := range []string{"pushing perfbot/rocm-profile: rejected", ""} {
-		p := &ProfilePlan{o: Options{Branch: "perfbot/rocm-profile"}}
+		p := &ProfilePlan{o: Options{Target: Target{Branch: "perfbot/rocm-profile"}}}
 		steps, _ := p.steps(&Applied{Git: Git{Error: gitErr}})
 		var commit []report.Step
 		for _, s := range steps {
@@ -782,9 +778,7 @@ func TestStepsOfACommitNotPushed(t *testing.T) {
 // told of).
 func TestPublishWithoutCheckRunOrTriggerComment(t *testing.T) {
 	t.Parallel()
-	tg := newTarget(t)
-	h := newHub(t)
-	c := client(t, h.s, &sleeps{})
+	tg, h, c := onGitHub(t)
 	h.s.Expect("GET", pullsPath, h.listPRs())
 	h.s.Expect("POST", pullsPath, h.createPR())
 	h.s.Expect("GET", epicPath, h.listEpic()).Times(2)
@@ -814,7 +808,7 @@ func TestPublishBaselineWithoutATrackingIssue(t *testing.T) {
 	out := t.TempDir()
 	cfg := testConfig()
 	cfg.Epic = 0
-	sum, err := PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, tg.base, night{date: "2026-10-20", llama: "39.31"}), RepoDir: tg.checkout, Config: cfg, Sink: ToDir(out)})
+	sum, err := PublishBaseline(context.Background(), BaselineOptions{Target: Target{ResultsDir: layNight(t, tg.base, night{date: "2026-10-20", llama: "39.31"}), RepoDir: tg.checkout, Config: cfg, Sink: ToDir(out)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -831,7 +825,7 @@ func TestPublishBaselineStepSummary(t *testing.T) {
 	t.Parallel()
 	tg := newTarget(t)
 	out := t.TempDir()
-	o := BaselineOptions{ResultsDir: layNight(t, tg.base, night{date: "2026-10-20", llama: "39.31"}), RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)}
+	o := BaselineOptions{Target: Target{ResultsDir: layNight(t, tg.base, night{date: "2026-10-20", llama: "39.31"}), RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)}}
 	sum, err := PublishBaseline(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -847,5 +841,38 @@ func TestPublishBaselineStepSummary(t *testing.T) {
 	sum.StepSummary = "" // not part of summary.json
 	if diff := cmp.Diff(sum, saved); diff != "" {
 		t.Errorf("summary.json (-returned +saved):\n%s", diff)
+	}
+}
+
+// A concurrent push to the bot branch between our look and our push: the lease
+// catches it, publish looks again and wins without losing the other commit unseen.
+func TestPublishPushRace(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	// The remote's pre-receive hook moves the bot branch once, as a second pusher
+	// would, before git updates the ref under its lease.
+	hook := filepath.Join(tg.bare, "hooks", "pre-receive")
+	writeFile(t, hook, fmt.Sprintf(`#!/bin/sh
+if [ ! -e "$GIT_DIR/raced" ]; then
+  touch "$GIT_DIR/raced"
+  env -u GIT_QUARANTINE_PATH -u GIT_OBJECT_DIRECTORY -u GIT_ALTERNATE_OBJECT_DIRECTORIES git update-ref refs/heads/%s %s
+fi
+`, botBranch, tg.base))
+	if err := os.Chmod(hook, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res := layResults(t, tg.base, profile{date: "2026-09-30"})
+	sum, err := Publish(context.Background(), Options{Target: Target{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(t.TempDir())}})
+	if err != nil {
+		t.Fatalf("Publish: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(tg.bare, "raced")); err != nil {
+		t.Fatal("the race was not staged: the hook did not run")
+	}
+	if sum.Git.Retries != 1 || !sum.Git.Pushed || sum.Git.Action != gitpub.ActionUpdated {
+		t.Errorf("git = %+v, want one lost race, then an update over the other pusher's ref", sum.Git)
+	}
+	if got := tg.branch(t); got != sum.Git.Commit {
+		t.Errorf("the remote branch holds %s, want %s", got, sum.Git.Commit)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -214,7 +215,7 @@ func TestDryRunShowsTheSession(t *testing.T) {
 	tg := newTarget(t)
 	res := layResults(t, tg.base, profile{date: "2026-09-30", failed: []results.RunRecord{crashed}})
 	out := t.TempDir()
-	sum, err := Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)})
+	sum, err := Publish(context.Background(), Options{Target: Target{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)}})
 	if err != nil {
 		t.Fatalf("Publish: %v", err)
 	}
@@ -239,5 +240,106 @@ func TestDryRunShowsTheSession(t *testing.T) {
 	pr := readFile(t, filepath.Join(out, DryPR))
 	if !strings.Contains(pr, "### Notes\n\n- "+report.Text(crashed.Name+" has no results (bench_crashed): "+crashed.Reason)+"\n") {
 		t.Errorf("the pull request does not name the crashed run:\n%s", pr)
+	}
+}
+
+// A hostile or broken compare folder is refused before anything is pushed, with an
+// error that says what is wrong; the check run and the status comment report it.
+func TestCompareRefusesHostileResults(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	manifest := func(t *testing.T, dir string) string {
+		b, err := os.ReadFile(filepath.Join(dir, results.CompareFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for _, tc := range []struct {
+		name   string
+		break_ func(t *testing.T, dir string)
+		want   string
+	}{
+		{"oversized", func(t *testing.T, dir string) {
+			f, err := os.OpenFile(filepath.Join(dir, results.CompareFile), os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if _, err := f.Write(make([]byte, 33<<20)); err != nil {
+				t.Fatal(err)
+			}
+		}, "reading the compare manifest"},
+		{"a number out of range", func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, results.CompareFile), strings.Replace(manifest(t, dir), `"median_a": 60.39`, `"median_a": 1e999`, 1))
+		}, "compare.json is not a manifest of a compare session"},
+		{"a negative median", func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, results.CompareFile), strings.Replace(manifest(t, dir), `"median_a": 60.39`, `"median_a": -60.39`, 1))
+		}, "a median is negative"},
+		{"p above 1", func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, results.CompareFile), regexp.MustCompile(`"p": [0-9.e-]+`).ReplaceAllString(manifest(t, dir), `"p": 7`))
+		}, "not in 0..1"},
+		{"a number as text", func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, results.CompareFile), strings.Replace(manifest(t, dir), `"median_a": 60.39`, `"median_a": "60.39"`, 1))
+		}, "compare.json is not a manifest of a compare session"},
+		{"not JSON", func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, results.CompareFile), "<html>")
+		}, "compare.json is not a manifest of a compare session"},
+		{"the CSV a link", func(t *testing.T, dir string) {
+			p := filepath.Join(dir, ssmAfter)
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("/etc/passwd", p); err != nil {
+				t.Fatal(err)
+			}
+		}, "not a regular file"},
+		{"the manifest a link", func(t *testing.T, dir string) {
+			p := filepath.Join(dir, results.CompareFile)
+			if err := os.Rename(p, filepath.Join(dir, "elsewhere.json")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("elsewhere.json", p); err != nil {
+				t.Fatal(err)
+			}
+		}, "compare.json is a symbolic link, not a regular file"},
+		{"a side's summary a link", func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, results.CompareFile), strings.Replace(strings.Replace(manifest(t, dir), `"kind": "bench"`, `"kind": "profile"`, 1),
+				`"csv_before"`, `"dir_a": "a", "dir_b": "b", "csv_before"`, 1))
+			for _, side := range []string{"a", "b"} {
+				writeFile(t, filepath.Join(dir, side, "x_decode_kernels.csv"), "")
+				if err := os.Symlink("/etc/passwd", filepath.Join(dir, side, "x_summary.json")); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}, "\"x_summary.json\" is a symbolic link, not a regular file"},
+		{"the CSV missing", func(t *testing.T, dir string) {
+			if err := os.Remove(filepath.Join(dir, ssmBefore)); err != nil {
+				t.Fatal(err)
+			}
+		}, "the compare names " + ssmBefore},
+		{"the CSV not a harness file", func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, ssmBefore), "model,decode_tok_s\n")
+		}, "reading the CSV pair"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := layCompare(t, tg.base, nil)
+			tc.break_(t, dir)
+			out := t.TempDir()
+			sum, err := PublishCompare(context.Background(), compareOptions(tg, dir, ToDir(out)))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want it to say %q", err, tc.want)
+			}
+			if sum.Git.Pushed || sum.Conclusion != "failure" || sum.CheckRun.Detail != "failure" {
+				t.Errorf("summary %+v", sum)
+			}
+			if got := gitT(t, tg.bare, "for-each-ref", "--format=%(refname)", "refs/heads/"+ssmBranch); got != "" {
+				t.Errorf("the compare branch exists: %s", got)
+			}
+			wantIn(t, readFile(t, filepath.Join(out, DryStatus)), "failed.")
+			wantIn(t, readFile(t, filepath.Join(out, DryCheckRun)), "Conclusion: failure.", "Publishing failed before anything was pushed")
+			wantNotWritten(t, out, DryCompareComment)
+		})
 	}
 }

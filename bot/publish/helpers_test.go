@@ -124,7 +124,7 @@ func dryProfile(t *testing.T, pr profile, prepared bool, with func(*Options)) (t
 		prepare(t, tg, res, nil, "")
 	}
 	out = filepath.Join(t.TempDir(), "dry")
-	o := Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)}
+	o := Options{Target: Target{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)}}
 	if with != nil {
 		with(&o)
 	}
@@ -366,6 +366,16 @@ func wantIn(t *testing.T, doc string, wants ...string) {
 	for _, want := range wants {
 		if !strings.Contains(doc, want) {
 			t.Errorf("no %q in:\n%s", want, doc)
+		}
+	}
+}
+
+// wantOut checks that doc holds none of lacks.
+func wantOut(t *testing.T, doc string, lacks ...string) {
+	t.Helper()
+	for _, lack := range lacks {
+		if strings.Contains(doc, lack) {
+			t.Errorf("%q in:\n%s", lack, doc)
 		}
 	}
 }

@@ -1,14 +1,20 @@
 package publish
 
 import (
+	"crypto/rand"
+	"crypto/rsa"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"path"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/internal/testfix"
 )
@@ -36,6 +42,14 @@ const (
 	triggerID    = 4242
 	checkRunID   = 777
 )
+
+// onGitHub is a target and a hub standing for its GitHub, with a client of the hub.
+func onGitHub(t *testing.T) (*target, *hub, *gh.Client) {
+	t.Helper()
+	tg := newTarget(t)
+	h := newHub(t)
+	return tg, h, client(t, h.s, &sleeps{})
+}
 
 func newHub(t *testing.T) *hub {
 	return &hub{t: t, s: fakegithub.New(t), statuses: map[int64]map[string]any{}, nextID: 9000}
@@ -201,4 +215,97 @@ func locked(mu *sync.Mutex, f func(fakegithub.Request) fakegithub.Response) fake
 		defer mu.Unlock()
 		return f(req)
 	})
+}
+
+const worldToken = "ghs_worldtoken0123456789"
+
+// world is a stateful local GitHub holding the target's bare remote, the epic, and
+// pull requests whose heads are branches of the remote.
+type world struct {
+	s  *fakegithub.Server
+	c  *gh.Client
+	tg *target
+}
+
+// newWorld makes a target and the world around it.
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	tg := newTarget(t)
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := fakegithub.New(t, fakegithub.App(1, "perfbot", &key.PublicKey))
+	s.AddToken(worldToken, botLogin)
+	s.AddUser(fakegithub.User{Login: "maintainer"})
+	s.AddRepo(&fakegithub.Repo{Owner: testRepo.Owner, Name: testRepo.Name, DefaultBranch: "main", GitDir: tg.bare,
+		Collaborators: map[string]string{"maintainer": fakegithub.PermWrite}})
+	if _, err := s.AddIssue(testRepo.String(), fakegithub.Issue{Number: epicIssue, Title: "epic", User: "maintainer"}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := gh.NewTokenClient(worldToken, gh.Options{BaseURL: s.URL(), Login: botLogin, Sleep: (&sleeps{}).sleep, Now: func() time.Time { return testNow }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &world{s: s, c: c, tg: tg}
+}
+
+// pull opens pull request n whose head is a branch of the remote with one more commit
+// than main (a new file), fetched into the publishing clone; it returns the head.
+func (w *world) pull(t *testing.T, n int, branch string) string {
+	t.Helper()
+	seed := filepath.Join(t.TempDir(), "seed")
+	gitT(t, filepath.Dir(seed), "clone", "--quiet", w.tg.bare, seed)
+	writeFile(t, filepath.Join(seed, "src", branch+".rs"), "// the unreviewed code of "+branch+"\n")
+	gitT(t, seed, "add", "-A")
+	gitT(t, seed, "commit", "--quiet", "-m", branch)
+	gitT(t, seed, "push", "--quiet", "origin", "HEAD:refs/heads/"+branch)
+	gitT(t, w.tg.checkout, "fetch", "--quiet", "origin", branch)
+	w.addPull(t, n, branch)
+	return gitT(t, seed, "rev-parse", "HEAD")
+}
+
+func (w *world) addPull(t *testing.T, n int, branch string) {
+	t.Helper()
+	if _, err := w.s.AddIssue(testRepo.String(), fakegithub.Issue{Number: n, Title: branch, User: "maintainer",
+		PR: &fakegithub.Pull{Head: branch, Base: "main"}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ask writes the command on n and returns its id.
+func (w *world) ask(t *testing.T, n int) int64 {
+	t.Helper()
+	c, err := w.s.AddComment(testRepo.String(), n, "maintainer", "/profile rocm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.ID
+}
+
+// asked is a profile of pull request n's head, asked for on n: it opens n (pull), asks
+// (ask) and lays out the prepared results of the head.
+func (w *world) asked(t *testing.T, n int, branch string) (head string, ask int64, res string) {
+	t.Helper()
+	head = w.pull(t, n, branch)
+	return head, w.ask(t, n), layPrepared(t, w.tg.at(head), profile{date: "2026-09-30", tests: allPassed})
+}
+
+// close closes issue or pull request n, as a maintainer merging it would.
+func (w *world) close(t *testing.T, n int) {
+	t.Helper()
+	req, _ := http.NewRequest("PATCH", w.s.URL()+"repos/"+testRepo.String()+"/issues/"+strconv.Itoa(n), strings.NewReader(`{"state":"closed"}`))
+	req.Header.Set("Authorization", "token "+worldToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("closing #%d: %v %v", n, err, resp)
+	}
+	resp.Body.Close()
+}
+
+// options publish results for issue or pull request n, its kind and the requester
+// left for GitHub to say.
+func (w *world) options(res string, n int, trigger int64) Options {
+	return Options{Target: Target{ResultsDir: res, RepoDir: w.tg.checkout, Config: testConfig(), Sink: ToGitHub(w.c, testRepo), Repo: testRepo,
+		BaseBranch: "main"}, Issue: n, Marks: Marks{TriggerCommentID: trigger}, Now: func() time.Time { return testNow }}
 }

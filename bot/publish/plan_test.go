@@ -52,7 +52,7 @@ func TestPlanProfileGolden(t *testing.T) {
 	tg := newTarget(t)
 	res := layPrepared(t, tg, profile{date: "2026-09-30", tests: allPassed, trace: true})
 	before := gitT(t, tg.bare, "for-each-ref")
-	o, err := Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(t.TempDir())}.normalize()
+	o, err := Options{Target: Target{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(t.TempDir())}}.normalize()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,8 +108,8 @@ func TestDirSink(t *testing.T) {
 func TestPlanBaselineGolden(t *testing.T) {
 	t.Parallel()
 	tg := newTarget(t)
-	o, err := BaselineOptions{ResultsDir: layNight(t, tg.base, night{date: "2026-10-20", llama: "39.31"}), RepoDir: tg.checkout,
-		Config: testConfig(), Sink: ToDir(t.TempDir())}.normalize()
+	o, err := BaselineOptions{Target: Target{ResultsDir: layNight(t, tg.base, night{date: "2026-10-20", llama: "39.31"}), RepoDir: tg.checkout,
+		Config: testConfig(), Sink: ToDir(t.TempDir())}}.normalize()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,6 @@ import (
 	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/config"
 	"github.com/lablup/perfbot/internal/infile"
-	"github.com/lablup/perfbot/internal/strs"
 	"github.com/lablup/perfbot/runner/attrib"
 	"github.com/lablup/perfbot/runner/patch"
 	"github.com/lablup/perfbot/runner/rank"
@@ -35,6 +34,147 @@ const (
 )
 
 var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// Options says what profile results to publish and where. Its Target's ResultsDir is
+// the folder `perfbot run profile` wrote: the <gfx>_<commit> folder, or the folder
+// holding exactly one of them. Its Branch "" takes the request's own branch under
+// Config.Branches.Profile (gitpub.BranchName: <profile>-pr-N or <profile>-issue-N for
+// Issue N, <profile> itself without an Issue). A dry run's folder gets pr.md,
+// epic-comment.md, status-comment.md, check-run.md, step-summary.md and summary.json.
+type Options struct {
+	Target
+	// Base is the pinned commit that was profiled; "" takes the session's commit. The
+	// attribution rules and the patch are read from it. The results commit itself is
+	// built on the default branch's head at publishing time, so the pull request holds
+	// only perfbot's files.
+	Base string
+
+	Marks
+	Issue int // the issue or pull request the command came from
+	// IssueKind says whether Issue is a pull request (gitpub.TriggerPR) or an issue
+	// (gitpub.TriggerIssue); "" asks GitHub. A dry run cannot ask: it takes an issue
+	// and says so.
+	IssueKind gitpub.TriggerKind
+	// Requester is the login that asked for the run; "" takes the trigger comment's
+	// author from GitHub (a dry run leaves it out).
+	Requester string
+	// TriggerCommentURL links the comment that asked; "" takes it from GitHub.
+	TriggerCommentURL string
+	// Epic overrides Config.Epic when positive (the command's epic= argument).
+	Epic int
+	// Command is the command as the status comment names it; default "/profile rocm".
+	Command string
+	// RunLinks are the workflow run's links (its page, its traces artifact), added to
+	// the status comment's and the check run's.
+	RunLinks []report.Link
+
+	// Prepared is the grouped_gemm gate patch prepared for these results, used when
+	// the results folder has no gemm_patch.json (the command line prepares it on a
+	// maintainer's own checkout). Publish itself never prepares one: that runs the
+	// repository's code.
+	Prepared *patch.Prepared
+
+	Now func() time.Time
+}
+
+func (o Options) normalize() (Options, error) {
+	errs := o.check("run profile")
+	if o.Branch == "" && o.Config.Branches.Profile == "" {
+		errs = append(errs, errors.New("no bot branch: set branches.profile in the configuration"))
+	}
+	switch o.IssueKind {
+	case "", gitpub.TriggerPR, gitpub.TriggerIssue:
+	default:
+		errs = append(errs, fmt.Errorf("issue kind %q: want %q or %q", string(o.IssueKind), gitpub.TriggerPR, gitpub.TriggerIssue))
+	}
+	if o.Issue < 0 {
+		errs = append(errs, fmt.Errorf("issue %d: not an issue number", o.Issue))
+	}
+	if o.Epic <= 0 {
+		o.Epic = o.Config.Epic
+	}
+	if o.Command == "" {
+		o.Command = "/profile rocm"
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Config.Results.Profiles == "" || o.Config.Results.Reports == "" {
+		d := config.Default()
+		if o.Config.Results.Profiles == "" {
+			o.Config.Results.Profiles = d.Results.Profiles
+		}
+		if o.Config.Results.Reports == "" {
+			o.Config.Results.Reports = d.Results.Reports
+		}
+	}
+	return checked(o, "publishing", errs)
+}
+
+// Summary says what Publish did; a dry run writes it as summary.json.
+type Summary struct {
+	DryRun  bool     `json:"dry_run"`
+	Results string   `json:"results"`
+	GFX     string   `json:"gfx"`
+	Commit  string   `json:"commit"`
+	Date    string   `json:"date"`
+	Runs    []string `json:"runs"`
+	Order   []string `json:"order"`
+	// Ranking is the ranked port order with its evidence.
+	Ranking *rank.Ranking `json:"-"`
+	Report  string        `json:"report"`
+	Files   []string      `json:"files"`
+	Skipped []string      `json:"skipped,omitempty"`
+	Git     Git           `json:"git"`
+	// OnMain says whether the profiled commit is in the default branch's history;
+	// the results commit is built on that branch's head (Git.Base) either way.
+	OnMain    bool   `json:"on_main"`
+	Trigger   string `json:"trigger,omitempty"`   // "pull request #1900", "issue #1814"
+	Requester string `json:"requester,omitempty"` // who asked
+	Gated
+	PR   Outcome `json:"pr"`
+	Epic Outcome `json:"epic"`
+	// Request is the report posted on the requesting pull request (a profile of a
+	// commit not yet on the default branch); Stale the bot branches of closed
+	// requests that were deleted or kept.
+	Request Outcome   `json:"request_comment,omitzero"`
+	Stale   []Outcome `json:"stale_branches,omitempty"`
+	Reported
+	Ending
+}
+
+// Gated is what the grouped_gemm gate patch and its verification did, and the draft
+// state of the pull request they decide.
+type Gated struct {
+	Patch  *Patch   `json:"patch,omitempty"`
+	Verify Verify   `json:"verify"`
+	Draft  bool     `json:"draft"`
+	Why    []string `json:"draft_reasons,omitempty"`
+}
+
+// Patch is what the grouped_gemm patch did.
+type Patch struct {
+	Decision string   `json:"decision"`
+	Changed  []string `json:"changed,omitempty"`
+	Checker  string   `json:"checker,omitempty"`
+	Error    string   `json:"error,omitempty"`
+	Withholding
+}
+
+// Withholding says why a patch is shown but not committed (the profiled commit is not
+// on the default branch, or the branch changed the patched files since), and which
+// files it would change.
+type Withholding struct {
+	Withheld string   `json:"withheld,omitempty"`
+	Pending  []string `json:"pending,omitempty"`
+}
+
+// Verify is the verification of the patched tree.
+type Verify struct {
+	Passed   bool     `json:"passed"`
+	Commands []string `json:"commands"`
+	Failed   []string `json:"failed,omitempty"`
+}
 
 // Publish publishes a results folder (see the package comment): PlanProfile, then the
 // plan's effects through o.Sink. The Summary says what each step did, also when an
@@ -121,10 +261,9 @@ func PlanProfile(ctx context.Context, o Options) *ProfilePlan {
 // layout lays the steps out; err is why planning failed.
 func (p *ProfilePlan) layout(err error) Plan {
 	o := p.o
-	pl := Plan{Server: o.ServerURL, Repo: o.Repo, Base: p.mainHead, Branch: p.branch, Notes: p.sum.Notes, Err: err}
+	pl := o.plan(p.mainHead, p.branch, p.sum.Notes, err)
 	if err == nil {
-		pl.Push = &PushSpec{Repo: o.RepoDir, Remote: o.Remote, Token: o.GitToken, BaseBranch: p.mainBranch,
-			Change: gitpub.Change{Base: p.mainHead, Branch: p.branch, Files: p.files, Message: p.commitMessage(), Author: o.Author, Date: p.when}}
+		pl.Push = o.push(p.mainBranch, gitpub.Change{Base: p.mainHead, Branch: p.branch, Files: p.files, Message: p.commitMessage(), Date: p.when})
 		pl.Steps = []Step{
 			PRStep{Title: p.title(), Head: p.branch, Draft: len(p.draftWhy) > 0, File: DryPR, Body: p.prBody, NoteDraft: true},
 		}
@@ -133,7 +272,7 @@ func (p *ProfilePlan) layout(err error) Plan {
 		}
 		pl.Steps = append(pl.Steps, p.epicStep(), p.staleStep())
 	}
-	pl.End = endSteps(p, o.StatusCommentID, o.CheckRunID, o.TriggerCommentID)
+	pl.End = o.end(p)
 	return pl
 }
 
@@ -602,52 +741,19 @@ func (p *ProfilePlan) orderLine() string {
 // steps are the publishing steps as the status comment and summaries show them: the
 // state reached, not what this call changed, so a rerun renders the same text.
 func (p *ProfilePlan) steps(a *Applied) ([]report.Step, []report.Link) {
-	var steps []report.Step
-	var links []report.Link
+	var s statusLines
+	s.commit(a, p.branch)
 	if !a.Pushed {
-		if a.Git.Error != "" {
-			steps = append(steps, report.Step{Name: "commit", Outcome: "not pushed", Error: a.Git.Error})
-		}
-		return steps, links
+		return s.steps, s.links
 	}
-	links = append(links, a.Links.Link("report", p.pagePath))
-	steps = append(steps, report.Step{Name: "commit", Outcome: fmt.Sprintf("%s on %s", strs.ShortSHA(a.Git.Commit), p.branch)})
-	switch {
-	case a.Links.PR != nil:
-		l := *a.Links.PR
-		links = append(links, report.Link{Text: "pull request", URL: l.URL})
-		out := "open"
-		if a.PR.Draft {
-			out = "open as a draft"
-		}
-		steps = append(steps, report.Step{Name: "pull request", Outcome: out, Link: &l})
-	case a.PRErr != nil:
-		steps = append(steps, report.Step{Name: "pull request", Outcome: "not opened", Error: a.PR.Error})
-	case a.PR.File != "":
-		steps = append(steps, report.Step{Name: "pull request", Outcome: "written to " + a.PR.File + " (dry run)"})
+	s.link("report", a.Links.Link("report", p.pagePath).URL)
+	open := "open"
+	if a.PR.Draft {
+		open = "open as a draft"
 	}
-	switch {
-	case a.Comment.Link != "":
-		l := report.Link{Text: fmt.Sprintf("#%d", p.o.Epic), URL: a.Comment.Link}
-		links = append(links, report.Link{Text: "ranking comment", URL: a.Comment.Link})
-		steps = append(steps, report.Step{Name: "ranking comment", Outcome: "up to date", Link: &l})
-	case a.CommentErr != nil:
-		steps = append(steps, report.Step{Name: "ranking comment", Outcome: "not updated", Error: a.Comment.Error})
-	case a.CommentSkipped:
-		steps = append(steps, report.Step{Name: "ranking comment", Outcome: "skipped: " + a.Comment.Detail})
-	case a.Comment.File != "":
-		steps = append(steps, report.Step{Name: "ranking comment", Outcome: "written to " + a.Comment.File + " (dry run)"})
-	}
-	name := fmt.Sprintf("report on #%d", p.trigger.Number)
-	switch {
-	case a.Aside.Link != "":
-		l := report.Link{Text: fmt.Sprintf("#%d", p.trigger.Number), URL: a.Aside.Link}
-		steps = append(steps, report.Step{Name: name, Outcome: "up to date", Link: &l})
-	case a.AsideErr != nil:
-		steps = append(steps, report.Step{Name: name, Outcome: "not posted", Error: a.Aside.Error})
-	case a.Aside.File != "":
-		steps = append(steps, report.Step{Name: name, Outcome: "written to " + a.Aside.File + " (dry run)"})
-	}
+	s.pr(a, "pull request", open)
+	s.comment("ranking comment", true, p.o.Epic, a.Comment, a.CommentErr, a.CommentSkipped, "not updated")
+	s.comment(fmt.Sprintf("report on #%d", p.trigger.Number), false, p.trigger.Number, a.Aside, a.AsideErr, a.AsideSkipped, "not posted")
 	var deleted []string
 	for _, o := range a.Stale {
 		if o.Action == "deleted" {
@@ -655,9 +761,9 @@ func (p *ProfilePlan) steps(a *Applied) ([]report.Step, []report.Link) {
 		}
 	}
 	if len(deleted) > 0 {
-		steps = append(steps, report.Step{Name: "stale bot branches", Outcome: "deleted " + strings.Join(deleted, ", ")})
+		s.add(report.Step{Name: "stale bot branches", Outcome: "deleted " + strings.Join(deleted, ", ")})
 	}
-	return steps, links
+	return s.steps, s.links
 }
 
 func (p *ProfilePlan) summaryData(a *Applied, steps []report.Step) report.SummaryData {

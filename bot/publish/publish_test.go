@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,12 +20,14 @@ import (
 
 func ghOptions(tg *target, res string, c *gh.Client, status int64) Options {
 	return Options{
-		ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToGitHub(c, testRepo), Repo: testRepo,
-		BaseBranch: "main", CheckRunID: checkRunID, TriggerCommentID: triggerID, StatusCommentID: status, Issue: 12,
-		// What the request is, given, so the stub sees only the writes; the branch is the
-		// standing one these tests follow (per-request names: request_test.go).
+		Target: Target{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToGitHub(c, testRepo), Repo: testRepo,
+			// The branch is the standing one these tests follow (per-request names:
+			// request_test.go).
+			BaseBranch: "main", Branch: botBranch},
+		Marks: Marks{CheckRunID: checkRunID, TriggerCommentID: triggerID, StatusCommentID: status}, Issue: 12,
+		// What the request is, given, so the stub sees only the writes.
 		IssueKind: gitpub.TriggerIssue, Requester: "maintainer", TriggerCommentURL: "https://github.com/lablup/mlxcel/issues/12#issuecomment-4242",
-		Branch: botBranch, Now: func() time.Time { return testNow },
+		Now: func() time.Time { return testNow },
 	}
 }
 
@@ -35,9 +36,7 @@ func ghOptions(tg *target, res string, c *gh.Client, status int64) Options {
 // request and the epic comment while the comment keeps the earlier ranking.
 func TestPublishLifecycle(t *testing.T) {
 	t.Parallel()
-	tg := newTarget(t)
-	h := newHub(t)
-	c := client(t, h.s, &sleeps{})
+	tg, h, c := onGitHub(t)
 	first := layPrepared(t, tg, profile{date: "2026-09-30", tests: allPassed, trace: true})
 	// publish publishes res, finishing the status comment status, and checks what
 	// each write did.
@@ -305,45 +304,10 @@ func TestPublishGitHubFailures(t *testing.T) {
 	}
 }
 
-// A concurrent push to the bot branch between our look and our push: the lease
-// catches it, publish looks again and wins without losing the other commit unseen.
-func TestPublishPushRace(t *testing.T) {
-	t.Parallel()
-	tg := newTarget(t)
-	// The remote's pre-receive hook moves the bot branch once, as a second pusher
-	// would, before git updates the ref under its lease.
-	hook := filepath.Join(tg.bare, "hooks", "pre-receive")
-	writeFile(t, hook, fmt.Sprintf(`#!/bin/sh
-if [ ! -e "$GIT_DIR/raced" ]; then
-  touch "$GIT_DIR/raced"
-  env -u GIT_QUARANTINE_PATH -u GIT_OBJECT_DIRECTORY -u GIT_ALTERNATE_OBJECT_DIRECTORIES git update-ref refs/heads/%s %s
-fi
-`, botBranch, tg.base))
-	if err := os.Chmod(hook, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	res := layResults(t, tg.base, profile{date: "2026-09-30"})
-	sum, err := Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(t.TempDir())})
-	if err != nil {
-		t.Fatalf("Publish: %v", err)
-	}
-	if _, err := os.Stat(filepath.Join(tg.bare, "raced")); err != nil {
-		t.Fatal("the race was not staged: the hook did not run")
-	}
-	if sum.Git.Retries != 1 || !sum.Git.Pushed || sum.Git.Action != gitpub.ActionUpdated {
-		t.Errorf("git = %+v, want one lost race, then an update over the other pusher's ref", sum.Git)
-	}
-	if got := tg.branch(t); got != sum.Git.Commit {
-		t.Errorf("the remote branch holds %s, want %s", got, sum.Git.Commit)
-	}
-}
-
 // A failed verification opens the pull request as a draft that says why.
 func TestPublishFailedVerificationMakesDraft(t *testing.T) {
 	t.Parallel()
-	tg := newTarget(t)
-	h := newHub(t)
-	c := client(t, h.s, &sleeps{})
+	tg, h, c := onGitHub(t)
 	h.addStatus(501)
 	h.s.Expect("GET", pullsPath, h.listPRs())
 	h.s.Expect("POST", pullsPath, h.createPR()).JSONBody(map[string]any{"draft": true})
@@ -376,9 +340,7 @@ func TestPublishFailedVerificationMakesDraft(t *testing.T) {
 // convert it by hand.
 func TestPublishDraftOfAnOpenPullRequest(t *testing.T) {
 	t.Parallel()
-	tg := newTarget(t)
-	h := newHub(t)
-	c := client(t, h.s, &sleeps{})
+	tg, h, c := onGitHub(t)
 	res := layPrepared(t, tg, profile{date: "2026-09-30", tests: allPassed})
 	h.addStatus(501)
 	h.s.Expect("GET", pullsPath, h.listPRs())
@@ -418,7 +380,7 @@ func TestPublishRefusesResultsOfAnotherCommit(t *testing.T) {
 	res := layResults(t, tg.base, profile{date: "2026-09-30"})
 	out := t.TempDir()
 	other := strings.Repeat("ab", 20)
-	_, err := Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out), Base: other})
+	_, err := Publish(context.Background(), Options{Target: Target{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)}, Base: other})
 	if err == nil || !strings.Contains(err.Error(), "is not in") {
 		t.Fatalf("error %v, want the unknown base named", err)
 	}

@@ -2,103 +2,17 @@ package publish
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/rsa"
-	"net/http"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/lablup/perfbot/bot/gh"
+	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/runner/patch"
 )
-
-const worldToken = "ghs_worldtoken0123456789"
-
-// world is a stateful local GitHub holding the target's bare remote, the epic, and
-// pull requests whose heads are branches of the remote.
-type world struct {
-	s  *fakegithub.Server
-	c  *gh.Client
-	tg *target
-}
-
-func newWorld(t *testing.T, tg *target) *world {
-	t.Helper()
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := fakegithub.New(t, fakegithub.App(1, "perfbot", &key.PublicKey))
-	s.AddToken(worldToken, botLogin)
-	s.AddUser(fakegithub.User{Login: "maintainer"})
-	s.AddRepo(&fakegithub.Repo{Owner: testRepo.Owner, Name: testRepo.Name, DefaultBranch: "main", GitDir: tg.bare,
-		Collaborators: map[string]string{"maintainer": fakegithub.PermWrite}})
-	if _, err := s.AddIssue(testRepo.String(), fakegithub.Issue{Number: epicIssue, Title: "epic", User: "maintainer"}); err != nil {
-		t.Fatal(err)
-	}
-	c, err := gh.NewTokenClient(worldToken, gh.Options{BaseURL: s.URL(), Login: botLogin, Sleep: (&sleeps{}).sleep, Now: func() time.Time { return testNow }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &world{s: s, c: c, tg: tg}
-}
-
-// pull opens pull request n whose head is a branch of the remote with one more commit
-// than main (a new file), fetched into the publishing clone; it returns the head.
-func (w *world) pull(t *testing.T, n int, branch string) string {
-	t.Helper()
-	seed := filepath.Join(t.TempDir(), "seed")
-	gitT(t, filepath.Dir(seed), "clone", "--quiet", w.tg.bare, seed)
-	writeFile(t, filepath.Join(seed, "src", branch+".rs"), "// the unreviewed code of "+branch+"\n")
-	gitT(t, seed, "add", "-A")
-	gitT(t, seed, "commit", "--quiet", "-m", branch)
-	gitT(t, seed, "push", "--quiet", "origin", "HEAD:refs/heads/"+branch)
-	gitT(t, w.tg.checkout, "fetch", "--quiet", "origin", branch)
-	w.addPull(t, n, branch)
-	return gitT(t, seed, "rev-parse", "HEAD")
-}
-
-func (w *world) addPull(t *testing.T, n int, branch string) {
-	t.Helper()
-	if _, err := w.s.AddIssue(testRepo.String(), fakegithub.Issue{Number: n, Title: branch, User: "maintainer",
-		PR: &fakegithub.Pull{Head: branch, Base: "main"}}); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// ask writes the command on n and returns its id.
-func (w *world) ask(t *testing.T, n int) int64 {
-	t.Helper()
-	c, err := w.s.AddComment(testRepo.String(), n, "maintainer", "/profile rocm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c.ID
-}
-
-// close closes issue or pull request n, as a maintainer merging it would.
-func (w *world) close(t *testing.T, n int) {
-	t.Helper()
-	req, _ := http.NewRequest("PATCH", w.s.URL()+"repos/"+testRepo.String()+"/issues/"+strconv.Itoa(n), strings.NewReader(`{"state":"closed"}`))
-	req.Header.Set("Authorization", "token "+worldToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("closing #%d: %v %v", n, err, resp)
-	}
-	resp.Body.Close()
-}
-
-// options publish results for issue or pull request n, its kind and the requester
-// left for GitHub to say.
-func (w *world) options(res string, n int, trigger int64) Options {
-	return Options{ResultsDir: res, RepoDir: w.tg.checkout, Config: testConfig(), Sink: ToGitHub(w.c, testRepo), Repo: testRepo,
-		BaseBranch: "main", Issue: n, TriggerCommentID: trigger, Now: func() time.Time { return testNow }}
-}
 
 // pullFiles is what the bot pull request of branch changes, as GitHub shows it: the
 // three-dot diff against main in the real remote, not the bot commit alone.
@@ -136,12 +50,10 @@ func onlyPerfbots(t *testing.T, what string, files []string, commit string, patc
 // neither replaces the other.
 func TestPublishPerRequest(t *testing.T) {
 	t.Parallel()
-	tg := newTarget(t)
-	w := newWorld(t, tg)
+	w := newWorld(t)
+	tg := w.tg
 	ctx := context.Background()
-	headA := w.pull(t, 1900, "feature-a")
-	askA := w.ask(t, 1900)
-	resA := layPrepared(t, tg.at(headA), profile{date: "2026-09-30", tests: allPassed})
+	headA, askA, resA := w.asked(t, 1900, "feature-a")
 
 	sum, err := Publish(ctx, w.options(resA, 1900, askA))
 	if err != nil {
@@ -228,8 +140,8 @@ func TestPublishPerRequest(t *testing.T) {
 // keeps them all.
 func TestPublishDeletesStaleBranches(t *testing.T) {
 	t.Parallel()
-	tg := newTarget(t)
-	w := newWorld(t, tg)
+	w := newWorld(t)
+	tg := w.tg
 	ctx := context.Background()
 	// The branch every profile used to force-push.
 	gitT(t, tg.bare, "branch", botBranch, tg.base)
@@ -322,7 +234,7 @@ func TestPublishOnAMovedBranch(t *testing.T) {
 		branch, head string
 		withheld     bool
 	}{{"quiet", quiet, false}, {"busy", busy, true}} {
-		o := Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(t.TempDir()), BaseBranch: c.branch, Branch: botBranch + "-" + c.branch}
+		o := Options{Target: Target{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(t.TempDir()), BaseBranch: c.branch, Branch: botBranch + "-" + c.branch}}
 		sum, err := Publish(ctx, o)
 		if err != nil {
 			t.Fatalf("%s: %v", c.branch, err)
@@ -342,4 +254,60 @@ func TestPublishOnAMovedBranch(t *testing.T) {
 			t.Errorf("%s: the branch's newer test file was overwritten", c.branch)
 		}
 	}
+}
+
+// A profile of a pull request's head, published from a workflow run: the results pull
+// request links the run's traces artifact by URL (not "the workflow artifacts"), and
+// the check run, the step summary and the status comment say, as the title does, that
+// the commit is not on main and the patch is not committed. Without the artifact the
+// body links the run whose artifacts hold the traces.
+func TestPublishOffMainLinks(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	ctx := context.Background()
+	head, ask, res := w.asked(t, 1900, "feature-a")
+	cr, err := w.c.CreateCheckRun(ctx, testRepo, gh.CheckRunSpec{Name: "perfbot", HeadSHA: head, ExternalID: "perfbot-request-7", Title: "Queued", Summary: "queued"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, err := w.c.CreateComment(ctx, testRepo, 1900, "<!-- perfbot:status -->\n**/profile rocm**: in progress.\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := "https://github.com/lablup/mlxcel/actions/runs/77"
+	traces := run + "/artifacts/9"
+	o := w.options(res, 1900, ask)
+	o.CheckRunID, o.StatusCommentID, o.Command = cr.ID, status.ID, "/profile rocm"
+	o.RunLinks = []report.Link{{Text: RunLinkText, URL: run}, {Text: TracesLinkText, URL: traces}}
+	sum, err := Publish(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := botPulls(w)["perfbot/rocm-profile-pr-1900"]
+	wantIn(t, pr.Body, "the full traces are in the [traces artifact]("+traces+")")
+	if strings.Contains(pr.Body, "in the workflow artifacts") {
+		t.Errorf("the body still points at the workflow artifacts:\n%s", pr.Body)
+	}
+	offMain := "**Measured at `" + head[:8] + "`, the head of #1900, not yet on `main`**; the patch is not committed."
+	wantIn(t, sum.StepSummary, offMain)
+	var output string
+	for _, c := range w.s.CheckRuns() {
+		if c.ID == cr.ID {
+			output = c.Summary
+		}
+	}
+	wantIn(t, output, offMain, "traces artifact: "+traces)
+	cm, ok := w.s.Comment(status.ID)
+	if !ok {
+		t.Fatal("the status comment is gone")
+	}
+	wantIn(t, cm.Body, "**/profile rocm**: done.", "Measured at "+head[:8]+", the head of #1900, not yet on main; the patch is not committed.")
+
+	// The run without a traces artifact: the body links the run.
+	o.RunLinks = o.RunLinks[:1]
+	if _, err := Publish(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	pr = botPulls(w)["perfbot/rocm-profile-pr-1900"]
+	wantIn(t, pr.Body, "the full traces are among the artifacts of the [workflow run]("+run+")")
 }

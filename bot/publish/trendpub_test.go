@@ -57,7 +57,7 @@ func dryTrend(t *testing.T, mode string, with func(*BaselineOptions)) (tg *targe
 	tg = newTarget(t)
 	commit = historyCommit(t, tg, nil)
 	out = t.TempDir()
-	o := BaselineOptions{ResultsDir: layNight(t, commit, night{date: trendDate, llama: "35.41"}), RepoDir: tg.checkout, Config: trendConfig(mode), Sink: ToDir(out)}
+	o := BaselineOptions{Target: Target{ResultsDir: layNight(t, commit, night{date: trendDate, llama: "35.41"}), RepoDir: tg.checkout, Config: trendConfig(mode), Sink: ToDir(out)}}
 	if with != nil {
 		with(&o)
 	}
@@ -166,7 +166,7 @@ func TestTrendPageOnThePagesBranch(t *testing.T) {
 	h := newHub(t)
 	cfg := trendConfig(config.TrendPages)
 	cfg.Epic = 0
-	o := BaselineOptions{RepoDir: tg.checkout, Config: cfg, Sink: ToGitHub(client(t, h.s, &sleeps{}), testRepo), Repo: testRepo, BaseBranch: "main", Remote: "origin"}
+	o := BaselineOptions{Target: Target{RepoDir: tg.checkout, Config: cfg, Sink: ToGitHub(client(t, h.s, &sleeps{}), testRepo), Repo: testRepo, BaseBranch: "main", Remote: "origin"}}
 	h.s.Expect("GET", pullsPath, h.listPRs())
 	h.s.Expect("POST", pullsPath, h.createPR())
 	o.ResultsDir = layNight(t, commit, night{date: trendDate, llama: "35.41", noComparison: true})
@@ -253,8 +253,8 @@ func TestTrendPageOfAHostileHistory(t *testing.T) {
 		writeFile(t, filepath.Join(folder, huge.String()), string(big))
 	})
 	out := t.TempDir()
-	sum, err := PublishBaseline(context.Background(), BaselineOptions{ResultsDir: layNight(t, commit, night{date: trendDate, llama: "35.41"}),
-		RepoDir: tg.checkout, Config: trendConfig(config.TrendCommit), Sink: ToDir(out)})
+	sum, err := PublishBaseline(context.Background(), BaselineOptions{Target: Target{ResultsDir: layNight(t, commit, night{date: trendDate, llama: "35.41"}),
+		RepoDir: tg.checkout, Config: trendConfig(config.TrendCommit), Sink: ToDir(out)}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -72,7 +72,7 @@ func TestPublishRunsNothingOfTheRepository(t *testing.T) {
 	out := t.TempDir()
 	cfg := testConfig()
 	cfg.Verify = [][]string{{"scripts/verify.sh"}, {"python3", patch.CheckerPath}, {"make", patch.MakeTarget}}
-	sum, err := Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: cfg, Sink: ToDir(out), Base: commit})
+	sum, err := Publish(context.Background(), Options{Target: Target{ResultsDir: res, RepoDir: tg.checkout, Config: cfg, Sink: ToDir(out)}, Base: commit})
 	if err != nil {
 		t.Fatalf("Publish: %v", err)
 	}
@@ -114,7 +114,7 @@ func TestPublishWithoutPreparedPatchIsADraft(t *testing.T) {
 	tg := newTarget(t)
 	res := layResults(t, tg.base, profile{date: "2026-09-30", tests: allPassed})
 	out := t.TempDir()
-	sum, err := Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)})
+	sum, err := Publish(context.Background(), Options{Target: Target{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)}})
 	if err != nil {
 		t.Fatalf("Publish: %v", err)
 	}
@@ -153,7 +153,7 @@ func TestPublishRefusesAPreparedPatchOfOtherResults(t *testing.T) {
 	if err := prep.Write(file); err != nil {
 		t.Fatal(err)
 	}
-	sum, err := Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(t.TempDir())})
+	sum, err := Publish(context.Background(), Options{Target: Target{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(t.TempDir())}})
 	if err != nil {
 		t.Fatalf("Publish: %v", err)
 	}
@@ -170,7 +170,7 @@ func TestPublishRefusesAPreparedPatchOfOtherResults(t *testing.T) {
 		t.Fatalf("the prepared patch carries no checker content:\n%s", b)
 	}
 	writeFile(t, file, b[:at]+`"path": ".github/workflows/ci.yml"`+b[at+len(`"path": "`+patch.CheckerPath+`"`):])
-	_, err = Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(t.TempDir())})
+	_, err = Publish(context.Background(), Options{Target: Target{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(t.TempDir())}})
 	if err == nil || !strings.Contains(err.Error(), "not a file the patch edits") {
 		t.Errorf("a prepared patch for another path: %v", err)
 	}
@@ -202,7 +202,7 @@ func TestPublishReadsRulesFromTheBaseCommit(t *testing.T) {
 	cfg := testConfig()
 	cfg.Rules = ".github/perfbot-rules.yml"
 	out := t.TempDir()
-	sum, err := Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: cfg, Sink: ToDir(out), Base: commit})
+	sum, err := Publish(context.Background(), Options{Target: Target{ResultsDir: res, RepoDir: tg.checkout, Config: cfg, Sink: ToDir(out)}, Base: commit})
 	if err != nil {
 		t.Fatalf("Publish: %v", err)
 	}
@@ -212,12 +212,12 @@ func TestPublishReadsRulesFromTheBaseCommit(t *testing.T) {
 	}
 
 	cfg.Rules = ".github/link.yml"
-	_, err = Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: cfg, Sink: ToDir(t.TempDir()), Base: commit})
+	_, err = Publish(context.Background(), Options{Target: Target{ResultsDir: res, RepoDir: tg.checkout, Config: cfg, Sink: ToDir(t.TempDir())}, Base: commit})
 	if err == nil || !strings.Contains(err.Error(), "symbolic link") {
 		t.Errorf("rules through a symbolic link: %v", err)
 	}
 	cfg.Rules = ".github/missing.yml"
-	_, err = Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: cfg, Sink: ToDir(t.TempDir()), Base: commit})
+	_, err = Publish(context.Background(), Options{Target: Target{ResultsDir: res, RepoDir: tg.checkout, Config: cfg, Sink: ToDir(t.TempDir())}, Base: commit})
 	if err == nil || !strings.Contains(err.Error(), "no such file") {
 		t.Errorf("a rules file the commit lacks: %v", err)
 	}
@@ -236,7 +236,7 @@ func TestPublishRefusesPreparedSourcesThatAreNotThePatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	sum, err := Publish(context.Background(), Options{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)})
+	sum, err := Publish(context.Background(), Options{Target: Target{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)}})
 	if err != nil {
 		t.Fatalf("Publish: %v", err)
 	}

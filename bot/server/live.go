@@ -169,49 +169,42 @@ func (m *marks) showRunning(ctx context.Context, r queue.Request, check bool) er
 	if r.RunURL == "" {
 		return nil
 	}
-	c, err := m.api(r.Installation)
+	c, repo, err := m.client(r)
 	if err != nil {
-		return permanent{err}
-	}
-	repo, err := gh.ParseRepo(r.Repo)
-	if err != nil {
-		return permanent{err}
+		return err
 	}
 	p, ok := m.progress.read(r)
 	data := runningStatus(r, m.now(), p, ok)
 	data.Links = []report.Link{{Text: "workflow run", URL: r.RunURL}}
-	if r.StatusCommentID > 0 {
-		cm, err := c.CommentByID(ctx, repo, r.StatusCommentID)
-		switch {
-		case errors.Is(err, gh.ErrNotFound):
-		case err != nil:
+	cm, ok, err := statusComment(ctx, c, repo, r)
+	if err != nil {
+		return err
+	}
+	if ok && !statusEnded(cm.Body) {
+		body, err := renderStatus(r, data)
+		if err != nil {
 			return err
-		case !statusEnded(cm.Body):
-			body, err := renderStatus(r, data)
-			if err != nil {
+		}
+		if strings.ReplaceAll(cm.Body, "\r\n", "\n") != body {
+			// Read again right before the write: the publish job may have written
+			// the end meanwhile, which a refresh must never replace.
+			if _, _, err := c.UpdateCommentUnless(ctx, repo, r.StatusCommentID, body, statusEnded); err != nil && !errors.Is(err, gh.ErrNotFound) {
 				return err
-			}
-			if strings.ReplaceAll(cm.Body, "\r\n", "\n") != body {
-				// Read again right before the write: the publish job may have written
-				// the end meanwhile, which a refresh must never replace.
-				if _, _, err := c.UpdateCommentUnless(ctx, repo, r.StatusCommentID, body, statusEnded); err != nil && !errors.Is(err, gh.ErrNotFound) {
-					return err
-				}
 			}
 		}
 	}
-	if check && r.CheckRunID > 0 {
-		cr, err := c.CheckRunByID(ctx, repo, r.CheckRunID)
-		switch {
-		case errors.Is(err, gh.ErrNotFound):
-		case err != nil:
+	if !check {
+		return nil
+	}
+	cr, ok, err := checkRun(ctx, c, repo, r)
+	if err != nil {
+		return err
+	}
+	if ok && cr.Status == "queued" {
+		summary := fmt.Sprintf("Request %d runs on host %s at commit %s in workflow run %s.", r.ID, r.Host, strs.ShortSHA(r.SHA), r.RunURL)
+		err := c.StartCheckRun(ctx, repo, r.CheckRunID, gh.CheckProgress{Title: "Running in workflow run " + runNumber(r.RunURL), Summary: summary, DetailsURL: r.RunURL})
+		if err != nil && !errors.Is(err, gh.ErrNotFound) {
 			return err
-		case cr.Status == "queued":
-			summary := fmt.Sprintf("Request %d runs on host %s at commit %s in workflow run %s.", r.ID, r.Host, strs.ShortSHA(r.SHA), r.RunURL)
-			err := c.StartCheckRun(ctx, repo, r.CheckRunID, gh.CheckProgress{Title: "Running in workflow run " + runNumber(r.RunURL), Summary: summary, DetailsURL: r.RunURL})
-			if err != nil && !errors.Is(err, gh.ErrNotFound) {
-				return err
-			}
 		}
 	}
 	return nil
@@ -246,49 +239,24 @@ func statusEnded(body string) bool {
 // unconditional edits leave, docs/server.md) says the run published, with the run's,
 // the traces artifact's and the check run's links; it never says failed.
 func (m *marks) finishPublished(ctx context.Context, c markAPI, repo gh.Repo, r queue.Request, runURL string) error {
-	// The run's links are looked up once, and only when something is to be written.
-	var links []report.Link
-	linked := false
-	link := func() []report.Link {
-		if !linked && runURL != "" {
-			linked = true
-			links = []report.Link{{Text: "workflow run", URL: runURL}}
-			if a, ok := artifactLink(ctx, c, repo, r, runURL); ok {
-				links = append(links, a)
-			}
-		}
-		return links
-	}
+	link := runLinks(ctx, c, repo, r, runURL)
 	var checkLink []report.Link
-	if r.CheckRunID > 0 {
-		cr, err := c.CheckRunByID(ctx, repo, r.CheckRunID)
-		switch {
-		case errors.Is(err, gh.ErrNotFound):
-		case err != nil:
-			return err
-		case cr.Status != "completed":
-			summary := fmt.Sprintf("Request %d: the workflow run succeeded; its publish job did not complete this check run.", r.ID)
-			for _, l := range link() {
-				summary += "\n\n" + strings.ToUpper(l.Text[:1]) + l.Text[1:] + ": " + l.URL
-			}
-			if err := c.CompleteCheckRun(ctx, repo, r.CheckRunID, gh.CheckOutput{Conclusion: "success", Title: "The run succeeded", Summary: summary, DetailsURL: runURL}); err != nil && !errors.Is(err, gh.ErrNotFound) {
-				return err
-			}
-		case cr.URL != "":
-			checkLink = []report.Link{{Text: "check run", URL: cr.URL}}
-		}
-	}
-	if r.StatusCommentID <= 0 {
-		return nil
-	}
-	cm, err := c.CommentByID(ctx, repo, r.StatusCommentID)
+	cr, ok, err := checkRun(ctx, c, repo, r)
 	switch {
-	case errors.Is(err, gh.ErrNotFound):
-		return nil
 	case err != nil:
 		return err
-	case statusFinal(cm.Body):
-		return nil
+	case !ok:
+	case cr.Status != "completed":
+		summary := withLinks(fmt.Sprintf("Request %d: the workflow run succeeded; its publish job did not complete this check run.", r.ID), link())
+		if err := c.CompleteCheckRun(ctx, repo, r.CheckRunID, gh.CheckOutput{Conclusion: "success", Title: "The run succeeded", Summary: summary, DetailsURL: runURL}); err != nil && !errors.Is(err, gh.ErrNotFound) {
+			return err
+		}
+	case cr.URL != "":
+		checkLink = []report.Link{{Text: "check run", URL: cr.URL}}
+	}
+	cm, ok, err := statusComment(ctx, c, repo, r)
+	if err != nil || !ok || statusFinal(cm.Body) {
+		return err
 	}
 	why := fmt.Sprintf("Request %d: the workflow run succeeded and its publish job published the results; see the run", r.ID)
 	if len(checkLink) > 0 {

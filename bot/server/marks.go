@@ -55,11 +55,7 @@ func requestMarker(id int64) string { return fmt.Sprintf("<!-- perfbot:request %
 // statusBody renders the status comment through the same template the publisher
 // uses, plus the request's marker.
 func statusBody(r queue.Request, state, detail string, links []report.Link) (string, error) {
-	body, err := report.Render(report.Status, report.StatusData{State: state, Command: r.Command, Detail: detail, Links: links})
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimRight(body, "\n") + "\n\n" + requestMarker(r.ID) + "\n", nil
+	return renderStatus(r, report.StatusData{State: state, Command: r.Command, Detail: detail, Links: links})
 }
 
 // queuedBody is the status comment of a queued request: where it stands now.
@@ -157,18 +153,75 @@ func roundDuration(d time.Duration) string {
 	return fmt.Sprintf("%d h %d min", int(h/time.Hour), int(h%time.Hour/time.Minute))
 }
 
+// client is the GitHub client of r's installation and r's repository.
+func (m *marks) client(r queue.Request) (markAPI, gh.Repo, error) {
+	c, err := m.api(r.Installation)
+	if err != nil {
+		return nil, gh.Repo{}, permanent{err}
+	}
+	repo, err := gh.ParseRepo(r.Repo)
+	if err != nil {
+		return nil, gh.Repo{}, permanent{err}
+	}
+	return c, repo, nil
+}
+
+// statusComment is r's status comment; ok is false when r has none or it was deleted.
+func statusComment(ctx context.Context, c markAPI, repo gh.Repo, r queue.Request) (gh.Comment, bool, error) {
+	return existing(r.StatusCommentID, func(id int64) (gh.Comment, error) { return c.CommentByID(ctx, repo, id) })
+}
+
+// checkRun is r's check run; ok is false when r has none or it was deleted.
+func checkRun(ctx context.Context, c markAPI, repo gh.Repo, r queue.Request) (gh.CheckRun, bool, error) {
+	return existing(r.CheckRunID, func(id int64) (gh.CheckRun, error) { return c.CheckRunByID(ctx, repo, id) })
+}
+
+// existing is what get reads of id; ok is false when id is none (0) or GitHub no
+// longer has it.
+func existing[T any](id int64, get func(int64) (T, error)) (v T, ok bool, err error) {
+	if id <= 0 {
+		return v, false, nil
+	}
+	v, err = get(id)
+	if errors.Is(err, gh.ErrNotFound) {
+		return v, false, nil
+	}
+	return v, err == nil, err
+}
+
+// runLinks are the links of r's run (the run, and its traces artifact when it uploaded
+// one), looked up once, at the first call: only when something is to be written.
+func runLinks(ctx context.Context, c markAPI, repo gh.Repo, r queue.Request, runURL string) func() []report.Link {
+	var links []report.Link
+	linked := false
+	return func() []report.Link {
+		if !linked && runURL != "" {
+			linked = true
+			links = []report.Link{{Text: "workflow run", URL: runURL}}
+			if a, ok := artifactLink(ctx, c, repo, r, runURL); ok {
+				links = append(links, a)
+			}
+		}
+		return links
+	}
+}
+
+// withLinks is a check run's summary with links, one paragraph each.
+func withLinks(summary string, links []report.Link) string {
+	for _, l := range links {
+		summary += "\n\n" + strings.ToUpper(l.Text[:1]) + l.Text[1:] + ": " + l.URL
+	}
+	return summary
+}
+
 // finish ends a request's marks on GitHub when nobody else did: the status comment
 // and the check run, with the run's link when there is one (and its traces artifact's,
 // when the run uploaded one), and a confused reaction on the trigger comment. It leaves alone what the publisher already finished, and a
 // status comment or check run deleted meanwhile. why says what happened.
 func (m *marks) finish(ctx context.Context, r queue.Request, why, runURL string) error {
-	c, err := m.api(r.Installation)
+	c, repo, err := m.client(r)
 	if err != nil {
-		return permanent{err}
-	}
-	repo, err := gh.ParseRepo(r.Repo)
-	if err != nil {
-		return permanent{err}
+		return err
 	}
 	if r.State == queue.Done { // the run succeeded: its publish job wrote the end (live.go)
 		m.progress.forget(r.ID)
@@ -179,54 +232,32 @@ func (m *marks) finish(ctx context.Context, r queue.Request, why, runURL string)
 		state, conclusion, title = "cancelled", "cancelled", "Cancelled"
 	}
 	m.progress.forget(r.ID)
-	// The links (the run, and its traces artifact when it uploaded one) are looked up
-	// once, and only when something is to be written.
-	var links []report.Link
-	linked := false
-	link := func() []report.Link {
-		if !linked && runURL != "" {
-			linked = true
-			links = []report.Link{{Text: "workflow run", URL: runURL}}
-			if a, ok := artifactLink(ctx, c, repo, r, runURL); ok {
-				links = append(links, a)
-			}
-		}
-		return links
-	}
+	link := runLinks(ctx, c, repo, r, runURL)
 	touched := false
-	if r.StatusCommentID > 0 {
-		cm, err := c.CommentByID(ctx, repo, r.StatusCommentID)
-		switch {
-		case errors.Is(err, gh.ErrNotFound):
-		case err != nil:
-			return err
-		case !statusFinal(cm.Body):
-			body, err := statusBody(r, state, why, link())
-			if err != nil {
-				return err
-			}
-			if _, _, err := c.UpdateComment(ctx, repo, r.StatusCommentID, body); err != nil && !errors.Is(err, gh.ErrNotFound) {
-				return err
-			}
-			touched = true
-		}
+	cm, ok, err := statusComment(ctx, c, repo, r)
+	if err != nil {
+		return err
 	}
-	if r.CheckRunID > 0 {
-		cr, err := c.CheckRunByID(ctx, repo, r.CheckRunID)
-		switch {
-		case errors.Is(err, gh.ErrNotFound):
-		case err != nil:
+	if ok && !statusFinal(cm.Body) {
+		body, err := statusBody(r, state, why, link())
+		if err != nil {
 			return err
-		case cr.Status != "completed":
-			summary := why
-			for _, l := range link() {
-				summary += "\n\n" + strings.ToUpper(l.Text[:1]) + l.Text[1:] + ": " + l.URL
-			}
-			if err := c.CompleteCheckRun(ctx, repo, r.CheckRunID, gh.CheckOutput{Conclusion: conclusion, Title: title, Summary: summary, DetailsURL: runURL}); err != nil && !errors.Is(err, gh.ErrNotFound) {
-				return err
-			}
-			touched = true
 		}
+		if _, _, err := c.UpdateComment(ctx, repo, r.StatusCommentID, body); err != nil && !errors.Is(err, gh.ErrNotFound) {
+			return err
+		}
+		touched = true
+	}
+	cr, ok, err := checkRun(ctx, c, repo, r)
+	if err != nil {
+		return err
+	}
+	if ok && cr.Status != "completed" {
+		summary := withLinks(why, link())
+		if err := c.CompleteCheckRun(ctx, repo, r.CheckRunID, gh.CheckOutput{Conclusion: conclusion, Title: title, Summary: summary, DetailsURL: runURL}); err != nil && !errors.Is(err, gh.ErrNotFound) {
+			return err
+		}
+		touched = true
 	}
 	if touched && r.State != queue.Cancelled && r.CommentID > 0 { // a re-run has no trigger comment
 		if err := c.React(ctx, repo, r.CommentID, "confused"); err != nil && !errors.Is(err, gh.ErrNotFound) {

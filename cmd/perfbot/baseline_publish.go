@@ -54,9 +54,12 @@ func runBaselinePublish(ctx context.Context, args []string, stdout, stderr io.Wr
 		return usageError("%v", err)
 	}
 	bo := publish.BaselineOptions{
-		ResultsDir: o.results, RepoDir: o.repo, Config: cfg, Branch: o.branch, BaseBranch: o.baseBranch,
-		Remote: o.remote, Issue: o.issue, MaxSpreadPct: *maxSpread,
-		Author: gitpub.Identity{Name: o.authorName, Email: o.authorEmail}, ServerURL: os.Getenv("GITHUB_SERVER_URL"),
+		Target: publish.Target{
+			ResultsDir: o.results, RepoDir: o.repo, Config: cfg, Branch: o.branch, BaseBranch: o.baseBranch,
+			Remote: o.remote,
+			Author: gitpub.Identity{Name: o.authorName, Email: o.authorEmail}, ServerURL: os.Getenv("GITHUB_SERVER_URL"),
+		},
+		Issue: o.issue, MaxSpreadPct: *maxSpread,
 	}
 	var c *gh.Client
 	if bo.Repo, c, bo.GitToken, err = publishTarget(ctx, o); err != nil {

@@ -57,6 +57,12 @@ type publishOptions struct {
 	compare, workflowRun                 string
 }
 
+// marks are the request's check run, status comment and trigger comment the flags
+// name: the end of the publication finishes them.
+func (o publishOptions) marks() publish.Marks {
+	return publish.Marks{CheckRunID: o.checkRun, StatusCommentID: o.statusComment, TriggerCommentID: o.triggerCmnt}
+}
+
 func runPublish(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var o publishOptions
 	fs := newFlags("publish", publishUsage, stderr)
@@ -98,11 +104,14 @@ func runPublish(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return usageError("%v", err)
 	}
 	po := publish.Options{
-		ResultsDir: o.results, RepoDir: o.repo, Config: cfg, Base: o.base, Branch: o.branch,
-		BaseBranch: o.baseBranch, Remote: o.remote,
-		Author:     gitpub.Identity{Name: o.authorName, Email: o.authorEmail},
-		ServerURL:  os.Getenv("GITHUB_SERVER_URL"),
-		CheckRunID: o.checkRun, StatusCommentID: o.statusComment, TriggerCommentID: o.triggerCmnt,
+		Target: publish.Target{
+			ResultsDir: o.results, RepoDir: o.repo, Config: cfg, Branch: o.branch,
+			BaseBranch: o.baseBranch, Remote: o.remote,
+			Author:    gitpub.Identity{Name: o.authorName, Email: o.authorEmail},
+			ServerURL: os.Getenv("GITHUB_SERVER_URL"),
+		},
+		Base:  o.base,
+		Marks: o.marks(),
 		Issue: o.issue, Epic: o.epic,
 	}
 	if po.Prepared, err = prepareHere(ctx, o, cfg, stderr); err != nil {

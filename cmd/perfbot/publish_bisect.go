@@ -27,8 +27,9 @@ func runPublishBisect(ctx context.Context, o publishOptions, stdout, stderr io.W
 		return err
 	}
 	bo := publish.BisectOptions{
-		ResultsDir: o.results, RepoDir: o.repo, Config: cfg, Remote: o.remote, ServerURL: os.Getenv("GITHUB_SERVER_URL"),
-		Issue: o.issue, CheckRunID: o.checkRun, StatusCommentID: o.statusComment, TriggerCommentID: o.triggerCmnt, WorkflowRun: o.workflowRun,
+		Target: publish.Target{ResultsDir: o.results, RepoDir: o.repo, Config: cfg, Remote: o.remote, ServerURL: os.Getenv("GITHUB_SERVER_URL")},
+		Marks:  o.marks(),
+		Issue:  o.issue, WorkflowRun: o.workflowRun,
 	}
 	if bo.Repo, bo.GitToken, bo.Sink, err = publishDest(ctx, o); err != nil {
 		return err

@@ -40,9 +40,10 @@ func runPublishCompare(ctx context.Context, o publishOptions, stdout, stderr io.
 		return err
 	}
 	co := publish.CompareOptions{
-		ResultsDir: o.compare, RepoDir: o.repo, Config: cfg, Branch: o.branch, BaseBranch: o.baseBranch, Remote: o.remote,
-		Author: gitpub.Identity{Name: o.authorName, Email: o.authorEmail}, ServerURL: os.Getenv("GITHUB_SERVER_URL"),
-		PR: o.issue, CheckRunID: o.checkRun, StatusCommentID: o.statusComment, TriggerCommentID: o.triggerCmnt,
+		Target: publish.Target{ResultsDir: o.compare, RepoDir: o.repo, Config: cfg, Branch: o.branch, BaseBranch: o.baseBranch, Remote: o.remote,
+			Author: gitpub.Identity{Name: o.authorName, Email: o.authorEmail}, ServerURL: os.Getenv("GITHUB_SERVER_URL")},
+		Marks:       o.marks(),
+		PR:          o.issue,
 		WorkflowRun: o.workflowRun,
 	}
 	if co.Repo, co.GitToken, co.Sink, err = publishDest(ctx, o); err != nil {
