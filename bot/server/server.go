@@ -94,6 +94,9 @@ type Server struct {
 	ready    readyCache
 	// liveEvery is Options.LiveEvery.
 	liveEvery time.Duration
+	// readTimeout and writeTimeout bound a request's reading (a 25 MB body on a slow
+	// link) and its answer's writing: 2 min each (tests shorten them).
+	readTimeout, writeTimeout time.Duration
 }
 
 type readyCache struct {
@@ -191,6 +194,7 @@ func wire(set Settings, o Options, db *store.DB, app *gh.AppTransport, info gh.A
 	s := &Server{
 		set: set, log: o.Logger, now: o.Now, db: db, app: app, reg: prometheus.NewRegistry(),
 		commands: cmds, runs: runs, liveEvery: o.LiveEvery,
+		readTimeout: 2 * time.Minute, writeTimeout: 2 * time.Minute,
 		sweeper: &sweeper{
 			log: o.Logger, now: o.Now, window: set.SweepWindow, hooks: app, inbox: ib,
 			sweeps: m.sweeps, redeliveries: m.redeliveries,
@@ -298,8 +302,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{
 		Handler:           s.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       2 * time.Minute, // a 25 MB body on a slow link
-		WriteTimeout:      2 * time.Minute,
+		ReadTimeout:       s.readTimeout,
+		WriteTimeout:      s.writeTimeout,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
