@@ -2,7 +2,6 @@ package baseline
 
 import (
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/lablup/perfbot/runner/benchcsv"
@@ -90,7 +89,9 @@ func (r *Report) JudgeBySegments(h *History, f *benchcsv.File, p changepoint.Par
 			tokS(m.New.Value()), repeats(m.New), cur.Nights(), cur.First, tokS(cur.Level))
 		m.ChangePct = pct(cur.Level, m.New.Value())
 		j := res.Newest
-		if !j.Suspected() || j.FromSegmentation || j.Index < 1 || j.RangeFrom < 1 {
+		// A suspicion of the newest nights has a night before its range (RangeFrom is
+		// at least MinRef into the segment): the last good one.
+		if !j.Suspected() || j.FromSegmentation || j.RangeFrom == 0 {
 			m.Verdict, m.Suspicion = NoChange, nil
 			m.Text = "by its segments: " + j.Why + "; " + tonight
 			continue
@@ -118,10 +119,7 @@ func (r *Report) JudgeBySegments(h *History, f *benchcsv.File, p changepoint.Par
 // nights themselves are not counted again).
 func (r *Report) remeasuredBySegments(m *ModelResult, s segmented, p Point) {
 	last := s.nights[len(s.nights)-1]
-	again := changepoint.Point{Date: last.Date, Commit: last.Commit, Repeats: slices.Clone(p.Values)}
-	if len(again.Repeats) == 0 {
-		again.Value = p.Value()
-	}
+	again := changepoint.Point{Date: last.Date, Commit: last.Commit, Value: p.Value(), Repeats: slices.Clone(p.Values)}
 	nights := append(slices.Clone(s.nights[:s.since]), again)
 	m.Remeasure = &p
 	m.Verdict = NotConfirmed
@@ -138,14 +136,7 @@ func (r *Report) remeasuredBySegments(m *ModelResult, s segmented, p Point) {
 			m.Verdict = Improvement
 		}
 	}
-	m.Text = fmt.Sprintf("%s; re-measured at %s tok/s (%s against the current segment): %s", m.Text, tokS(p.Value()), signed(changeOf(res, p.Value())), m.Verdict)
-}
-
-// changeOf is v against the level of the current segment before the newest nights.
-func changeOf(res changepoint.Result, v float64) float64 {
-	ref := res.Newest.Reference.Level
-	if ref <= 0 || math.IsNaN(ref) {
-		ref = res.Current().Level
-	}
-	return pct(ref, v)
+	// The reference is the current segment before the newest nights (the whole of it
+	// when nothing is suspected): never empty, its level positive.
+	m.Text = fmt.Sprintf("%s; re-measured at %s tok/s (%s against the current segment): %s", m.Text, tokS(p.Value()), signed(pct(j.Reference.Level, p.Value())), m.Verdict)
 }

@@ -125,3 +125,30 @@ func TestJudgeBySegmentsLeavesShortHistoriesToTheBand(t *testing.T) {
 		t.Error("a minimum segment of 0 nights: no error")
 	}
 }
+
+// A gain tonight is a suspected improvement of the segments; its re-measure at the new
+// level confirms it as an improvement, one back at the old level does not.
+func TestJudgeBySegmentsSuspectsAGain(t *testing.T) {
+	t.Parallel()
+	models, files := stepNights(t, 14, 21, func(n int) float64 {
+		if n >= 20 {
+			return 1.12
+		}
+		return 1
+	})
+	for _, c := range []struct {
+		factor float64
+		want   Verdict
+	}{{1.12, Improvement}, {1, NotConfirmed}} {
+		rep := judged(t, files, nil)
+		if m := rep.Models[0]; m.Verdict != SuspectedUp || m.Suspicion == nil || m.Suspicion.Since != dateOf(20) || m.Suspicion.ChangePct < 8 {
+			t.Fatalf("%s: %s %+v: %s", m.Model, m.Verdict, m.Suspicion, m.Text)
+		}
+		if err := rep.Remeasured(models[0].name, Point{Date: dateOf(20), Values: []float64{models[0].decode * c.factor}}); err != nil {
+			t.Fatal(err)
+		}
+		if m := rep.Models[0]; m.Verdict != c.want || !strings.HasSuffix(m.Text, "): "+string(c.want)) {
+			t.Errorf("re-measured at %.2f of the old level: %s: %s", c.factor, m.Verdict, m.Text)
+		}
+	}
+}
