@@ -96,8 +96,9 @@ func expectApp(t testing.TB, s *fakegithub.Stub) (swept chan struct{}) {
 // answers not retried); it serves on a free port of 127.0.0.1 until ctx ends. It
 // declares the start's calls on stub (expectApp), waits for the start's sweep and
 // returns the server's address and where Serve's result goes. With stop given, the
-// test's cleanup calls it and waits up to 10 s for the server to stop.
-func serveBare(t *testing.T, ctx context.Context, stub *fakegithub.Stub, set server.Settings, opts server.Options, stop context.CancelFunc) (addr string, served <-chan error) {
+// test's cleanup calls it and waits up to 10 s for the server to stop. Each of before
+// is called with the server before it serves.
+func serveBare(t *testing.T, ctx context.Context, stub *fakegithub.Stub, set server.Settings, opts server.Options, stop context.CancelFunc, before ...func(*server.Server)) (addr string, served <-chan error) {
 	t.Helper()
 	swept := expectApp(t, stub)
 	done := make(chan error, 1)
@@ -121,6 +122,9 @@ func serveBare(t *testing.T, ctx context.Context, stub *fakegithub.Stub, set ser
 	srv, err := server.New(ctx, set, opts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, f := range before {
+		f(srv)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -45,42 +45,10 @@ func TestHTTPTimeoutsAreTwoMinutes(t *testing.T) {
 func serveWithTimeouts(t *testing.T, read, write time.Duration) string {
 	t.Helper()
 	stub := fakegithub.New(t)
-	swept := expectApp(t, stub)
 	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := server.New(ctx, settings(t, stub.URL()), server.Options{
-		Secret: secret, Logger: slog.New(slog.DiscardHandler),
-		RetryBase: 10 * time.Millisecond, RetryMax: 50 * time.Millisecond, LiveEvery: time.Hour,
-		GitHub: gh.Options{MaxRetries: -1, Sleep: noSleep},
-	})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	server.SetHTTPTimeouts(srv, read, write)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-served:
-			if err != nil {
-				t.Errorf("serve: %v", err)
-			}
-		case <-time.After(15 * time.Second):
-			t.Error("the server did not stop within 15 s")
-		}
-	})
-	select {
-	case <-swept:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the server did not sweep at start within 10 s")
-	}
-	return ln.Addr().String()
+	addr, _ := serveBare(t, ctx, stub, settings(t, stub.URL()), server.Options{LiveEvery: time.Hour}, cancel,
+		func(s *server.Server) { server.SetHTTPTimeouts(s, read, write) })
+	return addr
 }
 
 // sendHead opens a connection and sends a signed delivery's request line and

@@ -22,6 +22,16 @@ func stepNights(t *testing.T, seed uint64, n int, factor func(int) float64) ([]s
 	return models, files
 }
 
+// stepAt is a level of 1 before night k and factor from it on.
+func stepAt(k int, factor float64) func(int) float64 {
+	return func(n int) float64 {
+		if n >= k {
+			return factor
+		}
+		return 1
+	}
+}
+
 func judged(t *testing.T, files []*benchcsv.File, confirmed map[string][]string) Report {
 	t.Helper()
 	tonight := files[len(files)-1]
@@ -86,12 +96,7 @@ func TestJudgeBySegmentsCatchesASecondStep(t *testing.T) {
 // would be a suspected tail again.
 func TestJudgeBySegmentsCutAtAConfirmedChange(t *testing.T) {
 	t.Parallel()
-	models, files := stepNights(t, 12, 22, func(n int) float64 {
-		if n >= 20 {
-			return 0.88
-		}
-		return 1
-	})
+	models, files := stepNights(t, 12, 22, stepAt(20, 0.88))
 	cut := judged(t, files, map[string][]string{models[0].name: {dateOf(20)}})
 	if m := cut.Models[0]; m.Verdict != NoChange || m.Suspicion != nil || !strings.Contains(m.Text, "the current segment has 2 night(s)") {
 		t.Errorf("cut: %s %+v: %s", m.Verdict, m.Suspicion, m.Text)
@@ -130,12 +135,7 @@ func TestJudgeBySegmentsLeavesShortHistoriesToTheBand(t *testing.T) {
 // level confirms it as an improvement, one back at the old level does not.
 func TestJudgeBySegmentsSuspectsAGain(t *testing.T) {
 	t.Parallel()
-	models, files := stepNights(t, 14, 21, func(n int) float64 {
-		if n >= 20 {
-			return 1.12
-		}
-		return 1
-	})
+	models, files := stepNights(t, 14, 21, stepAt(20, 1.12))
 	for _, c := range []struct {
 		factor float64
 		want   Verdict

@@ -208,32 +208,36 @@ func ReadNightly(path string) (Nightly, error) {
 	return n, nil
 }
 
-// LastNight finds the newest manifest in dir of the same backend and host dated before
-// date, so that tonight's progress can give an ETA from its model times. ok is false
-// when there is none.
-func LastNight(dir, pair, date string) (Nightly, bool) {
+// manifestsBefore lists the names of the nightly manifests in dir (regular files) of
+// pair dated before date, oldest first; at most baseline.MaxHistoryFiles, the newest.
+func manifestsBefore(dir, pair, date string) []string {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return Nightly{}, false
+		return nil
 	}
-	best := ""
+	var out []string
 	for _, e := range ents {
 		stem, ok := strings.CutSuffix(e.Name(), NightlySuffix)
 		if !ok || !e.Type().IsRegular() {
 			continue
 		}
-		n, err := benchcsv.ParseName(stem + ".csv")
-		if err != nil || n.Pair() != pair || n.Date >= date {
-			continue
-		}
-		if best == "" || e.Name() > best {
-			best = e.Name()
+		if n, err := benchcsv.ParseName(stem + ".csv"); err == nil && n.Pair() == pair && n.Date < date {
+			out = append(out, e.Name())
 		}
 	}
-	if best == "" {
+	slices.Sort(out)
+	return out[max(0, len(out)-baseline.MaxHistoryFiles):]
+}
+
+// LastNight finds the newest manifest in dir of the same backend and host dated before
+// date, so that tonight's progress can give an ETA from its model times. ok is false
+// when there is none.
+func LastNight(dir, pair, date string) (Nightly, bool) {
+	names := manifestsBefore(dir, pair, date)
+	if len(names) == 0 {
 		return Nightly{}, false
 	}
-	n, err := ReadNightly(filepath.Join(dir, best))
+	n, err := ReadNightly(filepath.Join(dir, names[len(names)-1]))
 	return n, err == nil
 }
 
@@ -244,25 +248,10 @@ func LastNight(dir, pair, date string) (Nightly, bool) {
 // Since was of its own night. Manifests that cannot be read are left out; at most
 // baseline.MaxHistoryFiles are read.
 func ConfirmedChanges(dir, pair, date string) map[string][]string {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
 	out := map[string][]string{}
-	read := 0
-	for _, e := range ents {
-		stem, ok := strings.CutSuffix(e.Name(), NightlySuffix)
-		if !ok || !e.Type().IsRegular() {
-			continue
-		}
-		n, err := benchcsv.ParseName(stem + ".csv")
-		if err != nil || n.Pair() != pair || n.Date >= date {
-			continue
-		}
-		if read++; read > baseline.MaxHistoryFiles {
-			break
-		}
-		m, err := ReadNightly(filepath.Join(dir, e.Name()))
+	for _, name := range manifestsBefore(dir, pair, date) {
+		stem := strings.TrimSuffix(name, NightlySuffix)
+		m, err := ReadNightly(filepath.Join(dir, name))
 		if err != nil || m.Stem != stem {
 			continue
 		}
