@@ -94,6 +94,10 @@ func (r *Report) JudgeBySegments(h *History, f *benchcsv.File, p changepoint.Par
 		if !j.Suspected() || j.FromSegmentation || j.RangeFrom == 0 {
 			m.Verdict, m.Suspicion = NoChange, nil
 			m.Text = "by its segments: " + j.Why + "; " + tonight
+			if j.FromSegmentation {
+				m.Text = fmt.Sprintf("by its segments: the segmentation found a change of %s from %s, not re-measured (the publish reports it from the nights at the new level); %s",
+					signed(j.ChangePct), nights[j.Index].Date, tonight)
+			}
 			continue
 		}
 		m.Verdict = Suspected

@@ -152,3 +152,15 @@ func TestJudgeBySegmentsSuspectsAGain(t *testing.T) {
 		}
 	}
 }
+
+// A step of five nights nobody confirmed: the segmentation finds it, and the bench job
+// leaves it to the publish, saying so, without a suspicion to re-measure.
+func TestJudgeBySegmentsLeavesAFoundChangeToThePublish(t *testing.T) {
+	t.Parallel()
+	models, files := stepNights(t, 15, 25, stepAt(20, 0.85))
+	m := judged(t, files, nil).Models[0]
+	if m.Model != models[0].name || m.Verdict != NoChange || m.Suspicion != nil ||
+		!strings.HasPrefix(m.Text, "by its segments: the segmentation found a change of -1") || !strings.Contains(m.Text, " from "+dateOf(20)+", not re-measured") {
+		t.Errorf("%s: %s %+v: %s", m.Model, m.Verdict, m.Suspicion, m.Text)
+	}
+}
