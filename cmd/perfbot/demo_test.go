@@ -208,6 +208,12 @@ func checkDemoGolden(t *testing.T, out string) {
 	// So are the workflow run's: the fake numbers runs from the counter its comments
 	// use.
 	ids := regexp.MustCompile(`(comment |check run |perfbot:reply |issuecomment-|/actions/runs/)\d+`)
+	// The demo's host root reads the machine's own /proc (the guard watches real
+	// processes) and HOME's toolchains: the kernel, the host memory and rustc are the
+	// machine's facts, not the demo's, and differ from one machine to the next.
+	machineRow := regexp.MustCompile(`(?m)^\| (host memory|kernel|rustc) \| .* \|$`)
+	machineJSON := regexp.MustCompile(`"(host_memory|kernel|rustc)": \{\n    "(value|unknown)": "[^"\n]*"`)
+	machineMem := regexp.MustCompile(`"host_memory_bytes": \d+`)
 	mask := func(s string) string {
 		for _, c := range botCommits {
 			s = strings.ReplaceAll(s, c, "<bot-commit>")
@@ -217,6 +223,9 @@ func checkDemoGolden(t *testing.T, out string) {
 		s = guardRow.ReplaceAllString(s, "${1}<wait> | <attempts> | <rejected> | <n> | <n> | <resets> |")
 		s = buildTime.ReplaceAllString(s, "build")
 		s = ids.ReplaceAllString(s, "${1}<id>")
+		s = machineRow.ReplaceAllString(s, "| $1 | <this machine's> |")
+		s = machineJSON.ReplaceAllString(s, `"$1": {`+"\n"+`    "<known or not>": "<this machine's>"`)
+		s = machineMem.ReplaceAllString(s, `"host_memory_bytes": <n>`)
 		return durations.ReplaceAllString(s, `"duration_ns": <n>`)
 	}
 	var files []string
