@@ -104,7 +104,7 @@ func ProfileResult(ctx context.Context, src, dst string, lim Limits) (Result, er
 // manifest names are copied too, each checked as its kind's artifact is: a suspect's
 // confirming A/B (confirm-<model>, a compare folder) and a bisection (bisect-<model>,
 // with its culprit A/B); their files are listed as confirm-<model>/NAME ...
-func NightlyResult(ctx context.Context, src, dst string, lim Limits) (res Result, err error) {
+func NightlyResult(ctx context.Context, src, dst string, lim Limits) (Result, error) {
 	c, err := start(ctx, src, dst, lim)
 	if err != nil {
 		return Result{}, err
@@ -118,20 +118,9 @@ func NightlyResult(ctx context.Context, src, dst string, lim Limits) (res Result
 	if err := n.order(c.src, plan); err != nil {
 		return Result{}, err
 	}
-	if res, err = c.run("", c.root, plan); err != nil {
-		return Result{}, err
-	}
-	defer func() {
-		if err != nil {
-			os.RemoveAll(c.dst)
-			res = Result{}
-		}
-	}()
-	if err := c.nightlyFolders(c.root, res.Dir, n.man, dirs, &res); err != nil {
-		return Result{}, err
-	}
-	slices.Sort(res.Files)
-	return res, nil
+	return c.runThen("", c.root, plan, func(res *Result) error {
+		return c.nightlyFolders(c.root, res.Dir, n.man, dirs, res)
+	})
 }
 
 // copier carries one copy.
