@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/lablup/perfbot/bot/report"
+	"github.com/lablup/perfbot/internal/mdtest"
 	"github.com/lablup/perfbot/runner/results"
 )
 
@@ -73,9 +74,9 @@ func checkPageNumbers(t *testing.T, page, resultsRoot string) {
 	if len(paths) == 0 {
 		t.Fatal("no summaries")
 	}
-	resultRows := tableRows(t, page, "## Results")
-	costRows := tableRows(t, page, "## Profiler cost")
-	shareRows := tableRows(t, page, "## Share per port unit")
+	resultRows := mdtest.Under(t, page, "## Results").ByFirst()
+	costRows := mdtest.Under(t, page, "## Profiler cost").ByFirst()
+	shareRows := mdtest.Under(t, page, "## Share per port unit").ByFirst()
 	for _, p := range paths {
 		s, err := results.ReadSummary(p)
 		if err != nil {
@@ -99,7 +100,7 @@ func checkPageNumbers(t *testing.T, page, resultsRoot string) {
 		if got := costRows[name]; len(got) < 4 || got[3] != opt(1, s.ProfilerDecodeSlowdownPct) {
 			t.Errorf("profiler cost row of %s = %q, want slowdown %s", s.Name, got, opt(1, s.ProfilerDecodeSlowdownPct))
 		}
-		top := tableRows(t, page, "### "+report.Text(s.Name))
+		top := mdtest.Under(t, page, "### "+report.Text(s.Name)).ByFirst()
 		for i, k := range s.TopKernels {
 			row := top[strconv.Itoa(i+1)]
 			want := []string{strconv.Itoa(i + 1), report.CellCode(k.Kernel), report.Text(k.Class), f(2, k.CallsPerToken), f(2, k.SharePct)}
@@ -115,46 +116,6 @@ func checkPageNumbers(t *testing.T, page, resultsRoot string) {
 			}
 		}
 	}
-}
-
-// tableRows returns the rows of the first table after a heading, keyed by the first
-// cell, with the cells as written (escapes kept, pipes split as GFM splits them).
-func tableRows(t *testing.T, md, heading string) map[string][]string {
-	t.Helper()
-	i := strings.Index(md, "\n"+heading+"\n")
-	if i < 0 {
-		t.Fatalf("no heading %q in the page", heading)
-	}
-	rows := map[string][]string{}
-	inTable := false
-	for _, line := range strings.Split(md[i+len(heading)+2:], "\n") {
-		if !strings.HasPrefix(line, "|") {
-			if inTable {
-				break
-			}
-			continue
-		}
-		inTable = true
-		cells := splitRow(line)
-		if len(cells) > 0 {
-			rows[cells[0]] = cells
-		}
-	}
-	return rows
-}
-
-func splitRow(line string) []string {
-	line = strings.TrimSpace(line)
-	line = strings.TrimPrefix(strings.TrimSuffix(line, "|"), "|")
-	var cells []string
-	start := 0
-	for i := 0; i < len(line); i++ {
-		if line[i] == '|' && (i == 0 || line[i-1] != '\\') {
-			cells = append(cells, strings.TrimSpace(line[start:i]))
-			start = i + 1
-		}
-	}
-	return append(cells, strings.TrimSpace(line[start:]))
 }
 
 // A repository whose remote is not on this machine gets a dry-run remote in the

@@ -16,6 +16,7 @@ import (
 	"github.com/lablup/perfbot/bot/publish"
 	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/internal/hosttest"
+	"github.com/lablup/perfbot/internal/mdtest"
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/lablup/perfbot/runner/patch"
 	"github.com/lablup/perfbot/runner/results"
@@ -474,10 +475,10 @@ func (s summaryJSON) str(key string) string {
 // figure, and the method table with the session manifest.
 func checkE2EPage(t *testing.T, page, folder string, sess results.Session, o patch.Outcome) {
 	t.Helper()
-	results := e2eTable(t, page, "## Results")
-	cost := e2eTable(t, page, "## Profiler cost")
-	shares := e2eTable(t, page, "## Share per port unit")
-	method := e2eTable(t, page, "## Method")
+	results := mdtest.Under(t, page, "## Results")
+	cost := mdtest.Under(t, page, "## Profiler cost")
+	shares := mdtest.Under(t, page, "## Share per port unit")
+	method := mdtest.Under(t, page, "## Method")
 	for _, r := range sess.Runs {
 		s := readSummaryJSON(t, filepath.Join(folder, r.Name+"_summary.json"))
 		name := "`" + r.Name + "`"
@@ -486,32 +487,32 @@ func checkE2EPage(t *testing.T, page, folder string, sess results.Session, o pat
 			s.fixed(t, 3, "gpu_ms_per_token"), s.fixed(t, 3, "host_gap_ms_per_token"), s.fixed(t, 1, "host_gap_pct_of_wall"),
 			s.fixed(t, 3, "plain_host_gap_ms_per_token_est"), s.fixed(t, 1, "dispatches_per_token"),
 			s.lit(t, "checks", "kernels_straddling_decode_start"), s.fixed(t, 1, "checks", "idle_gap_before_first_decode_dispatch_us")}
-		if diff := cmp.Diff(want, results.row(name)); diff != "" {
+		if diff := cmp.Diff(want, results.Row(name)); diff != "" {
 			t.Errorf("results row of %s (-summary +page):\n%s", r.Name, diff)
 		}
 		want = []string{name, s.fixed(t, 2, "plain_decode_tok_s"), s.fixed(t, 2, "profiled_decode_tok_s"), s.fixed(t, 1, "profiler_decode_slowdown_pct")}
-		if got := cost.row(name); len(got) < 4 || !slices.Equal(want, got[:4]) {
+		if got := cost.Row(name); len(got) < 4 || !slices.Equal(want, got[:4]) {
 			t.Errorf("profiler cost row of %s = %q, want %q", r.Name, got, want)
 		}
-		top := e2eTable(t, page, "### "+report.Text(r.Name))
+		top := mdtest.Under(t, page, "### "+report.Text(r.Name))
 		kernels, _ := s["top_kernels"].([]any)
-		if len(kernels) == 0 || len(top.rows) != len(kernels) {
-			t.Errorf("%s: %d top kernels on the page, %d in the summary", r.Name, len(top.rows), len(kernels))
+		if len(kernels) == 0 || len(top.Rows) != len(kernels) {
+			t.Errorf("%s: %d top kernels on the page, %d in the summary", r.Name, len(top.Rows), len(kernels))
 		}
 		for i, k := range kernels {
 			km := summaryJSON(k.(map[string]any))
 			want := []string{strconv.Itoa(i + 1), report.CellCode(km.str("kernel")), report.Text(km.str("class")),
 				km.fixed(t, 2, "calls_per_token"), km.fixed(t, 2, "share_pct")}
-			if diff := cmp.Diff(want, top.row(strconv.Itoa(i+1))); diff != "" {
+			if diff := cmp.Diff(want, top.Row(strconv.Itoa(i+1))); diff != "" {
 				t.Errorf("top kernel %d of %s (-summary +page):\n%s", i+1, r.Name, diff)
 			}
 		}
 		units, _ := s["port_units"].(map[string]any)
-		if len(units) == 0 || len(shares.header) != len(units)+1 {
-			t.Errorf("%s: the share table has columns %q for the units %v", r.Name, shares.header, units)
+		if len(units) == 0 || len(shares.Header) != len(units)+1 {
+			t.Errorf("%s: the share table has columns %q for the units %v", r.Name, shares.Header, units)
 		}
-		row := shares.row(name)
-		for col, h := range shares.header {
+		row := shares.Row(name)
+		for col, h := range shares.Header {
 			if col == 0 {
 				continue
 			}
@@ -522,27 +523,27 @@ func checkE2EPage(t *testing.T, page, folder string, sess results.Session, o pat
 			}
 		}
 	}
-	if got := method.row(report.Text("profiler flags passed")); len(got) != 2 || got[1] != report.CellCode(strings.Join(sess.Profiler, " ")) {
+	if got := method.Row(report.Text("profiler flags passed")); len(got) != 2 || got[1] != report.CellCode(strings.Join(sess.Profiler, " ")) {
 		t.Errorf("method row of the profiler flags %q, want the session's %q", got, sess.Profiler)
 	}
-	if got := method.row(report.Text("workload (bench arguments)")); len(got) != 2 || !strings.Contains(got[1], "-n 16 --warmup-tokens 4 --ignore-eos --prompt-tokens 64") {
+	if got := method.Row(report.Text("workload (bench arguments)")); len(got) != 2 || !strings.Contains(got[1], "-n 16 --warmup-tokens 4 --ignore-eos --prompt-tokens 64") {
 		t.Errorf("method row of the workload %q", got)
 	}
-	if !slices.ContainsFunc(method.rowsInOrder, func(r []string) bool {
+	if !slices.ContainsFunc(method.Rows, func(r []string) bool {
 		return strings.HasPrefix(r[0], "build") && r[1] == report.CellCode(strings.Join(sess.Build.Command, " "))
 	}) {
 		t.Errorf("the method table has no build row of the session's command %q", sess.Build.Command)
 	}
-	env := e2eTable(t, page, "## Environment")
+	env := mdtest.Under(t, page, "## Environment")
 	// The fake rocminfo's GPU; the rest of the table is this machine's.
 	for label, want := range map[string]string{"gfx target": "gfx1151", "GPU": "Radeon 8060S Graphics", "mlxcel tree": "clean"} {
-		if got := env.row(label); len(got) != 2 || got[1] != want {
+		if got := env.Row(label); len(got) != 2 || got[1] != want {
 			t.Errorf("environment row %s = %q, want %q", label, got, want)
 		}
 	}
-	tests := e2eTable(t, page, "## gather_mm numeric tests")
+	tests := mdtest.Under(t, page, "## gather_mm numeric tests")
 	for _, tr := range o.Tests {
-		if got := tests.row("`" + tr.Name + "`"); len(got) != 3 || got[1] != string(tr.Outcome) || got[2] != report.CellCode(tr.Detail) {
+		if got := tests.Row("`" + tr.Name + "`"); len(got) != 3 || got[1] != string(tr.Outcome) || got[2] != report.CellCode(tr.Detail) {
 			t.Errorf("the page's row of %s = %q, want %s: %s", tr.Name, got, tr.Outcome, tr.Detail)
 		}
 	}
@@ -562,25 +563,25 @@ func checkE2EPR(t *testing.T, pr, folder, date string, o patch.Outcome) {
 	if link := "Report: [" + report.Text(page) + "](docs/benchmark_results/" + page + ")."; !strings.Contains(pr, link) {
 		t.Errorf("the pull request does not link the page with %q", link)
 	}
-	runs := e2eTable(t, pr, "## ROCm decode profile, gfx1151, "+date)
+	runs := mdtest.Under(t, pr, "## ROCm decode profile, gfx1151, "+date)
 	for _, run := range e2eRuns {
 		s := readSummaryJSON(t, filepath.Join(folder, run+"_summary.json"))
 		want := []string{"`" + run + "`", s.fixed(t, 3, "gpu_ms_per_token"), s.fixed(t, 3, "host_gap_ms_per_token"), s.fixed(t, 1, "dispatches_per_token"),
 			s.fixed(t, 2, "plain_decode_tok_s"), s.fixed(t, 2, "profiled_decode_tok_s")}
-		if diff := cmp.Diff(want, runs.row("`"+run+"`")); diff != "" {
+		if diff := cmp.Diff(want, runs.Row("`"+run+"`")); diff != "" {
 			t.Errorf("pull request row of %s (-summary +body):\n%s", run, diff)
 		}
 	}
-	tests := e2eTable(t, pr, "### grouped_gemm numeric tests on ROCm (overlay `75915908`)")
+	tests := mdtest.Under(t, pr, "### grouped_gemm numeric tests on ROCm (overlay `75915908`)")
 	for _, tr := range o.Tests {
-		got := tests.row("`" + tr.Name + "`")
+		got := tests.Row("`" + tr.Name + "`")
 		fold := func(s string) string { return strings.Join(strings.Fields(s), " ") }
 		if len(got) < 3 || got[1] != string(tr.Outcome) || fold(got[2]) != fold(report.CellCode(tr.Detail)) {
 			t.Errorf("the pull request's row of %s = %q, want %s: %s", tr.Name, got, tr.Outcome, tr.Detail)
 		}
 	}
-	verify := e2eTable(t, pr, "### Verification of the patched tree")
-	if got := verify.row("`python3 scripts/ci/check_kernel_port_dispatch.py`"); len(got) != 2 || got[1] != "passed" {
+	verify := mdtest.Under(t, pr, "### Verification of the patched tree")
+	if got := verify.Row("`python3 scripts/ci/check_kernel_port_dispatch.py`"); len(got) != 2 || got[1] != "passed" {
 		t.Errorf("the verification row %q, want the checker passed", got)
 	}
 	decision := "All three passed: the gates ask `gpu_backend_available()`"
@@ -590,60 +591,4 @@ func checkE2EPR(t *testing.T, pr, folder, date string, o patch.Outcome) {
 	if !strings.Contains(pr, decision) {
 		t.Errorf("the pull request does not say %q:\n%s", decision, pr)
 	}
-}
-
-// e2eTableRows is the first table after a heading: its header cells and its rows,
-// keyed by the first cell, as written (escapes kept, cells split at unescaped pipes).
-type e2eTableRows struct {
-	header      []string
-	rows        map[string][]string
-	rowsInOrder [][]string
-}
-
-func (tb e2eTableRows) row(key string) []string { return tb.rows[key] }
-
-func e2eTable(t *testing.T, md, heading string) e2eTableRows {
-	t.Helper()
-	i := strings.Index(md, "\n"+heading+"\n")
-	if i < 0 {
-		t.Fatalf("no heading %q in:\n%s", heading, md)
-	}
-	tb := e2eTableRows{rows: map[string][]string{}}
-	n := 0
-	for _, line := range strings.Split(md[i+len(heading)+2:], "\n") {
-		if !strings.HasPrefix(line, "|") {
-			if n > 0 {
-				break
-			}
-			if strings.HasPrefix(line, "#") {
-				t.Fatalf("no table under %q", heading)
-			}
-			continue
-		}
-		n++
-		cells := splitRow(line)
-		switch n {
-		case 1:
-			tb.header = cells
-		case 2: // the delimiter row
-		default:
-			tb.rows[cells[0]] = cells
-			tb.rowsInOrder = append(tb.rowsInOrder, cells)
-		}
-	}
-	return tb
-}
-
-func splitRow(line string) []string {
-	line = strings.TrimSpace(line)
-	line = strings.TrimPrefix(strings.TrimSuffix(line, "|"), "|")
-	var cells []string
-	start := 0
-	for i := 0; i < len(line); i++ {
-		if line[i] == '|' && (i == 0 || line[i-1] != '\\') {
-			cells = append(cells, strings.TrimSpace(line[start:i]))
-			start = i + 1
-		}
-	}
-	return append(cells, strings.TrimSpace(line[start:]))
 }
