@@ -163,9 +163,7 @@ func (p *BisectPlan) checkOutput(a *Applied) (gh.CheckOutput, error) {
 	if a.Failed() {
 		out.Conclusion, out.Title = "failure", "Publishing the bisection failed"
 	}
-	if a.Comment.Link != "" {
-		out.DetailsURL = a.Comment.Link
-	}
+	out.DetailsURL = a.Comment.Link
 	return out, nil
 }
 
@@ -215,9 +213,6 @@ func commentStep(a *Applied, what string, n int) (report.Step, *report.Link) {
 func fitComment(md string, limit int) string {
 	if limit <= 0 || limit > report.MaxComment {
 		limit = report.MaxComment
-	}
-	if len(md) <= limit {
-		return md
 	}
 	return gh.Truncate(md, limit)
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/internal/golden"
@@ -147,18 +148,29 @@ func TestBisectCommentOnTheRequest(t *testing.T) {
 	b := bisectDoc(qwen30, []string{fakeSHA(0), tg.base, head}, results.BisectFound)
 	b.Outcome.FirstBad, b.Outcome.LastGood = head, tg.base
 	layBisect(t, res, b, true)
+	cr, err := w.c.CreateCheckRun(context.Background(), testRepo, gh.CheckRunSpec{Name: "perfbot", HeadSHA: head, ExternalID: "perfbot-request-9", Title: "Queued", Summary: "queued"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	o := BisectOptions{Target: Target{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToGitHub(w.c, testRepo)}, Issue: 1950,
-		WorkflowRun: "https://github.com/lablup/mlxcel/actions/runs/31337"}
+		Marks: Marks{CheckRunID: cr.ID}, WorkflowRun: "https://github.com/lablup/mlxcel/actions/runs/31337"}
 	sum, err := PublishBisect(context.Background(), o)
 	if err != nil {
 		t.Fatalf("PublishBisect: %v (%+v)", err, sum)
 	}
-	if sum.Outcome != results.BisectFound || sum.FirstBad != head || sum.Comment.Action != "created" || sum.CheckRun.Action != "skipped" {
+	if sum.Outcome != results.BisectFound || sum.FirstBad != head || sum.Comment.Action != "created" || sum.CheckRun.Detail != "neutral" {
 		t.Errorf("summary %+v", sum)
 	}
 	cs := w.s.Comments(1950)
 	if len(cs) != 1 {
 		t.Fatalf("%d comments on #1950", len(cs))
+	}
+	// The check run completes neutral, titled by the outcome, its details link the
+	// bisection's comment.
+	for _, c := range w.s.CheckRuns() {
+		if c.ID == cr.ID && (c.Conclusion != "neutral" || c.Title != "Bisection: found" || !strings.HasSuffix(c.DetailsURL, fmt.Sprintf("#issuecomment-%d", cs[0].ID))) {
+			t.Errorf("check run %s %q, details %q; want neutral, found, the comment #issuecomment-%d", c.Conclusion, c.Title, c.DetailsURL, cs[0].ID)
+		}
 	}
 	md := cs[0].Body
 	if err := report.Validate(md, nil, ""); err != nil {
@@ -362,4 +374,34 @@ func TestBisectDryRunEnd(t *testing.T) {
 	wantIn(t, readFile(t, filepath.Join(out, DryStepSummary)), "## ROCm bisection: publishing failed\n\n- ", "is not a manifest of a bisection")
 	wantIn(t, readFile(t, filepath.Join(out, DryCheckRun)), "# Publishing the bisection failed", "Conclusion: failure.")
 	wantNotWritten(t, out, DryBisectComment)
+}
+
+// A bisection comment longer than the configured limit is cut to it, the marker kept
+// (the next publish still finds the comment to edit) and the cut said.
+func TestBisectCommentFitsTheLimit(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	res := filepath.Join(t.TempDir(), "b")
+	b := bisectDoc(qwen30, []string{fakeSHA(0), fakeSHA(1), fakeSHA(2)}, results.BisectFound)
+	layBisect(t, res, b, false)
+	cfg := testConfig()
+	out := t.TempDir()
+	o := BisectOptions{Target: Target{ResultsDir: res, RepoDir: tg.checkout, Config: cfg, Sink: ToDir(out)}, Issue: 1970}
+	if _, err := PublishBisect(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	whole := readFile(t, filepath.Join(out, DryBisectComment))
+	for _, limit := range []int{len(whole), len(whole) - 1, 1500} {
+		o.Config.Limits.CommentMaxBytes = limit
+		dir := t.TempDir()
+		o.Sink = ToDir(dir)
+		if _, err := PublishBisect(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+		md := readFile(t, filepath.Join(dir, DryBisectComment))
+		cut := strings.Contains(md, "_(truncated: ")
+		if len(md) > limit || cut != (limit < len(whole)) || !strings.HasPrefix(md, whole[:strings.Index(whole, "\n")]) {
+			t.Errorf("limit %d: %d bytes, cut %v, starting %q; the whole comment is %d bytes", limit, len(md), cut, md[:min(len(md), 60)], len(whole))
+		}
+	}
 }
