@@ -391,8 +391,12 @@ func TestBisectCommentFitsTheLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	whole := readFile(t, filepath.Join(out, DryBisectComment))
-	for _, limit := range []int{len(whole), len(whole) - 1, 1500} {
+	// A limit of 0 (none set) or above GitHub's is GitHub's.
+	for _, limit := range []int{len(whole), len(whole) - 1, 1500, 0, report.MaxComment + 1} {
 		o.Config.Limits.CommentMaxBytes = limit
+		if limit == 0 || limit > report.MaxComment {
+			limit = report.MaxComment
+		}
 		dir := t.TempDir()
 		o.Sink = ToDir(dir)
 		if _, err := PublishBisect(context.Background(), o); err != nil {
