@@ -409,3 +409,35 @@ func TestBisectCommentFitsTheLimit(t *testing.T) {
 		}
 	}
 }
+
+// The culprit's profile A/B says how it was measured, and when it stopped before its
+// end, that its verdicts are of what was measured.
+func TestBisectCulpritSaysHowItWasMeasured(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	for _, state := range []results.SessionState{results.SessionComplete, results.SessionInterrupted} {
+		res := filepath.Join(t.TempDir(), "b")
+		b := bisectDoc(qwen30, []string{fakeSHA(0), tg.base, fakeSHA(2)}, results.BisectFound)
+		layBisect(t, res, b, true)
+		cdir := filepath.Join(res, results.CulpritDir)
+		c, err := results.ReadCompareFolder(cdir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.State = state
+		if err := c.Save(cdir); err != nil {
+			t.Fatal(err)
+		}
+		out := t.TempDir()
+		o := BisectOptions{Target: Target{ResultsDir: res, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(out)}, Issue: 1971}
+		if _, err := PublishBisect(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+		md := readFile(t, filepath.Join(out, DryBisectComment))
+		wantIn(t, md, fmt.Sprintf("%d runs measured interleaved (A and B alternating in ABBA blocks)", len(c.Runs)))
+		stopped := "the session stopped before every model was done"
+		if strings.Contains(md, stopped) != (state != results.SessionComplete) {
+			t.Errorf("a culprit A/B %s: does the comment say %q? %v", state, stopped, !strings.Contains(md, stopped))
+		}
+	}
+}

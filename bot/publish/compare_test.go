@@ -466,3 +466,34 @@ func TestCompareCommentFitsTheLimit(t *testing.T) {
 		t.Errorf("no note says the comment was cut: %q", sum.Notes)
 	}
 }
+
+// The CSV pair goes into the configured benchmarks folder, the default one when none
+// is set; without a pull request to comment on the comment is skipped, not written to
+// issue 0.
+func TestCompareFolderAndNoPullRequest(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		bench, want string
+		pr          int
+	}{
+		{"", "benchmarks", 0},
+		{"perf/rocm", "perf/rocm", epicIssue},
+	} {
+		tg := newTarget(t)
+		out := filepath.Join(t.TempDir(), "dry")
+		o := compareOptions(tg, layCompare(t, tg.base, nil), ToDir(out))
+		o.Config.Results.Benchmarks, o.PR = c.bench, c.pr
+		sum, err := PublishCompare(context.Background(), o)
+		if err != nil {
+			t.Fatalf("%q: %v", c.bench, err)
+		}
+		diff := strings.Split(gitT(t, tg.bare, "diff", "--name-only", "main..."+ssmBranch), "\n")
+		if want := []string{c.want + "/" + ssmAfter, c.want + "/" + ssmBefore}; !slices.Equal(diff, want) {
+			t.Errorf("benchmarks %q: the pull request holds %q, want %q", c.bench, diff, want)
+		}
+		_, err = os.Stat(filepath.Join(out, DryCompareComment))
+		if commented := err == nil; commented != (c.pr > 0) || (c.pr == 0 && sum.Comment.Action != "skipped") {
+			t.Errorf("pull request %d: comment written %v, %+v", c.pr, commented, sum.Comment)
+		}
+	}
+}
