@@ -497,3 +497,33 @@ func TestCompareFolderAndNoPullRequest(t *testing.T) {
 		}
 	}
 }
+
+// A compare's notes say what it lacks: a session stopped before its end, a profile
+// compare without a side's profiles; a complete bench compare has neither.
+func TestCompareNotesSayWhatIsMissing(t *testing.T) {
+	t.Parallel()
+	stopped := "the compare session is interrupted, not complete: what it measured is published"
+	noProfiles := "the profile compare names no profile folder of a side: no port impact"
+	for _, c := range []struct {
+		name string
+		edit func(*results.Compare)
+		want string
+	}{
+		{"complete", nil, ""},
+		{"interrupted", func(c *results.Compare) { c.State = results.SessionInterrupted }, stopped},
+		{"a profile compare without its sides' profiles", func(c *results.Compare) {
+			c.Kind, c.DirA, c.DirB, c.CSVBefore, c.CSVAfter = results.CompareProfile, "", "", "", ""
+		}, noProfiles},
+	} {
+		tg := newTarget(t)
+		sum, err := PublishCompare(context.Background(), compareOptions(tg, layCompare(t, tg.base, c.edit), ToDir(t.TempDir())))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		for _, note := range []string{stopped, noProfiles} {
+			if slices.Contains(sum.Notes, note) != (note == c.want) {
+				t.Errorf("%s: notes %q; want %q among them: %v", c.name, sum.Notes, note, note == c.want)
+			}
+		}
+	}
+}
