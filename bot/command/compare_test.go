@@ -54,6 +54,11 @@ func TestParseCompare(t *testing.T) {
 	if got, _, err := Parse("/bench rocm compare repeats=20", cfg); err != nil || got.Repeats != 20 {
 		t.Errorf("repeats=20 under max_repeats 20: %d, %v", got.Repeats, err)
 	}
+	// A config that sets no cap (0) has the default's.
+	cfg.Limits.MaxRepeats = 0
+	if got, _, err := Parse("/bench rocm compare", cfg); err != nil || got.Repeats != config.Default().Limits.MaxRepeats {
+		t.Errorf("default repeats without max_repeats: %d, %v; want %d", got.Repeats, err, config.Default().Limits.MaxRepeats)
+	}
 }
 
 func equalCommand(a, b Command) bool {
