@@ -280,6 +280,31 @@ func TestCompareCheckRunThreshold(t *testing.T) {
 			wantIn(t, check, "Conclusion: failure.", "Failing: compare.fail\\_slower\\_pct is 5", "granite-4.0-h-tiny-4bit, decode tok/s: slower by 31.")
 		}
 	}
+	// At the threshold exactly a slower comparison fails; just past it, it does not.
+	res := slowerCompare(t, tg.base)
+	c, err := results.ReadCompare(filepath.Join(res, results.CompareFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	least, n := math.Inf(1), 0
+	for _, m := range c.Models {
+		for _, r := range m.Results {
+			if r.Verdict == abstat.Slower {
+				least, n = min(least, math.Abs(r.ChangePct)), n+1
+			}
+		}
+	}
+	for pct, want := range map[float64]int{least: n, math.Nextafter(least, math.Inf(1)): n - 1} {
+		o := compareOptions(tg, res, ToDir(t.TempDir()))
+		o.Config.Compare.FailSlowerPct = pct
+		sum, err := PublishCompare(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sum.Failing) != want {
+			t.Errorf("threshold %v (the least slower change %v): failing %q, want %d", pct, least, sum.Failing, want)
+		}
+	}
 }
 
 // slowerCompare is the SSM pair the other way round (on as A, off as B): decode slower.
