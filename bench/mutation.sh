@@ -54,8 +54,9 @@ fi
 # a cached test result there would make every mutant time out. go vet is left out of
 # a mutant's test run: it costs a second or more per mutant, and a mutant that only
 # upsets vet has not been noticed by a test. -ldflags=-w leaves DWARF out of the test
-# binaries: a quarter less link time per mutant.
-export GOFLAGS="${GOFLAGS:+$GOFLAGS }-count=1 -vet=off -ldflags=-w"
+# binaries: a quarter less link time per mutant. -failfast ends a mutant's tests at
+# the first failure: the same verdict, sooner, for every mutant that is killed.
+export GOFLAGS="${GOFLAGS:+$GOFLAGS }-count=1 -vet=off -ldflags=-w -failfast"
 out="bench/out/mutation"
 mkdir -p "$out"
 go build -o "$out/mutsum" ./bench/mutsum
