@@ -119,7 +119,19 @@ func (p *BisectPlan) summary(a *Applied) BisectSummary {
 
 func (p *BisectPlan) commentBody(_ string, _ Links) (string, []string, error) {
 	md, err := p.b.render(nil)
-	return fitComment(md, p.o.Config.Limits.CommentMaxBytes), nil, err
+	if err != nil {
+		return "", nil, err
+	}
+	md, cut := fitComment("bisection comment", md, p.o.Config.Limits.CommentMaxBytes)
+	return md, notes(cut), nil
+}
+
+// notes is the one note, or none for "".
+func notes(note string) []string {
+	if note == "" {
+		return nil
+	}
+	return []string{note}
 }
 
 func (p *BisectPlan) command() string {
@@ -209,12 +221,17 @@ func commentStep(a *Applied, what string, n int) (report.Step, *report.Link) {
 	return st, nil
 }
 
-// fitComment cuts a comment to limit (GitHub's at most) with a note saying so.
-func fitComment(md string, limit int) string {
+// fitComment cuts a comment longer than limit (limits.comment_max_bytes; GitHub's
+// limit when 0 or above it) to fit, with a note in it saying so, and returns the note
+// for the summary's notes ("" when the comment fits). what names the comment.
+func fitComment(what, md string, limit int) (string, string) {
 	if limit <= 0 || limit > report.MaxComment {
 		limit = report.MaxComment
 	}
-	return gh.Truncate(md, limit)
+	if len(md) <= limit {
+		return md, ""
+	}
+	return gh.Truncate(md, limit), fmt.Sprintf("the %s is %d bytes, more than the %d a comment may have: it was cut", what, len(md), limit)
 }
 
 // The bisection folder.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -399,13 +400,15 @@ func TestBisectCommentFitsTheLimit(t *testing.T) {
 		}
 		dir := t.TempDir()
 		o.Sink = ToDir(dir)
-		if _, err := PublishBisect(context.Background(), o); err != nil {
+		sum, err := PublishBisect(context.Background(), o)
+		if err != nil {
 			t.Fatal(err)
 		}
 		md := readFile(t, filepath.Join(dir, DryBisectComment))
 		cut := strings.Contains(md, "_(truncated: ")
-		if len(md) > limit || cut != (limit < len(whole)) || !strings.HasPrefix(md, whole[:strings.Index(whole, "\n")]) {
-			t.Errorf("limit %d: %d bytes, cut %v, starting %q; the whole comment is %d bytes", limit, len(md), cut, md[:min(len(md), 60)], len(whole))
+		noted := slices.ContainsFunc(sum.Notes, func(n string) bool { return strings.Contains(n, "it was cut") })
+		if len(md) > limit || cut != (limit < len(whole)) || noted != cut || !strings.HasPrefix(md, whole[:strings.Index(whole, "\n")]) {
+			t.Errorf("limit %d: %d bytes, cut %v, noted %v, starting %q; the whole comment is %d bytes", limit, len(md), cut, noted, md[:min(len(md), 60)], len(whole))
 		}
 	}
 }

@@ -323,16 +323,11 @@ func (p *ComparePlan) renderFor(kind report.Kind, l Links, errs []string, reques
 // (GitHub's limit at most): a compare of many models can outgrow it.
 func (p *ComparePlan) commentBody(_ string, l Links) (string, []string, error) {
 	md, err := p.render(report.CompareComment, l, nil)
-	limit := p.o.Config.Limits.CommentMaxBytes
-	if limit <= 0 || limit > report.MaxComment {
-		limit = report.MaxComment
+	if err != nil {
+		return "", nil, err
 	}
-	var notes []string
-	if err == nil && len(md) > limit {
-		notes = append(notes, fmt.Sprintf("the compare comment is %d bytes, more than the %d a comment may have: it was cut", len(md), limit))
-		md = gh.Truncate(md, limit)
-	}
-	return md, notes, err
+	md, cut := fitComment("compare comment", md, p.o.Config.Limits.CommentMaxBytes)
+	return md, notes(cut), nil
 }
 
 func (p *ComparePlan) commentFailed(stage string, w Written, err error) (Outcome, error) {

@@ -490,6 +490,34 @@ func TestCompareCommentFitsTheLimit(t *testing.T) {
 	if !slices.ContainsFunc(sum.Notes, func(n string) bool { return strings.Contains(n, "it was cut") }) {
 		t.Errorf("no note says the comment was cut: %q", sum.Notes)
 	}
+	// A comment of exactly the limit is whole, and no note says otherwise; a byte over,
+	// it is cut.
+	res = layCompare(t, tg.base, nil)
+	o = compareOptions(tg, res, ToDir(t.TempDir()))
+	whole := readFile(t, filepath.Join(mustPublishCompare(t, o), DryCompareComment))
+	for limit, cut := range map[int]bool{len(whole): false, len(whole) - 1: true} {
+		out := t.TempDir()
+		o := compareOptions(tg, res, ToDir(out))
+		o.Config.Limits.CommentMaxBytes = limit
+		sum, err := PublishCompare(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		md := readFile(t, filepath.Join(out, DryCompareComment))
+		noted := slices.ContainsFunc(sum.Notes, func(n string) bool { return strings.Contains(n, "it was cut") })
+		if (md != whole) != cut || noted != cut {
+			t.Errorf("limit %d of a %d-byte comment: cut %v, noted %v; want %v", limit, len(whole), md != whole, noted, cut)
+		}
+	}
+}
+
+// mustPublishCompare publishes o into its dry-run folder, which it returns.
+func mustPublishCompare(t *testing.T, o CompareOptions) string {
+	t.Helper()
+	if _, err := PublishCompare(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	return o.Sink.(dirSink).dir
 }
 
 // The CSV pair goes into the configured benchmarks folder, the default one when none

@@ -157,7 +157,8 @@ func (p *BaselinePlan) changeIssues(pair string) []IssueStep {
 				is.Comments = append(is.Comments, IssueComment{Marker: v.data.Marker, File: dryRegression + key + dryBisect, What: "bisection comment of " + mc.Model,
 					Body: func(Links) (string, error) {
 						md, err := v.render(nil)
-						return fitComment(md, p.o.Config.Limits.CommentMaxBytes), err
+						md, _ = fitComment("bisection comment", md, p.o.Config.Limits.CommentMaxBytes)
+						return md, err
 					}})
 			}
 			out = append(out, is)
