@@ -417,11 +417,7 @@ func (p *ComparePlan) checkOutput(a *Applied) (gh.CheckOutput, error) {
 			body += "- " + report.Text(e) + "\n"
 		}
 	}
-	out := gh.CheckOutput{Conclusion: conclusion, Title: title, Summary: gh.Truncate(body, report.MaxCheckRunSummary)}
-	if a.Comment.Link != "" {
-		out.DetailsURL = a.Comment.Link
-	}
-	return out, nil
+	return gh.CheckOutput{Conclusion: conclusion, Title: title, Summary: gh.Truncate(body, report.MaxCheckRunSummary), DetailsURL: a.Comment.Link}, nil
 }
 
 func (p *ComparePlan) stepSummary(a *Applied) (string, error) {

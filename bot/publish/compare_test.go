@@ -417,6 +417,11 @@ func TestCompareProfilePortImpact(t *testing.T) {
 	if sum.Git.Commit != "" || sum.PR.Action != "" || gitT(t, tg.bare, "for-each-ref", "refs/heads/"+ssmBranch) != "" {
 		t.Errorf("a profile compare without a CSV pair pushed or opened something: %+v", sum)
 	}
+	// Nothing to push is not a failure: the check run and the step summary carry the
+	// compare, as after a push.
+	wantIn(t, readFile(t, filepath.Join(out, DryCheckRun)), "Conclusion: neutral.", "# A/B compare published")
+	wantOut(t, readFile(t, filepath.Join(out, DryCheckRun)), "Publishing failed")
+	wantOut(t, sum.StepSummary, "publishing failed")
 	md := readFile(t, filepath.Join(out, DryCompareComment))
 	if err := report.Validate(md, nil, ""); err != nil {
 		t.Errorf("%v\n%s", err, md)

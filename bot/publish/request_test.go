@@ -70,6 +70,12 @@ func TestPublishPerRequest(t *testing.T) {
 	if sum.Patch == nil || len(sum.Patch.Changed) != 0 || len(sum.Patch.Pending) != 2 || !strings.Contains(sum.Patch.Withheld, "not yet on main") {
 		t.Errorf("patch %+v: want it withheld", sum.Patch)
 	}
+	// The page says why the patch is not in the commit, and where it is shown.
+	for _, f := range pullFiles(t, tg, branchA) {
+		if strings.HasSuffix(f, ".md") && sum.Patch != nil {
+			wantIn(t, tg.file(t, sum.Git.Commit, f), "The patch was not applied: "+report.Text(sum.Patch.Withheld+"; the pull request shows it"))
+		}
+	}
 	pulls := botPulls(w)
 	if len(pulls) != 1 {
 		t.Fatalf("bot pull requests %v", pulls)
