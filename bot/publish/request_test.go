@@ -87,6 +87,8 @@ func TestPublishPerRequest(t *testing.T) {
 	}
 	wantIn(t, prA.Body, "not yet on `main`", "requested in #1900 by @maintainer", "issuecomment-", "**The patch is not committed:**",
 		"diff --git a/"+patch.RustPath, "+", "gpu_backend_available")
+	// A withheld patch is shown, not a reason to mark the pull request a draft.
+	wantOut(t, prA.Body, "[!WARNING]", "**Draft:**")
 	if strings.Contains(prA.Body, "applies the outcome of the gather_mm numeric tests") {
 		t.Errorf("the body says the patch is applied:\n%s", prA.Body)
 	}
