@@ -98,7 +98,7 @@ var Keys = []Key{
 	{Path: "limits.run_timeout_mins", Default: "240",
 		Meaning: "Minutes one run may take, 1..7200 (GitHub Actions ends a self-hosted job after 5 days)."},
 	{Path: "limits.comment_max_bytes", Default: "65536",
-		Meaning: "Largest comment perfbot writes, 1..65536 (GitHub's limit)."},
+		Meaning: "Largest comment perfbot writes, 1..65536 (GitHub's limit). A compare or bisection comment longer than that is cut to fit, with a line in it and a note in the publish summary saying so."},
 	{Path: "limits.max_repeats", Default: "10",
 		Meaning: "Most repeats per side of one compare (`/bench rocm compare`, `/profile rocm compare`), 5..100: each side starts with 5 and runs up to this cap while the verdict is open. `repeats=N` may ask for fewer."},
 	{Path: "limits.max_bisect_commits", Default: "64",
