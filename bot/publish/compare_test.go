@@ -189,7 +189,9 @@ func TestCompareCommentUpdatedInPlace(t *testing.T) {
 	// publish publishes o, whose check run is neutral and whose trigger gets a rocket.
 	publish := func(name string) CompareSummary {
 		t.Helper()
-		h.s.Expect("PATCH", checkPath+"777", h.checkRun()).JSONBody(map[string]any{"conclusion": "neutral", "status": "completed"})
+		// The check run's details link the compare comment (9001, the one comment).
+		h.s.Expect("PATCH", checkPath+"777", h.checkRun()).JSONBody(map[string]any{"conclusion": "neutral", "status": "completed",
+			"details_url": fmt.Sprintf("https://github.com/lablup/mlxcel/issues/%d#issuecomment-9001", epicIssue)})
 		h.s.Expect("POST", commentsPath+"4242/reactions", h.reaction()).JSONBody(map[string]any{"content": "rocket"})
 		sum, err := PublishCompare(context.Background(), o)
 		if err != nil {
