@@ -74,9 +74,9 @@ func checkPageNumbers(t *testing.T, page, resultsRoot string) {
 	if len(paths) == 0 {
 		t.Fatal("no summaries")
 	}
-	resultRows := mdtest.Under(t, page, "## Results").ByFirst()
-	costRows := mdtest.Under(t, page, "## Profiler cost").ByFirst()
-	shareRows := mdtest.Under(t, page, "## Share per port unit").ByFirst()
+	resultRows := mdtest.Under(t, page, "## Results")
+	costRows := mdtest.Under(t, page, "## Profiler cost")
+	shareRows := mdtest.Under(t, page, "## Share per port unit")
 	for _, p := range paths {
 		s, err := results.ReadSummary(p)
 		if err != nil {
@@ -94,21 +94,21 @@ func checkPageNumbers(t *testing.T, page, resultsRoot string) {
 		wantRow := []string{name, report.Text(s.ModelType), "greedy", f(2, s.ProfiledDecodeTokS), opt(2, s.PlainDecodeTokS),
 			f(3, s.GPUMsPerToken), f(3, s.HostGapMsPerToken), f(1, s.HostGapPctOfWall), opt(3, s.PlainHostGapMsPerTokenEst),
 			f(1, s.DispatchesPerToken), "0", f(1, s.Checks.IdleGapBeforeFirstDecodeDispatchUs)}
-		if diff := cmp.Diff(wantRow, resultRows[name]); diff != "" {
+		if diff := cmp.Diff(wantRow, resultRows.Row(name)); diff != "" {
 			t.Errorf("results row of %s (-summary +page):\n%s", s.Name, diff)
 		}
-		if got := costRows[name]; len(got) < 4 || got[3] != opt(1, s.ProfilerDecodeSlowdownPct) {
+		if got := costRows.Row(name); len(got) < 4 || got[3] != opt(1, s.ProfilerDecodeSlowdownPct) {
 			t.Errorf("profiler cost row of %s = %q, want slowdown %s", s.Name, got, opt(1, s.ProfilerDecodeSlowdownPct))
 		}
-		top := mdtest.Under(t, page, "### "+report.Text(s.Name)).ByFirst()
+		top := mdtest.Under(t, page, "### "+report.Text(s.Name))
 		for i, k := range s.TopKernels {
-			row := top[strconv.Itoa(i+1)]
+			row := top.Row(strconv.Itoa(i + 1))
 			want := []string{strconv.Itoa(i + 1), report.CellCode(k.Kernel), report.Text(k.Class), f(2, k.CallsPerToken), f(2, k.SharePct)}
 			if diff := cmp.Diff(want, row); diff != "" {
 				t.Errorf("top kernel %d of %s (-summary +page):\n%s", i+1, s.Name, diff)
 			}
 		}
-		shares := shareRows[name]
+		shares := shareRows.Row(name)
 		for i, kv := range s.PortUnits {
 			want := f(2, kv.Unit.ReachedDefaultSharePct) + " (" + f(2, kv.Unit.FallbackSharePct) + ")"
 			if i+1 >= len(shares) || shares[i+1] != want {

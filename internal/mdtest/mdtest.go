@@ -25,16 +25,6 @@ func (tb Table) Row(key string) []string {
 	return nil
 }
 
-// ByFirst returns the rows keyed by their first cell (a later row of the same key
-// wins).
-func (tb Table) ByFirst() map[string][]string {
-	rows := make(map[string][]string, len(tb.Rows))
-	for _, r := range tb.Rows {
-		rows[r[0]] = r
-	}
-	return rows
-}
-
 // Under returns the first table after the line heading (a whole line of md). A missing
 // heading, or another heading before any table, fails the test.
 func Under(t testing.TB, md, heading string) Table {
