@@ -71,11 +71,16 @@ func TestPublishPerRequest(t *testing.T) {
 		t.Errorf("patch %+v: want it withheld", sum.Patch)
 	}
 	// The page says why the patch is not in the commit, and where it is shown.
+	var pages []string
 	for _, f := range pullFiles(t, tg, branchA) {
-		if strings.HasSuffix(f, ".md") && sum.Patch != nil {
-			wantIn(t, tg.file(t, sum.Git.Commit, f), "The patch was not applied: "+report.Text(sum.Patch.Withheld+"; the pull request shows it"))
+		if strings.HasSuffix(f, ".md") {
+			pages = append(pages, f)
 		}
 	}
+	if len(pages) != 1 || sum.Patch == nil {
+		t.Fatalf("report pages %q, patch %+v: want one page and the withheld patch", pages, sum.Patch)
+	}
+	wantIn(t, tg.file(t, sum.Git.Commit, pages[0]), "The patch was not applied: "+report.Text(sum.Patch.Withheld+"; the pull request shows it"))
 	pulls := botPulls(w)
 	if len(pulls) != 1 {
 		t.Fatalf("bot pull requests %v", pulls)
