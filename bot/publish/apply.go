@@ -202,6 +202,27 @@ func fitBody(body string) string {
 	return gh.Truncate(body, report.MaxComment-100)
 }
 
+// fitComment cuts a comment longer than limit (limits.comment_max_bytes; GitHub's
+// limit when 0 or above it) to fit, with a note in it saying so, and returns the note
+// for the summary's notes ("" when the comment fits). what names the comment.
+func fitComment(what, md string, limit int) (string, string) {
+	if limit <= 0 || limit > report.MaxComment {
+		limit = report.MaxComment
+	}
+	if len(md) <= limit {
+		return md, ""
+	}
+	return gh.Truncate(md, limit), fmt.Sprintf("the %s is %d bytes, more than the %d a comment may have: it was cut", what, len(md), limit)
+}
+
+// notes is the one note, or none for "".
+func notes(note string) []string {
+	if note == "" {
+		return nil
+	}
+	return []string{note}
+}
+
 // CommentStep upserts the marked comment that keeps a history (the epic ranking, the
 // nightly tracking comment); Skip says why there is none to keep.
 type CommentStep struct {

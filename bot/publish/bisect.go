@@ -126,14 +126,6 @@ func (p *BisectPlan) commentBody(_ string, _ Links) (string, []string, error) {
 	return md, notes(cut), nil
 }
 
-// notes is the one note, or none for "".
-func notes(note string) []string {
-	if note == "" {
-		return nil
-	}
-	return []string{note}
-}
-
 func (p *BisectPlan) command() string {
 	if p.o.Command != "" {
 		return p.o.Command
@@ -219,19 +211,6 @@ func commentStep(a *Applied, what string, n int) (report.Step, *report.Link) {
 		st.Outcome = "written to " + w.File + " (dry run)"
 	}
 	return st, nil
-}
-
-// fitComment cuts a comment longer than limit (limits.comment_max_bytes; GitHub's
-// limit when 0 or above it) to fit, with a note in it saying so, and returns the note
-// for the summary's notes ("" when the comment fits). what names the comment.
-func fitComment(what, md string, limit int) (string, string) {
-	if limit <= 0 || limit > report.MaxComment {
-		limit = report.MaxComment
-	}
-	if len(md) <= limit {
-		return md, ""
-	}
-	return gh.Truncate(md, limit), fmt.Sprintf("the %s is %d bytes, more than the %d a comment may have: it was cut", what, len(md), limit)
 }
 
 // The bisection folder.
