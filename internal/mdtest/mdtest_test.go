@@ -21,6 +21,10 @@ func TestUnderReadsTheFirstTableAfterTheHeading(t *testing.T) {
 	if r := tb.Row("a"); !slices.Equal(r, []string{"a", "1"}) {
 		t.Errorf(`Row("a") = %q, want the first`, r)
 	}
+	// A heading that opens the text is found too.
+	if first := Under(t, "\n## T\n\n| k |\n|---|\n| z |\n", "## T"); first.Row("z") == nil {
+		t.Errorf("the table under a heading at the start: %q", first)
+	}
 	if tb.Row("c") != nil {
 		t.Error(`Row("c") found a row`)
 	}
