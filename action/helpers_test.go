@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/lablup/perfbot/internal/testfix"
@@ -205,13 +206,56 @@ var (
 	goEnv       = os.Environ()
 )
 
-// buildPerfbot puts a perfbot binary in bin: the fake bench synthesizes its run with
-// `perfbot synth`, found on PATH.
-func buildPerfbot(t *testing.T, bin string) {
-	t.Helper()
-	cmd := exec.Command(goBinary, "build", "-o", filepath.Join(bin, "perfbot"), "../cmd/perfbot")
+// builtDir holds the one perfbot binary the tests build (TestMain makes and removes it).
+var builtDir string
+
+func TestMain(m *testing.M) {
+	d, err := os.MkdirTemp("", "perfbot-action-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	builtDir = d
+	code := m.Run()
+	os.RemoveAll(d)
+	os.Exit(code)
+}
+
+// builtPerfbot builds perfbot once for the whole test binary: linking it takes seconds,
+// and a dozen tests each run it on a fake host. A failed build fails every test that
+// asks, with the same output.
+var builtPerfbot = sync.OnceValues(func() (string, error) {
+	exe := filepath.Join(builtDir, "perfbot")
+	cmd := exec.Command(goBinary, "build", "-o", exe, "../cmd/perfbot")
 	cmd.Env = goEnv
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building perfbot: %v\n%s", err, out)
+		return "", fmt.Errorf("building perfbot: %v\n%s", err, out)
+	}
+	return exe, nil
+})
+
+// buildPerfbot puts a perfbot binary in bin: the fake bench synthesizes its run with
+// `perfbot synth`, found on PATH. bin gets a hard link to the one built binary (a copy
+// where the two folders are on different file systems), not a symlink: what runs is
+// a file of bin's own, as on a host.
+func buildPerfbot(t *testing.T, bin string) {
+	t.Helper()
+	exe, err := builtPerfbot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(bin, "perfbot")
+	if os.Link(exe, dst) == nil {
+		return
+	}
+	b, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, 0o755); err != nil {
+		t.Fatal(err)
 	}
 }
