@@ -98,3 +98,48 @@ func TestPageWindowCutAndUnknownPeak(t *testing.T) {
 		"| unknown | — |",
 	)
 }
+
+// The steps of a run without decode_steps in its summary come from its kernels: the
+// call count, from tokens-2 to tokens and at least 2, that most kernels share; on a
+// tie the larger count.
+func TestStepsFromKernelsAtTheEdges(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		tokens int
+		calls  []int64
+		want   int
+	}{
+		{"tokens-2 counts", 10, []int64{8, 8, 11}, 8},
+		{"tokens counts", 10, []int64{10, 10, 7}, 10},
+		{"under tokens-2 does not", 10, []int64{7, 7, 9}, 9},
+		{"over tokens does not", 10, []int64{11, 11, 9}, 9},
+		{"2 counts", 3, []int64{2, 2, 3}, 2},
+		{"under 2 does not", 2, []int64{1, 1, 2}, 2},
+		{"the most shared", 10, []int64{9, 9, 10}, 9},
+		{"a tie goes to the larger", 10, []int64{8, 9, 10}, 10},
+		{"none in range", 10, []int64{3, 30}, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var b strings.Builder
+			b.WriteString(results.KernelsHeader + "\n")
+			for i, n := range c.calls {
+				fmt.Fprintf(&b, "k%d,other,,,%d,1.0,%d,1,10.000\n", i, n, n)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "r_decode_kernels.csv"), []byte(b.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			// The counts are kept in a map, whose order changes from one range to the
+			// next: a tie must not be left to that order.
+			for range 32 {
+				steps, _, why := stepsFromKernels(dir, &results.Summary{Name: "r", GeneratedTokens: c.tokens})
+				if steps != c.want {
+					t.Fatalf("steps = %d (%s), want %d", steps, why, c.want)
+				}
+				if (why == "") != (c.want != 0) {
+					t.Fatalf("why = %q with steps %d", why, steps)
+				}
+			}
+		})
+	}
+}
