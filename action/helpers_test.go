@@ -235,9 +235,9 @@ var builtPerfbot = sync.OnceValues(func() (string, error) {
 })
 
 // buildPerfbot puts a perfbot binary in bin: the fake bench synthesizes its run with
-// `perfbot synth`, found on PATH. bin gets a hard link to the one built binary (a copy
-// where the two folders are on different file systems), not a symlink: what runs is
-// a file of bin's own, as on a host.
+// `perfbot synth`, found on PATH. bin gets a hard link to the one built binary (bin and
+// the binary's folder are both under the temp folder the test binary started with),
+// not a symlink: what runs is a file of bin's own, as on a host.
 func buildPerfbot(t *testing.T, bin string) {
 	t.Helper()
 	exe, err := builtPerfbot()
@@ -247,15 +247,7 @@ func buildPerfbot(t *testing.T, bin string) {
 	if err := os.MkdirAll(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	dst := filepath.Join(bin, "perfbot")
-	if os.Link(exe, dst) == nil {
-		return
-	}
-	b, err := os.ReadFile(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dst, b, 0o755); err != nil {
+	if err := os.Link(exe, filepath.Join(bin, "perfbot")); err != nil {
 		t.Fatal(err)
 	}
 }
