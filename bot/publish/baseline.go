@@ -153,6 +153,11 @@ func readNightly(dir string) (*nightly, error) {
 		if err != nil {
 			return nil, fmt.Errorf("reading the %s sweep's CSV: %w", sw.Name, err)
 		}
+		if f.Name.Host != man.Host {
+			// The history, the chart and the regression issues all go by the host: a
+			// folder that names two is not one night of one machine.
+			return nil, fmt.Errorf("the %s sweep's CSV %s is of the host %q, but the manifest is of %q", sw.Name, sw.CSV(), f.Name.Host, man.Host)
+		}
 		switch sw.Name {
 		case results.SweepMlxcel:
 			n.mlxcel = f
@@ -369,11 +374,7 @@ func (p *BaselinePlan) chart() ([]byte, error) {
 	if m.Comparison != nil {
 		o.Rules = m.Comparison.Rules
 	}
-	host := m.Host
-	if p.n.mlxcel != nil {
-		host = p.n.mlxcel.Name.Host
-	}
-	return trend.SVG(p.history, host, nil, o)
+	return trend.SVG(p.history, m.Host, nil, o)
 }
 
 func (p *BaselinePlan) runtimes() ([]baseline.RuntimePair, string) {

@@ -382,3 +382,52 @@ func TestPublishBaselineUnstableRatioNoComparison(t *testing.T) {
 		t.Errorf("with a 50%% threshold:\n%s", page)
 	}
 }
+
+// editManifest rewrites the nightly manifest of the folder dir (night date) with edit.
+func editManifest(t *testing.T, dir, date string, edit func(*results.Nightly)) {
+	t.Helper()
+	p := filepath.Join(dir, nightlyStem+date+results.NightlySuffix)
+	man, err := results.ReadNightly(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(&man)
+	writeJSON(t, p, man)
+}
+
+// With the pinned commit given (the Action's publish job passes it), the nightly of
+// that commit publishes; one whose manifest names no commit, or another one, is
+// refused.
+func TestPublishBaselinePinsTheBaseCommit(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	publish := func(dir string) (BaselineSummary, error) {
+		return PublishBaseline(context.Background(), BaselineOptions{Target: Target{ResultsDir: dir, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(t.TempDir())},
+			Base: tg.base})
+	}
+	sum, err := publish(layNight(t, tg.base, night{date: "2026-10-20", llama: "35.41"}))
+	if err != nil || sum.Commit != tg.base {
+		t.Fatalf("the pinned commit's nightly: commit %q, %v", sum.Commit, err)
+	}
+	for _, commit := range []string{"", strings.Repeat("ab", 20)} {
+		dir := layNight(t, tg.base, night{date: "2026-10-21", llama: "35.41"})
+		editManifest(t, dir, "2026-10-21", func(m *results.Nightly) { m.Commit = commit })
+		if _, err := publish(dir); err == nil || !strings.Contains(err.Error(), "pinning the base commit: the nightly results are of commit") {
+			t.Errorf("a nightly of commit %q: %v, want it refused", commit, err)
+		}
+	}
+}
+
+// The history, the chart and the regression issues all go by the host: a folder whose
+// manifest names another host than its sweeps' CSVs is refused, not charted against
+// the wrong machine.
+func TestPublishBaselineRefusesTwoHosts(t *testing.T) {
+	t.Parallel()
+	tg := newTarget(t)
+	dir := layNight(t, tg.base, night{date: "2026-10-20", llama: "35.41"})
+	editManifest(t, dir, "2026-10-20", func(m *results.Nightly) { m.Host = "radeon-gfx1201" })
+	_, err := PublishBaseline(context.Background(), BaselineOptions{Target: Target{ResultsDir: dir, RepoDir: tg.checkout, Config: testConfig(), Sink: ToDir(t.TempDir())}})
+	if err == nil || !strings.Contains(err.Error(), `sweep's CSV rocm_strixhalo-gfx1151_2026-10-20.csv is of the host "strixhalo-gfx1151", but the manifest is of "radeon-gfx1201"`) {
+		t.Fatalf("%v, want the two hosts named", err)
+	}
+}

@@ -69,7 +69,7 @@ type modelChanges struct {
 // its issue kept from the night it was.
 func (mc *modelChanges) checks(date string) report.RegressionChecks {
 	c := mc.Checks[date]
-	if is, ok := mc.Issues[date]; ok && (c.Confirmation == "" || c.Bisection == "") {
+	if is, ok := mc.Issues[date]; ok {
 		if kept, err := report.ParseRegressionChecks(is.Body); err == nil {
 			c.Confirmation = orText(c.Confirmation, kept.Confirmation)
 			c.Bisection = orText(c.Bisection, kept.Bisection)
@@ -216,7 +216,7 @@ func (p *BaselinePlan) analyseChanges(ctx context.Context) *changeAnalysis {
 		// the last good commit against the first bad one when it ran (a significant
 		// change in the same direction), else the single re-run of tonight's commit
 		// falling on the same side of the band again.
-		if j := res.Newest; j.Suspected() && !j.FromSegmentation && j.Index > 0 {
+		if j := res.Newest; j.Suspected() && !j.FromSegmentation {
 			date := nights[j.Index].Date
 			ok, how := p.confirmation(m, j)
 			mc.Checks[date] = report.RegressionChecks{Confirmation: how}
@@ -242,8 +242,10 @@ func (p *BaselinePlan) analyseChanges(ctx context.Context) *changeAnalysis {
 		p.nightBisects(ctx, mc)
 		mc.Verdict, mc.Text = tonightVerdict(mc)
 		models[i].Verdict, models[i].Text = mc.Verdict, mc.Text
-		if cur := res.Current(); cur.Level > 0 && m.New != nil {
-			models[i].ChangePct = (m.New.Value()/cur.Level - 1) * 100
+		if m.New != nil {
+			// Against the current segment's level (Detect takes only positive readings,
+			// so the level is above 0), not the band's median.
+			models[i].ChangePct = (m.New.Value()/res.Current().Level - 1) * 100
 		}
 		a.Models = append(a.Models, mc)
 	}

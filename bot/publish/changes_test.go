@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,10 +19,12 @@ import (
 
 	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/internal/fakegithub"
+	"github.com/lablup/perfbot/internal/mdtest"
 	"github.com/lablup/perfbot/internal/testfix"
 	"github.com/lablup/perfbot/runner/abstat"
 	"github.com/lablup/perfbot/runner/baseline"
 	"github.com/lablup/perfbot/runner/benchcsv"
+	"github.com/lablup/perfbot/runner/changepoint"
 	"github.com/lablup/perfbot/runner/results"
 )
 
@@ -225,15 +228,52 @@ func TestChangePointsOnRealNights(t *testing.T) {
 	}
 	qi := readFile(t, filepath.Join(out, dryRegression+qwens[0]+".md"))
 	wantIn(t, qi, "| state | open |", "from the night of "+cpDate(25))
+	// Night 26 is Qwen3-30B's second at its new level: the verdict table's change is
+	// tonight's reading against the current segment's level (about 0), not against
+	// the band of the nights before the drop (about -15 %).
+	wantSegmentChange(t, page26, qwen30)
 
 	// Back at its level from night 31: the issue says so and closes; Llama's stays open.
-	c.publish(tg, out, 31, 38)
+	later := c.publish(tg, out, 31, 38)
+	var closings []int
+	for k, sum := range later {
+		for _, o := range sum.Regressions {
+			if o.Detail == qwen30 && o.Action == "closed" {
+				closings = append(closings, k)
+			}
+		}
+	}
+	if len(closings) != 1 {
+		t.Errorf("the dry run closed Qwen3-30B's issue on nights %v, want one", closings)
+	}
 	open, closed = issueFiles(t, out)
 	if !slices.Contains(closed, qwens[0]) || slices.Contains(closed, llamas[0]) || len(open) != 2 || len(closed) != 1 {
 		t.Fatalf("after night 38: open %v, closed %v", open, closed)
 	}
 	wantIn(t, readFile(t, filepath.Join(out, dryRegression+qwens[0]+".md")), "| state | closed |")
 	wantIn(t, readFile(t, filepath.Join(out, dryRegression+qwens[0]+dryClosed)), "is back at the level before this regression")
+}
+
+// wantSegmentChange checks model's row of the page's verdict table: its change is its
+// decode reading against the level of the current segment its verdict names (both
+// as the page rounds them).
+func wantSegmentChange(t *testing.T, page, model string) {
+	t.Helper()
+	row := mdtest.Under(t, page, "## Against the nightly history").Row(model)
+	if row == nil {
+		t.Fatalf("no verdict row of %s", model)
+	}
+	decode, err1 := strconv.ParseFloat(row[1], 64)
+	change, err2 := strconv.ParseFloat(strings.TrimSuffix(row[2], "%"), 64)
+	g := regexp.MustCompile(`\n- ` + regexp.QuoteMeta(model) + `: .*the current segment has \d+ night\(s\) from \S+ at ([0-9.]+) tok/s`).FindStringSubmatch(page)
+	if err1 != nil || err2 != nil || g == nil {
+		t.Fatalf("%s: row %q, no reading, change or segment level (%v, %v)", model, row, err1, err2)
+	}
+	level, _ := strconv.ParseFloat(g[1], 64)
+	// The page rounds the reading and the level to 0.01 tok/s, the change to 0.1 %.
+	if want := (decode/level - 1) * 100; math.Abs(change-want) > 0.06 {
+		t.Errorf("%s: change %v %%, want %.2f %% (%.2f tok/s against the segment's %.2f)", model, change, want, decode, level)
+	}
 }
 
 // changeHub is the stub's state of the bot's issues with their state, labels and
@@ -449,6 +489,13 @@ func layConfirm(t *testing.T, dir, model, shaA, shaB string, ratio float64) stri
 // run's folder and each night's summary.
 func qwenStep(t *testing.T, night func(dir string, man *results.Nightly)) (out string, tg *target, sums map[int]BaselineSummary) {
 	t.Helper()
+	return qwenNights(t, map[int]func(string, *results.Nightly){25: night})
+}
+
+// qwenNights is qwenStep with what the GPU job left on any of the nights 25 and 26
+// (by night).
+func qwenNights(t *testing.T, nights map[int]func(dir string, man *results.Nightly)) (out string, tg *target, sums map[int]BaselineSummary) {
+	t.Helper()
 	c := newCPNights(t, 11, func(model string, k int) float64 {
 		if model == qwen30 && k >= 25 {
 			return 0.85
@@ -456,13 +503,10 @@ func qwenStep(t *testing.T, night func(dir string, man *results.Nightly)) (out s
 		return 1
 	})
 	c.night = func(k int, dir string, man *results.Nightly) {
-		if k != 25 {
-			return
-		}
-		if !slices.ContainsFunc(man.Remeasures, func(r results.Remeasure) bool { return r.Model == qwen30 }) {
+		if k == 25 && !slices.ContainsFunc(man.Remeasures, func(r results.Remeasure) bool { return r.Model == qwen30 }) {
 			t.Fatalf("night 25 did not re-measure %s: %+v", qwen30, man.Remeasures)
 		}
-		if night != nil {
+		if night := nights[k]; night != nil {
 			night(dir, man)
 		}
 	}
@@ -557,5 +601,81 @@ func TestRegressionConfirmedBySingleRerun(t *testing.T) {
 		"| bisection | not run on "+cpDate(25)+": nightly.bisect\\_runs is 0 |")
 	if _, err := os.Stat(filepath.Join(out, dryRegression+key+dryBisect)); err == nil {
 		t.Error("a bisection that did not run has a comment")
+	}
+}
+
+// A bisection on a later night than the confirmation (here one the nightly could not
+// run on night 26) adds its line to the issue, which keeps how night 25 confirmed the
+// change.
+func TestALaterBisectionKeepsTheConfirmation(t *testing.T) {
+	t.Parallel()
+	out, _, _ := qwenNights(t, map[int]func(string, *results.Nightly){26: func(_ string, man *results.Nightly) {
+		man.Bisects = []results.NightBisect{{Model: qwen30, Good: cpCommit(24), Bad: cpCommit(25), Reason: "the night's bisection budget was spent"}}
+	}})
+	issue := readFile(t, filepath.Join(out, dryRegression+regressionFileName(qwen30)+"_"+cpDate(25)+".md"))
+	wantIn(t, issue, "| confirmation | a single re-run of "+qwen30+" at tonight's commit on "+cpDate(25)+", not an A/B",
+		"| bisection | not run on "+cpDate(26)+": the night's bisection budget was spent |")
+}
+
+// A configuration without the nightly section (creep_pct 0, as a Config built in Go
+// without it) takes the change-point rules' own creep gap: the change points still
+// judge every model, none falls back to the noise band.
+func TestChangePointsWithoutACreepSetting(t *testing.T) {
+	t.Parallel()
+	c := newCPNights(t, 5, func(string, int) float64 { return 1 })
+	tg := newTarget(t)
+	for k := 0; k < 14; k++ {
+		c.lay(k, tg.base)
+	}
+	cfg := testConfig()
+	cfg.Nightly.CreepPct = 0
+	sum, err := PublishBaseline(context.Background(), BaselineOptions{Target: Target{ResultsDir: c.lay(14, tg.base), RepoDir: tg.checkout, Config: cfg,
+		Sink: ToDir(t.TempDir())}, HistoryDir: c.hist})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range sum.Notes {
+		if strings.Contains(n, "the noise band decides") {
+			t.Errorf("a model fell back to the band: %s", n)
+		}
+	}
+	page := tg.file(t, sum.Git.Commit, sum.Page)
+	rows := mdtest.Under(t, page, "## Against the nightly history").Rows
+	if len(rows) == 0 {
+		t.Fatal("no verdict rows")
+	}
+	for _, r := range rows {
+		wantSegmentChange(t, page, r[0])
+	}
+}
+
+// A change is reported from MinChangePct on; a regression that takes the level back
+// to within SamePct of where the gain just before it started (here 8 tok/s, a gain
+// to 10) only ends that gain and is not reported, to the last bit of the margin.
+func TestReportableAtItsEdges(t *testing.T) {
+	p := changepoint.DefaultParams()
+	p.MinChangePct, p.SamePct = 2, 12.5
+	for _, tc := range []struct {
+		pct  float64
+		want bool
+	}{{-2, true}, {2, true}, {-1.99, false}, {1.99, false}} {
+		c := changepoint.Change{Index: 5, Kind: changepoint.Regression, ChangePct: tc.pct, From: 10, To: 10 * (1 + tc.pct/100)}
+		if tc.pct > 0 {
+			c.Kind = changepoint.Improvement
+		}
+		if got := reportable(changepoint.Result{Changes: []changepoint.Change{c}}, c, p); got != tc.want {
+			t.Errorf("a change of %+v %%: reportable %v, want %v", tc.pct, got, tc.want)
+		}
+	}
+	gain := changepoint.Change{Index: 3, Kind: changepoint.Improvement, From: 8, To: 10, ChangePct: 25}
+	for _, tc := range []struct {
+		to   float64
+		want bool
+	}{{9, false}, {7, false}, {8, false}, {6.5, true}, {9.5, true}} {
+		drop := changepoint.Change{Index: 7, Kind: changepoint.Regression, From: 10, To: tc.to, ChangePct: (tc.to/10 - 1) * 100}
+		r := changepoint.Result{Changes: []changepoint.Change{gain, drop}}
+		if got := reportable(r, drop, p); got != tc.want {
+			t.Errorf("a drop from 10 to %v after a gain from 8: reportable %v, want %v", tc.to, got, tc.want)
+		}
 	}
 }
