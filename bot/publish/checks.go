@@ -27,8 +27,8 @@ func kernelSteps(f *folder) map[string]report.KernelSteps {
 // whole number of times per step.
 type kernelCounts struct{ whole, odd int }
 
-// stepsFromKernels finds the steps of a run from its decode_kernels.csv: the call
-// count, tokens-2 to tokens, that most kernels share.
+// stepsFromKernels finds the steps of a run from its decode_kernels.csv, by the rule
+// the analysis splits the window with (results.StepCount).
 func stepsFromKernels(dir string, s *results.Summary) (steps int, k kernelCounts, why string) {
 	name := s.Name + "_decode_kernels.csv"
 	p := filepath.Join(dir, name)
@@ -39,23 +39,16 @@ func stepsFromKernels(dir string, s *results.Summary) (steps int, k kernelCounts
 	if err != nil {
 		return 0, k, "the summary has no decode steps and " + name + " cannot be read: " + err.Error()
 	}
-	byCount := map[int64]int{}
+	counts := make([]int64, len(rows))
+	for i, r := range rows {
+		counts[i] = r.Calls
+	}
 	tokens := int64(s.GeneratedTokens)
-	for _, r := range rows {
-		if r.Calls >= tokens-2 && r.Calls <= tokens && r.Calls >= 2 {
-			byCount[r.Calls]++
-		}
-	}
-	var best int64
-	for c, n := range byCount {
-		if n > byCount[best] || n == byCount[best] && c > best {
-			best = c
-		}
-	}
+	best, whole := results.StepCount(counts, tokens)
 	if best == 0 {
 		return 0, k, fmt.Sprintf("no kernel runs once per step (%d to %d times): the steps are not known", max(tokens-2, 2), tokens)
 	}
-	k.whole = byCount[best]
+	k.whole = whole
 	for _, r := range rows {
 		if r.Calls%best != 0 {
 			k.odd++

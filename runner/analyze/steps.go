@@ -10,9 +10,9 @@ import (
 
 // Steps splits the decode window into decode steps at a marker: a kernel that runs
 // once per step, that is as many times as the window holds steps (the generated tokens,
-// or one fewer when the first comes out of the prefill). Among the kernels whose call
-// count is tokens-2 to tokens, the count most of them share is the step count, and the
-// first of them in the window is the marker. The whole steps lie between two markers;
+// or one fewer when the first comes out of the prefill). The count most kernels share
+// among tokens-2 to tokens is the step count (results.StepCount), and the first kernel
+// of that count in the window is the marker. The whole steps lie between two markers;
 // what lies before the first and from the last one on (the edges) is one whole step when
 // the window starts and ends on step boundaries. nil, with the reason, when no kernel
 // runs once per step.
@@ -25,18 +25,12 @@ func Steps(names []string, ds []rocprof.Dispatch, tokens int) (*results.DecodeSt
 		}
 		calls[d.Name]++
 	}
-	byCount := map[int]int{}
-	for _, n := range order {
-		if c := calls[n]; c >= tokens-2 && c <= tokens && c >= 2 {
-			byCount[c]++
-		}
+	counts := make([]int64, len(order))
+	for i, n := range order {
+		counts[i] = int64(calls[n])
 	}
-	steps, most := 0, 0
-	for c, k := range byCount {
-		if k > most || k == most && c > steps {
-			steps, most = c, k
-		}
-	}
+	n, _ := results.StepCount(counts, int64(tokens))
+	steps := int(n)
 	if steps == 0 {
 		return nil, fmt.Sprintf("no kernel runs once per step (%d to %d times in the window): the window was not split into steps", max(tokens-2, 2), tokens)
 	}

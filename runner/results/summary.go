@@ -74,6 +74,28 @@ type DecodeSteps struct {
 	Edges int `json:"edge_dispatches"`
 }
 
+// StepCount is the step count of a decode window of tokens generated tokens whose
+// kernels ran counts times (one count a kernel): a kernel that runs once per step runs
+// as many times as the window holds steps, the generated tokens or one or two fewer
+// (the first token can come out of the prefill, the window can cut a step), and at
+// least twice. Among the counts in that range, the one most kernels share is the step
+// count (the larger on a tie); kernels is how many share it. 0 when no count is in the
+// range.
+func StepCount(counts []int64, tokens int64) (steps int64, kernels int) {
+	byCount := map[int64]int{}
+	for _, c := range counts {
+		if c >= tokens-2 && c <= tokens && c >= 2 {
+			byCount[c]++
+		}
+	}
+	for c, n := range byCount {
+		if n > kernels || n == kernels && c > steps {
+			steps, kernels = c, n
+		}
+	}
+	return steps, kernels
+}
+
 // Checks are the clean-cut checks of docs/analysis.md §2.
 type Checks struct {
 	KernelsStraddlingDecodeStart       int    `json:"kernels_straddling_decode_start"`
