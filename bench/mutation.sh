@@ -13,6 +13,8 @@
 # modulo the number of groups) + 1, the rotation CI uses.
 # MUTATION_MIN=PCT exits 1 below PCT killed; MUTATION_SPLIT (1) runs each
 # package as that many gremlins processes side by side, its files dealt between them;
+# MUTATION_FILES="a.go b.go" mutates only those files of each package named (the
+# others' mutants are not made, so the figure is of those files alone);
 # MUTATION_WORKERS (1) and
 # MUTATION_TIMEOUT_COEF (10, gremlins' multiple of the package's plain test time before
 # a mutant's tests count as timed out) and MUTATION_MIN_TIMEOUT (60 s, the least such
@@ -84,6 +86,23 @@ for spec in "$@"; do
   fi
   name="${pkg//\//_}"
   rm -f "$out/$name.json"
+  # "lines file", largest first.
+  mapfile -t sized < <(cd "$pkg" && go list -f '{{range .GoFiles}}{{.}}{{"\n"}}{{end}}' . | while read -r f; do echo "$(wc -l <"$f") $f"; done | sort -rn)
+  # MUTATION_FILES: the package's other files are left out of every part.
+  skip=()
+  if [ -n "${MUTATION_FILES:-}" ]; then
+    keep=()
+    for entry in "${sized[@]}"; do
+      if [[ " $MUTATION_FILES " == *" ${entry#* } "* ]]; then keep+=("$entry"); else skip+=("${entry#* }"); fi
+    done
+    for f in $MUTATION_FILES; do
+      if ! printf '%s\n' "${keep[@]}" | grep -qx "[0-9]* ${f//./\\.}"; then
+        echo "MUTATION_FILES: $pkg has no file $f" >&2
+        exit 2
+      fi
+    done
+    sized=("${keep[@]}")
+  fi
   # gremlins' deadline for a mutant is its coefficient times the package's test time
   # with the build cached, but each mutant is built afresh: on a fast package a loaded
   # machine's build alone would pass it. The coefficient is raised so that the deadline
@@ -103,8 +122,6 @@ for spec in "$@"; do
   # With PKG@I/K the files are dealt into K parts the same way and part I alone runs.
   k="${MUTATION_SPLIT:-1}"
   [ -n "$only" ] && k="${spec##*/}"
-  # "lines file", largest first.
-  mapfile -t sized < <(cd "$pkg" && go list -f '{{range .GoFiles}}{{.}}{{"\n"}}{{end}}' . | while read -r f; do echo "$(wc -l <"$f") $f"; done | sort -rn)
   if [ "$k" -gt "${#sized[@]}" ]; then
     if [ -n "$only" ]; then
       echo "$spec: $pkg has only ${#sized[@]} files, too few for $k parts" >&2
@@ -134,6 +151,7 @@ for spec in "$@"; do
     # measured by their own name, with their own tests; without it every part of a
     # split package would mutate them again.
     excl=(-E /)
+    for f in "${skip[@]}"; do excl+=(-E "^${f//./\\.}\$"); done
     for j in "${!files[@]}"; do
       [ "${part_of[j]}" -ne "$i" ] && excl+=(-E "^${files[j]//./\\.}\$")
     done
@@ -161,4 +179,8 @@ for spec in "$@"; do
     if [ -s "$out/$part.json" ]; then reports+=("$pkg=$out/$part.json"); fi
   done
 done
+if [ "${#reports[@]}" -eq 0 ]; then
+  echo "mutation: no mutant in what was named"
+  exit 0
+fi
 "$out/mutsum" -min "${MUTATION_MIN:-0}" "${reports[@]}"
