@@ -20,11 +20,12 @@ func compareRequest(models []string, repeats int) gate.Request {
 		Models: models, Repeats: repeats}
 }
 
-// A compare within the budget is stored with its A commit and repeats, marked and
-// queued; its check run names A, its status comment both commits and the cap.
+// A compare within the budget (here exactly at it) is stored with its A commit and
+// repeats, marked and queued; its check run names A, its status comment both commits
+// and the cap.
 func TestAcceptOfACompareStoresBothCommits(t *testing.T) {
 	r := newCommandsRig(t)
-	r.cm.budget, r.cm.runTime = 2*time.Hour, 5*time.Minute // 1 x 2 x 10 x 5 min = 100 min
+	r.cm.budget, r.cm.runTime = 100*time.Minute, 5*time.Minute // 1 x 2 x 10 x 5 min = 100 min: at the budget
 	ev := commentOn(7, true, 41, "alice")
 	if err := r.cm.accept(context.Background(), r.gh, "delivery-1", ev, compareRequest([]string{"llama"}, 10), quiet()); err != nil {
 		t.Fatal(err)
