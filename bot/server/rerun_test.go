@@ -56,8 +56,9 @@ func TestCheckRunRerun(t *testing.T) {
 	}
 
 	// A writer (another one than the requester) presses Re-run: request 2, the same
-	// command and commit, its own status comment and check run, dispatched.
-	expectGate(t, stub, prRepo, "octocat", "write", false)
+	// command and commit, its own status comment and check run, dispatched on the
+	// repository's default branch as it is now (renamed from master to main since).
+	expectGateOn(t, stub, prRepo, "main", "octocat", "write", false)
 	expectPull(t, stub)
 	stub.Expect("GET", fmt.Sprintf("/repos/%s/issues/%d/comments", prRepo, prNum), fakegithub.JSON(200, []any{}))
 	stub.Expect("POST", fmt.Sprintf("/repos/%s/issues/%d/comments", prRepo, prNum),
@@ -68,15 +69,16 @@ func TestCheckRunRerun(t *testing.T) {
 		fakegithub.JSONFileWith(201, example(t, "check-run"), map[string]any{"id": 6002, "status": "queued", "head_sha": gatetest.PRSHA})).
 		JSONBody(map[string]any{"head_sha": gatetest.PRSHA, "status": "queued", "external_id": "perfbot-request-2", "name": "perfbot profile"})
 	stub.Expect("POST", fmt.Sprintf("/repos/%s/actions/workflows/%s/dispatches", prRepo, workflow), fakegithub.Status(204)).
-		JSONBody(map[string]any{"ref": "master", "inputs.request_id": "2", "inputs.sha": gatetest.PRSHA, "inputs.models": "qwen3",
+		JSONBody(map[string]any{"ref": "main", "inputs.request_id": "2", "inputs.sha": gatetest.PRSHA, "inputs.models": "qwen3",
 			"inputs.status_comment_id": "5002", "inputs.check_run_id": "6002", "inputs.trigger_comment_id": "0"})
 	const rerun = "24000000-0000-4000-8000-000000000003"
-	if err := r.deliver("check_run", rerun, rerequestEvent(t, a.checkRunID, 1, gatetest.PRSHA, "octocat")); err != nil {
+	renamed := edit(t, rerequestEvent(t, a.checkRunID, 1, gatetest.PRSHA, "octocat"), map[string]any{"repository.default_branch": "main"})
+	if err := r.deliver("check_run", rerun, renamed); err != nil {
 		t.Fatal(err)
 	}
 	r.waitDispatched(2)
 	// The same delivery again: held, nothing new.
-	if code, msg := r.post("check_run", rerun, rerequestEvent(t, a.checkRunID, 1, gatetest.PRSHA, "octocat")); code != http.StatusOK || !strings.HasPrefix(msg, "duplicate") {
+	if code, msg := r.post("check_run", rerun, renamed); code != http.StatusOK || !strings.HasPrefix(msg, "duplicate") {
 		t.Fatalf("redelivery: %d %q, want 200 duplicate", code, msg)
 	}
 

@@ -62,15 +62,21 @@ func runURL(repo string, runID int64) string {
 // commenter's permission and, for a run on an issue, the default branch's head.
 func expectGate(t testing.TB, s *fakegithub.Stub, repo, user, perm string, head bool) {
 	t.Helper()
-	s.Expect("GET", "/repos/"+repo+"/contents/.github/perfbot.yml?ref="+gatetest.DefaultBranch, s.Example(200, "content-file-response-if-content-is-a-file", map[string]any{
+	expectGateOn(t, s, repo, gatetest.DefaultBranch, user, perm, head)
+}
+
+// expectGateOn is expectGate for a repository whose default branch is branch.
+func expectGateOn(t testing.TB, s *fakegithub.Stub, repo, branch, user, perm string, head bool) {
+	t.Helper()
+	s.Expect("GET", "/repos/"+repo+"/contents/.github/perfbot.yml?ref="+branch, s.Example(200, "content-file-response-if-content-is-a-file", map[string]any{
 		"content": base64.StdEncoding.EncodeToString([]byte(gatetest.Config)), "encoding": "base64",
 		"size": len(gatetest.Config), "name": "perfbot.yml", "path": ".github/perfbot.yml", "type": "file",
 	}))
 	s.Expect("GET", "/repos/"+repo+"/collaborators/"+user+"/permission",
 		s.Example(200, "repository-collaborator-permission-response-if-user-has-admin-permissions", map[string]any{"permission": perm, "role_name": perm}))
 	if head {
-		s.Expect("GET", "/repos/"+repo+"/git/ref/heads/"+gatetest.DefaultBranch,
-			s.Example(200, "git-ref", map[string]any{"ref": "refs/heads/" + gatetest.DefaultBranch, "object.sha": gatetest.MasterSHA}))
+		s.Expect("GET", "/repos/"+repo+"/git/ref/heads/"+branch,
+			s.Example(200, "git-ref", map[string]any{"ref": "refs/heads/" + branch, "object.sha": gatetest.MasterSHA}))
 	}
 }
 
