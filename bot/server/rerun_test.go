@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/lablup/perfbot/bot/gate/gatetest"
+	"github.com/lablup/perfbot/bot/server"
 	"github.com/lablup/perfbot/internal/fakegithub"
 )
 
@@ -26,13 +27,17 @@ func rerequestEvent(t testing.TB, checkRunID, requestID int64, sha, sender strin
 }
 
 // TestCheckRunRerun: the Re-run button of a finished request's check run queues the
-// same request again, with the same pinned commit, for a sender with write access;
+// same request again, with the same pinned commit, on the same GPU host of the two
+// the server has for its backend, for a sender with write access;
 // a delivery processed twice queues it once; a reader is refused with a reply and
 // nothing is queued; pressing the old button again points to the re-run.
 func TestCheckRunRerun(t *testing.T) {
 	t.Parallel()
 	stub := fakegithub.New(t)
-	r := start(t, stub, nil)
+	set := settings(t, stub.URL())
+	// A second ROCm host, idle: the re-run still goes to the first one's workflow.
+	set.Hosts = append(set.Hosts, server.Host{Label: "gfx1201", Backend: "rocm", Workflow: "perfbot-gfx1201.yml"})
+	r := start(t, stub, &set)
 	expectToken(t, stub)
 	expectGate(t, stub, prRepo, "spxtr", "write", false)
 	expectPull(t, stub)
