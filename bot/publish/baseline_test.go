@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -321,6 +322,10 @@ func TestPublishBaselineOnGitHub(t *testing.T) {
 	}
 	if !strings.Contains(h.pr["body"].(string), "regression ([\\#100](https://github.com/lablup/mlxcel/issues/100))") {
 		t.Errorf("the PR body does not link the regression issue:\n%s", h.pr["body"])
+	}
+	// GitHub shows a committed SVG as an image by its raw URL, not its blob page.
+	if img := regexp.MustCompile(`!\[[^\]]*\]\(https://github\.com/lablup/mlxcel/raw/` + sum.Git.Commit + `/docs/benchmark_results/[^)]*\.svg\)`); !img.MatchString(h.pr["body"].(string)) {
+		t.Errorf("the PR body does not show the chart by its raw URL:\n%s", h.pr["body"])
 	}
 	if got := gitT(t, tg.bare, "rev-parse", "refs/heads/perfbot/rocm-baseline"); got != sum.Git.Commit {
 		t.Errorf("the baseline branch is at %s, not at the commit %s", got, sum.Git.Commit)

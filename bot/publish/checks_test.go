@@ -108,16 +108,18 @@ func TestStepsFromKernelsAtTheEdges(t *testing.T) {
 		tokens int
 		calls  []int64
 		want   int
+		why    string // in the reason, when no count is in range
 	}{
-		{"tokens-2 counts", 10, []int64{8, 8, 11}, 8},
-		{"tokens counts", 10, []int64{10, 10, 7}, 10},
-		{"under tokens-2 does not", 10, []int64{7, 7, 9}, 9},
-		{"over tokens does not", 10, []int64{11, 11, 9}, 9},
-		{"2 counts", 3, []int64{2, 2, 3}, 2},
-		{"under 2 does not", 2, []int64{1, 1, 2}, 2},
-		{"the most shared", 10, []int64{9, 9, 10}, 9},
-		{"a tie goes to the larger", 10, []int64{8, 9, 10}, 10},
-		{"none in range", 10, []int64{3, 30}, 0},
+		{"tokens-2 counts", 10, []int64{8, 8, 11}, 8, ""},
+		{"tokens counts", 10, []int64{10, 10, 7}, 10, ""},
+		{"under tokens-2 does not", 10, []int64{7, 7, 9}, 9, ""},
+		{"over tokens does not", 10, []int64{11, 11, 9}, 9, ""},
+		{"2 counts", 3, []int64{2, 2, 3}, 2, ""},
+		{"under 2 does not", 2, []int64{1, 1, 2}, 2, ""},
+		{"the most shared", 10, []int64{9, 9, 10}, 9, ""},
+		{"a tie goes to the larger", 10, []int64{8, 9, 10}, 10, ""},
+		{"none in range", 10, []int64{3, 30}, 0, "(8 to 10 times)"},
+		{"none in range of three tokens", 3, []int64{1, 7}, 0, "(2 to 3 times)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -136,7 +138,7 @@ func TestStepsFromKernelsAtTheEdges(t *testing.T) {
 				if steps != c.want {
 					t.Fatalf("steps = %d (%s), want %d", steps, why, c.want)
 				}
-				if (why == "") != (c.want != 0) {
+				if (why == "") != (c.want != 0) || !strings.Contains(why, c.why) {
 					t.Fatalf("why = %q with steps %d", why, steps)
 				}
 			}
