@@ -75,6 +75,9 @@ func TestRunningStatus(t *testing.T) {
 			"Request 9 on host gfx1151, commit 6dcb09b5, running for 25 min. 3 of 8 models done; now llama; about 1 h 5 min left (progress as of 18:30 UTC)."},
 		{"build", results.Progress{Phase: "build", ETASecs: -1, WrittenAt: now}, true, "started",
 			"running for 25 min. Building; no estimate of the time left yet (progress as of 18:30 UTC)."},
+		// Before the job has planned its models: the estimate alone, nothing joined to it.
+		{"unplanned", results.Progress{Phase: "bench", ETASecs: -1, WrittenAt: now}, true, "started",
+			"running for 25 min. No estimate of the time left yet (progress as of 18:30 UTC)."},
 		{"done", results.Progress{Phase: "done", Done: 8, Planned: 8, WrittenAt: now}, true, "started",
 			"Request 9 on host gfx1151, commit 6dcb09b5. The GPU job has finished; the results are published next."},
 	} {
