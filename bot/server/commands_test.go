@@ -250,7 +250,13 @@ func TestStatusWithNothingOpen(t *testing.T) {
 // commentDelivery is a real issue_comment delivery with edits (dotted keys).
 func commentDelivery(t *testing.T, edits map[string]any) inbox.Delivery {
 	t.Helper()
-	raw, err := os.ReadFile(testfix.Path(t, "github", "webhooks", "issue_comment.created.json"))
+	return delivery(t, "issue_comment", "issue_comment.created.json", edits)
+}
+
+// delivery is the real webhook payload file of event, edited, as the inbox hands it.
+func delivery(t *testing.T, event, file string, edits map[string]any) inbox.Delivery {
+	t.Helper()
+	raw, err := os.ReadFile(testfix.Path(t, "github", "webhooks", file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +264,7 @@ func commentDelivery(t *testing.T, edits map[string]any) inbox.Delivery {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return inbox.Delivery{ID: "d-1", Event: "issue_comment", Payload: body}
+	return inbox.Delivery{ID: "d-1", Event: event, Payload: body}
 }
 
 func TestHandleIgnoresTheAppsOwnAndDeletedComments(t *testing.T) {

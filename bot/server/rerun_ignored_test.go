@@ -5,33 +5,22 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/lablup/perfbot/bot/inbox"
-	"github.com/lablup/perfbot/internal/fakegithub"
-	"github.com/lablup/perfbot/internal/testfix"
 )
 
 // rerequestDelivery is the real check_run.rerequested delivery, edited.
 func rerequestDelivery(t *testing.T, edits map[string]any) inbox.Delivery {
 	t.Helper()
-	raw, err := os.ReadFile(testfix.Path(t, "github", "webhooks", "check_run.rerequested.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The example's app times are not RFC 3339 (GitHub's deliveries are).
 	all := map[string]any{"check_run.app.created_at": "2018-04-25T20:42:10Z", "check_run.app.updated_at": "2018-04-25T20:42:10Z",
 		"check_run.check_suite.app.created_at": "2018-04-25T20:42:10Z", "check_run.check_suite.app.updated_at": "2018-04-25T20:42:10Z"}
 	for k, v := range edits {
 		all[k] = v
 	}
-	body, err := fakegithub.Payload(raw, all)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return inbox.Delivery{ID: "d-1", Event: "check_run", Payload: body}
+	return delivery(t, "check_run", "check_run.rerequested.json", all)
 }
 
 // The Re-run button of a check run that is not a perfbot request's (its external id
