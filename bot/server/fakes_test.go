@@ -43,6 +43,11 @@ type fakeGitHub struct {
 	dispatchErr error
 	runs        []gh.WorkflowRun // the workflow's runs GitHub lists
 	cancelled   []int64          // runs asked to cancel
+	// startErr and updateErr, when set, answer every start of a check run and every
+	// conditional edit of a comment; artifactLists counts the listings of a run's
+	// artifacts.
+	startErr, updateErr error
+	artifactLists       int
 }
 
 func newFakeGitHub() *fakeGitHub {
