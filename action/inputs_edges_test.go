@@ -7,8 +7,9 @@ import (
 )
 
 // Each bounded input at its last valid value and its first refused one: an input of
-// 4096 bytes, 32 models or sampling settings, and issue number 2^31-1 are read; one
-// byte, one item or one number more is refused.
+// 4096 bytes, 32 models or sampling settings, issue number 2^31-1 (epic, issue) and a
+// results path with a space are read; one byte, one item or one number more, or a
+// control character, is refused.
 func TestReadInputsAtTheirEdges(t *testing.T) {
 	t.Parallel()
 	list := func(n int, item func(int) string) string {
@@ -33,6 +34,12 @@ func TestReadInputsAtTheirEdges(t *testing.T) {
 			map[string]string{"job": "profile", "sampling": list(33, temp)}, "input sampling: 33 settings, more than 32"},
 		{"epic", map[string]string{"job": "publish", "epic": "2147483647"},
 			map[string]string{"job": "publish", "epic": "2147483648"}, "input epic: 2147483648 is not an issue number"},
+		{"issue", map[string]string{"job": "publish", "issue": "2147483647"},
+			map[string]string{"job": "publish", "issue": "2147483648"}, "input issue: 2147483648 is not an issue number"},
+		// A space is the first character a results path may hold; the one below it is
+		// a control character.
+		{"results", map[string]string{"job": "publish", "results": "/tmp/the results", "ref": strings.Repeat("a", 40)},
+			map[string]string{"job": "publish", "results": "/tmp/the\x1fresults", "ref": strings.Repeat("a", 40)}, "input results: the folder's path holds a control character"},
 	} {
 		if _, err := readInputs(newStepEnv(t, c.ok).runtime(t)); err != nil {
 			t.Errorf("%s at the edge: %v", c.name, err)
