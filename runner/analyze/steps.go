@@ -29,8 +29,8 @@ func Steps(names []string, ds []rocprof.Dispatch, tokens int) (*results.DecodeSt
 	for i, n := range order {
 		counts[i] = int64(calls[n])
 	}
-	n, _ := results.StepCount(counts, int64(tokens))
-	steps := int(n)
+	sc, _ := results.StepCount(counts, int64(tokens))
+	steps := int(sc)
 	if steps == 0 {
 		return nil, fmt.Sprintf("no kernel runs once per step (%d to %d times in the window): the window was not split into steps", max(tokens-2, 2), tokens)
 	}

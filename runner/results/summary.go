@@ -76,11 +76,11 @@ type DecodeSteps struct {
 
 // StepCount is the step count of a decode window of tokens generated tokens whose
 // kernels ran counts times (one count a kernel): a kernel that runs once per step runs
-// as many times as the window holds steps, the generated tokens or one or two fewer
-// (the first token can come out of the prefill, the window can cut a step), and at
-// least twice. Among the counts in that range, the one most kernels share is the step
-// count (the larger on a tie); kernels is how many share it. 0 when no count is in the
-// range.
+// as many times as the window holds steps, taken from tokens-2 to tokens (the first
+// token can come out of the prefill) and at least 2. Among the counts in that range,
+// the one most kernels share is the step count (the larger on a tie); kernels is how
+// many share it. 0 when no count is in the range (docs/analysis.md, "Decode window
+// checks").
 func StepCount(counts []int64, tokens int64) (steps int64, kernels int) {
 	byCount := map[int64]int{}
 	for _, c := range counts {
