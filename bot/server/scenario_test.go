@@ -280,6 +280,9 @@ func TestRunOfAnotherWorkflowIsIgnored(t *testing.T) {
 	if err := r.deliver("issue_comment", "99999999-0000-4000-8000-000000000001", commentEvent(t, 9101, "Codertocat", "/profile rocm")); err != nil {
 		t.Fatal(err)
 	}
+	// Dispatched (active) before the other workflow's run arrives: the dispatch runs
+	// apart from the delivery, and the metric below counts the request as active.
+	r.waitDispatched(1)
 	// The real payload as captured, but for its title (and times and repository):
 	// its path stays .github/workflows/test.yml.
 	other := edit(t, payload(t, "github", "webhooks", "workflow_run.completed.json"), map[string]any{
