@@ -636,6 +636,10 @@ func TestHostJobsBenchCompare(t *testing.T) {
 	if sum := e.summaryText(t); !strings.Contains(sum, "decode tok/s") || !strings.Contains(sum, "faster") {
 		t.Errorf("summary:\n%s", sum)
 	}
+	// No run was rejected by the guard, so there is no warning of rejections.
+	if w := annotations(t, log)["warning"]; hasAnnotation(w, "perfbot: guard rejections") {
+		t.Errorf("warnings %q", w)
+	}
 	// The progress file counts the runs and keeps the last verdicts.
 	p, err := results.ReadProgress(progress, "58")
 	if err != nil {
