@@ -615,7 +615,8 @@ func TestHostJobsBenchCompare(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.vars[EnvProgressDir] = progress
-	_, e, log, err := h.step(t, map[string]string{"job": "bench", "ref": head, "base-ref": h.base, "models": "llama", "repeats": "5", "label": "pr-57", "request-id": "58"})
+	// A short base-ref of a commit in the checkout: resolved to its full SHA there.
+	_, e, log, err := h.step(t, map[string]string{"job": "bench", "ref": head, "base-ref": h.base[:12], "models": "llama", "repeats": "5", "label": "pr-57", "request-id": "58"})
 	if err != nil {
 		t.Fatalf("bench compare: %v\n%s", err, log)
 	}
