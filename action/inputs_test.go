@@ -115,6 +115,11 @@ func TestCompareCapAndLabel(t *testing.T) {
 	if _, err := compareCap(21, cfg); !errors.Is(err, job.ErrBadRequest) || !strings.Contains(err.Error(), "limits.max_repeats (20)") {
 		t.Errorf("compareCap over the limit: %v", err)
 	}
+	// A config without limits.max_repeats (0) takes the default's.
+	cfg.Limits.MaxRepeats = 0
+	if got, err := compareCap(0, cfg); err != nil || got != config.Default().Limits.MaxRepeats {
+		t.Errorf("compareCap without a limit = %d, %v; want the default's %d", got, err, config.Default().Limits.MaxRepeats)
+	}
 
 	dir := t.TempDir()
 	event := func(name, body string) string {
