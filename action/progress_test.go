@@ -42,7 +42,12 @@ func TestProgressFileOncePerMinute(t *testing.T) {
 	if p := read(); p.Done != 2 || p.Model != "c" || p.ETASecs != 60 {
 		t.Errorf("after a minute: %+v", p)
 	}
+	// An estimate the job gives (a compare's) is written as it is, in seconds.
+	now = now.Add(time.Minute)
 	f.Step(job.Step{Phase: results.PhaseBench, Done: 1, Planned: 4, Model: "d", ETA: 90 * time.Second})
+	if p := read(); p.Model != "d" || p.ETASecs != 90 {
+		t.Errorf("the job's estimate: %+v", p)
+	}
 	f.done()
 	if p := read(); p.Phase != results.PhaseDone || p.Done != 4 || p.Model != "" || p.ETASecs != 0 {
 		t.Errorf("done: %+v", p)
