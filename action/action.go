@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -45,9 +46,12 @@ const maxEventBytes = 25 << 20
 // Options are what `perfbot action` hands the Action.
 type Options struct {
 	Stdout io.Writer // the step's log
-	// Getenv reads the runtime's variables and the inputs; nil means os.Getenv. The
-	// host jobs' processes always get the process environment.
+	// Getenv reads the runtime's variables and the inputs; nil means os.Getenv.
 	Getenv func(string) string
+	// Environ is the environment of the host jobs' processes (build, bench, profiler,
+	// tests) and of git in the checkout, its PATH where they are looked up; nil means
+	// os.Environ(). perfbot passes nil: the step's environment is the process's.
+	Environ func() []string
 }
 
 // Run runs the job the inputs name and reports it through the runtime: outputs, step
@@ -69,7 +73,11 @@ func run(ctx context.Context, o Options) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	s, err := newStep(rt)
+	environ := o.Environ
+	if environ == nil {
+		environ = os.Environ
+	}
+	s, err := newStep(rt, environ())
 	if err != nil {
 		rt.Annotate(Annotation{Level: Error, Title: "perfbot: the step cannot run", Message: err.Error()})
 		return result{outputs: rt.Outputs()}, ErrJobFailed
@@ -108,6 +116,8 @@ func run(ctx context.Context, o Options) (result, error) {
 type step struct {
 	rt *Runtime
 	in Inputs
+	// environ is the environment of the processes the step starts (Options.Environ).
+	environ []string
 	// host is the machine of the host jobs: "/" or PERFBOT_ROOT.
 	host host.Host
 	// workspace is the checkout of the target repository (GITHUB_WORKSPACE).
@@ -121,12 +131,12 @@ type step struct {
 	progress *progressFile
 }
 
-func newStep(rt *Runtime) (*step, error) {
+func newStep(rt *Runtime, environ []string) (*step, error) {
 	in, err := readInputs(rt)
 	if err != nil {
 		return nil, err
 	}
-	s := &step{rt: rt, in: in}
+	s := &step{rt: rt, in: in, environ: environ}
 	env := rt.Getenv
 	if s.in.APIURL == "" {
 		s.in.APIURL = env("GITHUB_API_URL")
@@ -167,7 +177,7 @@ func newStep(rt *Runtime) (*step, error) {
 		return nil, fmt.Errorf("%s=%s is not a folder", EnvRoot, root)
 	}
 	// The job's processes (build, bench, profiler, tests) get the step's environment.
-	s.host = host.New(root, os.Getenv("PATH"), os.Environ())
+	s.host = host.New(root, lookup(s.environ, "PATH"), s.environ)
 	return s, nil
 }
 
@@ -280,10 +290,21 @@ func (s *step) eventPR() int {
 	return ev.Issue.Number
 }
 
+// lookup is the value of key in an environment list: the last one, as exec takes it;
+// "" when it has none.
+func lookup(environ []string, key string) (v string) {
+	for _, kv := range environ {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == key {
+			v = val
+		}
+	}
+	return v
+}
+
 // git runs git in the checkout and returns its trimmed output.
 func (s *step) git(ctx context.Context, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", s.workspace}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
+	cmd.Env = append(slices.Clip(s.environ), "GIT_TERMINAL_PROMPT=0")
 	cmd.WaitDelay = 5 * time.Second
 	out, err := cmd.Output()
 	if err != nil {

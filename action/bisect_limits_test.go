@@ -13,6 +13,7 @@ import (
 // before anything runs, and a bisection within it spends at most limits.max_bisect_runs
 // (recorded as its budget).
 func TestHostJobsBisectKeepsTheConfigsLimits(t *testing.T) {
+	t.Parallel()
 	h, commits := bisectTarget(t, jobsConfig+"limits: {max_bisect_commits: 3, max_bisect_runs: 8}\n", "")
 	_, _, log, err := h.step(t, map[string]string{"job": "bisect", "ref": commits[3], "good-ref": commits[0], "models": "llama"})
 	if err == nil || !strings.Contains(log, "holds 4 commits, more than 3") {

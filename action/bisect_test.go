@@ -47,6 +47,7 @@ func TestReadInputsBisect(t *testing.T) {
 // bisection folder as results-dir and the culprit's profile A/B against its parent in
 // it. A reversed range is refused before anything runs.
 func TestHostJobsBisect(t *testing.T) {
+	t.Parallel()
 	h, commits := bisectTarget(t, jobsConfig, "decode 0.93\n")
 	_, e, log, err := h.step(t, map[string]string{"job": "bisect", "ref": commits[3], "good-ref": commits[0], "models": "llama"})
 	if err != nil {

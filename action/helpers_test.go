@@ -6,14 +6,17 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/lablup/perfbot/internal/gittest"
 	"github.com/lablup/perfbot/internal/testfix"
 )
 
@@ -142,6 +145,22 @@ func newStepEnv(t *testing.T, inputs map[string]string) *stepEnv {
 
 func (e *stepEnv) getenv(k string) string { return e.vars[k] }
 
+// environ is the process environment with e's variables in place of its own: what a
+// runner hands a step's processes.
+func (e *stepEnv) environ() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, ours := e.vars[k]; !ours {
+			env = append(env, kv)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(e.vars)) {
+		env = append(env, k+"="+e.vars[k])
+	}
+	return env
+}
+
 // runtime is a Runtime on the env e that prints nowhere.
 func (e *stepEnv) runtime(t *testing.T) *Runtime {
 	t.Helper()
@@ -216,7 +235,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	builtDir = d
+	// git in the test process (the checkout's, publishing's) sees no machine config;
+	// goEnv was taken before, with the machine's caches.
+	done := gittest.Isolate()
 	code := m.Run()
+	done()
 	os.RemoveAll(d)
 	os.Exit(code)
 }

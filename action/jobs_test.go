@@ -39,7 +39,8 @@ guard: {idle_secs: 1, sample_hz: 20, max_attempts: 2, max_wait_secs: 60}
 
 // hostJobs is a GPU job's surroundings for the host jobs: the fake gfx1151 host on
 // PATH and as PERFBOT_ROOT, a target checkout cloned from a bare remote, and the
-// step's runtime files. The process environment is the host's (t.Setenv: not parallel).
+// step's runtime files. The host's environment is vars, handed to the step as its
+// processes' environment (Options.Environ), so that host-job tests run side by side.
 type hostJobs struct {
 	dir, repo, bare, base, root string
 	vars                        map[string]string
@@ -58,9 +59,6 @@ func newHostJobs(t *testing.T, config string, extra ...map[string]string) *hostJ
 		"ROCM_GPU_GUARD_LOCK": filepath.Join(h.dir, "guard.lock"), "ROCM_GPU_GUARD_COMPILER_RE": noCompiler,
 		"ROCM_GPU_GUARD_KFD_DIR": "", "ROCM_GPU_GUARD_LOCK_HELD": "", "FAKE_BENCH_CRASH": "", "FAKE_CARGO_TESTS": "",
 		"FAKE_HARNESS": "", "FAKE_HARNESS_DATE": "",
-	}
-	for k, v := range host {
-		t.Setenv(k, v)
 	}
 	files := targetFiles(t, config)
 	for _, m := range extra {
@@ -85,11 +83,10 @@ func (h *hostJobs) step(t *testing.T, inputs map[string]string) (result, *stepEn
 	e.vars["RUNNER_TEMP"] = filepath.Join(h.dir, "runner-temp")
 	e.vars[EnvRoot] = h.root
 	e.vars["GITHUB_REPOSITORY"] = "lablup/mlxcel"
-	t.Setenv(EnvRoot, h.root) // the host jobs' processes read it from their environment
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var log bytes.Buffer
-	res, err := run(ctx, Options{Stdout: &log, Getenv: e.getenv})
+	res, err := run(ctx, Options{Stdout: &log, Getenv: e.getenv, Environ: e.environ})
 	return res, e, log.String(), err
 }
 
@@ -120,8 +117,9 @@ func hasAnnotation(list []string, parts ...string) bool {
 // annotations and the job goes on to the numeric tests (one aborts: an outcome, not a
 // failure) and a dry-run publish, each step reporting through outputs and summary.
 func TestHostJobsPartialSessionThroughPublish(t *testing.T) {
+	t.Parallel()
 	h := newHostJobs(t, jobsConfig)
-	t.Setenv("FAKE_BENCH_CRASH", "Meta-Llama-3.1-8B-Instruct-4bit_t0.7:profiled")
+	h.vars["FAKE_BENCH_CRASH"] = "Meta-Llama-3.1-8B-Instruct-4bit_t0.7:profiled"
 
 	// profile
 	_, e, log, err := h.step(t, map[string]string{"job": "profile", "ref": h.base[:12]})
@@ -155,10 +153,10 @@ func TestHostJobsPartialSessionThroughPublish(t *testing.T) {
 			t.Errorf("the profile summary has no %q:\n%s", want, sum)
 		}
 	}
-	t.Setenv("FAKE_BENCH_CRASH", "")
+	h.vars["FAKE_BENCH_CRASH"] = ""
 
 	// gemm-tests: the third test aborts.
-	t.Setenv("FAKE_CARGO_TESTS", patch.TestNames[2]+"=abort")
+	h.vars["FAKE_CARGO_TESTS"] = patch.TestNames[2] + "=abort"
 	_, e, log, err = h.step(t, map[string]string{"job": "gemm-tests"})
 	if err != nil {
 		t.Fatalf("gemm-tests: %v\n%s", err, log)
@@ -221,8 +219,9 @@ func TestHostJobsPartialSessionThroughPublish(t *testing.T) {
 
 // The step fails (non-zero exit) only when the job failed: here no run produced results.
 func TestProfileWithoutResultsFails(t *testing.T) {
+	t.Parallel()
 	h := newHostJobs(t, jobsConfig)
-	t.Setenv("FAKE_BENCH_CRASH", "Meta-Llama-3.1-8B-Instruct-4bit_greedy")
+	h.vars["FAKE_BENCH_CRASH"] = "Meta-Llama-3.1-8B-Instruct-4bit_greedy"
 	_, e, log, err := h.step(t, map[string]string{"job": "profile", "models": "llama", "sampling": "greedy"})
 	if !errors.Is(err, ErrJobFailed) {
 		t.Fatalf("profile: %v, want ErrJobFailed\n%s", err, log)
@@ -243,6 +242,7 @@ func TestProfileWithoutResultsFails(t *testing.T) {
 // The job runs the pinned commit: a checkout of a later commit is moved back to it, and
 // a commit the checkout cannot have is refused before anything runs.
 func TestPinChecksOutThePinnedCommit(t *testing.T) {
+	t.Parallel()
 	h := newHostJobs(t, jobsConfig)
 	home := h.vars["HOME"]
 	if err := os.WriteFile(filepath.Join(h.repo, "later.txt"), []byte("moved on\n"), 0o644); err != nil {
@@ -270,10 +270,11 @@ func TestPinChecksOutThePinnedCommit(t *testing.T) {
 // The nightly: job bench runs the repository's harnesses on the fake host and leaves
 // the folder a dry-run publish turns into the baseline pull request.
 func TestBenchThenPublishTheBaseline(t *testing.T) {
+	t.Parallel()
 	h := newHostJobs(t, jobsConfig, benchFiles(t))
 	date := time.Now().Format(time.DateOnly)
-	t.Setenv("FAKE_HARNESS_DATE", date)
-	t.Setenv("FAKE_HARNESS", "")
+	h.vars["FAKE_HARNESS_DATE"] = date
+	h.vars["FAKE_HARNESS"] = ""
 	_, e, log, err := h.step(t, map[string]string{"job": "bench"})
 	if err != nil {
 		t.Fatalf("bench: %v\n%s", err, log)
@@ -326,7 +327,7 @@ func TestBenchThenPublishTheBaseline(t *testing.T) {
 
 	// A harness that mislabels its ROCm rows fails the job, as `perfbot run bench` does.
 	h2 := newHostJobs(t, jobsConfig, benchFiles(t))
-	t.Setenv("FAKE_HARNESS", "pre-rocm")
+	h2.vars["FAKE_HARNESS"] = "pre-rocm"
 	_, e, log, err = h2.step(t, map[string]string{"job": "bench"})
 	if !errors.Is(err, ErrJobFailed) || readOutputs(t, e.output)["verdict"] != VerdictFailed ||
 		!hasAnnotation(annotations(t, log)["error"], "perfbot bench failed", "harness problem(s) in the CSVs") {
@@ -360,6 +361,7 @@ func benchFiles(t *testing.T) map[string]string {
 // URL and read from the git objects only. It commits the sources gemm_patch.json
 // carries.
 func TestPublishResultsFromAnotherJob(t *testing.T) {
+	t.Parallel()
 	h := newHostJobs(t, jobsConfig)
 	for _, st := range []map[string]string{{"job": "profile", "ref": h.base, "models": "llama", "sampling": "greedy"}, {"job": "gemm-tests"}, {"job": "patch"}} {
 		if _, _, log, err := h.step(t, st); err != nil {
@@ -430,6 +432,7 @@ func mustRead(t *testing.T, p string) []byte {
 // The patch job without the numeric tests' outcome writes nothing and says so; a
 // publish with results but no checkout does not ask for GITHUB_WORKSPACE.
 func TestPatchWithoutTestsWritesNothing(t *testing.T) {
+	t.Parallel()
 	h := newHostJobs(t, jobsConfig)
 	_, e, log, err := h.step(t, map[string]string{"job": "profile", "ref": h.base, "models": "llama", "sampling": "greedy"})
 	if err != nil {
@@ -463,6 +466,7 @@ func TestPatchWithoutTestsWritesNothing(t *testing.T) {
 // An artifact the strict copy refuses (a link out of it) stops the publish job before
 // anything is read or pushed, and the status comment and check run say why.
 func TestPublishResultsRefusesAHostileArtifact(t *testing.T) {
+	t.Parallel()
 	h := newHostJobs(t, jobsConfig)
 	artifact := filepath.Join(t.TempDir(), "artifact")
 	folder := filepath.Join(artifact, "gfx1151_"+h.base[:8])
@@ -498,6 +502,7 @@ func TestPublishResultsRefusesAHostileArtifact(t *testing.T) {
 // commit (B), which plants a known change: the compare folder with each side's
 // profile and their difference, and compare.json naming both commits.
 func TestHostJobsProfileCompare(t *testing.T) {
+	t.Parallel()
 	h := newHostJobs(t, jobsConfig)
 	home := h.vars["HOME"]
 	if err := os.WriteFile(filepath.Join(h.repo, "fake-change.txt"), []byte("faster kernel_sdpav_1pass 2\nadded mlx_fused_rope_append_kernel rope 1200\n"), 0o644); err != nil {
@@ -598,6 +603,7 @@ func readFileString(t *testing.T, p string) string {
 // the repeats asked for: the harness of each side in ABBA blocks, a 10 % decode gain
 // planted in B called faster, and the CSV pair named by the label beside compare.json.
 func TestHostJobsBenchCompare(t *testing.T) {
+	t.Parallel()
 	harness, err := os.ReadFile(filepath.Join(testfix.RepoRoot(t), "internal", "fakehost", "host", "harness", "bench_decode.sh"))
 	if err != nil {
 		t.Fatal(err)
@@ -661,6 +667,7 @@ func TestHostJobsBenchCompare(t *testing.T) {
 // branch (its pull request in the dry run), the compare comment on the issue input's
 // pull request, and the check run failed by the threshold, which the log also warns of.
 func TestPublishBenchCompareFailsOnTheThreshold(t *testing.T) {
+	t.Parallel()
 	harness, err := os.ReadFile(filepath.Join(testfix.RepoRoot(t), "internal", "fakehost", "host", "harness", "bench_decode.sh"))
 	if err != nil {
 		t.Fatal(err)

@@ -69,6 +69,7 @@ func TestProgressFileOncePerMinute(t *testing.T) {
 // A profile step on a host whose runner names a progress folder leaves the request's
 // progress file there, done, with every planned run counted.
 func TestProfileWritesTheProgressFile(t *testing.T) {
+	t.Parallel()
 	h := newHostJobs(t, jobsConfig)
 	progress := filepath.Join(h.dir, "progress")
 	if err := os.Mkdir(progress, 0o755); err != nil {

@@ -17,6 +17,17 @@ import (
 // Main is a TestMain body: it isolates git, unsets the extra variables, runs the tests
 // and exits with their code.
 func Main(m *testing.M, unset ...string) {
+	done := Isolate(unset...)
+	code := m.Run()
+	done()
+	os.Exit(code)
+}
+
+// Isolate is Main's isolation for a TestMain that does more: it gives the process a
+// fresh home without git config, unsets the repository variables and the extra ones,
+// keeps loopback traffic off any proxy, and returns what removes the home. It exits
+// the process when it cannot make the home.
+func Isolate(unset ...string) (done func()) {
 	home, err := os.MkdirTemp("", "perfbot-git-home-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -32,9 +43,7 @@ func Main(m *testing.M, unset ...string) {
 	// requests.
 	os.Setenv("NO_PROXY", "127.0.0.1,localhost")
 	os.Setenv("no_proxy", "127.0.0.1,localhost")
-	code := m.Run()
-	os.RemoveAll(home)
-	os.Exit(code)
+	return func() { os.RemoveAll(home) }
 }
 
 // Identity is the author and committer of the commits test setup makes.
