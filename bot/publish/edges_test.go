@@ -774,8 +774,8 @@ func TestStepsOfACommitNotPushed(t *testing.T) {
 }
 
 // In token mode there is no check run and, from the schedule or a dispatch, no
-// trigger or status comment: none is touched (the stub fails on any call it was not
-// told of).
+// trigger or status comment, nor anyone who asked: none is touched or read (the stub
+// fails on any call it was not told of).
 func TestPublishWithoutCheckRunOrTriggerComment(t *testing.T) {
 	t.Parallel()
 	tg, h, c := onGitHub(t)
@@ -785,9 +785,13 @@ func TestPublishWithoutCheckRunOrTriggerComment(t *testing.T) {
 	h.s.Expect("POST", epicPath, h.createEpic())
 	o := ghOptions(tg, layPrepared(t, tg, profile{date: "2026-09-30", tests: allPassed}), c, 0)
 	o.CheckRunID, o.TriggerCommentID = 0, 0
+	o.Requester, o.TriggerCommentURL = "", ""
 	sum, err := Publish(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(sum.Notes) > 0 {
+		t.Errorf("notes %q", sum.Notes)
 	}
 	if want := (Outcome{Action: "skipped", Detail: "no status comment id was given"}); sum.Status != want {
 		t.Errorf("status %+v, want %+v", sum.Status, want)
