@@ -145,3 +145,33 @@ func TestStepsFromKernelsAtTheEdges(t *testing.T) {
 		})
 	}
 }
+
+// A run whose summary has no decode steps and whose kernel table is missing, a
+// symbolic link or not a kernel table has no steps, and the reason names which.
+func TestStepsFromKernelsOfAMissingOrBrokenFile(t *testing.T) {
+	dir := t.TempDir()
+	s := func(name string) *results.Summary { return &results.Summary{Name: name, GeneratedTokens: 10} }
+	good := filepath.Join(dir, "good_decode_kernels.csv")
+	if err := os.WriteFile(good, []byte(results.KernelsHeader+"\nk0,other,,,9,1.0,9,1,10.000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(good, filepath.Join(dir, "link_decode_kernels.csv")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bad_decode_kernels.csv"), []byte("name,calls\nk0,9\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"missing": "the summary has no decode steps and the folder no missing_decode_kernels.csv",
+		"link":    "the summary has no decode steps and the folder no link_decode_kernels.csv",
+		"bad":     "the summary has no decode steps and bad_decode_kernels.csv cannot be read: ",
+	} {
+		steps, k, why := stepsFromKernels(dir, s(name))
+		if steps != 0 || k != (kernelCounts{}) || !strings.HasPrefix(why, want) {
+			t.Errorf("%s: steps %d, counts %+v, why %q; want 0 steps and %q", name, steps, k, why, want)
+		}
+	}
+	if steps, k, why := stepsFromKernels(dir, s("good")); steps != 9 || k != (kernelCounts{whole: 1}) || why != "" {
+		t.Errorf("good: steps %d, counts %+v, why %q", steps, k, why)
+	}
+}
