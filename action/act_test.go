@@ -47,9 +47,16 @@ const (
 	actAppSlug      = "perfbot-act"
 )
 
+// envNoAct makes the act tests skip. bench/mutation.sh sets it: a mutation run
+// measures action by its Go tests alone (docs/mutation.md, "action").
+const envNoAct = "PERFBOT_TEST_NO_ACT"
+
 // actBinary finds act: on PATH or in GOPATH/bin, where .ci/run installs it.
 func actBinary(t *testing.T) string {
 	t.Helper()
+	if os.Getenv(envNoAct) != "" {
+		t.Skip(envNoAct + " is set: the act tests do not run (bench/mutation.sh sets it)")
+	}
 	if p, err := exec.LookPath("act"); err == nil {
 		return p
 	}
