@@ -25,6 +25,14 @@ import (
 // its GitHub on the API stub, token mode.
 func gateStep(t *testing.T, c gatetest.Case, s *fakegithub.Stub, extra map[string]string) (result, *stepEnv, string, error) {
 	t.Helper()
+	e := gateEnv(t, c, s, extra)
+	res, log, err := runGate(e)
+	return res, e, log, err
+}
+
+// gateEnv is gateStep's step environment.
+func gateEnv(t *testing.T, c gatetest.Case, s *fakegithub.Stub, extra map[string]string) *stepEnv {
+	t.Helper()
 	in := map[string]string{"job": "gate", "github-token": "ghs_gatetesttoken0123456789", "github-api-url": s.URL()}
 	for k, v := range extra {
 		in[k] = v
@@ -36,11 +44,16 @@ func gateStep(t *testing.T, c gatetest.Case, s *fakegithub.Stub, extra map[strin
 	e.vars["GITHUB_SERVER_URL"] = "https://github.com"
 	e.vars["GITHUB_WORKFLOW_REF"] = c.Repo(t) + "/.github/workflows/perfbot-profile.yml@refs/heads/" + gatetest.DefaultBranch
 	e.vars[EnvBotLogin] = gatetest.BotLogin
+	return e
+}
+
+// runGate runs the gate job in e and returns what it printed.
+func runGate(e *stepEnv) (result, string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	var log bytes.Buffer
 	res, err := run(ctx, Options{Stdout: &log, Getenv: e.getenv})
-	return res, e, log.String(), err
+	return res, log.String(), err
 }
 
 // commentID is the id of the case's comment.

@@ -243,7 +243,7 @@ func (s *step) publishBisect(ctx context.Context, cfg config.Config, folder, rep
 		Issue:  s.issue(), WorkflowRun: s.workflowRun(ctx),
 	}
 	sum, perr := quietly(ctx, s.rt, "perfbot: publish the bisection", publish.PublishBisect, bo, func(w io.Writer, sum publish.BisectSummary) {
-		fmt.Fprintf(w, "bisection of %s from %s to %s: %s; comment on #%d: %s %s\n", sum.Model, sum.Good, sum.Bad, sum.Outcome, bo.Issue, sum.Comment.Action, sum.Comment.URL)
+		fmt.Fprintf(w, "bisection of %s from %s to %s: %s; its comment: %s\n", sum.Model, sum.Good, sum.Bad, sum.Outcome, sum.Comment)
 	})
 	return s.published(perr, sum.Ending, "results-dir", folder)
 }
@@ -302,7 +302,7 @@ func (s *step) publishCompare(ctx context.Context, cfg config.Config, folder, re
 	}
 	sum, perr := quietly(ctx, s.rt, "perfbot: publish the compare", publish.PublishCompare, co, func(w io.Writer, sum publish.CompareSummary) {
 		logPublished(w, "A/B "+sum.Kind+" compare "+sum.Label, sum.Git, sum.PR)
-		fmt.Fprintf(w, "compare comment on #%d: %s %s\n", co.PR, sum.Comment.Action, sum.Comment.URL)
+		fmt.Fprintf(w, "compare comment: %s\n", sum.Comment)
 	})
 	for _, f := range sum.Failing {
 		s.rt.Annotate(Annotation{Level: Warning, Title: "perfbot: slower than compare.fail_slower_pct allows", Message: f})

@@ -18,22 +18,7 @@ import (
 func TestPublishBisectArtifact(t *testing.T) {
 	home := t.TempDir()
 	tg := hosttest.NewTarget(t, home, nil)
-	artifact := filepath.Join(t.TempDir(), "artifact")
-	commits := []string{strings.Repeat("1", 40), strings.Repeat("2", 40), tg.Base}
-	start := time.Date(2026, 10, 26, 3, 0, 0, 0, time.UTC)
-	b := results.Bisect{Good: commits[0], Bad: commits[2], Model: "Qwen3-30B-A3B-4bit", Metric: "decode tok/s", Commits: commits, Backend: "rocm",
-		Host: "strixhalo-gfx1151", Date: "2026-10-26", Started: start, Finished: start.Add(time.Hour), State: results.SessionComplete,
-		Outcome: &results.BisectOutcome{Outcome: results.BisectUndecided, FirstBad: commits[2], LastGood: commits[1], Confidence: 0.55, EndsP: 0.001, ChangePct: -12, Why: "the budget ran out"}}
-	for _, c := range commits {
-		b.Steps = append(b.Steps, results.BisectMeasurement{Commit: c, Readings: []float64{35, 34.8, 35.2}})
-		b.Runs += 3
-	}
-	if err := os.MkdirAll(artifact, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Save(artifact); err != nil {
-		t.Fatal(err)
-	}
+	artifact := bisectArtifact(t, tg)
 	publishIt := func(artifact string) (*stepEnv, string, error) {
 		e := newStepEnv(t, map[string]string{"job": "publish", "dry-run": "true", "ref": tg.Base, "results": artifact, "issue": "12"})
 		e.vars["HOME"], e.vars["GIT_CONFIG_NOSYSTEM"], e.vars["PATH"] = home, "1", os.Getenv("PATH")
@@ -72,5 +57,59 @@ func TestPublishBisectArtifact(t *testing.T) {
 	}
 	if _, log, err := publishIt(linked); err == nil || !strings.Contains(log, "a symbolic link") {
 		t.Errorf("a linked manifest: %v\n%s", err, log)
+	}
+}
+
+// bisectArtifact is a bisection's artifact of tg's base: an undecided outcome, the
+// most likely first bad commit the base.
+func bisectArtifact(t *testing.T, tg hosttest.Target) string {
+	t.Helper()
+	artifact := filepath.Join(t.TempDir(), "artifact")
+	commits := []string{strings.Repeat("1", 40), strings.Repeat("2", 40), tg.Base}
+	start := time.Date(2026, 10, 26, 3, 0, 0, 0, time.UTC)
+	b := results.Bisect{Good: commits[0], Bad: commits[2], Model: "Qwen3-30B-A3B-4bit", Metric: "decode tok/s", Commits: commits, Backend: "rocm",
+		Host: "strixhalo-gfx1151", Date: "2026-10-26", Started: start, Finished: start.Add(time.Hour), State: results.SessionComplete,
+		Outcome: &results.BisectOutcome{Outcome: results.BisectUndecided, FirstBad: commits[2], LastGood: commits[1], Confidence: 0.55, EndsP: 0.001, ChangePct: -12, Why: "the budget ran out"}}
+	for _, c := range commits {
+		b.Steps = append(b.Steps, results.BisectMeasurement{Commit: c, Readings: []float64{35, 34.8, 35.2}})
+		b.Runs += 3
+	}
+	if err := os.MkdirAll(artifact, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Save(artifact); err != nil {
+		t.Fatal(err)
+	}
+	return artifact
+}
+
+// Without the issue input, the publish job takes the thread from the issue_comment
+// event that asked; another event (a dispatch, the schedule) names none, so there is
+// no thread to comment on.
+func TestPublishTakesTheThreadFromTheCommentEvent(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	tg := hosttest.NewTarget(t, home, nil)
+	artifact := bisectArtifact(t, tg)
+	event := filepath.Join(t.TempDir(), "event.json")
+	if err := os.WriteFile(event, []byte(`{"action":"created","issue":{"number":12},"comment":{"id":4242}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ event, says string }{
+		{"issue_comment", "its comment: created bisect-comment.md"},
+		{"workflow_dispatch", "its comment: skipped (no issue or pull request to comment on)"},
+	} {
+		e := newStepEnv(t, map[string]string{"job": "publish", "dry-run": "true", "ref": tg.Base, "results": artifact})
+		e.vars["HOME"], e.vars["GIT_CONFIG_NOSYSTEM"], e.vars["PATH"] = home, "1", os.Getenv("PATH")
+		e.vars["GITHUB_REPOSITORY"], e.vars[EnvRepoURL] = "lablup/mlxcel", tg.Bare
+		e.vars["GITHUB_EVENT_NAME"], e.vars["GITHUB_EVENT_PATH"] = c.event, event
+		log, err := e.runStep()
+		if err != nil || !strings.Contains(log, c.says) {
+			t.Errorf("%s: %v, want a log saying %q:\n%s", c.event, err, c.says, log)
+		}
+		_, err = os.Stat(filepath.Join(e.vars["RUNNER_TEMP"], "perfbot", "dry-run", "bisect-comment.md"))
+		if (err == nil) != (c.event == "issue_comment") {
+			t.Errorf("%s: the bisection comment's file: %v", c.event, err)
+		}
 	}
 }

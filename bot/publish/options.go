@@ -187,3 +187,19 @@ type Outcome struct {
 	Detail string `json:"detail,omitempty"`
 	Error  string `json:"error,omitempty"`
 }
+
+// String is the outcome for a log line: the action, then its link, its detail in
+// parentheses and its error.
+func (o Outcome) String() string {
+	s := o.Action
+	if o.URL != "" {
+		s += " " + o.URL
+	}
+	if o.Detail != "" {
+		s += " (" + o.Detail + ")"
+	}
+	if o.Error != "" {
+		s += ": " + o.Error
+	}
+	return s
+}
