@@ -1,0 +1,61 @@
+package action
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The host's PATH is read from the environment the step's processes get, the way exec
+// reads it: the last of duplicate entries wins, a name is matched whole.
+func TestLookupReadsAnEnvironmentAsExecDoes(t *testing.T) {
+	env := []string{"PATH=/first", "PATHS=/not-this", "HOME=/home/runner", "PATH=/last", "NOVALUE"}
+	for key, want := range map[string]string{"PATH": "/last", "HOME": "/home/runner", "NOVALUE": "", "TMPDIR": ""} {
+		if got := lookup(env, key); got != want {
+			t.Errorf("lookup(%q) = %q, want %q", key, got, want)
+		}
+	}
+	if got := lookup([]string{"PATH=/only"}, "PATH"); got != "/only" {
+		t.Errorf("lookup of the first entry = %q", got)
+	}
+}
+
+// git in the checkout returns soon after git exits even when a process git started
+// still holds its output (a hook, a credential helper left behind): the step is not
+// held until that process ends.
+func TestGitInTheCheckoutDoesNotWaitForItsChildren(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin")
+	pidFile := filepath.Join(dir, "child.pid")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := "#!/bin/sh\nsleep 600 &\necho $! >" + pidFile + "\necho 0123456789abcdef0123456789abcdef01234567\n"
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(filepath.ListSeparator)+os.Getenv("PATH"))
+	t.Cleanup(func() {
+		if b, err := os.ReadFile(pidFile); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	s := &step{workspace: dir, environ: os.Environ()}
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.git(context.Background(), "rev-parse", "HEAD")
+		done <- err
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the step still waits for git's child a minute after git exited")
+	}
+}
