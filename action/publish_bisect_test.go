@@ -18,7 +18,7 @@ import (
 func TestPublishBisectArtifact(t *testing.T) {
 	home := t.TempDir()
 	tg := hosttest.NewTarget(t, home, nil)
-	artifact := bisectArtifact(t, tg)
+	artifact := bisectArtifact(t, tg.Base)
 	publishIt := func(artifact string) (*stepEnv, string, error) {
 		e := newStepEnv(t, map[string]string{"job": "publish", "dry-run": "true", "ref": tg.Base, "results": artifact, "issue": "12"})
 		e.vars["HOME"], e.vars["GIT_CONFIG_NOSYSTEM"], e.vars["PATH"] = home, "1", os.Getenv("PATH")
@@ -60,12 +60,12 @@ func TestPublishBisectArtifact(t *testing.T) {
 	}
 }
 
-// bisectArtifact is a bisection's artifact of tg's base: an undecided outcome, the
-// most likely first bad commit the base.
-func bisectArtifact(t *testing.T, tg hosttest.Target) string {
+// bisectArtifact is a bisection's artifact ending at the bad commit: an undecided
+// outcome, the most likely first bad commit the bad one.
+func bisectArtifact(t *testing.T, bad string) string {
 	t.Helper()
 	artifact := filepath.Join(t.TempDir(), "artifact")
-	commits := []string{strings.Repeat("1", 40), strings.Repeat("2", 40), tg.Base}
+	commits := []string{strings.Repeat("1", 40), strings.Repeat("2", 40), bad}
 	start := time.Date(2026, 10, 26, 3, 0, 0, 0, time.UTC)
 	b := results.Bisect{Good: commits[0], Bad: commits[2], Model: "Qwen3-30B-A3B-4bit", Metric: "decode tok/s", Commits: commits, Backend: "rocm",
 		Host: "strixhalo-gfx1151", Date: "2026-10-26", Started: start, Finished: start.Add(time.Hour), State: results.SessionComplete,
@@ -90,7 +90,7 @@ func TestPublishTakesTheThreadFromTheCommentEvent(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
 	tg := hosttest.NewTarget(t, home, nil)
-	artifact := bisectArtifact(t, tg)
+	artifact := bisectArtifact(t, tg.Base)
 	event := filepath.Join(t.TempDir(), "event.json")
 	if err := os.WriteFile(event, []byte(`{"action":"created","issue":{"number":12},"comment":{"id":4242}}`), 0o644); err != nil {
 		t.Fatal(err)
@@ -111,5 +111,30 @@ func TestPublishTakesTheThreadFromTheCommentEvent(t *testing.T) {
 		if (err == nil) != (c.event == "issue_comment") {
 			t.Errorf("%s: the bisection comment's file: %v", c.event, err)
 		}
+	}
+}
+
+// The pinned commit of a pull request from a fork is held by no branch of the
+// repository, only by refs/pull/N/head, which a clone does not fetch: the publish job
+// fetches it by its SHA.
+func TestPublishFetchesAPinnedCommitNoBranchHolds(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	tg := hosttest.NewTarget(t, home, nil)
+	hosttest.Git(t, home, tg.Repo, "commit", "--quiet", "--allow-empty", "-m", "the pull request's head")
+	head := hosttest.Git(t, home, tg.Repo, "rev-parse", "HEAD")
+	hosttest.Git(t, home, tg.Repo, "push", "--quiet", "origin", "HEAD:refs/pull/7/head")
+	if held := hosttest.Git(t, home, tg.Bare, "branch", "--contains", head); held != "" {
+		t.Fatalf("a branch holds the head: %s", held)
+	}
+	e := newStepEnv(t, map[string]string{"job": "publish", "dry-run": "true", "ref": head, "results": bisectArtifact(t, head), "issue": "7"})
+	e.vars["HOME"], e.vars["GIT_CONFIG_NOSYSTEM"], e.vars["PATH"] = home, "1", os.Getenv("PATH")
+	e.vars["GITHUB_REPOSITORY"], e.vars[EnvRepoURL] = "lablup/mlxcel", tg.Bare
+	log, err := e.runStep()
+	if err != nil || !strings.Contains(log, "fetched "+head) {
+		t.Fatalf("publish of a commit only refs/pull/7/head holds: %v\n%s", err, log)
+	}
+	if outs := readOutputs(t, e.output); outs["verdict"] != VerdictSuccess {
+		t.Errorf("outputs %v\n%s", outs, log)
 	}
 }
