@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lablup/perfbot/internal/gittest"
 	"github.com/lablup/perfbot/internal/hosttest"
 	"github.com/lablup/perfbot/runner/results"
 )
@@ -136,5 +137,25 @@ func TestPublishFetchesAPinnedCommitNoBranchHolds(t *testing.T) {
 	}
 	if outs := readOutputs(t, e.output); outs["verdict"] != VerdictSuccess {
 		t.Errorf("outputs %v\n%s", outs, log)
+	}
+}
+
+// A dry run reads the repository with the workflow's github-token: it has no App
+// token to push with, and the repository may be private.
+func TestDryRunPublishReadsWithTheWorkflowsToken(t *testing.T) {
+	t.Parallel()
+	const token = "ghs_WorkflowToken0123456789abcdefghijklmn"
+	home := t.TempDir()
+	tg := hosttest.NewTarget(t, home, nil)
+	srv := gittest.NewHTTPServer(t, tg.Bare, token)
+	e := newStepEnv(t, map[string]string{"job": "publish", "dry-run": "true", "ref": tg.Base, "results": bisectArtifact(t, tg.Base), "issue": "12", "github-token": token})
+	e.vars["HOME"], e.vars["GIT_CONFIG_NOSYSTEM"], e.vars["PATH"] = home, "1", os.Getenv("PATH")
+	e.vars["GITHUB_REPOSITORY"], e.vars[EnvRepoURL] = "lablup/mlxcel", srv.URL
+	log, err := e.runStep()
+	if err != nil {
+		t.Fatalf("a dry run from a repository that wants the token: %v\n%s", err, log)
+	}
+	if good, bad := srv.Requests(token); good == 0 || bad > 0 {
+		t.Errorf("%d requests with the workflow's token, %d without", good, bad)
 	}
 }

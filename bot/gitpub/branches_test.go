@@ -488,10 +488,10 @@ func TestDeleteBranchRefusesOtherBranches(t *testing.T) {
 func TestBranchOpsOverHTTPKeepTheTokenOut(t *testing.T) {
 	t.Parallel()
 	r := newRemote(t)
-	srv := newGitServer(t, r, goodToken)
+	srv := gittest.NewHTTPServer(t, r.dir, goodToken)
 	ctx := context.Background()
 	log := &argvLog{}
-	p, err := Clone(ctx, srv.url, filepath.Join(t.TempDir(), "pub.git"),
+	p, err := Clone(ctx, srv.URL, filepath.Join(t.TempDir(), "pub.git"),
 		CloneOptions{Token: goodToken, Branches: []string{botBranch}, trace: log.record})
 	if err != nil {
 		t.Fatal(err)
@@ -516,7 +516,7 @@ func TestBranchOpsOverHTTPKeepTheTokenOut(t *testing.T) {
 	if r.ref(t, "refs/heads/"+botBranch+"-pr-3") != "" {
 		t.Fatal("the branch was not deleted")
 	}
-	good, bad := srv.requests(goodToken)
+	good, bad := srv.Requests(goodToken)
 	if good == 0 || bad != 0 {
 		t.Fatalf("requests with the token = %d, without or with another = %d", good, bad)
 	}

@@ -4,14 +4,9 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
-	"net/http"
-	"net/http/cgi"
-	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/lablup/perfbot/internal/gittest"
@@ -22,75 +17,12 @@ const (
 	staleToken = "ghs_StaleWorkflowToken0123456789abcdefgh"
 )
 
-// gitServer is git's own smart-HTTP server (git http-backend under net/http/cgi) on
-// 127.0.0.1, accepting only the installation token the way GitHub does.
-type gitServer struct {
-	url string // of the repository
-	mu  sync.Mutex
-	// auths lists the Authorization headers of every request, one entry per request.
-	auths [][]string
-}
-
-func newGitServer(t *testing.T, r *remote, token string) *gitServer {
-	t.Helper()
-	execPath, err := exec.Command("git", "--exec-path").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	backend := &cgi.Handler{
-		Path: filepath.Join(strings.TrimSpace(string(execPath)), "git-http-backend"),
-		Root: "/git",
-		Env: []string{
-			"GIT_PROJECT_ROOT=" + filepath.Dir(r.dir),
-			"GIT_HTTP_EXPORT_ALL=1",
-			// http-backend serves pushes only to an authenticated user.
-			"REMOTE_USER=x-access-token",
-		},
-		InheritEnv: []string{"HOME", "GIT_CONFIG_NOSYSTEM", "PATH"},
-	}
-	want := "basic " + base64.StdEncoding.EncodeToString([]byte("x-access-token:"+token))
-	s := &gitServer{}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/git/", func(w http.ResponseWriter, req *http.Request) {
-		got := req.Header.Values("Authorization")
-		s.mu.Lock()
-		s.auths = append(s.auths, got)
-		s.mu.Unlock()
-		if len(got) != 1 || !strings.EqualFold(got[0], want) {
-			w.Header().Set("WWW-Authenticate", `Basic realm="test"`)
-			http.Error(w, "bad credentials", http.StatusUnauthorized)
-			return
-		}
-		backend.ServeHTTP(w, req)
-	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	s.url = srv.URL + "/git/" + filepath.Base(r.dir)
-	return s
-}
-
-// requests returns how many requests came with exactly the good token, and how many
-// did not.
-func (s *gitServer) requests(token string) (good, bad int) {
-	want := "basic " + base64.StdEncoding.EncodeToString([]byte("x-access-token:"+token))
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, a := range s.auths {
-		if len(a) == 1 && strings.EqualFold(a[0], want) {
-			good++
-		} else {
-			bad++
-		}
-	}
-	return good, bad
-}
-
 func TestPublishOverHTTPSendsTokenOnlyAsHeader(t *testing.T) {
 	t.Parallel()
 	r := newRemote(t)
-	srv := newGitServer(t, r, goodToken)
+	srv := gittest.NewHTTPServer(t, r.dir, goodToken)
 	log := &argvLog{}
-	p, err := Clone(context.Background(), srv.url, filepath.Join(t.TempDir(), "pub.git"),
+	p, err := Clone(context.Background(), srv.URL, filepath.Join(t.TempDir(), "pub.git"),
 		CloneOptions{Token: goodToken, Branches: []string{botBranch}, trace: log.record})
 	if err != nil {
 		t.Fatalf("Clone: %v", err)
@@ -101,8 +33,8 @@ func TestPublishOverHTTPSendsTokenOnlyAsHeader(t *testing.T) {
 	// A token persisted in the clone (actions/checkout leaves the workflow's token in
 	// http.<url>.extraheader) must be replaced by ours, not sent alongside it.
 	stale := "AUTHORIZATION: basic " + base64.StdEncoding.EncodeToString([]byte("x-access-token:"+staleToken))
-	host := srv.url[:strings.Index(srv.url, "/git/")+1]
-	for _, key := range []string{"http." + host + ".extraheader", "http." + srv.url + ".extraheader", "http.extraheader"} {
+	host := srv.URL[:strings.Index(srv.URL, "/git/")+1]
+	for _, key := range []string{"http." + host + ".extraheader", "http." + srv.URL + ".extraheader", "http.extraheader"} {
 		gittest.Git(t, p.Dir, "config", "--add", key, stale)
 	}
 
@@ -113,7 +45,7 @@ func TestPublishOverHTTPSendsTokenOnlyAsHeader(t *testing.T) {
 	if res.Action != ActionCreated || r.ref(t, "refs/heads/"+botBranch) != res.Commit {
 		t.Fatalf("result = %+v, remote branch %s", res, r.ref(t, "refs/heads/"+botBranch))
 	}
-	good, bad := srv.requests(goodToken)
+	good, bad := srv.Requests(goodToken)
 	if good == 0 || bad != 0 {
 		t.Fatalf("requests with the token = %d, without or with another = %d; want all with exactly ours", good, bad)
 	}
@@ -128,13 +60,13 @@ func TestPublishOverHTTPSendsTokenOnlyAsHeader(t *testing.T) {
 func TestTokenNeverInErrors(t *testing.T) {
 	t.Parallel()
 	r := newRemote(t)
-	srv := newGitServer(t, r, goodToken)
+	srv := gittest.NewHTTPServer(t, r.dir, goodToken)
 	wrong := "ghs_WrongTokenThatMustNotLeak0123456789"
 
 	t.Run("clone with a wrong token", func(t *testing.T) {
 		t.Parallel()
 		log := &argvLog{}
-		_, err := Clone(context.Background(), srv.url, filepath.Join(t.TempDir(), "pub.git"),
+		_, err := Clone(context.Background(), srv.URL, filepath.Join(t.TempDir(), "pub.git"),
 			CloneOptions{Token: wrong, Branches: []string{botBranch}, trace: log.record})
 		if err == nil {
 			t.Fatal("Clone with a wrong token succeeded")
@@ -144,7 +76,7 @@ func TestTokenNeverInErrors(t *testing.T) {
 	})
 	t.Run("publish with a wrong token", func(t *testing.T) {
 		t.Parallel()
-		p, err := Clone(context.Background(), srv.url, filepath.Join(t.TempDir(), "pub.git"),
+		p, err := Clone(context.Background(), srv.URL, filepath.Join(t.TempDir(), "pub.git"),
 			CloneOptions{Token: goodToken, Branches: []string{botBranch}})
 		if err != nil {
 			t.Fatal(err)
@@ -166,7 +98,7 @@ func TestTokenNeverInErrors(t *testing.T) {
 	})
 	t.Run("token in the URL", func(t *testing.T) {
 		t.Parallel()
-		u := strings.Replace(srv.url, "http://", "http://x-access-token:"+wrong+"@", 1)
+		u := strings.Replace(srv.URL, "http://", "http://x-access-token:"+wrong+"@", 1)
 		dir := filepath.Join(t.TempDir(), "pub.git")
 		_, err := Clone(context.Background(), u, dir, CloneOptions{Branches: []string{botBranch}})
 		if err == nil || !strings.Contains(err.Error(), "pass the token as Token") {
