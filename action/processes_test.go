@@ -59,3 +59,23 @@ func TestGitInTheCheckoutDoesNotWaitForItsChildren(t *testing.T) {
 		t.Fatal("the step still waits for git's child a minute after git exited")
 	}
 }
+
+// A failed git in the checkout is named with what git said, or with its exit status
+// when it said nothing.
+func TestGitInTheCheckoutSaysWhyItFailed(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := "#!/bin/sh\n[ \"$3\" = loud ] && echo 'fatal: not a git repository' >&2\nexit 3\n"
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(filepath.ListSeparator)+os.Getenv("PATH"))
+	s := &step{workspace: t.TempDir(), environ: os.Environ()}
+	for arg, want := range map[string]string{"loud": "git loud: fatal: not a git repository", "quiet": "git quiet: exit status 3"} {
+		if _, err := s.git(context.Background(), arg); err == nil || err.Error() != want {
+			t.Errorf("git %s: %v, want %q", arg, err, want)
+		}
+	}
+}
