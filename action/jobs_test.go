@@ -182,6 +182,10 @@ func TestHostJobsPartialSessionThroughPublish(t *testing.T) {
 	if outs := readOutputs(t, e.output); outs["verdict"] != VerdictReady || outs["results-dir"] != folder {
 		t.Errorf("patch outputs %v", outs)
 	}
+	// The log's group shows the tests' report the decision came from.
+	if !strings.Contains(log, "### grouped_gemm numeric tests on ROCm (overlay ") {
+		t.Errorf("the patch job's log lacks the numeric tests' report:\n%s", log)
+	}
 	prep, err := os.ReadFile(filepath.Join(folder, patch.PreparedFile))
 	if err != nil {
 		t.Fatal(err)
