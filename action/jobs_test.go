@@ -182,6 +182,10 @@ func TestHostJobsPartialSessionThroughPublish(t *testing.T) {
 	if outs := readOutputs(t, e.output); outs["verdict"] != VerdictReady || outs["results-dir"] != folder {
 		t.Errorf("patch outputs %v", outs)
 	}
+	// The step summary names what the patch changed and the checker's verdict.
+	if sum := readFileString(t, e.summary); !strings.Contains(sum, "| changed | scripts/ci/check\\_kernel\\_port\\_dispatch.py |") || !strings.Contains(sum, "| checker | passed |") {
+		t.Errorf("the patch job's step summary:\n%s", sum)
+	}
 	// The log's group shows the tests' report the decision came from.
 	if !strings.Contains(log, "### grouped_gemm numeric tests on ROCm (overlay ") {
 		t.Errorf("the patch job's log lacks the numeric tests' report:\n%s", log)
@@ -235,6 +239,10 @@ func TestProfileWithoutResultsFails(t *testing.T) {
 	}
 	if ann := annotations(t, log); !hasAnnotation(ann["error"], "perfbot profile failed", "none of the 1 runs produced results") {
 		t.Errorf("annotations %v", ann)
+	}
+	// Without a run's results there is nothing to rank: no error of the ranking's.
+	if ann := annotations(t, log); hasAnnotation(ann["error"], "perfbot profile failed", "_summary.json") {
+		t.Errorf("a ranking of no runs was attempted: %v", ann["error"])
 	}
 	// A model the config does not have is the request's fault, before anything runs.
 	_, _, log, err = h.step(t, map[string]string{"job": "profile", "models": "mistral"})
