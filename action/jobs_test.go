@@ -183,7 +183,7 @@ func TestHostJobsPartialSessionThroughPublish(t *testing.T) {
 		t.Errorf("patch outputs %v", outs)
 	}
 	// The step summary names what the patch changed and the checker's verdict.
-	if sum := readFileString(t, e.summary); !strings.Contains(sum, "| changed | scripts/ci/check\\_kernel\\_port\\_dispatch.py |") || !strings.Contains(sum, "| checker | passed |") {
+	if sum := e.summaryText(t); !strings.Contains(sum, "| changed | scripts/ci/check\\_kernel\\_port\\_dispatch.py |") || !strings.Contains(sum, "| checker | passed |") {
 		t.Errorf("the patch job's step summary:\n%s", sum)
 	}
 	// The log's group shows the tests' report the decision came from.

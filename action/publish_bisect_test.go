@@ -34,6 +34,9 @@ func TestPublishBisectArtifact(t *testing.T) {
 	if outs := readOutputs(t, e.output); outs["verdict"] != VerdictSuccess || outs["results-dir"] == "" {
 		t.Errorf("outputs %v\n%s", outs, log)
 	}
+	if sum := e.summaryText(t); !strings.Contains(sum, "**Undecided: the runs did not single out one commit") {
+		t.Errorf("the step summary is not the bisection's outcome:\n%s", sum)
+	}
 	dry := filepath.Join(e.vars["RUNNER_TEMP"], "perfbot", "dry-run")
 	comment := readFileString(t, filepath.Join(dry, "bisect-comment.md"))
 	for _, want := range []string{"<!-- perfbot:bisect Qwen3-30B-A3B-4bit 11111111..", "**Undecided: the runs did not single out one commit; the most likely first bad commit is " + tg.Base[:8]} {
@@ -56,8 +59,12 @@ func TestPublishBisectArtifact(t *testing.T) {
 	if err := os.Symlink(filepath.Join(artifact, results.BisectFile), filepath.Join(linked, results.BisectFile)); err != nil {
 		t.Fatal(err)
 	}
-	if _, log, err := publishIt(linked); err == nil || !strings.Contains(log, "a symbolic link") {
+	le, log, err := publishIt(linked)
+	if err == nil || !strings.Contains(log, "a symbolic link") {
 		t.Errorf("a linked manifest: %v\n%s", err, log)
+	}
+	if sum := le.summaryText(t); !strings.Contains(sum, "publishing failed") || !strings.Contains(sum, "a symbolic link") {
+		t.Errorf("the step summary of a refused artifact:\n%s", sum)
 	}
 }
 
@@ -157,5 +164,36 @@ func TestDryRunPublishReadsWithTheWorkflowsToken(t *testing.T) {
 	}
 	if good, bad := srv.Requests(token); good == 0 || bad > 0 {
 		t.Errorf("%d requests with the workflow's token, %d without", good, bad)
+	}
+}
+
+// A bisection that found its culprit has the culprit's parent fetched too: publishing
+// reads that commit's attribution rules for the culprit's profile A/B.
+func TestPublishFetchesTheCulpritsParent(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	tg := hosttest.NewTarget(t, home, nil)
+	hosttest.Git(t, home, tg.Repo, "commit", "--quiet", "--allow-empty", "-m", "the culprit")
+	bad := hosttest.Git(t, home, tg.Repo, "rev-parse", "HEAD")
+	hosttest.Git(t, home, tg.Repo, "push", "--quiet", "origin", "HEAD:refs/heads/topic")
+	artifact := bisectArtifact(t, bad)
+	b, err := results.ReadBisect(filepath.Join(artifact, results.BisectFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Commits = []string{tg.Base, bad}
+	b.Good, b.Steps, b.Runs = tg.Base, b.Steps[1:], 6
+	b.Steps[0].Commit = tg.Base
+	b.Outcome = &results.BisectOutcome{Outcome: results.BisectFound, FirstBad: bad, LastGood: tg.Base, Confidence: 0.99, EndsP: 0.001, ChangePct: -12, Why: "found"}
+	b.Culprit = "culprit"
+	if err := b.Save(artifact); err != nil {
+		t.Fatal(err)
+	}
+	e := newStepEnv(t, map[string]string{"job": "publish", "dry-run": "true", "ref": bad, "results": artifact, "issue": "12"})
+	e.vars["HOME"], e.vars["GIT_CONFIG_NOSYSTEM"], e.vars["PATH"] = home, "1", os.Getenv("PATH")
+	e.vars["GITHUB_REPOSITORY"], e.vars[EnvRepoURL] = "lablup/mlxcel", tg.Bare
+	log, err := e.runStep()
+	if err != nil || !strings.Contains(log, "fetched "+tg.Base+" (its attribution rules, for the culprit's port impact)") {
+		t.Errorf("a bisection with its culprit: %v, want the parent %s fetched:\n%s", err, tg.Base, log)
 	}
 }
