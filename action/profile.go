@@ -82,11 +82,10 @@ func (s *step) profile(ctx context.Context) error {
 	var rankJSON []byte
 	var errs []error
 	if ok > 0 {
-		if rk, err = rank.DirWith(rep.Folder, po.Rules, rank.Options{Headline: rank.HeadlineOf(po.Config.SamplingTags)}); err != nil {
-			errs = append(errs, err)
-		} else if rankJSON, err = rk.JSON(); err != nil {
-			errs = append(errs, err)
+		if rk, err = rank.DirWith(rep.Folder, po.Rules, rank.Options{Headline: rank.HeadlineOf(po.Config.SamplingTags)}); err == nil {
+			rankJSON, err = rk.JSON()
 		}
+		errs = append(errs, err)
 	}
 	if rep.Folder != "" {
 		errs = append(errs, s.setOutputs("results-dir", rep.Folder, "traces-dir", po.TraceDir, "ranking", string(rankJSON)))

@@ -411,7 +411,7 @@ func (s *step) publishProfile(ctx context.Context, cfg config.Config, folder, re
 	}
 	var rankJSON []byte
 	errs := []error{perr}
-	if sum.Ranking != nil && len(sum.Runs) > 0 {
+	if sum.Ranking != nil { // publishing refuses a folder without runs
 		var err error
 		rankJSON, err = sum.Ranking.JSON()
 		errs = append(errs, err)
