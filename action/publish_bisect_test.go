@@ -21,9 +21,7 @@ func TestPublishBisectArtifact(t *testing.T) {
 	tg := hosttest.NewTarget(t, home, nil)
 	artifact := bisectArtifact(t, tg.Base)
 	publishIt := func(artifact string) (*stepEnv, string, error) {
-		e := newStepEnv(t, map[string]string{"job": "publish", "dry-run": "true", "ref": tg.Base, "results": artifact, "issue": "12"})
-		e.vars["HOME"], e.vars["GIT_CONFIG_NOSYSTEM"], e.vars["PATH"] = home, "1", os.Getenv("PATH")
-		e.vars["GITHUB_REPOSITORY"], e.vars[EnvRepoURL] = "lablup/mlxcel", tg.Bare
+		e := publishEnv(t, home, tg.Bare, map[string]string{"job": "publish", "dry-run": "true", "ref": tg.Base, "results": artifact, "issue": "12"})
 		log, err := e.runStep()
 		return e, log, err
 	}
@@ -107,9 +105,7 @@ func TestPublishTakesTheThreadFromTheCommentEvent(t *testing.T) {
 		{"issue_comment", "its comment: created bisect-comment.md"},
 		{"workflow_dispatch", "its comment: skipped (no issue or pull request to comment on)"},
 	} {
-		e := newStepEnv(t, map[string]string{"job": "publish", "dry-run": "true", "ref": tg.Base, "results": artifact})
-		e.vars["HOME"], e.vars["GIT_CONFIG_NOSYSTEM"], e.vars["PATH"] = home, "1", os.Getenv("PATH")
-		e.vars["GITHUB_REPOSITORY"], e.vars[EnvRepoURL] = "lablup/mlxcel", tg.Bare
+		e := publishEnv(t, home, tg.Bare, map[string]string{"job": "publish", "dry-run": "true", "ref": tg.Base, "results": artifact})
 		e.vars["GITHUB_EVENT_NAME"], e.vars["GITHUB_EVENT_PATH"] = c.event, event
 		log, err := e.runStep()
 		if err != nil || !strings.Contains(log, c.says) {
@@ -129,15 +125,11 @@ func TestPublishFetchesAPinnedCommitNoBranchHolds(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
 	tg := hosttest.NewTarget(t, home, nil)
-	hosttest.Git(t, home, tg.Repo, "commit", "--quiet", "--allow-empty", "-m", "the pull request's head")
-	head := hosttest.Git(t, home, tg.Repo, "rev-parse", "HEAD")
-	hosttest.Git(t, home, tg.Repo, "push", "--quiet", "origin", "HEAD:refs/pull/7/head")
+	head := pushCommit(t, home, tg, "refs/pull/7/head", "the pull request's head")
 	if held := hosttest.Git(t, home, tg.Bare, "branch", "--contains", head); held != "" {
 		t.Fatalf("a branch holds the head: %s", held)
 	}
-	e := newStepEnv(t, map[string]string{"job": "publish", "dry-run": "true", "ref": head, "results": bisectArtifact(t, head), "issue": "7"})
-	e.vars["HOME"], e.vars["GIT_CONFIG_NOSYSTEM"], e.vars["PATH"] = home, "1", os.Getenv("PATH")
-	e.vars["GITHUB_REPOSITORY"], e.vars[EnvRepoURL] = "lablup/mlxcel", tg.Bare
+	e := publishEnv(t, home, tg.Bare, map[string]string{"job": "publish", "dry-run": "true", "ref": head, "results": bisectArtifact(t, head), "issue": "7"})
 	log, err := e.runStep()
 	if err != nil || !strings.Contains(log, "fetched "+head) {
 		t.Fatalf("publish of a commit only refs/pull/7/head holds: %v\n%s", err, log)
@@ -155,9 +147,7 @@ func TestDryRunPublishReadsWithTheWorkflowsToken(t *testing.T) {
 	home := t.TempDir()
 	tg := hosttest.NewTarget(t, home, nil)
 	srv := gittest.NewHTTPServer(t, tg.Bare, token)
-	e := newStepEnv(t, map[string]string{"job": "publish", "dry-run": "true", "ref": tg.Base, "results": bisectArtifact(t, tg.Base), "issue": "12", "github-token": token})
-	e.vars["HOME"], e.vars["GIT_CONFIG_NOSYSTEM"], e.vars["PATH"] = home, "1", os.Getenv("PATH")
-	e.vars["GITHUB_REPOSITORY"], e.vars[EnvRepoURL] = "lablup/mlxcel", srv.URL
+	e := publishEnv(t, home, srv.URL, map[string]string{"job": "publish", "dry-run": "true", "ref": tg.Base, "results": bisectArtifact(t, tg.Base), "issue": "12", "github-token": token})
 	log, err := e.runStep()
 	if err != nil {
 		t.Fatalf("a dry run from a repository that wants the token: %v\n%s", err, log)
@@ -173,9 +163,7 @@ func TestPublishFetchesTheCulpritsParent(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
 	tg := hosttest.NewTarget(t, home, nil)
-	hosttest.Git(t, home, tg.Repo, "commit", "--quiet", "--allow-empty", "-m", "the culprit")
-	bad := hosttest.Git(t, home, tg.Repo, "rev-parse", "HEAD")
-	hosttest.Git(t, home, tg.Repo, "push", "--quiet", "origin", "HEAD:refs/heads/topic")
+	bad := pushCommit(t, home, tg, "refs/heads/topic", "the culprit")
 	artifact := bisectArtifact(t, bad)
 	b, err := results.ReadBisect(filepath.Join(artifact, results.BisectFile))
 	if err != nil {
@@ -189,11 +177,29 @@ func TestPublishFetchesTheCulpritsParent(t *testing.T) {
 	if err := b.Save(artifact); err != nil {
 		t.Fatal(err)
 	}
-	e := newStepEnv(t, map[string]string{"job": "publish", "dry-run": "true", "ref": bad, "results": artifact, "issue": "12"})
-	e.vars["HOME"], e.vars["GIT_CONFIG_NOSYSTEM"], e.vars["PATH"] = home, "1", os.Getenv("PATH")
-	e.vars["GITHUB_REPOSITORY"], e.vars[EnvRepoURL] = "lablup/mlxcel", tg.Bare
+	e := publishEnv(t, home, tg.Bare, map[string]string{"job": "publish", "dry-run": "true", "ref": bad, "results": artifact, "issue": "12"})
 	log, err := e.runStep()
 	if err != nil || !strings.Contains(log, "fetched "+tg.Base+" (its attribution rules, for the culprit's port impact)") {
 		t.Errorf("a bisection with its culprit: %v, want the parent %s fetched:\n%s", err, tg.Base, log)
 	}
+}
+
+// publishEnv is the environment of a dry-run publish step that clones repoURL, git
+// configured from home.
+func publishEnv(t *testing.T, home, repoURL string, inputs map[string]string) *stepEnv {
+	t.Helper()
+	e := newStepEnv(t, inputs)
+	e.vars["HOME"], e.vars["GIT_CONFIG_NOSYSTEM"], e.vars["PATH"] = home, "1", os.Getenv("PATH")
+	e.vars["GITHUB_REPOSITORY"], e.vars[EnvRepoURL] = "lablup/mlxcel", repoURL
+	return e
+}
+
+// pushCommit commits nothing new on tg's checkout, pushes the commit to ref of the
+// remote alone and returns its SHA.
+func pushCommit(t *testing.T, home string, tg hosttest.Target, ref, msg string) string {
+	t.Helper()
+	hosttest.Git(t, home, tg.Repo, "commit", "--quiet", "--allow-empty", "-m", msg)
+	sha := hosttest.Git(t, home, tg.Repo, "rev-parse", "HEAD")
+	hosttest.Git(t, home, tg.Repo, "push", "--quiet", "origin", "HEAD:"+ref)
+	return sha
 }
