@@ -177,7 +177,7 @@ func newStep(rt *Runtime, environ []string) (*step, error) {
 		return nil, fmt.Errorf("%s=%s is not a folder", EnvRoot, root)
 	}
 	// The job's processes (build, bench, profiler, tests) get the step's environment.
-	s.host = host.New(root, lookup(s.environ, "PATH"), s.environ)
+	s.host = host.New(root, host.EnvValue(s.environ, "PATH"), s.environ)
 	return s, nil
 }
 
@@ -288,17 +288,6 @@ func (s *step) eventPR() int {
 		return 0
 	}
 	return ev.Issue.Number
-}
-
-// lookup is the value of key in an environment list: the last one, as exec takes it;
-// "" when it has none.
-func lookup(environ []string, key string) (v string) {
-	for _, kv := range environ {
-		if k, val, ok := strings.Cut(kv, "="); ok && k == key {
-			v = val
-		}
-	}
-	return v
 }
 
 // git runs git in the checkout and returns its trimmed output.

@@ -11,20 +11,6 @@ import (
 	"time"
 )
 
-// The host's PATH is read from the environment the step's processes get, the way exec
-// reads it: the last of duplicate entries wins, a name is matched whole.
-func TestLookupReadsAnEnvironmentAsExecDoes(t *testing.T) {
-	env := []string{"PATH=/first", "PATHS=/not-this", "HOME=/home/runner", "PATH=/last", "NOVALUE"}
-	for key, want := range map[string]string{"PATH": "/last", "HOME": "/home/runner", "NOVALUE": "", "TMPDIR": ""} {
-		if got := lookup(env, key); got != want {
-			t.Errorf("lookup(%q) = %q, want %q", key, got, want)
-		}
-	}
-	if got := lookup([]string{"PATH=/only"}, "PATH"); got != "/only" {
-		t.Errorf("lookup of the first entry = %q", got)
-	}
-}
-
 // git in the checkout returns soon after git exits even when a process git started
 // still holds its output (a hook, a credential helper left behind): the step is not
 // held until that process ends.

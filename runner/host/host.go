@@ -64,6 +64,18 @@ func New(root, pathList string, env []string) *Machine {
 	return &Machine{root: filepath.Clean(root), path: dirs, env: e}
 }
 
+// EnvValue is the value of name in an environment list: the last entry, as exec takes
+// it; "" when it has none.
+func EnvValue(env []string, name string) string {
+	v := ""
+	for _, kv := range env {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == name {
+			v = val
+		}
+	}
+	return v
+}
+
 // Root is the directory that host path "/" maps to.
 func (m *Machine) Root() string { return m.root }
 

@@ -369,16 +369,6 @@ func (sb *Sandbox) passes(name string) bool {
 	return false
 }
 
-func envValue(env []string, name string) string {
-	v := ""
-	for _, kv := range env {
-		if k, val, ok := strings.Cut(kv, "="); ok && k == name {
-			v = val
-		}
-	}
-	return v
-}
-
 // args are bwrap's options for a command running in chdir with env.
 func (sb *Sandbox) args(env []string, chdir string) []string {
 	a := []string{
@@ -412,7 +402,7 @@ func (sb *Sandbox) args(env []string, chdir string) []string {
 	}
 	a = append(a, "--tmpfs", "/tmp")
 	hidden := []string{"/tmp"}
-	if home := filepath.Clean(envValue(env, "HOME")); filepath.IsAbs(home) && home != "/" && !withinAny(systemDirs, home) {
+	if home := filepath.Clean(host.EnvValue(env, "HOME")); filepath.IsAbs(home) && home != "/" && !withinAny(systemDirs, home) {
 		a = append(a, "--tmpfs", home)
 		hidden = append(hidden, home)
 	}
@@ -441,7 +431,7 @@ func (sb *Sandbox) args(env []string, chdir string) []string {
 	for _, p := range sb.set.ReadOnly {
 		bind(p)
 	}
-	for _, p := range filepath.SplitList(envValue(env, "PATH")) {
+	for _, p := range filepath.SplitList(host.EnvValue(env, "PATH")) {
 		bind(p)
 	}
 	bind(sb.dir)
