@@ -15,6 +15,8 @@
 # package as that many gremlins processes side by side, its files dealt between them;
 # MUTATION_FILES="a.go b.go" mutates only those files of each package named (the
 # others' mutants are not made, so the figure is of those files alone);
+# MUTATION_SELECT=1 gives each file a gremlins process whose mutants run only the
+# tests that run a line of the file (MUTATION_SPLIT of them at a time);
 # MUTATION_WORKERS (1) and
 # MUTATION_TIMEOUT_COEF (10, gremlins' multiple of the package's plain test time before
 # a mutant's tests count as timed out) and MUTATION_MIN_TIMEOUT (60 s, the least such
@@ -74,6 +76,69 @@ export TMPDIR
 gpids=()
 trap 'rm -rf "$TMPDIR"' EXIT
 trap 'for g in "${gpids[@]}"; do kill -KILL -- "-$g" 2>/dev/null || true; done; exit 130' INT TERM
+# MUTATION_SELECT=1: each file is mutated by a gremlins process of its own, and its
+# mutants run only the tests that execute at least one line of that file, found by
+# running each test alone once under coverage. A test that runs none of a file's lines
+# cannot notice a change to it, so the verdicts are those of the whole package's tests,
+# and each mutant runs fewer tests: on bot/publish about half the test time.
+# MUTATION_SPLIT is then how many of those processes run at a time.
+select=
+[ "${MUTATION_SELECT:-0}" != 0 ] && select=1
+# select_tests runs each test of the package alone under coverage, at_once at a time,
+# leaving in $sel/map a line "file test" for each file a test runs a line of and in
+# $sel/TEST.time the test's time in nanoseconds.
+select_tests() {
+  sel="$TMPDIR/select-$name"
+  mkdir -p "$sel"
+  GOFLAGS="$flags" go test -c -cover -o "$sel/pkg.test" "./$pkg"
+  local binflags=
+  [ "$pkg" = action ] && binflags=-test.parallel=8
+  (cd "$pkg" && GOCOVERDIR="$sel" "$sel/pkg.test" -test.list .) | grep -E '^(Test|Example|Fuzz)' >"$sel/tests" || true
+  # xargs runs in a process group of its own, so that a signal stops it and its tests.
+  # shellcheck disable=SC2016 # expanded by the inner shell
+  setsid xargs -P "$at_once" -I{} bash -c 'cd "$1" && s=$(date +%s%N) &&
+    { "$2" -test.run "^$3\$" -test.count=1 -test.coverprofile="$4/$3.cov" $5 >/dev/null 2>&1 || true; } &&
+    echo $(($(date +%s%N) - s)) >"$4/$3.time"' _ "$pkg" "$sel/pkg.test" {} "$sel" "$binflags" <"$sel/tests" &
+  gpids=($!)
+  wait $!
+  gpids=()
+  while read -r t; do
+    [ -f "$sel/$t.cov" ] || continue
+    awk -v t="$t" 'NR > 1 && $NF > 0 { f = $1; sub(/:.*/, "", f); sub(/.*\//, "", f); print f, t }' "$sel/$t.cov"
+  done <"$sel/tests" | sort -u >"$sel/map"
+  echo "mutation: $pkg: $(wc -l <"$sel/tests") tests, each run alone under coverage to choose a file's tests"
+}
+# select_for FILE prints the -run pattern of the tests that run a line of FILE (one
+# that matches no test when there are none: its mutants are then not covered) and
+# the timeout coefficient for their time.
+select_for() {
+  local run total=0 t
+  run=$(awk -v f="$1" '$1 == f { printf "%s%s", (n++ ? "|" : ""), $2 }' "$sel/map")
+  for t in $(awk -v f="$1" '$1 == f { print $2 }' "$sel/map"); do total=$((total + $(cat "$sel/$t.time"))); done
+  [ "$total" -gt 0 ] || total=1000000000
+  echo "^(${run:-\$})\$" "$(awk -v ns="$total" -v c="${MUTATION_TIMEOUT_COEF:-10}" -v min="${MUTATION_MIN_TIMEOUT:-60}" \
+    'BEGIN { k = int(min / (ns / 1e9)) + 1; print (k > c ? k : c) }')"
+}
+# reap waits for one of the running gremlins processes and checks its report.
+reap() {
+  local status=0 done_pid part i
+  wait -n -p done_pid "${running[@]%%:*}" || status=$?
+  for i in "${!running[@]}"; do
+    [ "${running[i]%%:*}" = "$done_pid" ] || continue
+    part="${running[i]#*:}"
+    unset 'running[i]'
+    running=("${running[@]}")
+    break
+  done
+  if [ "$status" -eq 0 ] && [ ! -s "$out/$part.json" ] && grep -q '^No results to report' "$out/$part.log"; then
+    return 0 # a part whose files hold no mutant
+  fi
+  if [ "$status" -ne 0 ] || [ ! -s "$out/$part.json" ]; then
+    cat "$out/$part.log" >&2
+    echo "gremlins failed on $pkg ($part, log above)" >&2
+    failed=1
+  fi
+}
 reports=()
 for spec in "$@"; do
   pkg="${spec%@*}"
@@ -118,17 +183,22 @@ for spec in "$@"; do
   # windows, side by side: eight at a time rather than one a core.
   flags="$GOFLAGS"
   [ "$pkg" = action ] && flags="$flags -parallel=8"
-  GOFLAGS="$flags" go test -cover -run '^$' "./$pkg" >/dev/null 2>&1 || true
-  t0=$(date +%s%N)
-  GOFLAGS="$flags" go test -cover "./$pkg" >/dev/null 2>&1 || true
-  coef=$(awk -v ns="$(($(date +%s%N) - t0))" -v c="${MUTATION_TIMEOUT_COEF:-10}" -v min="${MUTATION_MIN_TIMEOUT:-60}" \
-    'BEGIN { k = int(min / (ns / 1e9)) + 1; print (k > c ? k : c) }')
+  # With MUTATION_SELECT each file's coefficient comes from its own tests' times.
+  coef=
+  if [ -z "$select" ]; then
+    GOFLAGS="$flags" go test -cover -run '^$' "./$pkg" >/dev/null 2>&1 || true
+    t0=$(date +%s%N)
+    GOFLAGS="$flags" go test -cover "./$pkg" >/dev/null 2>&1 || true
+    coef=$(awk -v ns="$(($(date +%s%N) - t0))" -v c="${MUTATION_TIMEOUT_COEF:-10}" -v min="${MUTATION_MIN_TIMEOUT:-60}" \
+      'BEGIN { k = int(min / (ns / 1e9)) + 1; print (k > c ? k : c) }')
+  fi
   # One package at a time, so a mutant is judged by its own package's tests. With
   # MUTATION_SPLIT=K the package's files are dealt into K parts of about equal size,
   # each run by its own gremlins process at the same time (the others' files excluded),
   # and their reports add up to the package (bench/mutsum).
   # With PKG@I/K the files are dealt into K parts the same way and part I alone runs.
   k="${MUTATION_SPLIT:-1}"
+  [ -n "$select" ] && k=1
   [ -n "$only" ] && k="${spec##*/}"
   if [ "$k" -gt "${#sized[@]}" ]; then
     if [ -n "$only" ]; then
@@ -146,12 +216,32 @@ for spec in "$@"; do
     part_of+=("$best")
     size[best]=$((size[best] + ${entry%% *}))
   done
+  # The gremlins processes of this package: "report name:the files it mutates".
+  units=()
+  if [ -n "$select" ]; then
+    for j in "${!files[@]}"; do
+      [ -n "$only" ] && [ "${part_of[j]}" -ne "$only" ] && continue
+      units+=("$name.${files[j]%.go}:${files[j]}")
+    done
+    at_once="${MUTATION_SPLIT:-1}"
+    select_tests
+  else
+    for ((i = 0; i < k; i++)); do
+      [ -n "$only" ] && [ "$i" -ne "$only" ] && continue
+      part="$name"
+      [ "$k" -gt 1 ] && part="$name.part$((i + 1))of$k"
+      mine=
+      for j in "${!files[@]}"; do [ "${part_of[j]}" -eq "$i" ] && mine="$mine ${files[j]}"; done
+      units+=("$part:${mine# }")
+    done
+    at_once=${#units[@]}
+  fi
   gpids=()
-  parts=()
-  for ((i = 0; i < k; i++)); do
-    [ -n "$only" ] && [ "$i" -ne "$only" ] && continue
-    part="$name"
-    [ "$k" -gt 1 ] && part="$name.part$((i + 1))of$k"
+  running=()
+  failed=
+  for unit in "${units[@]}"; do
+    part="${unit%%:*}"
+    mine=" ${unit#*:} "
     rm -f "$out/$part.json"
     # gremlins mutates every .go file below the package's folder and matches these
     # patterns against the paths from that folder: "/" leaves out the files of the
@@ -160,30 +250,26 @@ for spec in "$@"; do
     # split package would mutate them again.
     excl=(-E /)
     for f in "${skip[@]}"; do excl+=(-E "^${f//./\\.}\$"); done
-    for j in "${!files[@]}"; do
-      [ "${part_of[j]}" -ne "$i" ] && excl+=(-E "^${files[j]//./\\.}\$")
+    for f in "${files[@]}"; do
+      [[ "$mine" == *" $f "* ]] || excl+=(-E "^${f//./\\.}\$")
     done
-    GOFLAGS="$flags" setsid "$bin" unleash --workers "${MUTATION_WORKERS:-1}" --timeout-coefficient "$coef" "${excl[@]}" \
+    uflags="$flags"
+    ucoef="$coef"
+    if [ -n "$select" ]; then
+      read -r run ucoef < <(select_for "${unit#*:}")
+      uflags="$flags -run=$run"
+    fi
+    while [ "${#running[@]}" -ge "$at_once" ]; do reap; done
+    GOFLAGS="$uflags" setsid "$bin" unleash --workers "${MUTATION_WORKERS:-1}" --timeout-coefficient "$ucoef" "${excl[@]}" \
       -o "$out/$part.json" "./$pkg" >"$out/$part.log" 2>&1 &
     gpids+=($!)
-    parts+=("$part")
+    running+=("$!:$part")
   done
-  failed=
-  for i in "${!gpids[@]}"; do
-    status=0
-    wait "${gpids[i]}" || status=$?
-    if [ "$status" -eq 0 ] && [ ! -s "$out/${parts[i]}.json" ] && grep -q '^No results to report' "$out/${parts[i]}.log"; then
-      continue # a part whose files hold no mutant
-    fi
-    if [ "$status" -ne 0 ] || [ ! -s "$out/${parts[i]}.json" ]; then
-      cat "$out/${parts[i]}.log" >&2
-      echo "gremlins failed on $pkg (${parts[i]}, log above)" >&2
-      failed=1
-    fi
-  done
+  while [ "${#running[@]}" -gt 0 ]; do reap; done
   gpids=()
   [ -z "$failed" ] || exit 1
-  for part in "${parts[@]}"; do
+  for unit in "${units[@]}"; do
+    part="${unit%%:*}"
     if [ -s "$out/$part.json" ]; then reports+=("$pkg=$out/$part.json"); fi
   done
 done
