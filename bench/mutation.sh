@@ -15,8 +15,10 @@
 # package as that many gremlins processes side by side, its files dealt between them;
 # MUTATION_FILES="a.go b.go" mutates only those files of each package named (the
 # others' mutants are not made, so the figure is of those files alone);
-# MUTATION_SELECT=1 gives each file a gremlins process whose mutants run only the
+# MUTATION_SELECT=file gives each file a gremlins process whose mutants run only the
 # tests that run a line of the file (MUTATION_SPLIT of them at a time);
+# MUTATION_SELECT=line runs each mutant of gremlins' list against only the tests that
+# run its line, with bench/mutline (MUTATION_WORKERS of them at a time);
 # MUTATION_WORKERS (1) and
 # MUTATION_TIMEOUT_COEF (10, gremlins' multiple of the package's plain test time before
 # a mutant's tests count as timed out) and MUTATION_MIN_TIMEOUT (60 s, the least such
@@ -68,6 +70,7 @@ export PERFBOT_TEST_NO_ACT=1
 out="bench/out/mutation"
 mkdir -p "$out"
 go build -o "$out/mutsum" ./bench/mutsum
+go build -o "$out/mutline" ./bench/mutline
 # gremlins copies the module and runs the tests under TMPDIR (outside the module, or
 # it would copy its own copies); on SIGINT/SIGTERM it goes on with the mutant at hand,
 # so the script stops its whole process group.
@@ -83,15 +86,27 @@ TMPDIR="$(mktemp -d "$base/perfbot-mutation.XXXXXX")"
 export TMPDIR
 gpids=()
 trap 'rm -rf "$TMPDIR"' EXIT
-trap 'for g in "${gpids[@]}"; do kill -KILL -- "-$g" 2>/dev/null || true; done; exit 130' INT TERM
-# MUTATION_SELECT=1: each file is mutated by a gremlins process of its own, and its
+# mutline stops its mutants' tests on SIGTERM; gremlins goes on with its mutant, and
+# a second later the whole group is killed.
+trap 'for g in "${gpids[@]}"; do kill -TERM -- "-$g" 2>/dev/null || true; done; sleep 1
+  for g in "${gpids[@]}"; do kill -KILL -- "-$g" 2>/dev/null || true; done; exit 130' INT TERM
+# MUTATION_SELECT=file: each file is mutated by a gremlins process of its own, and its
 # mutants run only the tests that execute at least one line of that file, found by
 # running each test alone once under coverage. A test that runs none of a file's lines
 # cannot notice a change to it, so the verdicts are those of the whole package's tests,
 # and each mutant runs fewer tests: on bot/publish about half the test time.
 # MUTATION_SPLIT is then how many of those processes run at a time.
-select=
-[ "${MUTATION_SELECT:-0}" != 0 ] && select=1
+# MUTATION_SELECT=line: gremlins lists the mutants (a dry run) and bench/mutline runs
+# each against the tests that run its line: on bot/publish about a quarter of the
+# test time. MUTATION_WORKERS mutants run at a time.
+select="${MUTATION_SELECT:-}"
+case "$select" in
+"" | file | line) ;;
+*)
+  echo "MUTATION_SELECT=$select: want file or line" >&2
+  exit 2
+  ;;
+esac
 # select_tests runs each test of the package alone under coverage, at_once at a time,
 # leaving in $sel/map a line "file test" for each file a test runs a line of and in
 # $sel/TEST.time the test's time in nanoseconds.
@@ -226,7 +241,41 @@ for spec in "$@"; do
   done
   # The gremlins processes of this package: "report name:the files it mutates".
   units=()
-  if [ -n "$select" ]; then
+  if [ "$select" = line ]; then
+    at_once="${MUTATION_WORKERS:-1}"
+    select_tests
+    part="$name"
+    [ -n "$only" ] && part="$name.part$((only + 1))of$k"
+    rm -f "$out/$part.json"
+    excl=(-E /)
+    for f in "${skip[@]}"; do excl+=(-E "^${f//./\\.}\$"); done
+    for j in "${!files[@]}"; do
+      [ -n "$only" ] && [ "${part_of[j]}" -ne "$only" ] && excl+=(-E "^${files[j]//./\\.}\$")
+    done
+    if ! GOFLAGS="$flags" "$bin" unleash --dry-run "${excl[@]}" -o "$sel/dry.json" "./$pkg" >"$out/$part.log" 2>&1; then
+      cat "$out/$part.log" >&2
+      echo "gremlins failed listing the mutants of $pkg ($part, log above)" >&2
+      exit 1
+    fi
+    if [ ! -s "$sel/dry.json" ]; then
+      grep -q '^No results to report' "$out/$part.log" && continue # no mutant in its files
+      cat "$out/$part.log" >&2
+      echo "gremlins listed no mutant of $pkg ($part, log above)" >&2
+      exit 1
+    fi
+    GOFLAGS="$flags" setsid "$out/mutline" -dry "$sel/dry.json" -cover "$sel" -jobs "$at_once" \
+      -coef "${MUTATION_TIMEOUT_COEF:-10}" -min-timeout "${MUTATION_MIN_TIMEOUT:-60}s" \
+      -o "$out/$part.json" "$pkg" >>"$out/$part.log" 2>&1 &
+    gpids=($!)
+    if ! wait $!; then
+      cat "$out/$part.log" >&2
+      echo "mutline failed on $pkg ($part, log above)" >&2
+      exit 1
+    fi
+    gpids=()
+    reports+=("$pkg=$out/$part.json")
+    continue
+  elif [ -n "$select" ]; then
     for j in "${!files[@]}"; do
       [ -n "$only" ] && [ "${part_of[j]}" -ne "$only" ] && continue
       units+=("$name.${files[j]%.go}:${files[j]}")
