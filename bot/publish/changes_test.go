@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lablup/perfbot/bot/gh"
 	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/internal/mdtest"
@@ -676,6 +677,165 @@ func TestReportableAtItsEdges(t *testing.T) {
 		r := changepoint.Result{Changes: []changepoint.Change{gain, drop}}
 		if got := reportable(r, drop, p); got != tc.want {
 			t.Errorf("a drop from 10 to %v after a gain from 8: reportable %v, want %v", tc.to, got, tc.want)
+		}
+	}
+}
+
+// The segment a change or a closing names is the one that starts on its night: the
+// issue's "N night(s) at the new level" and the level a closing reports. A night no
+// segment starts on gives the current one.
+func TestSegmentAtTheNightItStarts(t *testing.T) {
+	r := changepoint.Result{Segments: []changepoint.Segment{
+		{Start: 0, End: 16, Level: 100}, {Start: 16, End: 27, Level: 112}, {Start: 27, End: 30, Level: 90},
+	}}
+	for _, c := range []struct {
+		night int
+		level float64
+	}{{0, 100}, {16, 112}, {27, 90}, {20, 90}, {30, 90}} {
+		if s := segmentAt(r, c.night); s.Level != c.level {
+			t.Errorf("night %d: the segment at %.0f tok/s, want the one at %.0f", c.night, s.Level, c.level)
+		}
+	}
+}
+
+// tonightVerdict's text on the page: a suspicion (down or up, with why it was not
+// confirmed when it was not), the open regression the current segment started with, a
+// gain on the night it is confirmed, and no change otherwise.
+func TestTonightVerdictOfEachCase(t *testing.T) {
+	nights := []changepoint.Point{{Date: "2026-10-01", Value: 100}, {Date: "2026-10-02", Value: 101}, {Date: "2026-10-03", Value: 80}, {Date: "2026-10-04", Value: 81}}
+	params := changepoint.Params{MinChangePct: 5}
+	segs := []changepoint.Segment{{Start: 0, End: 2, First: "2026-10-01", Level: 100.5}, {Start: 2, End: 4, First: "2026-10-03", Level: 80.5}}
+	tonight := "tonight 81.00 tok/s; the current segment has 2 night(s) from 2026-10-03 at 80.50 tok/s (noise 1.50 % a night)"
+	regression := changepoint.Change{Index: 2, Date: "2026-10-03", From: 100.5, To: 80.5, ChangePct: -19.9, Kind: changepoint.Regression, State: changepoint.Open}
+	gain := changepoint.Change{Index: 2, Date: "2026-10-04", From: 80.5, To: 100.5, ChangePct: 24.8, Kind: changepoint.Improvement}
+	for _, c := range []struct {
+		name        string
+		newest      changepoint.Judgement
+		changes     []changepoint.Change
+		unconfirmed string
+		verdict     baseline.Verdict
+		text        string
+	}{
+		{"suspected drop", changepoint.Judgement{Status: changepoint.SuspectedRegression, Why: "2 night(s) below"}, nil, "",
+			baseline.Suspected, "2 night(s) below; " + tonight},
+		{"suspected gain", changepoint.Judgement{Status: changepoint.SuspectedImprove, Why: "2 night(s) above"}, nil, "",
+			baseline.SuspectedUp, "2 night(s) above; " + tonight},
+		{"suspicion not confirmed", changepoint.Judgement{Status: changepoint.SuspectedRegression, Why: "2 night(s) below"}, nil, "the A/B found no difference",
+			baseline.Suspected, "2 night(s) below; not confirmed: the A/B found no difference; " + tonight},
+		{"open regression", changepoint.Judgement{Status: changepoint.NoChange}, []changepoint.Change{regression}, "",
+			baseline.Regression, "the open regression from 2026-10-03 (-19.9 %, 100.50 to 80.50 tok/s) goes on: " + tonight},
+		{"a regression of an earlier segment", changepoint.Judgement{Status: changepoint.NoChange}, []changepoint.Change{func() changepoint.Change { r := regression; r.Index = 1; return r }()}, "",
+			baseline.NoChange, "within the noise of the current segment: " + tonight},
+		{"a gain confirmed tonight", changepoint.Judgement{Status: changepoint.NoChange}, []changepoint.Change{gain}, "",
+			baseline.Improvement, "a gain from 2026-10-04 (+24.8 %, 80.50 to 100.50 tok/s), confirmed by the re-measure"},
+		{"a gain of an earlier night", changepoint.Judgement{Status: changepoint.NoChange}, []changepoint.Change{func() changepoint.Change { g := gain; g.Date = "2026-10-03"; return g }()}, "",
+			baseline.NoChange, "within the noise of the current segment: " + tonight},
+	} {
+		mc := &modelChanges{Model: llama, Nights: nights, Params: params, Unconfirmed: c.unconfirmed,
+			Found: map[string]string{"2026-10-04": "the re-measure"},
+			Res:   changepoint.Result{Segments: segs, Changes: c.changes, SigmaPct: 1.5, Newest: c.newest}}
+		v, text := tonightVerdict(mc)
+		if v != c.verdict || text != c.text {
+			t.Errorf("%s: %s, %q\nwant %s, %q", c.name, v, text, c.verdict, c.text)
+		}
+	}
+}
+
+// The page's change rows: each reportable change with the nights it may have started
+// on, its commit range, its state, how it closed, how it was confirmed and bisected,
+// and its issue when GitHub has one; tonight's suspicion; a slow creep.
+func TestChangeRowsOfTheBaselinePage(t *testing.T) {
+	nights := make([]changepoint.Point, 8)
+	for i := range nights {
+		nights[i] = changepoint.Point{Date: fmt.Sprintf("2026-10-%02d", i+1), Value: 100}
+	}
+	closed := changepoint.Change{Index: 2, Date: "2026-10-03", RangeFrom: 1, RangeTo: 2, LastGood: "1111111111aa", FirstBad: "2222222222bb",
+		From: 100, To: 80, ChangePct: -20, Kind: changepoint.Regression, State: changepoint.Closed, ClosedAt: 5}
+	open := changepoint.Change{Index: 6, Date: "2026-10-07", RangeFrom: 6, RangeTo: 6, LastGood: "3333333333cc",
+		From: 100, To: 90, ChangePct: -10, Kind: changepoint.Regression, State: changepoint.Open, ClosedAt: -1}
+	gain := changepoint.Change{Index: 5, Date: "2026-10-06", RangeFrom: 5, RangeTo: 5, From: 80, To: 100, ChangePct: 25, Kind: changepoint.Improvement, ClosedAt: -1}
+	small := changepoint.Change{Index: 4, Date: "2026-10-05", RangeFrom: 4, RangeTo: 4, From: 100, To: 98, ChangePct: -2, Kind: changepoint.Regression, State: changepoint.Open, ClosedAt: -1}
+	mc := &modelChanges{Model: llama, Nights: nights, Params: changepoint.Params{MinChangePct: 5},
+		Res: changepoint.Result{Changes: []changepoint.Change{closed, small, gain, open},
+			Newest: changepoint.Judgement{Status: changepoint.SuspectedRegression, Index: 7, RangeFrom: 6, RangeTo: 7, FirstBad: "4444444444dd", ChangePct: -6, Why: "1 night below"},
+			Creep: changepoint.Creep{Creeping: true, GapPct: 7.5, Current: changepoint.Segment{First: "2026-10-07", Level: 90},
+				Best: changepoint.Segment{First: "2026-10-01", Last: "2026-10-02", Level: 97.3}}},
+		Issues: map[string]gh.Issue{"2026-10-03": {Number: 7, URL: "https://github.com/o/r/issues/7"}, "2026-10-07": {Number: 8, URL: ""}},
+		Checks: map[string]report.RegressionChecks{"2026-10-03": {Confirmation: "an A/B", Bisection: "found 22222222"}, "2026-10-07": {Confirmation: "a re-run"}},
+		Unconfirmed: "no re-measure"}
+	rows, creep := (&changeAnalysis{Models: []*modelChanges{mc}}).changeRows()
+	want := []report.ChangeRow{
+		{Model: llama, Date: "2026-10-03", Change: "-20.0% (100.00 to 80.00 tok/s)", Nights: "2026-10-02 to 2026-10-03", Commits: "11111111..22222222", State: "closed",
+			Text: "the regression from 2026-10-03 closed: the level was back from 2026-10-06; confirmation: an A/B; bisection: found 22222222",
+			Issue: &report.Link{Text: "#7", URL: "https://github.com/o/r/issues/7"}},
+		{Model: llama, Date: "2026-10-06", Change: "+25.0% (80.00 to 100.00 tok/s)", Nights: "2026-10-06", Commits: "unknown", State: "gain"},
+		{Model: llama, Date: "2026-10-07", Change: "-10.0% (100.00 to 90.00 tok/s)", Nights: "2026-10-07", Commits: "33333333..unknown", State: "open",
+			Text: "confirmation: a re-run"},
+		{Model: llama, Date: "2026-10-08", Change: "-6.0%", Nights: "2026-10-07 to 2026-10-08", Commits: "unknown..44444444", State: "suspected regression",
+			Text: "1 night below; confirmation: no re-measure"},
+	}
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows, want %d: %+v", len(rows), len(want), rows)
+	}
+	for i := range want {
+		got, w := rows[i], want[i]
+		if fmt.Sprint(got.Issue) != fmt.Sprint(w.Issue) {
+			t.Errorf("row %d: issue %+v, want %+v", i, got.Issue, w.Issue)
+		}
+		got.Issue, w.Issue = nil, nil
+		if got != w {
+			t.Errorf("row %d:\n%+v\nwant\n%+v", i, got, w)
+		}
+	}
+	wantCreep := "Llama: the current segment (from 2026-10-07, 90.00 tok/s) is 7.5 % below the best segment of the period (2026-10-01 to 2026-10-02, 97.30 tok/s)"
+	if len(creep) != 1 || creep[0] != strings.Replace(wantCreep, "Llama", llama, 1) {
+		t.Errorf("creep %q, want %q", creep, wantCreep)
+	}
+	// No analysis (a history too short for segments): no rows.
+	if rows, creep := (*changeAnalysis)(nil).changeRows(); rows != nil || creep != nil {
+		t.Errorf("no analysis gave rows %v, creep %v", rows, creep)
+	}
+}
+
+// Without an A/B, a suspicion is confirmed when the single re-run's verdict (the
+// nightly comparison's) goes the suspected way: a drop by a regression, a gain by an
+// improvement, and by nothing else.
+func TestSingleRerunConfirmsOnlyTheSuspectedWay(t *testing.T) {
+	man := results.Nightly{Date: "2026-10-04", Remeasures: []results.Remeasure{{Model: llama, Decode: 81}}}
+	p := &BaselinePlan{n: &nightly{man: man}}
+	for _, c := range []struct {
+		status  changepoint.Status
+		verdict baseline.Verdict
+		ok      bool
+	}{
+		{changepoint.SuspectedRegression, baseline.Regression, true},
+		{changepoint.SuspectedRegression, baseline.Improvement, false},
+		{changepoint.SuspectedRegression, baseline.NoChange, false},
+		{changepoint.SuspectedImprove, baseline.Improvement, true},
+		{changepoint.SuspectedImprove, baseline.Regression, false},
+		{changepoint.SuspectedImprove, baseline.NoChange, false},
+	} {
+		p.n.man.Remeasures[0].Verdict = c.verdict
+		ok, how := p.confirmation(baseline.ModelResult{Model: llama, Verdict: c.verdict}, changepoint.Judgement{Status: c.status})
+		if ok != c.ok || !strings.Contains(how, "a single re-run of "+llama+" at tonight's commit on 2026-10-04, not an A/B") {
+			t.Errorf("%s re-run %s: confirmed %v (%q), want %v", c.status, c.verdict, ok, how, c.ok)
+		}
+	}
+}
+
+// Two commit ids agree when one is the other abbreviated, in either order; an unknown
+// one agrees with any.
+func TestSameCommit(t *testing.T) {
+	for _, c := range []struct {
+		x, y string
+		same bool
+	}{
+		{"", "81d6fe57", true}, {"81d6fe57", "", true}, {"", "", true},
+		{"81d6fe57", "81d6fe57f989c677", true}, {"81d6fe57f989c677", "81d6fe57", true}, {"81d6fe57", "81d6fe57", true},
+		{"81d6fe58", "81d6fe57f989c677", false}, {"81d6fe57f989c677", "81d6fe58", false}, {"81d6fe57", "203ca8c1", false},
+	} {
+		if got := sameCommit(c.x, c.y); got != c.same {
+			t.Errorf("sameCommit(%q, %q) = %v, want %v", c.x, c.y, got, c.same)
 		}
 	}
 }
