@@ -760,13 +760,13 @@ func TestChangeRowsOfTheBaselinePage(t *testing.T) {
 			Newest: changepoint.Judgement{Status: changepoint.SuspectedRegression, Index: 7, RangeFrom: 6, RangeTo: 7, FirstBad: "4444444444dd", ChangePct: -6, Why: "1 night below"},
 			Creep: changepoint.Creep{Creeping: true, GapPct: 7.5, Current: changepoint.Segment{First: "2026-10-07", Level: 90},
 				Best: changepoint.Segment{First: "2026-10-01", Last: "2026-10-02", Level: 97.3}}},
-		Issues: map[string]gh.Issue{"2026-10-03": {Number: 7, URL: "https://github.com/o/r/issues/7"}, "2026-10-07": {Number: 8, URL: ""}},
-		Checks: map[string]report.RegressionChecks{"2026-10-03": {Confirmation: "an A/B", Bisection: "found 22222222"}, "2026-10-07": {Confirmation: "a re-run"}},
+		Issues:      map[string]gh.Issue{"2026-10-03": {Number: 7, URL: "https://github.com/o/r/issues/7"}, "2026-10-07": {Number: 8, URL: ""}},
+		Checks:      map[string]report.RegressionChecks{"2026-10-03": {Confirmation: "an A/B", Bisection: "found 22222222"}, "2026-10-07": {Confirmation: "a re-run"}},
 		Unconfirmed: "no re-measure"}
 	rows, creep := (&changeAnalysis{Models: []*modelChanges{mc}}).changeRows()
 	want := []report.ChangeRow{
 		{Model: llama, Date: "2026-10-03", Change: "-20.0% (100.00 to 80.00 tok/s)", Nights: "2026-10-02 to 2026-10-03", Commits: "11111111..22222222", State: "closed",
-			Text: "the regression from 2026-10-03 closed: the level was back from 2026-10-06; confirmation: an A/B; bisection: found 22222222",
+			Text:  "the regression from 2026-10-03 closed: the level was back from 2026-10-06; confirmation: an A/B; bisection: found 22222222",
 			Issue: &report.Link{Text: "#7", URL: "https://github.com/o/r/issues/7"}},
 		{Model: llama, Date: "2026-10-06", Change: "+25.0% (80.00 to 100.00 tok/s)", Nights: "2026-10-06", Commits: "unknown", State: "gain"},
 		{Model: llama, Date: "2026-10-07", Change: "-10.0% (100.00 to 90.00 tok/s)", Nights: "2026-10-07", Commits: "33333333..unknown", State: "open",
