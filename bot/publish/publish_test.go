@@ -65,6 +65,10 @@ func TestPublishLifecycle(t *testing.T) {
 	if got := gitT(t, tg.bare, "rev-parse", commit1+"^"); got != tg.base {
 		t.Errorf("the bot commit's parent is %s, want the pinned base %s", got, tg.base)
 	}
+	// A pull request with nothing to make it a draft is not called one.
+	if strings.Contains(sum.StepSummary, "draft") || !strings.Contains(sum.StepSummary, "; pull request: [") {
+		t.Errorf("the step summary of a ready pull request:\n%s", sum.StepSummary)
+	}
 	files := treeFiles(t, tg.bare, commit1)
 	page1 := "docs/benchmark_results/rocm-decode-profile-gfx1151-2026-09-30.md"
 	folder := "benchmarks/rocm_profiles/gfx1151_" + tg.base[:8] + "/"

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lablup/perfbot/bot/gh"
+	"github.com/lablup/perfbot/bot/gitpub"
 	"github.com/lablup/perfbot/bot/report"
 	"github.com/lablup/perfbot/internal/fakegithub"
 	"github.com/lablup/perfbot/runner/patch"
@@ -323,4 +324,26 @@ func TestPublishOffMainLinks(t *testing.T) {
 	}
 	pr = botPulls(w)["perfbot/rocm-profile-pr-1900"]
 	wantIn(t, pr.Body, "the full traces are among the artifacts of the [workflow run]("+run+")")
+}
+
+// The title's words for a commit off the default branch name the pull request only
+// when a pull request's command asked for the profile; on the default branch there
+// are none.
+func TestOffMainLineNamesOnlyAPullRequest(t *testing.T) {
+	p := &ProfilePlan{f: &folder{commit8: "81d6fe57"}, mainBranch: "main", mainHead: "203ca8c15d781d83f00eed3904cda836d58f7d15"}
+	for _, c := range []struct {
+		trigger gitpub.Trigger
+		onMain  bool
+		want    string
+	}{
+		{gitpub.Trigger{Kind: gitpub.TriggerPR, Number: 1900}, false, "measured at 81d6fe57, the head of #1900, not yet on main"},
+		{gitpub.Trigger{Kind: gitpub.TriggerIssue, Number: 1814}, false, "measured at 81d6fe57, not yet on main"},
+		{gitpub.Trigger{Kind: gitpub.TriggerNightly}, false, "measured at 81d6fe57, not yet on main"},
+		{gitpub.Trigger{Kind: gitpub.TriggerPR, Number: 1900}, true, ""},
+	} {
+		p.trigger, p.onMain = c.trigger, c.onMain
+		if got := p.offMainLine(); got != c.want {
+			t.Errorf("%+v on main %v: %q, want %q", c.trigger, c.onMain, got, c.want)
+		}
+	}
 }
