@@ -223,11 +223,7 @@ func PlanBaseline(ctx context.Context, o BaselineOptions) *BaselinePlan {
 		pl.Steps = append(pl.Steps,
 			PRStep{Title: fmt.Sprintf("rocm: nightly baseline of %s at %s (%s)", m.GFX, strs.ShortSHA(p.base), m.Date), Head: o.Branch, File: DryBaselinePR,
 				Body: func(l Links) (string, error) {
-					body, err := report.Render(report.BaselinePR, p.prData(l))
-					if err == nil {
-						err = validateLinks(body, p.files, l.Root)
-					}
-					return body, err
+					return renderLinked(report.BaselinePR, p.prData(l), p.files, l.Root)
 				}},
 			p.trackingStep())
 	}
@@ -486,10 +482,7 @@ func (p *BaselinePlan) trackingBody(earlier string, l Links) (string, []string, 
 	cur.Problems = len(benchcsv.Errors(m.Problems))
 	d := report.TrackingData{Current: cur, Page: l.Link(path.Base(p.pagePath), p.pagePath), Verdicts: p.verdictRows(l),
 		History: report.MergeNights(nights, cur), PR: l.PR, Trend: p.trendLink(l)}
-	body, err := report.Render(report.Tracking, d)
-	if err == nil {
-		err = validateLinks(body, p.files, l.Root)
-	}
+	body, err := renderLinked(report.Tracking, d, p.files, l.Root)
 	return body, notes, err
 }
 

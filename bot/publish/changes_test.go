@@ -205,6 +205,10 @@ func TestChangePointsOnRealNights(t *testing.T) {
 	}
 	li := readFile(t, filepath.Join(out, dryRegression+llamas[0]+".md"))
 	wantIn(t, li, "| last good commit |", "| first bad commit |", "| confirmation | ", "| bisection | none ran |", "| state | open |", "<!-- perfbot:regression-checks {\"confirmation\":")
+	// The latest night links tonight's row of the CSV it was read from.
+	if !regexp.MustCompile(`\nLatest night, ` + cpDate(30) + ` \(\[[^]]+\]\([^)]+\), \[[^]]+\.csv\]\([^)]+\.csv#L[0-9]+\)\): `).MatchString(li) {
+		t.Errorf("Llama's issue does not link tonight's CSV row:\n%s", li)
+	}
 	if strings.Contains(li, "| confirmation | not known |") {
 		t.Errorf("Llama's issue does not say how the change was confirmed:\n%s", li)
 	}
@@ -423,6 +427,19 @@ func TestChangePointsAcceptedOnGitHub(t *testing.T) {
 	}
 	if len(h.issues) != 1 || h.issues[0]["state"] != "open" || !strings.Contains(h.issues[0]["title"].(string), qwen30+" on strixhalo-gfx1151 from "+cpDate(25)) {
 		t.Fatalf("after night 30: %d issues, the first %v", len(h.issues), h.issues)
+	}
+	// Tonight's verdict of Qwen3-30B on the tracking comment links its open issue.
+	h.mu.Lock()
+	tracking := h.epic[len(h.epic)-1]["body"].(string)
+	h.mu.Unlock()
+	var row string
+	for _, l := range strings.Split(tracking, "\n") {
+		if strings.HasPrefix(l, "| "+qwen30+" |") {
+			row = l
+		}
+	}
+	if !strings.HasSuffix(row, `regression ([\#100](https://github.com/lablup/mlxcel/issues/100)) |`) {
+		t.Errorf("the verdict row of %s links no issue #100: %q", qwen30, row)
 	}
 	// The maintainer accepts: the server adds the label.
 	if err := api.AddIssueLabels(context.Background(), testRepo, 100, report.AcceptedLabel); err != nil {

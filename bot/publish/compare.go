@@ -312,11 +312,7 @@ func (p *ComparePlan) renderFor(kind report.Kind, l Links, errs []string, reques
 	if p.o.WorkflowRun != "" {
 		in.WorkflowRun = &report.Link{Text: "workflow run", URL: p.o.WorkflowRun}
 	}
-	md, err := report.Render(kind, report.NewCompareData(in))
-	if err == nil {
-		err = validateLinks(md, p.files, l.Root)
-	}
-	return md, err
+	return renderLinked(kind, report.NewCompareData(in), p.files, l.Root)
 }
 
 // commentBody is the compare comment, cut with a note to fit limits.comment_max_bytes

@@ -618,6 +618,17 @@ func fileNames(files map[string][]byte) []string {
 	return slices.Sorted(maps.Keys(files))
 }
 
+// renderLinked renders a document for GitHub and checks its links against the
+// committed files and the links root: a document the check refuses comes back with
+// the error.
+func renderLinked(kind report.Kind, data any, files map[string][]byte, root string) (string, error) {
+	md, err := report.Render(kind, data)
+	if err != nil {
+		return "", err
+	}
+	return md, validateLinks(md, files, root)
+}
+
 // validateLinks checks a document for GitHub against the committed files and the links
 // root.
 func validateLinks(md string, files map[string][]byte, root string) error {
@@ -648,11 +659,7 @@ func (p *ProfilePlan) prBody(l Links) (string, error) {
 	for _, k := range p.sum.Files {
 		d.Files = append(d.Files, l.Link(k, k))
 	}
-	body, err := report.Render(report.PRBody, d)
-	if err == nil {
-		err = validateLinks(body, p.files, l.Root)
-	}
-	return body, err
+	return renderLinked(report.PRBody, d, p.files, l.Root)
 }
 
 // epicStep upserts the ranking comment on the epic, keeping the history it holds.
@@ -704,10 +711,7 @@ func (p *ProfilePlan) epicBody(earlier string, l Links) (string, []string, error
 	if prev != nil {
 		d.Changes = report.Changes(prev.Order, cur.Order)
 	}
-	body, err := report.Render(report.Epic, d)
-	if err == nil {
-		err = validateLinks(body, p.files, l.Root)
-	}
+	body, err := renderLinked(report.Epic, d, p.files, l.Root)
 	return body, notes, err
 }
 

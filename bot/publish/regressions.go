@@ -104,10 +104,7 @@ func (p *BaselinePlan) regressionBody(l Links, marker string, m baseline.ModelRe
 		Row: l.Link(m.New.File, path.Join(p.o.Config.Results.Benchmarks, m.New.File)), Nights: nights,
 	}
 	d.Row.URL += fmt.Sprintf("#L%d", m.New.Lines[0])
-	body, err := report.Render(report.RegressionIssue, d)
-	if err == nil {
-		err = validateLinks(body, p.files, l.Root)
-	}
+	body, err := renderLinked(report.RegressionIssue, d, p.files, l.Root)
 	return body, notes, err
 }
 
@@ -181,7 +178,7 @@ func (p *BaselinePlan) changeBody(l Links, marker string, mc *modelChanges, c ch
 	}
 	d := report.RegressionData{
 		Marker: marker, Model: mc.Model, Host: p.n.man.Host, GFX: p.n.man.GFX, Date: p.n.man.Date, FirstSeen: c.Date,
-		Persisting: c.State == changepoint.Open, Page: l.Link(path.Base(p.pagePath), p.pagePath),
+		Page: l.Link(path.Base(p.pagePath), p.pagePath),
 		Change: &report.RegressionChange{
 			Since: c.Date, From: fmt.Sprintf("%.2f", c.From), To: fmt.Sprintf("%.2f", c.To), ChangePct: fmt.Sprintf("%+.1f%%", c.ChangePct),
 			Nights: nightRange(mc.Nights, c.RangeFrom, c.RangeTo), LastGood: c.LastGood, FirstBad: c.FirstBad,
@@ -195,10 +192,7 @@ func (p *BaselinePlan) changeBody(l Links, marker string, mc *modelChanges, c ch
 	if d.Change.Found == "" {
 		d.Change.Found = "unknown"
 	}
-	body, err := report.Render(report.RegressionIssue, d)
-	if err == nil {
-		err = validateLinks(body, p.files, l.Root)
-	}
+	body, err := renderLinked(report.RegressionIssue, d, p.files, l.Root)
 	return body, nil, err
 }
 
