@@ -139,8 +139,13 @@ select_for() {
   run=$(awk -v f="$1" '$1 == f { printf "%s%s", (n++ ? "|" : ""), $2 }' "$sel/map")
   for t in $(awk -v f="$1" '$1 == f { print $2 }' "$sel/map"); do total=$((total + $(cat "$sel/$t.time"))); done
   [ "$total" -gt 0 ] || total=1000000000
-  echo "^(${run:-\$})\$" "$(awk -v ns="$total" -v c="${MUTATION_TIMEOUT_COEF:-10}" -v min="${MUTATION_MIN_TIMEOUT:-60}" \
-    'BEGIN { k = int(min / (ns / 1e9)) + 1; print (k > c ? k : c) }')"
+  echo "^(${run:-\$})\$" "$(coef_for "$total")"
+}
+# coef_for NS prints gremlins' timeout coefficient for tests that take NS nanoseconds:
+# MUTATION_TIMEOUT_COEF, raised so that the deadline is at least MUTATION_MIN_TIMEOUT.
+coef_for() {
+  awk -v ns="$1" -v c="${MUTATION_TIMEOUT_COEF:-10}" -v min="${MUTATION_MIN_TIMEOUT:-60}" \
+    'BEGIN { k = int(min / (ns / 1e9)) + 1; print (k > c ? k : c) }'
 }
 # reap waits for one of the running gremlins processes and checks its report.
 reap() {
@@ -212,8 +217,7 @@ for spec in "$@"; do
     GOFLAGS="$flags" go test -cover -run '^$' "./$pkg" >/dev/null 2>&1 || true
     t0=$(date +%s%N)
     GOFLAGS="$flags" go test -cover "./$pkg" >/dev/null 2>&1 || true
-    coef=$(awk -v ns="$(($(date +%s%N) - t0))" -v c="${MUTATION_TIMEOUT_COEF:-10}" -v min="${MUTATION_MIN_TIMEOUT:-60}" \
-      'BEGIN { k = int(min / (ns / 1e9)) + 1; print (k > c ? k : c) }')
+    coef=$(coef_for "$(($(date +%s%N) - t0))")
   fi
   # One package at a time, so a mutant is judged by its own package's tests. With
   # MUTATION_SPLIT=K the package's files are dealt into K parts of about equal size,

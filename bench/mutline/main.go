@@ -227,10 +227,11 @@ func (t *tailBuffer) String() string {
 	return string(t.b)
 }
 
+// job is one mutant: Files[fi].Mutations[mi] of the report.
 type job struct {
-	file string
-	idx  int
-	m    mutation
+	file   string
+	fi, mi int
+	m      mutation
 }
 
 type runner struct {
@@ -378,7 +379,7 @@ func run(ctx context.Context, pkg, dryPath, coverDir, outPath string, jobs, coef
 		for mi, m := range f.Mutations {
 			switch m.Status {
 			case "RUNNABLE":
-				todo = append(todo, job{file: f.Name, idx: fi*1_000_000 + mi, m: m})
+				todo = append(todo, job{file: f.Name, fi: fi, mi: mi, m: m})
 			case "NOT COVERED":
 			default:
 				return fmt.Errorf("%s: %s:%d:%d is %s: want a dry run's RUNNABLE or NOT COVERED", dryPath, f.Name, m.Line, m.Column, m.Status)
@@ -400,7 +401,7 @@ func run(ctx context.Context, pkg, dryPath, coverDir, outPath string, jobs, coef
 					continue
 				}
 				j := todo[i]
-				rep.Files[j.idx/1_000_000].Mutations[j.idx%1_000_000].Status = status
+				rep.Files[j.fi].Mutations[j.mi].Status = status
 				r.mu.Lock()
 				fmt.Fprintf(out, "%12s %s at %s:%d:%d\n", status, j.m.Type, j.file, j.m.Line, j.m.Column)
 				r.mu.Unlock()

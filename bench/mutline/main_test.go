@@ -46,7 +46,7 @@ func TestMutate(t *testing.T) {
 		typ, want string
 	}{
 		{4, 5, "CONDITIONALS_NEGATION", "IDENT has no CONDITIONALS_NEGATION mutation"}, // a, not an operator
-		{4, 6, "CONDITIONALS_NEGATION", "no token starts there"},                     // the space after a
+		{4, 6, "CONDITIONALS_NEGATION", "no token starts there"},                       // the space after a
 		{4, 17, "CONDITIONALS_BOUNDARY", "!= has no CONDITIONALS_BOUNDARY mutation"},
 		{4, 7, "INVERT_LOGICAL", "not one of gremlins' default five"},
 		{40, 1, "ARITHMETIC_BASE", "no token starts there"},
@@ -224,8 +224,8 @@ func TestRunRefusesAReportThatIsNotADryRun(t *testing.T) {
 func TestCoverageChoosesTheTestsOfALine(t *testing.T) {
 	dir := t.TempDir()
 	for name, body := range map[string]string{
-		"TestA.cov": "mode: set\nexample.com/m/p/m.go:3.10,6.2 2 1\nexample.com/m/p/m.go:8.1,9.2 1 0\n",
-		"TestB.cov": "mode: set\nexample.com/m/p/m.go:5.1,5.20 1 1\nexample.com/m/p/m.go:8.1,9.2 1 3\n",
+		"TestA.cov":  "mode: set\nexample.com/m/p/m.go:3.10,6.2 2 1\nexample.com/m/p/m.go:8.1,9.2 1 0\n",
+		"TestB.cov":  "mode: set\nexample.com/m/p/m.go:5.1,5.20 1 1\nexample.com/m/p/m.go:8.1,9.2 1 3\n",
 		"TestA.time": "2000000000", "TestB.time": "500000000",
 	} {
 		os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644)
