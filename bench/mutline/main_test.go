@@ -172,6 +172,9 @@ func TestSum(t *testing.T) {
 	if err := os.WriteFile("dry.json", raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The mutants' builds and test binaries go below TMPDIR: none may outlive the run.
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
 	var log bytes.Buffer
 	if err := run(context.Background(), "m", "dry.json", cover, "out.json", 2, 10, 3*time.Second, &log); err != nil {
 		t.Fatalf("run: %v\n%s", err, log.String())
@@ -197,6 +200,51 @@ func TestSum(t *testing.T) {
 	if b, err := os.ReadFile("m/m.go"); err != nil || string(b) != src {
 		t.Errorf("m/m.go changed on disk (%v)", err)
 	}
+	// The looping mutant's test binary was stopped with its go test, not left behind.
+	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		left := processesUnder(t, tmp)
+		if len(left) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("processes of the run still there: %q", left)
+		}
+	}
+
+	// A line no test ran alone (here: TestMax's profile is missing) gets every test.
+	if err := os.Remove(filepath.Join(cover, "TestMax.cov")); err != nil {
+		t.Fatal(err)
+	}
+	dry.Files[0].Mutations = dry.Files[0].Mutations[:1]
+	raw, _ = json.Marshal(dry)
+	os.WriteFile("dry.json", raw, 0o644)
+	if err := run(context.Background(), "m", "dry.json", cover, "out.json", 1, 10, 30*time.Second, &log); err != nil {
+		t.Fatalf("run: %v\n%s", err, log.String())
+	}
+	raw, _ = os.ReadFile("out.json")
+	got = report{}
+	json.Unmarshal(raw, &got)
+	if m := got.Files[0].Mutations[0]; m.Status != "KILLED" {
+		t.Errorf("a mutant of a line no test ran alone: %s, want KILLED by all the tests", m.Status)
+	}
+}
+
+// processesUnder lists the command lines of the running processes that name a path
+// below dir (a zombie has none).
+func processesUnder(t *testing.T, dir string) []string {
+	t.Helper()
+	procs, err := filepath.Glob("/proc/[0-9]*/cmdline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err == nil && bytes.Contains(b, []byte(dir)) {
+			out = append(out, string(bytes.ReplaceAll(b, []byte{0}, []byte{' '})))
+		}
+	}
+	return out
 }
 
 func TestRunRefusesAReportThatIsNotADryRun(t *testing.T) {
@@ -211,12 +259,16 @@ func TestRunRefusesAReportThatIsNotADryRun(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "want a dry run's RUNNABLE or NOT COVERED") {
 		t.Errorf("a finished report taken as a dry run: %v", err)
 	}
+	os.WriteFile(filepath.Join(cover, "TestA.time"), []byte("0\n"), 0o644)
+	if c, err := readCoverage(cover); err != nil || c.times["TestA"] != 0 {
+		t.Errorf("a test that took no time: %v, %v", c, err)
+	}
 	os.WriteFile(filepath.Join(cover, "TestA.time"), []byte("soon\n"), 0o644)
 	if _, err := readCoverage(cover); err == nil || !strings.Contains(err.Error(), "want nanoseconds") {
 		t.Errorf("a test time that is not a number: %v", err)
 	}
 	os.WriteFile(filepath.Join(cover, "TestA.cov"), []byte("mode: set\nnot a profile line\n"), 0o644)
-	if _, err := readCoverage(cover); err == nil || !strings.Contains(err.Error(), "not a coverage profile line") {
+	if _, err := readCoverage(cover); err == nil || !strings.Contains(err.Error(), "TestA.cov:2: not a coverage profile line") {
 		t.Errorf("a broken profile: %v", err)
 	}
 }
